@@ -1,0 +1,225 @@
+"""The memory-sleep command line: argument parsing only; the work happens in the modules it calls."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from datetime import date
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from .config import Config, load_config
+from .engines.select import build_engine
+from .errors import MemorySleepError
+from .runner import PHASES, RunOptions, run_cycle
+from .status import workspace_status
+from .workspace import Workspace
+from .writer import SafeWriter
+
+F = TypeVar("F", bound=Callable[..., Any])
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+WORKSPACE_ARG = click.argument(
+    "workspace", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
+)
+
+
+def _handle_errors(command: F) -> F:
+    """Turn MemorySleepError into a one-line message and exit code 1; MEMORY_SLEEP_DEBUG=1 re-raises."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except MemorySleepError as error:
+            if os.environ.get("MEMORY_SLEEP_DEBUG") == "1":
+                raise
+            click.echo(f"Error: {error}", err=True)
+            sys.exit(1)
+        except (KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
+            raise
+        except Exception as error:
+            if os.environ.get("MEMORY_SLEEP_DEBUG") == "1":
+                raise
+            click.echo(
+                f"Error: unexpected {type(error).__name__}: {error}. Nothing was written after the failure; "
+                "rerun with MEMORY_SLEEP_DEBUG=1 for the traceback and report it.",
+                err=True,
+            )
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _config(workspace: Workspace, config_file: Path | None) -> Config:
+    return load_config(config_file or workspace.config_file, required=config_file is not None)
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(package_name="memory-sleep")
+def main() -> None:
+    """Consolidate an AI agent's daily notes into compact long-term memory, the way sleep does.
+
+    Exit codes: 0 ok, 1 a problem the message explains (nothing half-written), 2 wrong usage.
+    """
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the diff of every file the run would change; write nothing.",
+)
+@click.option(
+    "--phase",
+    "phases",
+    multiple=True,
+    type=click.Choice(PHASES),
+    help="Run only this phase (repeatable). Default: all three.",
+)
+@click.option(
+    "--today",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="Pretend today is this date (reproducible runs). Default: today.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["auto", "offline", "anthropic", "openai"]),
+    help="Engine for the decisions. Default: config, else auto.",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config file. Default: WORKSPACE/memory-sleep.toml.",
+)
+@click.option(
+    "--wait",
+    type=float,
+    help="Seconds to wait for another run's lock before giving up. Default: 0.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the run's record as JSON.")
+@click.option("-v", "--verbose", count=True, help="Say more (every warning and file).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@_handle_errors
+def run(
+    workspace: Path,
+    dry_run: bool,
+    phases: tuple[str, ...],
+    today: Any,
+    engine: str | None,
+    config_file: Path | None,
+    wait: float | None,
+    as_json: bool,
+    verbose: int,
+    quiet: bool,
+) -> None:
+    """Run the sleep cycle (NREM, REM, cleanup) on WORKSPACE (default: this folder).
+
+    Reads memory/YYYY-MM-DD*.md, updates MEMORY.md, memory/weekly/, memory/briefing.md, memory/archive.md
+    and memory/sleep-log.json. Every changed file is snapshotted first: `memory-sleep undo` reverts the run.
+    """
+    space = Workspace.open(workspace)
+    config = _config(space, config_file)
+    if engine:
+        config.engine.name = engine  # type: ignore[assignment]
+    if wait is not None:
+        config.lock_timeout_secs = wait
+    options = RunOptions(
+        today=today.date() if today else date.today(),
+        phases=tuple(phases) or PHASES,
+        dry_run=dry_run,
+    )
+    progress = _progress(quiet or as_json)
+    report = run_cycle(space, config, build_engine(config.engine), options, progress)
+    if as_json:
+        click.echo(report.record.model_dump_json(indent=2))
+        return
+    if dry_run:
+        click.echo(report.diff() or "No file would change.", nl=False)
+        return
+    if quiet:
+        return
+    record = report.record
+    for run_id in report.rolled_back:
+        click.echo(f"Recovered: rolled back run {run_id}, which had stopped half-way.")
+    if not report.changes:
+        click.echo("Nothing to do: no new or changed notes since the last run.")
+        return
+    ops = ", ".join(f"{n} {op}" for op, n in record.operations.items() if n) or "no changes"
+    click.echo(f"Engine: {record.engine}{f' ({record.model})' if record.model else ''}")
+    click.echo(
+        f"NREM: {record.dailyFilesProcessed} notes read, {record.itemsKept} items kept, {record.itemsDiscarded} discarded"
+    )
+    click.echo(
+        f"REM: {ops}; {record.entriesArchived} archived; MEMORY.md {record.memoryMdSizeBefore:,} -> {record.memoryMdSizeAfter:,} bytes"
+    )
+    click.echo(
+        f"Cleanup: {len(record.weeklyFilesWritten)} weekly summaries, briefing {'written' if record.briefingGenerated else 'skipped'}"
+    )
+    shown = record.warnings if verbose else record.warnings[:5]
+    for warning in shown:
+        click.echo(f"Warning: {warning}", err=True)
+    if len(record.warnings) > len(shown):
+        click.echo(
+            f"({len(record.warnings) - len(shown)} more warnings: -v shows all, memory/sleep-log.json keeps them)",
+            err=True,
+        )
+    if report.strays and verbose:
+        click.echo(f"Left alone (not daily notes): {', '.join(report.strays)}")
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Restore even files edited since the run (their current versions are kept in the snapshot).",
+)
+@click.option("--dry-run", is_flag=True, help="Show which files would be restored; change nothing.")
+@_handle_errors
+def undo(workspace: Path, force: bool, dry_run: bool) -> None:
+    """Restore every file the last run changed (or created) to how it was before that run."""
+    space = Workspace.open(workspace)
+    config = _config(space, None)
+    writer = SafeWriter(space.root, space.state_dir / "snapshots", keep=config.keep_snapshots)
+    if dry_run:
+        done = [m for m in writer.manifests() if m.status == "done"]
+        click.echo(
+            "\n".join(f"would restore {f.path}" for f in done[-1].files) if done else "Nothing to undo."
+        )
+        return
+    from .lock import workspace_lock
+
+    with workspace_lock(space.state_dir, config.lock_timeout_secs):
+        manifest = writer.undo(force=force)
+    click.echo(f"Undid run {manifest.run_id}: restored {len(manifest.files)} files.")
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_handle_errors
+def status(workspace: Path, as_json: bool) -> None:
+    """Show the last run, counts, and what is pending for the next one."""
+    space = Workspace.open(workspace)
+    report = workspace_status(space, _config(space, None))
+    if as_json:
+        click.echo(json.dumps(report, indent=2, default=str))
+        return
+    for key, value in report.items():
+        click.echo(f"{key}: {value}")
+
+
+def _progress(silent: bool) -> Callable[[str], None] | None:
+    if silent or not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    return lambda stage: console.print(f"[dim]… {stage}[/dim]")

@@ -1,0 +1,72 @@
+"""memory-sleep.toml: every key, its default, and a message naming the key when a value is wrong."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EngineConfig(_Section):
+    name: Literal["auto", "offline", "anthropic", "openai"] = "auto"
+    model: str | None = None
+    base_url: str | None = None
+    timeout_secs: float = Field(default=60.0, gt=0)
+    max_tokens_per_run: int = Field(default=200_000, ge=0)
+    batch_size: int = Field(default=20, ge=1)
+    prompts_dir: Path | None = None
+
+
+class ForgettingConfig(_Section):
+    enabled: bool = True
+    interval_secs: int = Field(default=86_400, ge=0)
+    retention_threshold: float = Field(default=0.30, ge=0, le=1)
+
+
+class MemoryConfig(_Section):
+    forgetting: ForgettingConfig = ForgettingConfig()
+
+
+class Config(_Section):
+    """All settings; a missing file means all defaults."""
+
+    lookback_days: int = Field(default=3, ge=1)
+    stale_after_days: int = Field(default=30, ge=1)
+    archive_after_days: int = Field(default=7, ge=1)
+    briefing_max_bytes: int = Field(default=2048, ge=256, le=2048)
+    memory_max_bytes: int = Field(default=16_384, ge=1024)
+    max_removal_share: float = Field(default=0.25, ge=0, le=1)
+    move_folded_notes: bool = False
+    max_note_bytes: int = Field(default=2_000_000, ge=1024)
+    history_runs: int = Field(default=30, ge=1)
+    keep_snapshots: int = Field(default=30, ge=1)
+    lock_timeout_secs: float = Field(default=0.0, ge=0)
+    engine: EngineConfig = EngineConfig()
+    memory: MemoryConfig = MemoryConfig()
+
+
+def load_config(path: Path, required: bool = False) -> Config:
+    """Read a config file; a missing optional file gives the defaults."""
+    if not path.exists():
+        if required:
+            raise ConfigError(f"{path}: no such config file. Check the --config path.")
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: not valid TOML ({error}). Fix the file or remove it.") from None
+    try:
+        return Config.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc'])}: {issue['msg']}" for issue in error.errors()
+        )
+        raise ConfigError(f"{path}: {problems}. See the config keys in README.md.") from None

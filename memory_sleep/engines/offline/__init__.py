@@ -1,0 +1,20 @@
+"""The offline engine: deterministic rules and extractive summaries, no network, no key."""
+
+from __future__ import annotations
+
+from ..base import Engine
+from .brief import OfflineBriefer
+from .classify import OfflineClassifier
+from .integrate import OfflineIntegrator
+from .summarize import OfflineSummarizer
+
+
+def offline_engine() -> Engine:
+    return Engine(
+        name="offline",
+        model=None,
+        classifier=OfflineClassifier(),
+        integrator=OfflineIntegrator(),
+        summarizer=OfflineSummarizer(),
+        briefer=OfflineBriefer(),
+    )

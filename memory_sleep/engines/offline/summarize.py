@@ -1,0 +1,170 @@
+"""Offline summaries: project lines and weekly highlights, extracted from the kept items themselves."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+
+from ...models import KeptItem, ProjectFields, WeeklySummary
+from ...text import shorten
+from ..base import ProjectContext
+from . import cues
+from .integrate import entry_text
+
+_NAME = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
+_NOT_NAMES = frozenset(
+    [
+        "The",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "We",
+        "Our",
+        "You",
+        "Your",
+        "They",
+        "Their",
+        "It",
+        "Its",
+        "If",
+        "When",
+        "Then",
+        "After",
+        "Before",
+        "And",
+        "But",
+        "Or",
+        "So",
+        "Also",
+        "Decided",
+        "Decision",
+        "Lesson",
+        "Note",
+        "Status",
+        "Done",
+        "Next",
+        "Today",
+        "Tomorrow",
+        "Yesterday",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "Blocked",
+        "Blocker",
+        "Slack",
+        "Email",
+        "Github",
+        "Jira",
+        "Figma",
+        "Postgres",
+        "Redis",
+        "Sqlite",
+        "Api",
+        "App",
+        "Store",
+        "Staging",
+        "Production",
+        "Owner",
+        "Contact",
+        "Lead",
+        "Prefers",
+        "Handles",
+        "Owns",
+        "New",
+        "Met",
+        "Call",
+        "Meeting",
+        "Team",
+        "Raised",
+        "Asked",
+        "Sent",
+        "Shipped",
+        "Released",
+    ]
+)
+SUMMARY_LINE_CHARS = 160
+
+
+class OfflineSummarizer:
+    """Project summaries and weekly summaries without a model."""
+
+    def summarize_project(self, context: ProjectContext) -> ProjectFields:
+        current = context.current
+        events = sorted(context.events, key=lambda kept: (kept.item.day, kept.item.line_start))
+        status = current.status if current else "active"
+        for kept in events:
+            text = entry_text(kept)
+            if kept.category == "status" and cues.FINISHED.search(text):
+                kind = "cancelled" if re.search(r"cancel", text, re.I) else "completed"
+                status = f"{kind}: {shorten(text, 100)} ({kept.item.day.isoformat()})"
+            elif (
+                kept.category == "status"
+                and cues.BLOCKED.search(text)
+                and not re.search(r"\bunblocked\b", text, re.I)
+            ):
+                status = f"blocked: {shorten(text, 100)} ({kept.item.day.isoformat()})"
+            elif kept.category == "status":
+                status = f"active: {shorten(text, 100)} ({kept.item.day.isoformat()})"
+        contacts = _contacts(current.contacts if current else "", events, context.name)
+        last_event = current.last_event if current else "—"
+        if events:
+            latest = max(
+                events,
+                key=lambda kept: (
+                    kept.item.day,
+                    kept.category in ("status", "decision"),
+                    kept.item.line_start,
+                ),
+            )
+            last_event = f"{shorten(entry_text(latest), SUMMARY_LINE_CHARS)} ({latest.item.day.isoformat()})"
+        dated = sorted((a for a in context.open_actions if a.day), key=lambda a: (a.day, a.text))
+        if context.open_actions:
+            chosen = dated[0] if dated else context.open_actions[0]
+            next_step = shorten(chosen.text, SUMMARY_LINE_CHARS)
+        elif status.startswith(("completed", "cancelled")):
+            next_step = "—"
+        else:
+            next_step = current.next if current else "—"
+        return ProjectFields(status=status, contacts=contacts or "—", last_event=last_event, next=next_step)
+
+    def summarize_week(self, week: str, items: Sequence[KeptItem], discarded: int) -> WeeklySummary:
+        highlights: dict[str, list[str]] = defaultdict(list)
+        for kept in sorted(items, key=lambda k: (k.item.day, k.item.line_start)):
+            highlights[kept.topic or "General"].append(
+                f"{kept.category}: {shorten(entry_text(kept), SUMMARY_LINE_CHARS)} ({kept.item.day.isoformat()})"
+            )
+        days = sorted({kept.item.day for kept in items})
+        topics = ", ".join(sorted(t for t in highlights if t != "General")) or "no named project"
+        overview = f"{len(items)} items kept, {discarded} discarded over {len(days)} day(s) with notes; projects: {topics}."
+        return WeeklySummary(overview=overview, highlights=dict(sorted(highlights.items())))
+
+
+def _contacts(current: str, events: Sequence[KeptItem], project: str) -> str:
+    names = [name.strip() for name in current.split(",") if name.strip() and name.strip() != "—"]
+    for kept in events:
+        if kept.category != "relationship":
+            continue
+        for name in _NAME.findall(kept.item.text):
+            first = name.split()[0]
+            if first in _NOT_NAMES or name == project or any(first in known for known in names):
+                continue
+            names.append(name)
+    return ", ".join(names[:6])

@@ -1,0 +1,63 @@
+"""Refuse or trim a run that would empty MEMORY.md, drop too much of it, or grow it past its limit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from .archive import ArchiveRecord
+from .errors import GuardError
+from .memory_doc import Entry, MemoryDocument
+
+_NEVER_TRIM = frozenset({"Lessons", "People"})
+
+
+def removal_allowance(entries_before: int, share: float) -> int:
+    """How far a run may shrink MEMORY.md, in entries: `share` of them, and at least one."""
+    return max(1, int(entries_before * share))
+
+
+def check_removals(before: Sequence[Entry], document: MemoryDocument, share: float) -> None:
+    """Raise GuardError if MEMORY.md would lose more than `share` of its entries, or all of them."""
+    after = sum(1 for _ in document.entries())
+    if before and not after:
+        raise GuardError(f"Refused: this run would remove all {len(before)} entries of MEMORY.md. Nothing was changed.")
+    if len(before) - after > removal_allowance(len(before), share):
+        raise GuardError(
+            f"Refused: this run would shrink MEMORY.md from {len(before)} to {after} entries, over max_removal_share "
+            f"({share:.0%}). Nothing was changed. Check the notes, or raise max_removal_share in memory-sleep.toml."
+        )
+
+
+def trim_to_size(document: MemoryDocument, limit: int, budget: int, today: date) -> list[ArchiveRecord]:
+    """Archive the oldest entries until MEMORY.md fits `limit` bytes; GuardError if the budget runs out first."""
+    records: list[ArchiveRecord] = []
+    candidates = sorted(
+        (
+            (entry.day or date.min, section.title, entry)
+            for section, entry in document.entries()
+            if section.title not in _NEVER_TRIM
+        ),
+        key=lambda c: (c[0], c[1]),
+    )
+    while _size(document) > limit:
+        if not candidates or len(records) >= budget:
+            raise GuardError(
+                f"Refused: MEMORY.md would grow to {_size(document):,} bytes, over memory_max_bytes ({limit:,}), "
+                "and trimming it would remove too many entries. Nothing was changed. Raise memory_max_bytes."
+            )
+        _, title, entry = candidates.pop(0)
+        document.remove_entry(entry)
+        records.append(
+            ArchiveRecord(
+                day=today,
+                section=title,
+                entry=entry.display(),
+                reason=f"MEMORY.md over memory_max_bytes ({limit:,})",
+            )
+        )
+    return records
+
+
+def _size(document: MemoryDocument) -> int:
+    return len(document.render().encode("utf-8"))

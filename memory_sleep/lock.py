@@ -1,0 +1,60 @@
+"""One run per workspace: an OS file lock, released by the kernel if the holder dies."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from .errors import LockedError, WorkspaceError
+
+
+@contextmanager
+def workspace_lock(state_dir: Path, timeout: float) -> Iterator[None]:
+    """Hold the workspace lock; wait up to `timeout` seconds, then fail naming the holder."""
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise WorkspaceError(
+            f"{state_dir}: cannot create ({error.strerror}). Is the workspace writable?"
+        ) from None
+    lock = FileLock(state_dir / "lock", timeout=timeout)
+    holder_file = state_dir / "lock.holder"
+    try:
+        lock.acquire()
+    except Timeout:
+        raise LockedError(
+            f"Another memory-sleep run holds {state_dir / 'lock'} ({_describe(holder_file)}). "
+            "Wait for it to finish, or pass --wait SECONDS."
+        ) from None
+    except OSError as error:
+        raise WorkspaceError(
+            f"{state_dir / 'lock'}: cannot lock ({error.strerror}). Is the workspace writable?"
+        ) from None
+    try:
+        holder_file.write_text(
+            json.dumps(
+                {
+                    "pid": os.getpid(),
+                    "host": socket.gethostname(),
+                    "since": datetime.now(UTC).isoformat(),
+                }
+            )
+        )
+        yield
+    finally:
+        lock.release()
+
+
+def _describe(holder_file: Path) -> str:
+    try:
+        holder = json.loads(holder_file.read_text())
+        return f"pid {holder['pid']} on {holder['host']} since {holder['since']}"
+    except (OSError, ValueError, KeyError):
+        return "holder unknown"

@@ -1,0 +1,414 @@
+"""MEMORY.md as a document: sections, entries and project summaries, rendered back byte for byte.
+
+Only what the tool changes is re-rendered; every other byte (BOM, CRLF, trailing spaces, tables,
+hand-written sections) comes back exactly as it was read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from itertools import pairwise
+
+from markdown_it import MarkdownIt
+
+from .models import Category, ProjectFields
+from .text import normalize, stable_id
+
+BOM = "\ufeff"
+HEADER = "# MEMORY.md\n"
+PROJECTS = "Projects"
+SECTION_FOR: dict[Category, str] = {
+    "decision": "Decisions",
+    "fact": "Facts",
+    "lesson": "Lessons",
+    "action": "Action items",
+    "relationship": "People",
+}
+_ALIASES = {
+    "decisions": "Decisions",
+    "key decisions": "Decisions",
+    "facts": "Facts",
+    "lessons": "Lessons",
+    "lessons learned": "Lessons",
+    "action items": "Action items",
+    "open action items": "Action items",
+    "todo": "Action items",
+    "people": "People",
+    "contacts": "People",
+}
+PROJECT_FIELDS = ("Status", "Contacts", "Last event", "Next")
+_MARKDOWN = MarkdownIt("commonmark")
+_LINE = re.compile(r"[^\n]*\n|[^\n]+$")
+_ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d+[.)])(?P<gap>[ \t]+)(?P<body>.*)$")
+_TRAILING_DATE = re.compile(r"\s*\((\d{4})-(\d{2})-(\d{2})\)\s*$")
+_TOPIC = re.compile(r"^\[(?![xX ]\])([A-Za-z0-9][^\]\n]{0,40})\]\s+")
+_FIELD_LINE = re.compile(
+    r"^[ \t]*[-*+][ \t]+(?:\*\*)?(Status|Contacts|Last event|Next)(?:\*\*)?:(?:\*\*)?[ \t]*(.*)$",
+    re.I,
+)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their endings; only "\\n" ends a line, as for markdown-it once "\\r" is blanked."""
+    return _LINE.findall(text)
+
+
+def _strip_newline(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+@dataclass
+class RawBlock:
+    """Lines the tool does not own, kept verbatim."""
+
+    raw: str
+
+
+@dataclass
+class Entry:
+    """A bullet in one of the tool's sections; `raw` is None once the tool changed it."""
+
+    text: str
+    topic: str | None
+    day: date | None
+    raw: str | None = None
+    prefix: str = "- "
+
+    @property
+    def key(self) -> str:
+        """Identity of the entry's content, used to remember when it was first seen and referenced."""
+        return stable_id(normalize(self.text))
+
+    def render(self, newline: str) -> str:
+        if self.raw is not None:
+            return self.raw
+        topic = f"[{self.topic}] " if self.topic else ""
+        day = f" ({self.day.isoformat()})" if self.day else ""
+        return f"{self.prefix}{topic}{' '.join(self.text.split())}{day}{newline}"
+
+    def display(self) -> str:
+        """The entry as one line, for the archive and messages."""
+        return _strip_newline(self.render("\n"))
+
+
+@dataclass
+class ProjectBlock:
+    """A `### Name` summary under `## Projects`; the four field lines are the tool's, the rest stays."""
+
+    name: str
+    heading_raw: str
+    lines: list[str]
+
+    def fields(self) -> dict[str, str]:
+        found = {}
+        for line in self.lines:
+            match = _FIELD_LINE.match(_strip_newline(line))
+            if match:
+                found[_canonical_field(match.group(1))] = match.group(2).strip()
+        return found
+
+    def set_fields(self, values: ProjectFields, newline: str) -> bool:
+        """Write the four lines in place (appending missing ones); True if anything changed."""
+        wanted = dict(
+            zip(
+                PROJECT_FIELDS,
+                (values.status, values.contacts, values.last_event, values.next),
+                strict=True,
+            )
+        )
+        changed = False
+        last_field_index = -1
+        for index, line in enumerate(self.lines):
+            match = _FIELD_LINE.match(_strip_newline(line))
+            if not match:
+                continue
+            name = _canonical_field(match.group(1))
+            last_field_index = index
+            value = " ".join(wanted.pop(name).split())
+            if match.group(2).strip() != value:
+                ending = line[len(_strip_newline(line)) :] or newline
+                self.lines[index] = _strip_newline(line)[: match.start(2)] + value + ending
+                changed = True
+        insert_at = last_field_index + 1 if last_field_index >= 0 else _content_end(self.lines)
+        for offset, (name, value) in enumerate(wanted.items()):
+            self.lines.insert(insert_at + offset, f"- {name}: {' '.join(value.split())}{newline}")
+            changed = True
+        return changed
+
+    def render(self) -> str:
+        return self.heading_raw + "".join(self.lines)
+
+
+Block = RawBlock | Entry | ProjectBlock
+
+
+@dataclass
+class Section:
+    """A `##` section; `owned` sections hold entries the tool may change."""
+
+    title: str
+    heading_raw: str
+    blocks: list[Block] = field(default_factory=list)
+
+    @property
+    def owned(self) -> bool:
+        return self.title in SECTION_FOR.values() or self.title == PROJECTS
+
+    def entries(self) -> list[Entry]:
+        return [block for block in self.blocks if isinstance(block, Entry)]
+
+    def render(self, newline: str) -> str:
+        parts = [self.heading_raw]
+        for block in self.blocks:
+            parts.append(
+                block.render(newline)
+                if isinstance(block, Entry)
+                else block.render()
+                if isinstance(block, ProjectBlock)
+                else block.raw
+            )
+        return "".join(parts)
+
+
+@dataclass
+class MemoryDocument:
+    """MEMORY.md parsed; `render()` of an unchanged document returns the input exactly."""
+
+    preamble: str
+    sections: list[Section]
+    newline: str = "\n"
+    bom: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> MemoryDocument:
+        bom = text.startswith(BOM)
+        if bom:
+            text = text[1:]
+        lines = _lines(text)
+        newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+        tokens = _MARKDOWN.parse(text.replace("\r\n", "\n").replace("\r", " "))
+        h2_starts = [
+            t.map[0] for t in tokens if t.type == "heading_open" and t.tag == "h2" and t.level == 0 and t.map
+        ]
+        first = h2_starts[0] if h2_starts else len(lines)
+        sections = []
+        bounds = [*h2_starts, len(lines)]
+        for start, end in pairwise(bounds):
+            sections.append(_parse_section(lines, start, end, tokens))
+        return cls(preamble="".join(lines[:first]), sections=sections, newline=newline, bom=bom)
+
+    def render(self) -> str:
+        body = self.preamble + "".join(section.render(self.newline) for section in self.sections)
+        return (BOM if self.bom else "") + body
+
+    def entries(self) -> Iterator[tuple[Section, Entry]]:
+        for section in self.sections:
+            if section.owned:
+                for entry in section.entries():
+                    yield section, entry
+
+    def find_section(self, title: str) -> Section | None:
+        return next((s for s in self.sections if s.title == title), None)
+
+    def section(self, title: str) -> Section:
+        """The section with this title, created (before `## Projects`) if missing."""
+        existing = self.find_section(title)
+        if existing is not None:
+            return existing
+        created = Section(
+            title=title, heading_raw=f"## {title}{self.newline}", blocks=[RawBlock(self.newline)]
+        )
+        projects = self.find_section(PROJECTS)
+        position = self.sections.index(projects) if projects and title != PROJECTS else len(self.sections)
+        self._ensure_blank_line_before(position)
+        self.sections.insert(position, created)
+        return created
+
+    def _ensure_blank_line_before(self, position: int) -> None:
+        """Leave a blank line between what precedes `position` and a section inserted there."""
+        if position == 0:
+            if not self.preamble.endswith(self.newline * 2):
+                self.preamble = self.preamble.rstrip("\r\n") + self.newline * 2
+            return
+        previous = self.sections[position - 1]
+        rendered = previous.render(self.newline)
+        if not rendered.endswith(self.newline * 2):
+            previous.blocks.append(
+                RawBlock(self.newline if rendered.endswith(self.newline) else self.newline * 2)
+            )
+
+    def add_entry(self, title: str, entry: Entry) -> None:
+        section = self.section(title)
+        entries_at = [i for i, block in enumerate(section.blocks) if isinstance(block, Entry)]
+        if entries_at:
+            section.blocks.insert(entries_at[-1] + 1, entry)
+            return
+        section.blocks.insert(_tail_start(section.blocks), entry)
+
+    def remove_entry(self, entry: Entry) -> None:
+        for section in self.sections:
+            for index, block in enumerate(section.blocks):
+                if block is entry:
+                    del section.blocks[index]
+                    return
+        raise ValueError(f"entry not in document: {entry.display()}")
+
+    def projects(self) -> dict[str, ProjectBlock]:
+        section = self.find_section(PROJECTS)
+        if section is None:
+            return {}
+        return {block.name: block for block in section.blocks if isinstance(block, ProjectBlock)}
+
+    def project(self, name: str) -> ProjectBlock:
+        """The summary block of a project, created at the end of `## Projects` if missing."""
+        existing = self.projects().get(name)
+        if existing is not None:
+            return existing
+        section = self.section(PROJECTS)
+        block = ProjectBlock(name=name, heading_raw=f"### {name}{self.newline}", lines=[])
+        tail = _tail_start(section.blocks)
+        previous = section.blocks[tail - 1] if tail > 0 else None
+        if previous is not None and not _ends_with_blank(_block_text(previous, self.newline), self.newline):
+            section.blocks.insert(tail, RawBlock(self.newline))
+            tail += 1
+        section.blocks.insert(tail, block)
+        return block
+
+    def remove_project(self, name: str) -> ProjectBlock:
+        section = self.find_section(PROJECTS)
+        block = self.projects()[name]
+        assert section is not None
+        section.blocks.remove(block)
+        return block
+
+
+def _canonical_field(name: str) -> str:
+    return next(f for f in PROJECT_FIELDS if f.lower() == name.lower())
+
+
+def _block_text(block: Block, newline: str) -> str:
+    if isinstance(block, Entry):
+        return block.render(newline)
+    return block.render() if isinstance(block, ProjectBlock) else block.raw
+
+
+def _ends_with_blank(text: str, newline: str) -> bool:
+    return text.endswith(newline * 2) or text == newline
+
+
+def _content_end(lines: list[str]) -> int:
+    end = len(lines)
+    while end > 0 and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _tail_start(blocks: list[Block]) -> int:
+    """Index where the trailing blank lines of a section begin (new content goes before them)."""
+    index = len(blocks)
+    while index > 0 and isinstance(blocks[index - 1], RawBlock) and not blocks[index - 1].raw.strip():  # type: ignore[union-attr]
+        index -= 1
+    return index
+
+
+def _parse_section(lines: list[str], start: int, end: int, tokens: list) -> Section:  # type: ignore[type-arg]
+    title = " ".join(_strip_newline(lines[start]).strip().lstrip("#").strip().rstrip("#").split())
+    title = _ALIASES.get(title.lower(), title)
+    section = Section(title=title, heading_raw=lines[start])
+    body_start = start + 1
+    if not section.owned:
+        _append_raw(section.blocks, lines[body_start:end])
+        return section
+    if title == PROJECTS:
+        _parse_projects(section, lines, body_start, end, tokens)
+    else:
+        _parse_entries(section, lines, body_start, end, tokens)
+    _split_tail(section.blocks)
+    return section
+
+
+def _parse_entries(section: Section, lines: list[str], start: int, end: int, tokens: list) -> None:  # type: ignore[type-arg]
+    cursor = start
+    for item_start, item_end in _top_level_items(tokens, start, end):
+        while item_end > item_start + 1 and not lines[item_end - 1].strip():
+            item_end -= 1
+        _append_raw(section.blocks, lines[cursor:item_start])
+        entry = _parse_entry(lines[item_start:item_end])
+        section.blocks.append(entry if entry else RawBlock("".join(lines[item_start:item_end])))
+        cursor = item_end
+    _append_raw(section.blocks, lines[cursor:end])
+
+
+def _parse_entry(item_lines: list[str]) -> Entry | None:
+    match = _ITEM_START.match(_strip_newline(item_lines[0]))
+    if not match:
+        return None
+    body = " ".join(
+        [match.group("body").strip(), *(_strip_newline(x).strip() for x in item_lines[1:])]
+    ).strip()
+    day = None
+    date_match = _TRAILING_DATE.search(body)
+    if date_match:
+        try:
+            day = date(int(date_match.group(1)), int(date_match.group(2)), int(date_match.group(3)))
+            body = body[: date_match.start()].rstrip()
+        except ValueError:
+            day = None
+    topic = None
+    topic_match = _TOPIC.match(body)
+    if topic_match:
+        topic = topic_match.group(1).strip()
+        body = body[topic_match.end() :]
+    prefix = match.group("indent") + match.group("marker") + " "
+    return Entry(text=body, topic=topic, day=day, raw="".join(item_lines), prefix=prefix)
+
+
+def _parse_projects(section: Section, lines: list[str], start: int, end: int, tokens: list) -> None:  # type: ignore[type-arg]
+    h3 = [
+        t.map[0]
+        for t in tokens
+        if t.type == "heading_open" and t.tag == "h3" and t.map and start <= t.map[0] < end
+    ]
+    _append_raw(section.blocks, lines[start : h3[0] if h3 else end])
+    bounds = [*h3, end]
+    for block_start, block_end in pairwise(bounds):
+        name = _strip_newline(lines[block_start]).strip().lstrip("#").strip().rstrip("#").strip()
+        body = lines[block_start + 1 : block_end]
+        content_end = _content_end(body)
+        section.blocks.append(
+            ProjectBlock(name=name, heading_raw=lines[block_start], lines=body[:content_end])
+        )
+        _append_raw(section.blocks, body[content_end:])
+
+
+def _top_level_items(tokens: list, start: int, end: int) -> list[tuple[int, int]]:  # type: ignore[type-arg]
+    spans = []
+    depth = 0
+    for token in tokens:
+        if token.type in ("bullet_list_open", "ordered_list_open"):
+            depth += 1
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            depth -= 1
+        elif token.type == "list_item_open" and depth == 1 and token.map and start <= token.map[0] < end:
+            spans.append((token.map[0], min(token.map[1], end)))
+    return spans
+
+
+def _append_raw(blocks: list[Block], lines: list[str]) -> None:
+    if lines:
+        blocks.append(RawBlock("".join(lines)))
+
+
+def _split_tail(blocks: list[Block]) -> None:
+    """Separate a section's trailing blank lines into their own block, so new content goes before them."""
+    if not blocks or not isinstance(blocks[-1], RawBlock):
+        return
+    raw = blocks[-1].raw
+    lines = _lines(raw)
+    keep = _content_end(lines)
+    if 0 < keep < len(lines):
+        blocks[-1] = RawBlock("".join(lines[:keep]))
+        blocks.append(RawBlock("".join(lines[keep:])))

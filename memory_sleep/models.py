@@ -1,0 +1,107 @@
+"""Data passed between the phases and the engines; every engine answer is validated against these."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Verdict = Literal["KEEP", "DISCARD"]
+Category = Literal["decision", "fact", "lesson", "action", "relationship", "status"]
+DiscardReason = Literal[
+    "routine", "heartbeat", "narration", "debug", "resolved", "duplicate", "recalled", "other"
+]
+ItemKind = Literal["bullet", "line", "paragraph", "code", "table", "quote"]
+OperationKind = Literal["noop", "update", "add", "supersede"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NoteItem(Strict):
+    """One unit of a daily note: a bullet, a timestamped or `**Key:**` line, a paragraph, a block."""
+
+    id: str
+    file: str = Field(description="path relative to the workspace, e.g. memory/2026-11-03.md")
+    day: date
+    line_start: int = Field(ge=1)
+    line_end: int = Field(ge=1)
+    kind: ItemKind
+    text: str
+    headings: tuple[str, ...] = ()
+    project_hint: str | None = None
+
+    @property
+    def source(self) -> str:
+        return f"{self.file}:{self.line_start}"
+
+
+class Classification(Strict):
+    """NREM's verdict on one item."""
+
+    item_id: str
+    verdict: Verdict
+    category: Category | None = None
+    discard_reason: DiscardReason | None = None
+    topic: str | None = None
+    reason: str = ""
+    closes_action: bool = Field(
+        default=False, description="the item reports an action item as done or cancelled"
+    )
+    deadline: date | None = None
+
+
+class KeptItem(Strict):
+    """An item NREM kept, with what REM needs to place it."""
+
+    item: NoteItem
+    category: Category
+    topic: str | None
+    deadline: date | None = None
+
+
+class EntryView(Strict):
+    """A MEMORY.md entry as shown to an integrator; `ref` is only valid within one call."""
+
+    ref: str
+    section: str
+    topic: str | None
+    text: str
+    day: date | None
+
+
+class Operation(Strict):
+    """REM's decision for one kept item against MEMORY.md."""
+
+    item_id: str
+    op: OperationKind
+    target: str | None = Field(default=None, description="ref of the entry for update/supersede")
+    text: str | None = Field(default=None, description="entry text for add/update/supersede")
+    reason: str = ""
+
+
+class ProjectFields(Strict):
+    """The four lines of a per-project summary under `## Projects`."""
+
+    status: str
+    contacts: str
+    last_event: str
+    next: str
+
+
+class WeeklySummary(Strict):
+    """What a week of daily notes comes to, for memory/weekly/YYYY-Www.md."""
+
+    overview: str
+    highlights: dict[str, list[str]] = Field(description="topic -> lines")
+
+
+class Briefing(Strict):
+    """The morning briefing's parts, most important first within each list."""
+
+    priorities: list[str]
+    actions: list[str]
+    context: list[str]
+    warnings: list[str]

@@ -1,0 +1,102 @@
+"""NREM: read the notes that need it, split them into items, classify the items not seen before."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from ..engines.base import Classifier, ClassifyContext
+from ..models import Classification, NoteItem
+from ..notes import NoteReadError, read_note
+from ..state import ItemRecord, NoteState
+from ..workspace import NoteFile
+
+RECORD_TEXT_CHARS = 600
+
+
+@dataclass
+class NremResult:
+    """The notes read, their new state, and the verdicts on items not seen before."""
+
+    note_states: dict[str, NoteState] = field(default_factory=dict)
+    classified: list[tuple[NoteItem, Classification]] = field(default_factory=list)
+    files_read: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def needs_reading(note: NoteFile, state: NoteState | None, today: date, lookback_days: int) -> bool:
+    """A note is read when it is recent, never processed, or changed on disk since it was."""
+    if state is None or note.day >= today - timedelta(days=lookback_days):
+        return True
+    stat = note.path.stat()
+    return (stat.st_size, stat.st_mtime_ns) != (state.size, state.mtime_ns)
+
+
+def run_nrem(
+    notes: Sequence[tuple[NoteFile, NoteState | None]],
+    classifier: Classifier,
+    context: ClassifyContext,
+    max_note_bytes: int,
+    batch_size: int,
+) -> NremResult:
+    result = NremResult()
+    fresh: list[NoteItem] = []
+    for note, previous in notes:
+        try:
+            parsed = read_note(note, max_note_bytes)
+        except NoteReadError as error:
+            result.warnings.append(str(error))
+            continue
+        except OSError as error:
+            result.warnings.append(f"{note.relative}: cannot be read ({error.strerror}); skipped.")
+            continue
+        if parsed.warning:
+            result.warnings.append(parsed.warning)
+        result.files_read.append(note.relative)
+        raw = note.path.read_bytes()
+        stat = note.path.stat()
+        known = previous.items if previous else {}
+        items = {item.id: known[item.id] for item in parsed.items if item.id in known}
+        fresh.extend(item for item in parsed.items if item.id not in known)
+        result.note_states[note.name] = NoteState(
+            sha256=hashlib.sha256(raw).hexdigest(),
+            size=stat.st_size,
+            mtime_ns=stat.st_mtime_ns,
+            items=items,
+        )
+    for start in range(0, len(fresh), batch_size):
+        batch = fresh[start : start + batch_size]
+        verdicts = validated(batch, classifier.classify(batch, context))
+        result.classified.extend(zip(batch, verdicts, strict=True))
+    return result
+
+
+def validated(items: Sequence[NoteItem], verdicts: Sequence[Classification]) -> list[Classification]:
+    """Exactly one verdict per item, in order; a KEEP without a category is not a valid verdict."""
+    by_id = {v.item_id: v for v in verdicts}
+    missing = [item.source for item in items if item.id not in by_id]
+    if missing or len(by_id) != len(verdicts):
+        raise ValueError(
+            f"classifier answered for {len(by_id)} of {len(items)} items (missing: {', '.join(missing[:5])})"
+        )
+    for verdict in verdicts:
+        if verdict.verdict == "KEEP" and verdict.category is None:
+            raise ValueError(f"KEEP without a category for item {verdict.item_id}")
+    return [by_id[item.id] for item in items]
+
+
+def record(item: NoteItem, verdict: Classification) -> ItemRecord:
+    """What the state keeps of a classified item (the text only for kept ones)."""
+    keep = verdict.verdict == "KEEP"
+    return ItemRecord(
+        line=item.line_start,
+        verdict=verdict.verdict,
+        category=verdict.category,
+        discard_reason=verdict.discard_reason,
+        topic=verdict.topic,
+        text=item.text[:RECORD_TEXT_CHARS] if keep or verdict.closes_action else "",
+        deadline=verdict.deadline,
+        closes_action=verdict.closes_action,
+    )

@@ -1,0 +1,155 @@
+"""REM: integrate kept items into MEMORY.md, one validated operation per item; newer wins."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from ..archive import ArchiveRecord
+from ..engines.base import Integrator
+from ..memory_doc import SECTION_FOR, Entry, MemoryDocument, Section
+from ..models import EntryView, KeptItem, Operation
+from ..text import shorten
+
+_PREVIOUSLY = re.compile(r"\s*\(previously: [^)]*\)\s*$")
+
+
+@dataclass
+class RemResult:
+    """What REM did: operations applied, entries touched, texts archived, items it could not place."""
+
+    applied: list[tuple[KeptItem, Operation]] = field(default_factory=list)
+    referenced: list[Entry] = field(default_factory=list)
+    archived: list[ArchiveRecord] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    integrated_ids: set[str] = field(default_factory=set)
+
+    def counts(self) -> dict[str, int]:
+        counts = {"noop": 0, "update": 0, "add": 0, "supersede": 0}
+        for _, operation in self.applied:
+            counts[operation.op] += 1
+        return counts
+
+
+def entry_views(
+    document: MemoryDocument,
+) -> tuple[list[EntryView], dict[str, tuple[Section, Entry]]]:
+    """The tool-owned entries, each with a ref ("E1", "E2", ...) valid for one integration call."""
+    views, by_ref = [], {}
+    for number, (section, entry) in enumerate(document.entries(), start=1):
+        ref = f"E{number}"
+        views.append(
+            EntryView(ref=ref, section=section.title, topic=entry.topic, text=entry.text, day=entry.day)
+        )
+        by_ref[ref] = (section, entry)
+    return views, by_ref
+
+
+def integrate(
+    kept: Sequence[KeptItem],
+    document: MemoryDocument,
+    integrator: Integrator,
+    today: date,
+    batch_size: int,
+) -> RemResult:
+    """Apply the integrator's operations to `document` in place, batch by batch, oldest notes first."""
+    result = RemResult()
+    ordered = sorted(kept, key=lambda k: (k.item.day, k.item.file, k.item.line_start))
+    for start in range(0, len(ordered), batch_size):
+        batch = ordered[start : start + batch_size]
+        views, by_ref = entry_views(document)
+        operations = integrator.integrate(batch, views)
+        _apply(batch, operations, document, by_ref, today, result)
+    return result
+
+
+def _apply(
+    batch: Sequence[KeptItem],
+    operations: Sequence[Operation],
+    document: MemoryDocument,
+    by_ref: dict[str, tuple[Section, Entry]],
+    today: date,
+    result: RemResult,
+) -> None:
+    by_item = {kept.item.id: kept for kept in batch}
+    decided: set[str] = set()
+    for operation in operations:
+        kept = by_item.get(operation.item_id)
+        problem = _problem(operation, kept, by_ref, decided)
+        if problem or kept is None:
+            result.rejected.append(f"{operation.op} for item {operation.item_id}: {problem}")
+            continue
+        decided.add(operation.item_id)
+        target = by_ref[operation.target][1] if operation.target else None
+        if target is not None and operation.op != "noop" and target.day and kept.item.day < target.day:
+            operation = operation.model_copy(
+                update={"op": "noop", "reason": "older than the entry; newer wins"}
+            )
+        _apply_one(kept, operation, target, document, by_ref, today, result)
+        result.applied.append((kept, operation))
+        result.integrated_ids.add(kept.item.id)
+    for item_id in by_item.keys() - decided:
+        result.rejected.append(
+            f"no operation for item {item_id} ({by_item[item_id].item.source}); carried over"
+        )
+
+
+def _problem(
+    operation: Operation,
+    kept: KeptItem | None,
+    by_ref: dict[str, tuple[Section, Entry]],
+    decided: set[str],
+) -> str | None:
+    if kept is None:
+        return "names no item of this batch"
+    if operation.item_id in decided:
+        return "a second operation for the same item"
+    if operation.op in ("update", "supersede") and not operation.target:
+        return "needs the entry it changes"
+    if operation.target and operation.target not in by_ref:
+        return f"names entry {operation.target}, which does not exist"
+    if operation.op in ("add", "update", "supersede") and not (operation.text and operation.text.strip()):
+        return "empty text"
+    return None
+
+
+def _apply_one(
+    kept: KeptItem,
+    operation: Operation,
+    target: Entry | None,
+    document: MemoryDocument,
+    by_ref: dict[str, tuple[Section, Entry]],
+    today: date,
+    result: RemResult,
+) -> None:
+    text = " ".join((operation.text or "").split())
+    source = kept.item.source
+    if operation.op == "noop":
+        if target is not None:
+            result.referenced.append(target)
+        return
+    if operation.op == "add":
+        section = SECTION_FOR.get(kept.category, "Facts")
+        entry = Entry(text=text, topic=kept.topic, day=kept.item.day)
+        document.add_entry(section, entry)
+        result.referenced.append(entry)
+        return
+    assert target is not None and operation.target is not None
+    section_title = by_ref[operation.target][0].title
+    old = target.display()
+    if operation.op == "supersede":
+        text = f"{text} (previously: {shorten(_PREVIOUSLY.sub('', target.text), 80)})"
+        reason = f"superseded by {source}"
+    else:
+        reason = f"updated by {source}"
+    result.archived.append(ArchiveRecord(day=today, section=section_title, entry=old, reason=reason))
+    target.text, target.day, target.raw = (
+        text,
+        max(kept.item.day, target.day or kept.item.day),
+        None,
+    )
+    if target.topic is None:
+        target.topic = kept.topic
+    result.referenced.append(target)

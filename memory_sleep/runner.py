@@ -1,0 +1,365 @@
+"""One sleep cycle: plan every file change from the three phases, check the guards, write safely."""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+from . import guards, sleep_log
+from .archive import ArchiveRecord, append_records
+from .config import Config
+from .engines.base import ClassifyContext, Engine
+from .errors import WorkspaceError
+from .lock import workspace_lock
+from .memory_doc import HEADER, MemoryDocument
+from .models import KeptItem
+from .phases import briefing, nrem, projects, rem, stale, weekly
+from .state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
+from .workspace import Discovery, NoteFile, Workspace, discover
+from .writer import FileChange, SafeWriter, new_run_id
+
+PHASES = ("nrem", "rem", "cleanup")
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    today: date
+    phases: tuple[str, ...] = PHASES
+    dry_run: bool = False
+
+
+@dataclass
+class RunReport:
+    """What a run did or, with --dry-run, would do."""
+
+    run_id: str
+    record: sleep_log.RunRecord
+    changes: list[FileChange] = field(default_factory=list)
+    before: dict[str, bytes | None] = field(default_factory=dict)
+    kept: list[KeptItem] = field(default_factory=list)
+    strays: list[str] = field(default_factory=list)
+    rolled_back: list[str] = field(default_factory=list)
+
+    def diff(self) -> str:
+        """Unified diff of every file the run changes (state files under .sleep/ left out)."""
+        parts: list[str] = []
+        for change in self.changes:
+            if "/.sleep/" in change.path:
+                continue
+            old = (self.before.get(change.path) or b"").decode("utf-8", "replace").splitlines(keepends=True)
+            new = (change.content or b"").decode("utf-8", "replace").splitlines(keepends=True)
+            parts.extend(difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}"))
+        return "".join(parts)
+
+
+def run_cycle(
+    workspace: Workspace,
+    config: Config,
+    engine: Engine,
+    options: RunOptions,
+    progress: Progress | None = None,
+) -> RunReport:
+    """Run the phases in `options`; with dry_run nothing is written (and no lock is taken)."""
+    say = progress or (lambda _: None)
+    writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
+    if options.dry_run:
+        return _Planner(workspace, config, engine, options, say).plan()
+    with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
+        rolled_back = writer.recover()
+        report = _Planner(workspace, config, engine, options, say).plan()
+        report.rolled_back = rolled_back
+        if report.changes:
+            say("writing")
+            writer.apply(report.run_id, report.changes)
+    return report
+
+
+class _Planner:
+    """Reads the workspace once and turns the phases' results into file changes."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        config: Config,
+        engine: Engine,
+        options: RunOptions,
+        say: Progress,
+    ) -> None:
+        self.workspace, self.config, self.engine, self.options, self.say = (
+            workspace,
+            config,
+            engine,
+            options,
+            say,
+        )
+        self.store = StateStore(workspace.state_dir)
+        self.state: WorkspaceState = self.store.load_workspace()
+        self.note_states: dict[str, NoteState] = {}
+        self.changed_notes: set[str] = set()
+        self.warnings: list[str] = []
+        self.archived: list[ArchiveRecord] = []
+        self.operation_counts: dict[str, int] = {}
+
+    def plan(self) -> RunReport:
+        started = time.monotonic()
+        today = self.options.today
+        found = discover(self.workspace)
+        self.warnings.extend(found.problems)
+        memory_before = self._read(self.workspace.memory_md)
+        document = MemoryDocument.parse(_decode_memory(memory_before))
+        entries_before = [entry for _, entry in document.entries()]
+        result = nrem.NremResult()
+        if "nrem" in self.options.phases:
+            self.say("NREM: classifying new note items")
+            result = self._nrem(found, document)
+        kept = [
+            KeptItem(item=i, category=c.category, topic=c.topic, deadline=c.deadline)
+            for i, c in result.classified
+            if c.verdict == "KEEP" and c.category
+        ]
+        completions = [
+            KeptItem(item=i, category=c.category or "status", topic=c.topic)
+            for i, c in result.classified
+            if c.closes_action
+        ]
+        for item in kept:
+            self.state.pending.setdefault(
+                item.item.day.isoformat() + "|" + item.item.file.removeprefix("memory/"), []
+            ).append(item.item.id)
+        if "rem" in self.options.phases:
+            self.say("REM: integrating into MEMORY.md")
+            self._rem(document, entries_before, completions)
+        changes: list[FileChange] = []
+        weekly_written: list[str] = []
+        briefing_written = False
+        if "cleanup" in self.options.phases:
+            self.say("Cleanup: weekly summaries and briefing")
+            weekly_written = self._fold(found, changes)
+            changes.append(self._briefing(document, found))
+            briefing_written = True
+        memory_after = document.render().encode("utf-8")
+        if memory_after != (memory_before or b""):
+            changes.append(FileChange("MEMORY.md", memory_after))
+        if self.archived:
+            current = self._read(self.workspace.archive)
+            changes.append(
+                FileChange(
+                    "memory/archive.md",
+                    append_records(current.decode("utf-8") if current else None, self.archived).encode(),
+                )
+            )
+        changes.extend(self._state_changes())
+        changes = [c for c in changes if self._read(self.workspace.root / c.path) != c.content]
+        now = datetime.now(UTC)
+        record = sleep_log.RunRecord(
+            lastRun=now,
+            today=today.isoformat(),
+            dailyFilesProcessed=len(result.files_read),
+            itemsKept=len(kept),
+            itemsDiscarded=len(result.classified) - len(kept),
+            memoryMdSizeBefore=len(memory_before or b""),
+            memoryMdSizeAfter=len(memory_after),
+            briefingGenerated=briefing_written,
+            engine=self.engine.name,
+            model=self.engine.model,
+            llmCalls=self.engine.usage.calls,
+            inputTokens=self.engine.usage.input_tokens,
+            outputTokens=self.engine.usage.output_tokens,
+            durationSeconds=round(time.monotonic() - started, 3),
+            operations=self.operation_counts,
+            entriesArchived=len(self.archived),
+            weeklyFilesWritten=weekly_written,
+            filesChanged=[c.path for c in changes if "/.sleep/" not in c.path],
+            warnings=[*self.warnings, *result.warnings, *self.engine.usage.warnings],
+        )
+        if any("/.sleep/" not in c.path or c.path.endswith("state.json") for c in changes):
+            previous = sleep_log.read_sleep_log(self._read(self.workspace.sleep_log))
+            log = sleep_log.with_run(previous, record, self.config.history_runs)
+            changes.append(FileChange("memory/sleep-log.json", sleep_log.render(log)))
+        report = RunReport(
+            run_id=new_run_id(now), record=record, changes=changes, kept=kept, strays=found.strays
+        )
+        report.before = {c.path: self._read(self.workspace.root / c.path) for c in changes}
+        return report
+
+    def _nrem(self, found: Discovery, document: MemoryDocument) -> nrem.NremResult:
+        today, lookback = self.options.today, self.config.lookback_days
+        to_read: list[tuple[NoteFile, NoteState | None]] = []
+        for note in found.notes:
+            seen = self.state.seen.get(note.name)
+            if seen is not None and note.day < today - timedelta(days=lookback):
+                stat = note.path.stat()
+                if (stat.st_size, stat.st_mtime_ns) == tuple(seen):
+                    continue
+            to_read.append((note, self._note_state(note.name)))
+        views, _ = rem.entry_views(document)
+        context = ClassifyContext(projects=sorted(document.projects()), memory=views)
+        result = nrem.run_nrem(
+            to_read,
+            self.engine.classifier,
+            context,
+            self.config.max_note_bytes,
+            self.config.engine.batch_size,
+        )
+        for name, state in result.note_states.items():
+            previous = self.note_states.get(name)
+            self.note_states[name] = state
+            if previous is None or previous != state:
+                self.changed_notes.add(name)
+            self.state.seen[name] = (state.size, state.mtime_ns)
+        for item, verdict in result.classified:
+            name = item.file.removeprefix("memory/")
+            self.note_states[name].items[item.id] = nrem.record(item, verdict)
+            self.changed_notes.add(name)
+        return result
+
+    def _rem(self, document: MemoryDocument, entries_before: list, completions: list[KeptItem]) -> None:  # type: ignore[type-arg]
+        today = self.options.today
+        waiting = self._pending_items()
+        outcome = rem.integrate(
+            waiting, document, self.engine.integrator, today, self.config.engine.batch_size
+        )
+        self.operation_counts = outcome.counts()
+        self.warnings.extend(outcome.rejected)
+        self.archived.extend(outcome.archived)
+        for kept in waiting:
+            if kept.item.id in outcome.integrated_ids:
+                name = kept.item.file.removeprefix("memory/")
+                self.note_states[name].items[kept.item.id].integrated = True
+                self.changed_notes.add(name)
+        self.state.pending = {
+            k: [i for i in ids if i not in outcome.integrated_ids] for k, ids in self.state.pending.items()
+        }
+        self.state.pending = {k: ids for k, ids in self.state.pending.items() if ids}
+        for entry in outcome.referenced:
+            record = self.state.entries.get(entry.key)
+            first_seen = record.first_seen if record else (entry.day or today)
+            self.state.entries[entry.key] = EntryRecord(first_seen=first_seen, last_referenced=today)
+        summaries = projects.update_projects(
+            document, waiting, self.engine.summarizer, today, self.config.stale_after_days
+        )
+        self.warnings.extend(summaries.rejected)
+        self.archived.extend(summaries.archived)
+        entries_now = sum(1 for _ in document.entries())
+        allowance = guards.removal_allowance(len(entries_before), self.config.max_removal_share)
+        budget = entries_now - len(entries_before) + allowance
+        swept = stale.remove_stale(
+            document,
+            self.state.entries,
+            completions,
+            summaries.finished,
+            today,
+            self.config.stale_after_days,
+            budget,
+        )
+        self.archived.extend(swept.archived)
+        if swept.deferred:
+            self.warnings.append(
+                f"{swept.deferred} stale entries left for a later run (max_removal_share {self.config.max_removal_share:.0%})."
+            )
+        limit = max(
+            self.config.memory_max_bytes,
+            len(_decode_memory(self._read(self.workspace.memory_md)).encode()),
+        )
+        self.archived.extend(guards.trim_to_size(document, limit, budget - len(swept.archived), today))
+        guards.check_removals(entries_before, document, self.config.max_removal_share)
+        present = {}
+        for _, entry in document.entries():
+            record = self.state.entries.get(entry.key)
+            present[entry.key] = record or EntryRecord(
+                first_seen=entry.day or today, last_referenced=entry.day or today
+            )
+        self.state.entries = present
+
+    def _pending_items(self) -> list[KeptItem]:
+        waiting: list[KeptItem] = []
+        for key, ids in sorted(self.state.pending.items()):
+            name = key.split("|", 1)[1]
+            state = self._note_state(name)
+            if state is None:
+                continue
+            day = date.fromisoformat(key.split("|", 1)[0])
+            items, _, _ = weekly.kept_items(name, day, state)
+            by_id = {k.item.id: k for k in items}
+            waiting.extend(by_id[i] for i in ids if i in by_id)
+        return waiting
+
+    def _fold(self, found: Discovery, changes: list[FileChange]) -> list[str]:
+        due = [
+            n
+            for n in weekly.due_for_folding(
+                found.notes, self.state.folded, self.options.today, self.config.archive_after_days
+            )
+            if self._note_state(n.name)
+        ]
+        written = []
+        for week, _ in sorted(weekly.weeks_of(due).items()):
+            members = [
+                n
+                for n in found.notes
+                if weekly.iso_week(n.day) == week and (n.name in self.state.folded or n in due)
+            ]
+            with_states = [(n, state) for n in members if (state := self._note_state(n.name)) is not None]
+            path = f"memory/weekly/{week}.md"
+            changes.append(
+                FileChange(
+                    path,
+                    weekly.render_week(week, with_states, self.engine.summarizer).encode("utf-8"),
+                )
+            )
+            written.append(path)
+        for note in due:
+            self.state.folded[note.name] = weekly.iso_week(note.day)
+            if self.config.move_folded_notes:
+                changes.append(FileChange(f"memory/archive/daily/{note.name}", note.path.read_bytes()))
+                changes.append(FileChange(note.relative, None))
+        return written
+
+    def _briefing(self, document: MemoryDocument, found: Discovery) -> FileChange:
+        today = self.options.today
+        recent: list[KeptItem] = []
+        for note in found.notes:
+            if note.day >= today - timedelta(days=self.config.lookback_days) and (
+                state := self._note_state(note.name)
+            ):
+                recent.extend(weekly.kept_items(note.name, note.day, state)[0])
+        context = briefing.briefing_context(document, projects.current_fields(document), recent, today)
+        text = briefing.write_briefing(self.engine.briefer, context, self.config.briefing_max_bytes)
+        return FileChange("memory/briefing.md", text.encode("utf-8"))
+
+    def _state_changes(self) -> Iterable[FileChange]:
+        base = self.workspace.relative(self.workspace.state_dir)
+        for name in sorted(self.changed_notes):
+            yield FileChange(f"{base}/notes/{name}.json", dump(self.note_states[name]))
+        yield FileChange(f"{base}/state.json", dump(self.state))
+
+    def _note_state(self, name: str) -> NoteState | None:
+        if name not in self.note_states:
+            state = self.store.load_note(name)
+            if state is None:
+                return None
+            self.note_states[name] = state
+        return self.note_states[name]
+
+    def _read(self, path: object) -> bytes | None:
+        from pathlib import Path
+
+        assert isinstance(path, Path)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+
+def _decode_memory(raw: bytes | None) -> str:
+    try:
+        text = (raw or b"").decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise WorkspaceError(
+            f"MEMORY.md: not valid UTF-8 (byte {error.start}). Nothing was changed; re-save it as UTF-8."
+        ) from None
+    return text if text.strip() else HEADER

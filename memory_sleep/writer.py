@@ -1,0 +1,226 @@
+"""The one place that writes: snapshot first, then temp file + fsync + rename, with a manifest for undo.
+
+A run's manifest is written (status "writing") before the first file changes and marked "done"
+after the last. A manifest still "writing" means the run died mid-way; `recover()` puts every file
+back as it was before that run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .errors import UndoError, WorkspaceError
+
+_TEST_HOOK_ENV = "MEMORY_SLEEP_CRASH_AFTER_WRITES"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """The new content of a workspace file; None removes it (after it is snapshotted)."""
+
+    path: str
+    content: bytes | None
+
+
+class SnapshotFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    before_sha256: str | None
+    after_sha256: str | None
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    run_id: str
+    created: datetime
+    status: Literal["writing", "done", "undone", "rolled-back"]
+    files: list[SnapshotFile]
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so that a crash leaves either the old or the new file, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as temp:
+            temp.write(data)
+            temp.flush()
+            os.fsync(temp.fileno())
+        os.chmod(temp_name, mode)
+        os.replace(temp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        descriptor = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+class SafeWriter:
+    """Applies a run's file changes with a snapshot of every file first; undoes and recovers runs."""
+
+    def __init__(self, root: Path, snapshots_dir: Path, keep: int = 30) -> None:
+        self.root = root
+        self.snapshots_dir = snapshots_dir
+        self.keep = keep
+        self._writes_left = int(os.environ.get(_TEST_HOOK_ENV, "-1"))
+
+    def apply(self, run_id: str, changes: Sequence[FileChange]) -> Manifest | None:
+        """Write every change; None when no file would change."""
+        real = [c for c in changes if self._current(c.path) != c.content]
+        if not real:
+            return None
+        folder = self.snapshots_dir / run_id
+        files = []
+        for change in real:
+            before = self._current(change.path)
+            if before is not None:
+                atomic_write(folder / "files" / change.path, before)
+            files.append(
+                SnapshotFile(
+                    path=change.path,
+                    before_sha256=sha256(before) if before is not None else None,
+                    after_sha256=sha256(change.content) if change.content is not None else None,
+                )
+            )
+        manifest = Manifest(run_id=run_id, created=datetime.now(UTC), status="writing", files=files)
+        self._save(manifest)
+        for change in real:
+            self._put(change.path, change.content)
+        manifest.status = "done"
+        self._save(manifest)
+        self._prune()
+        return manifest
+
+    def recover(self) -> list[str]:
+        """Roll back any run that died while writing; returns the run ids rolled back."""
+        rolled = []
+        for manifest in self.manifests():
+            if manifest.status == "writing":
+                self._restore(manifest, check=False)
+                manifest.status = "rolled-back"
+                self._save(manifest)
+                rolled.append(manifest.run_id)
+        return rolled
+
+    def undo(self, force: bool = False) -> Manifest:
+        """Put back every file the last run changed, as it was before that run."""
+        done = [m for m in self.manifests() if m.status == "done"]
+        if not done:
+            raise UndoError("Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots.")
+        manifest = done[-1]
+        self._restore(manifest, check=not force)
+        manifest.status = "undone"
+        self._save(manifest)
+        return manifest
+
+    def manifests(self) -> list[Manifest]:
+        if not self.snapshots_dir.is_dir():
+            return []
+        found = []
+        for path in sorted(self.snapshots_dir.glob("*/manifest.json")):
+            with contextlib.suppress(ValueError):
+                found.append(Manifest.model_validate_json(path.read_bytes()))
+        return sorted(found, key=lambda m: m.run_id)
+
+    def _restore(self, manifest: Manifest, check: bool) -> None:
+        edited = [
+            f.path
+            for f in manifest.files
+            if _hash_or_none(self._current(f.path)) not in (f.after_sha256, f.before_sha256)
+        ]
+        if edited and check:
+            raise UndoError(
+                f"Changed since run {manifest.run_id}: {', '.join(edited)}. Undo would overwrite those edits; "
+                "run `memory-sleep undo --force` to restore anyway (the current versions are kept in the snapshot)."
+            )
+        self._keep_copy(manifest.run_id, [FileChange(path, self._current(path)) for path in edited])
+        for entry in manifest.files:
+            if entry.before_sha256 is None:
+                self._put(entry.path, None)
+            else:
+                data = (self.snapshots_dir / manifest.run_id / "files" / entry.path).read_bytes()
+                self._put(entry.path, data)
+
+    def _keep_copy(self, run_id: str, files: Sequence[FileChange]) -> None:
+        """Before a forced restore, keep the versions it overwrites next to the snapshot."""
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        for change in files:
+            if change.content is not None:
+                atomic_write(
+                    self.snapshots_dir / run_id / f"overwritten-{stamp}" / change.path,
+                    change.content,
+                )
+
+    def _put(self, relative: str, content: bytes | None) -> None:
+        if self._writes_left == 0:
+            os._exit(137)  # crash-test hook: die like SIGKILL between two writes
+        if self._writes_left > 0:
+            self._writes_left -= 1
+        path = self.root / relative
+        try:
+            if content is None:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                    _fsync_dir(path.parent)
+            else:
+                atomic_write(path, content)
+        except OSError as error:
+            raise WorkspaceError(
+                f"{relative}: cannot write ({error.strerror}). Check free space and permissions; "
+                "`memory-sleep run` rolls back the unfinished run next time."
+            ) from error
+
+    def _current(self, relative: str) -> bytes | None:
+        path = self.root / relative
+        if path.is_symlink():
+            raise WorkspaceError(
+                f"{relative}: is a link; memory-sleep never writes through links. Replace it with a file."
+            )
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def _save(self, manifest: Manifest) -> None:
+        atomic_write(
+            self.snapshots_dir / manifest.run_id / "manifest.json",
+            manifest.model_dump_json(indent=1).encode(),
+        )
+
+    def _prune(self) -> None:
+        finished = [m for m in self.manifests() if m.status != "writing"]
+        for manifest in finished[: max(0, len(finished) - self.keep)]:
+            shutil.rmtree(self.snapshots_dir / manifest.run_id, ignore_errors=True)
+
+
+def _hash_or_none(data: bytes | None) -> str | None:
+    return sha256(data) if data is not None else None
+
+
+def new_run_id(now: datetime) -> str:
+    return now.strftime("%Y%m%dT%H%M%S%fZ")
