@@ -21,7 +21,9 @@ def check_removals(before: Sequence[Entry], document: MemoryDocument, share: flo
     """Raise GuardError if MEMORY.md would lose more than `share` of its entries, or all of them."""
     after = sum(1 for _ in document.entries())
     if before and not after:
-        raise GuardError(f"Refused: this run would remove all {len(before)} entries of MEMORY.md. Nothing was changed.")
+        raise GuardError(
+            f"Refused: this run would remove all {len(before)} entries of MEMORY.md. Nothing was changed."
+        )
     if len(before) - after > removal_allowance(len(before), share):
         raise GuardError(
             f"Refused: this run would shrink MEMORY.md from {len(before)} to {after} entries, over max_removal_share "

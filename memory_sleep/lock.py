@@ -49,6 +49,7 @@ def workspace_lock(state_dir: Path, timeout: float) -> Iterator[None]:
         )
         yield
     finally:
+        holder_file.unlink(missing_ok=True)
         lock.release()
 
 

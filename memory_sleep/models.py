@@ -32,6 +32,7 @@ class NoteItem(Strict):
     text: str
     headings: tuple[str, ...] = ()
     project_hint: str | None = None
+    lead: str | None = Field(default=None, description="the line ending in ':' that introduces this item")
 
     @property
     def source(self) -> str:

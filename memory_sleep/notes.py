@@ -21,6 +21,14 @@ _LINE_STARTS_ITEM = re.compile(
     r"^\s*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?(?:\s|$)|\*\*\d{1,2}:\d{2}\*\*|\*\*[^*\n]{1,60}?(?::\*\*|\*\*:))"
 )
 _LITERAL_NEWLINE = re.compile(r"(?<!\\)\\n")
+# markdown-it ends lines only here; str.splitlines() also splits at \f, U+2028 and others,
+# which would shift every line number after them and drop items
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SENTENCE_END = re.compile(r"(?:[.!?:)。！？]|[\u2600-\u27bf\U0001f300-\U0001faff])\s*$")
+_SENTENCE_START = re.compile(r"^[^\s\->]")
+_BOLD_KEY_LINE = re.compile(r"^\s*\*\*[^*\n]{1,60}?(?::\*\*|\*\*:)")
+_LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])(?:\s|$)")
+_LEAD_IN = re.compile(r"^(?:\*\*)?([^\n*]{3,120}?):(?:\*\*)?$")
 
 
 @dataclass
@@ -80,7 +88,7 @@ def parse_note_text(note: NoteFile, text: str) -> ParsedNote:
 
 
 def _split_items(note: NoteFile, text: str, project_hint: str | None) -> list[NoteItem]:
-    lines = text.splitlines()
+    lines = _LINE_BREAK.split(text)
     tokens = _MARKDOWN.parse(text)
     headings: list[tuple[int, str]] = []
     spans: list[tuple[ItemKind, int, int, tuple[str, ...]]] = []
@@ -95,7 +103,10 @@ def _split_items(note: NoteFile, text: str, project_hint: str | None) -> list[No
         elif token.level == 0 and token.map is not None:
             start, end = token.map
             if token.type in ("bullet_list_open", "ordered_list_open"):
-                spans.extend(("bullet", s, e, path) for s, e in _list_items(tokens, index))
+                for item_start, item_end in _list_items(tokens, index):
+                    lazy = _first_lazy_line(lines, item_start, item_end)
+                    spans.append(("bullet", item_start, lazy, path))
+                    spans.extend(("line", s, e, path) for s, e in _paragraph_parts(lines, lazy, item_end))
             elif token.type == "paragraph_open":
                 spans.extend(("line", s, e, path) for s, e in _paragraph_parts(lines, start, end))
             elif token.type in ("fence", "code_block"):
@@ -109,9 +120,16 @@ def _split_items(note: NoteFile, text: str, project_hint: str | None) -> list[No
         index += 1
     seen: Counter[str] = Counter()
     items = []
+    lead: str | None = None
+    previous_end = -1
     for kind, start, end, path in spans:
         while end > start + 1 and not lines[end - 1].strip():
             end -= 1
+        if start >= end or not any(line.strip() for line in lines[start:end]):
+            continue
+        if start != previous_end or (kind != "bullet" and not _BOLD_KEY_LINE.match(lines[start])):
+            lead = None
+        previous_end = end
         raw = "\n".join(lines[start:end])
         body = raw if kind in ("code", "table") else _LITERAL_NEWLINE.sub("\n", raw)
         if not body.strip():
@@ -129,9 +147,24 @@ def _split_items(note: NoteFile, text: str, project_hint: str | None) -> list[No
                 text=body.strip(),
                 headings=path,
                 project_hint=project_hint,
+                lead=lead,
             )
         )
+        if kind in ("line", "paragraph") and _LEAD_IN.match(body.strip()):
+            lead = _LEAD_IN.match(body.strip()).group(1)  # type: ignore[union-attr]
     return items
+
+
+def _first_lazy_line(lines: list[str], start: int, end: int) -> int:
+    """Where a list item stops being the item: the first unindented, non-list line after its first.
+
+    CommonMark folds such lines into the item ("lazy continuation"); agents mean them as new lines.
+    """
+    for number in range(start + 1, end):
+        line = lines[number]
+        if line.strip() and not line[:1].isspace() and not _LIST_MARKER.match(line):
+            return number
+    return end
 
 
 def _list_items(tokens: list[Token], list_index: int) -> list[tuple[int, int]]:
@@ -151,12 +184,15 @@ def _list_items(tokens: list[Token], list_index: int) -> list[tuple[int, int]]:
 
 
 def _paragraph_parts(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
-    """A paragraph's lines; every timestamped or `**Key:**` line stands as a part of its own."""
+    """A paragraph cut into statements: every timestamped or `**Key:**` line stands alone, and a line
+    that starts a sentence after one that ended a sentence starts a new part (hard-wrapped prose does not)."""
     parts = []
     part_start = start
     for number in range(start + 1, end):
-        previous_stands_alone = _LINE_STARTS_ITEM.match(lines[number - 1]) is not None
-        if previous_stands_alone or _LINE_STARTS_ITEM.match(lines[number]):
+        previous, current = lines[number - 1], lines[number]
+        stands_alone = _LINE_STARTS_ITEM.match(previous) or _LINE_STARTS_ITEM.match(current)
+        new_sentence = _SENTENCE_END.search(previous) and _SENTENCE_START.match(current)
+        if stands_alone or new_sentence:
             parts.append((part_start, number))
             part_start = number
     parts.append((part_start, end))

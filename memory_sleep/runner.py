@@ -220,9 +220,8 @@ class _Planner:
     def _rem(self, document: MemoryDocument, entries_before: list, completions: list[KeptItem]) -> None:  # type: ignore[type-arg]
         today = self.options.today
         waiting = self._pending_items()
-        outcome = rem.integrate(
-            waiting, document, self.engine.integrator, today, self.config.engine.batch_size
-        )
+        batch_size = self.engine.integrate_batch_size or self.config.engine.batch_size
+        outcome = rem.integrate(waiting, document, self.engine.integrator, today, batch_size)
         self.operation_counts = outcome.counts()
         self.warnings.extend(outcome.rejected)
         self.archived.extend(outcome.archived)
@@ -235,10 +234,12 @@ class _Planner:
             k: [i for i in ids if i not in outcome.integrated_ids] for k, ids in self.state.pending.items()
         }
         self.state.pending = {k: ids for k, ids in self.state.pending.items() if ids}
-        for entry in outcome.referenced:
+        for entry, day in outcome.referenced:
             record = self.state.entries.get(entry.key)
-            first_seen = record.first_seen if record else (entry.day or today)
-            self.state.entries[entry.key] = EntryRecord(first_seen=first_seen, last_referenced=today)
+            first_seen = record.first_seen if record else (entry.day or day)
+            last = max(day, record.last_referenced) if record else day
+            self.state.entries[entry.key] = EntryRecord(first_seen=first_seen, last_referenced=last)
+        self.archived.extend(stale.close_done_actions(document, completions, today))
         summaries = projects.update_projects(
             document, waiting, self.engine.summarizer, today, self.config.stale_after_days
         )
@@ -250,7 +251,6 @@ class _Planner:
         swept = stale.remove_stale(
             document,
             self.state.entries,
-            completions,
             summaries.finished,
             today,
             self.config.stale_after_days,

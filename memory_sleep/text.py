@@ -175,29 +175,29 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def mentioned_dates(text: str, written_on: date) -> list[date]:
-    """Dates a text mentions, resolved against the day it was written (no year means the next one)."""
-    found: list[date] = []
-    for y, m, d in _ISO_DATE.findall(text):
-        if (parsed := _safe_date(int(y), int(m), int(d))) is not None:
-            found.append(parsed)
-    for name, day in _MONTH_DAY.findall(text):
-        month = _MONTHS.get(name.lower())
-        if month and (parsed := _safe_date(written_on.year, month, int(day))) is not None:
+def mentioned_dates(text: str, written_on: date) -> list[tuple[int, date]]:
+    """Dates a text mentions with their positions, resolved against the day it was written."""
+    found: list[tuple[int, date]] = []
+    for match in _ISO_DATE.finditer(text):
+        if (parsed := _safe_date(*(int(part) for part in match.groups()))) is not None:
+            found.append((match.start(), parsed))
+    for match in _MONTH_DAY.finditer(text):
+        month = _MONTHS.get(match.group(1).lower())
+        if month and (parsed := _safe_date(written_on.year, month, int(match.group(2)))) is not None:
             if parsed < written_on - timedelta(days=180):
-                parsed = _safe_date(written_on.year + 1, month, int(day)) or parsed
-            found.append(parsed)
-    for month_text, day_text, year_text in _SLASH_DATE.findall(text):
+                parsed = _safe_date(written_on.year + 1, month, int(match.group(2))) or parsed
+            found.append((match.start(), parsed))
+    for match in _SLASH_DATE.finditer(text):
+        month_text, day_text, year_text = match.groups()
         year = written_on.year
         if year_text:
             year = int(year_text) + (2000 if len(year_text) == 2 else 0)
-        parsed = _safe_date(year, int(month_text), int(day_text))
-        if parsed is not None:
-            found.append(parsed)
-    for name in _WEEKDAY.findall(text):
-        ahead = (_WEEKDAYS.index(name.lower()) - written_on.weekday()) % 7 or 7
-        found.append(written_on + timedelta(days=ahead))
-    return found
+        if (parsed := _safe_date(year, int(month_text), int(day_text))) is not None:
+            found.append((match.start(), parsed))
+    for match in _WEEKDAY.finditer(text):
+        ahead = (_WEEKDAYS.index(match.group(1).lower()) - written_on.weekday()) % 7 or 7
+        found.append((match.start(), written_on + timedelta(days=ahead)))
+    return sorted(found, key=lambda pair: pair[0])
 
 
 def deadline_in(text: str, written_on: date) -> date | None:
@@ -206,4 +206,4 @@ def deadline_in(text: str, written_on: date) -> date | None:
     if not match:
         return None
     dates = mentioned_dates(text[match.start() :], written_on)
-    return min(dates) if dates else None
+    return dates[0][1] if dates else None

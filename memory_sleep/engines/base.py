@@ -106,3 +106,6 @@ class Engine:
     summarizer: Summarizer
     briefer: Briefer
     usage: Usage = field(default_factory=Usage)
+    integrate_batch_size: int | None = field(
+        default=None, metadata={"doc": "items per REM call; None means the config's batch_size"}
+    )

@@ -21,7 +21,7 @@ class RemResult:
     """What REM did: operations applied, entries touched, texts archived, items it could not place."""
 
     applied: list[tuple[KeptItem, Operation]] = field(default_factory=list)
-    referenced: list[Entry] = field(default_factory=list)
+    referenced: list[tuple[Entry, date]] = field(default_factory=list)
     archived: list[ArchiveRecord] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     integrated_ids: set[str] = field(default_factory=set)
@@ -128,13 +128,13 @@ def _apply_one(
     source = kept.item.source
     if operation.op == "noop":
         if target is not None:
-            result.referenced.append(target)
+            result.referenced.append((target, kept.item.day))
         return
     if operation.op == "add":
         section = SECTION_FOR.get(kept.category, "Facts")
         entry = Entry(text=text, topic=kept.topic, day=kept.item.day)
         document.add_entry(section, entry)
-        result.referenced.append(entry)
+        result.referenced.append((entry, kept.item.day))
         return
     assert target is not None and operation.target is not None
     section_title = by_ref[operation.target][0].title
@@ -152,4 +152,4 @@ def _apply_one(
     )
     if target.topic is None:
         target.topic = kept.topic
-    result.referenced.append(target)
+    result.referenced.append((target, kept.item.day))

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 from datetime import date, timedelta
+from typing import NamedTuple
 
 from ..archive import ArchiveRecord
 from ..memory_doc import Entry, MemoryDocument
@@ -13,7 +14,8 @@ from ..models import KeptItem
 from ..state import EntryRecord
 from ..text import similarity, tokens
 
-_DONE_SIMILARITY = 0.6
+_DONE_SIMILARITY = 0.25
+_STEM = re.compile(r"(?:ed|ing|es|s)$")
 _KEEP_FOR_FINISHED = frozenset({"Lessons", "People"})
 
 
@@ -31,41 +33,36 @@ class StaleResult:
     deferred: int = 0
 
 
+def close_done_actions(
+    document: MemoryDocument, completions: Sequence[KeptItem], today: date
+) -> list[ArchiveRecord]:
+    """Archive the open action entries that later notes report done (each note closes its best match)."""
+    records = []
+    closed = _closed_actions(document, completions)
+    for section, entry in list(document.entries()):
+        source = closed.get(id(entry))
+        if source is not None:
+            records.append(ArchiveRecord(today, section.title, entry.display(), f"done ({source})"))
+            document.remove_entry(entry)
+    return records
+
+
 def remove_stale(
     document: MemoryDocument,
     entry_records: dict[str, EntryRecord],
-    completions: Sequence[KeptItem],
     finished_projects: set[str],
     today: date,
     stale_after_days: int,
     budget: int,
 ) -> StaleResult:
-    """Move up to `budget` entries to the archive: done actions first, then finished projects, then old ones."""
+    """Archive up to `budget` entries: those of finished projects first, then those nobody used lately."""
     result = StaleResult()
     candidates: list[_Candidate] = []
-    done_words = [(kept, tokens(kept.item.text)) for kept in completions]
     horizon = today - timedelta(days=stale_after_days)
     for section, entry in document.entries():
         record = entry_records.get(entry.key)
         written = entry.day or (record.first_seen if record else today)
         last_used = max(written, record.last_referenced) if record else written
-        words = tokens(entry.text)
-        if section.title == "Action items":
-            closing = next(
-                (
-                    k
-                    for k, w in done_words
-                    if k.item.day >= written
-                    and similarity(words, w) >= _DONE_SIMILARITY
-                    and (not entry.topic or not k.topic or k.topic == entry.topic)
-                ),
-                None,
-            )
-            if closing is not None:
-                candidates.append(
-                    _Candidate(0, written, section.title, entry, f"done ({closing.item.source})")
-                )
-                continue
         if entry.topic in finished_projects and section.title not in _KEEP_FOR_FINISHED:
             candidates.append(_Candidate(1, written, section.title, entry, f"project {entry.topic} finished"))
         elif last_used < horizon:
@@ -76,7 +73,37 @@ def remove_stale(
         if position >= budget:
             result.deferred = len(candidates) - budget
             break
-        record = ArchiveRecord(today, candidate.section, candidate.entry.display(), candidate.reason)
-        result.archived.append(record)
+        removed = ArchiveRecord(today, candidate.section, candidate.entry.display(), candidate.reason)
+        result.archived.append(removed)
         document.remove_entry(candidate.entry)
     return result
+
+
+def _closed_actions(document: MemoryDocument, completions: Sequence[KeptItem]) -> dict[int, str]:
+    """Open action entries that a completion note reports done: each note closes its best match."""
+    actions = [
+        (entry, _informative(tokens(entry.text)))
+        for section, entry in document.entries()
+        if section.title == "Action items"
+    ]
+    closed: dict[int, str] = {}
+    for kept in completions:
+        words = _informative(tokens(kept.item.text))
+        best, best_score = None, 0.0
+        for entry, entry_words in actions:
+            if id(entry) in closed or (entry.day and kept.item.day < entry.day):
+                continue
+            if entry.topic and kept.topic and entry.topic != kept.topic:
+                continue
+            shared = len(words & entry_words)
+            score = similarity(words, entry_words)
+            if shared >= 2 and score >= _DONE_SIMILARITY and score > best_score:
+                best, best_score = entry, score
+        if best is not None:
+            closed[id(best)] = kept.item.source
+    return closed
+
+
+def _informative(words: frozenset[str]) -> frozenset[str]:
+    """Words long enough to carry meaning, crudely stemmed so that "renew" matches "renewed"."""
+    return frozenset(_STEM.sub("", word) for word in words if len(word) >= 4 and not word.isdigit())

@@ -1,6 +1,9 @@
-"""Offline morning briefing: deadlines first, then blockers, then what changed lately."""
+"""Offline morning briefing: deadlines first, then blockers, then what changed lately; each line once."""
 
 from __future__ import annotations
+
+import re
+from datetime import date
 
 from ...models import Briefing
 from ...text import shorten
@@ -8,6 +11,8 @@ from ..base import ActionView, BriefingContext
 
 _SOON_DAYS = 3
 _LINE = 150
+_DUE_MARK = re.compile(r"\s*\(due \d{4}-\d{2}-\d{2}\)")
+_FINISHED = ("completed", "cancelled")
 
 
 class OfflineBriefer:
@@ -16,65 +21,45 @@ class OfflineBriefer:
         actions = sorted(
             context.open_actions, key=lambda a: (a.deadline is None, a.deadline or today, a.text)
         )
-        warnings = []
-        for action in actions:
-            if action.deadline and action.deadline < today:
-                warnings.append(f"OVERDUE since {action.deadline.isoformat()}: {_action(action)}")
-            elif action.deadline and (action.deadline - today).days <= _SOON_DAYS:
-                warnings.append(f"Due {_when(action, today)}: {_action(action)}")
+        urgent = [a for a in actions if a.deadline and (a.deadline - today).days <= _SOON_DAYS]
         blocked = [
-            (name, fields.status)
+            f"{name} is blocked: {shorten(_without_label(fields.status), _LINE)}"
             for name, fields in sorted(context.projects.items())
-            if fields.status.startswith("blocked")
+            if fields.status.lower().startswith("blocked")
         ]
-        warnings.extend(f"{name} is {shorten(status, _LINE)}" for name, status in blocked)
-        priorities = [*warnings[:3]]
-        for action in actions:
-            if len(priorities) >= 3:
-                break
-            line = f"{_action(action)} (due {_when(action, today)})" if action.deadline else _action(action)
-            if not any(_action(action) in p for p in priorities):
-                priorities.append(line)
-        active = {
-            name: fields
-            for name, fields in sorted(context.projects.items())
-            if not fields.status.startswith(("completed", "cancelled"))
-        }
+        flagged = [_with_due(a, today) for a in urgent] + blocked
+        priorities = flagged[:3]
+        if len(priorities) < 3:
+            priorities += [_with_due(a, today) for a in actions if a not in urgent][: 3 - len(priorities)]
+        warnings = [line for line in flagged if line not in priorities]
+        listed = set(priorities) | set(warnings)
+        remaining = [_with_due(a, today) for a in actions if _with_due(a, today) not in listed]
         context_lines = [
-            f"{name}: {shorten(fields.status, 70)}; last: {shorten(fields.last_event, 90)}"
-            for name, fields in active.items()
+            f"{name}: {shorten(_without_label(fields.status), 80)}; last: {shorten(fields.last_event, 90)}"
+            for name, fields in sorted(context.projects.items())
+            if not fields.status.lower().startswith(_FINISHED)
         ]
-        recent_decisions = [k for k in context.recent if k.category in ("decision", "lesson")]
-        for kept in sorted(recent_decisions, key=lambda k: k.item.day, reverse=True):
-            context_lines.append(
-                f"{kept.category.capitalize()} {kept.item.day.isoformat()}: {shorten(kept.item.text.lstrip('-*+ '), _LINE)}"
-            )
-        action_lines = [
-            f"{_action(a)}" + (f" (due {_when(a, today)})" if a.deadline else "") for a in actions
-        ]
-        return Briefing(
-            priorities=priorities[:3],
-            actions=action_lines,
-            context=context_lines,
-            warnings=warnings,
-        )
+        for kept in sorted(context.recent, key=lambda k: k.item.day, reverse=True):
+            if kept.category in ("decision", "lesson"):
+                context_lines.append(
+                    f"{kept.category.capitalize()} {kept.item.day.isoformat()}: {shorten(kept.item.text.lstrip('-*+ '), _LINE)}"
+                )
+        return Briefing(priorities=priorities, actions=remaining, context=context_lines, warnings=warnings)
 
 
-def _action(action: ActionView) -> str:
+def _with_due(action: ActionView, today: date) -> str:
     prefix = f"[{action.topic}] " if action.topic else ""
-    return prefix + shorten(action.text, _LINE)
-
-
-def _when(action: ActionView, today: object) -> str:
-    assert action.deadline is not None
-    days = (action.deadline - today).days  # type: ignore[operator]
-    relative = (
-        "today"
-        if days == 0
-        else "tomorrow"
-        if days == 1
-        else f"in {days} days"
-        if days > 0
-        else f"{-days} days ago"
+    text = prefix + shorten(_DUE_MARK.sub("", action.text), _LINE)
+    if action.deadline is None:
+        return text
+    days = (action.deadline - today).days
+    when = {0: "today", 1: "tomorrow", -1: "yesterday"}.get(days) or (
+        f"in {days} days" if days > 0 else f"{-days} days ago"
     )
-    return f"{action.deadline.isoformat()}, {relative}"
+    label = "OVERDUE, was due" if days < 0 else "due"
+    return f"{text} ({label} {action.deadline.isoformat()}, {when})"
+
+
+def _without_label(status: str) -> str:
+    """'blocked: Beacon blocked: ...' reads better without the repeated label."""
+    return re.sub(r"^(?:blocked|active|completed|cancelled):\s*", "", status, flags=re.I)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 
-from ...models import Category, Classification, NoteItem
+from ...models import Category, Classification, DiscardReason, NoteItem
 from ...text import deadline_in, similarity, tokens
 from ..base import ClassifyContext
 from . import cues
@@ -16,6 +15,15 @@ _EXPLICIT_PROJECT = re.compile(
     r"(?:\*\*project:?\*\*:?|\bproject:)\s*([A-Z][\w.-]{1,30})|\bproject ([A-Z][\w.-]{1,30})\b|\b([A-Z][\w.-]{1,30}) project\b|\[([A-Z][\w.-]{1,30})\]"
 )
 _DUPLICATE_SIMILARITY = 0.9
+_LEAD_IN = re.compile(r"^[^\n]{3,118}:$")
+_CUE_NAMES: dict[Category, str] = {
+    "decision": "decision: a choice was made",
+    "lesson": "lesson: something learned",
+    "action": "open action item",
+    "status": "project status change",
+    "relationship": "people context",
+    "fact": "new fact",
+}
 _CATEGORY_ORDER: tuple[tuple[Category, re.Pattern[str]], ...] = (
     ("decision", cues.DECISION),
     ("lesson", cues.LESSON),
@@ -27,83 +35,74 @@ _CATEGORY_ORDER: tuple[tuple[Category, re.Pattern[str]], ...] = (
 
 
 class OfflineClassifier:
-    """Deterministic NREM classifier; see README "How the offline engine decides"."""
+    """Deterministic NREM classifier; README "How the offline engine decides" lists its rules."""
 
     def classify(self, items: Sequence[NoteItem], context: ClassifyContext) -> list[Classification]:
-        projects = _known_projects(items, context.projects)
-        memory = [(entry, tokens(entry.text)) for entry in context.memory]
-        return [self._classify_one(item, projects, memory) for item in items]
+        strong, weak = _known_projects(items, context.projects)
+        memory = [tokens(entry.text) for entry in context.memory]
+        verdicts = []
+        for item in items:
+            topic = _topic(item, strong, weak)
+            verdict = _verdict(item, _plain(item.text), memory)
+            verdicts.append(verdict.model_copy(update={"item_id": item.id, "topic": topic}))
+        return verdicts
 
-    def _classify_one(
-        self,
-        item: NoteItem,
-        projects: Sequence[str],
-        memory: Sequence[tuple[object, frozenset[str]]],
-    ) -> Classification:
-        topic = _topic(item, projects)
-        text = _plain(item.text)
 
-        def discard(reason: str, why: str, closes: bool = False) -> Classification:
-            return Classification(
-                item_id=item.id,
-                verdict="DISCARD",
-                discard_reason=reason,  # type: ignore[arg-type]
-                topic=topic,
-                reason=why,
-                closes_action=closes,
-            )
+def _discard(reason: DiscardReason, why: str, closes: bool = False) -> Classification:
+    return Classification(
+        item_id="", verdict="DISCARD", discard_reason=reason, reason=why, closes_action=closes
+    )
 
-        if item.kind == "code":
-            return discard("debug", "pasted code or command output")
-        if any(cues.RECALLED.search(heading) for heading in item.headings) or cues.RECALLED.search(text):
-            return discard("recalled", "text the tool wrote (briefing or recall), not new memory")
-        if cues.HEARTBEAT.search(text) and len(text) < 160:
-            return discard("heartbeat", "heartbeat or idle check")
-        first_line = text.splitlines()[0] if text else ""
-        if cues.DEBUG.search(first_line) or _looks_like_log(item.text):
-            return discard("debug", "log or debug output")
-        done = bool(cues.CHECKBOX_DONE.match(item.text) or cues.DONE.search(text))
-        category = _keep_category(item, text)
-        if done:
-            if category == "lesson" or (category == "decision" and not cues.CHECKBOX_DONE.match(item.text)):
-                return self._keep(item, category, topic, text, closes=True)
-            if category == "status" and cues.FINISHED.search(text):
-                return self._keep(item, "status", topic, text, closes=True)
-            return discard("resolved", "finished task with no lasting lesson", closes=True)
-        if cues.NARRATION.search(first_line) and category not in ("decision", "lesson"):
-            return discard("narration", "narrates what the agent is doing")
-        if category is None:
-            if cues.ROUTINE.search(text):
-                return discard("routine", "routine log")
-            return discard("other", "no decision, fact, lesson, action, person or status in it")
-        if (
-            category in ("fact", "status")
-            and cues.ROUTINE.search(text)
-            and not cues.CHECKBOX_OPEN.match(item.text)
-        ):
-            return discard("routine", "routine log")
-        norm = tokens(text)
-        if any(
-            similarity(norm, entry_tokens) >= _DUPLICATE_SIMILARITY and len(norm) <= len(entry_tokens) + 2
-            for _, entry_tokens in memory
-        ):
-            return discard("duplicate", "already in MEMORY.md")
-        return self._keep(item, category, topic, text)
 
-    @staticmethod
-    def _keep(
-        item: NoteItem, category: Category, topic: str | None, text: str, closes: bool = False
-    ) -> Classification:
-        deadline = deadline_in(text, item.day) if category == "action" else None
-        return Classification(
-            item_id=item.id,
-            verdict="KEEP",
-            category=category,
-            topic=topic,
-            reason=f"{category} ({_cue_name(category)})",
-            closes_action=closes,
-            deadline=deadline,
-        )
+def _keep(item: NoteItem, category: Category, text: str, closes: bool = False) -> Classification:
+    deadline = deadline_in(text, item.day) if category == "action" else None
+    return Classification(
+        item_id="",
+        verdict="KEEP",
+        category=category,
+        reason=_CUE_NAMES[category],
+        closes_action=closes,
+        deadline=deadline,
+    )
+
+
+def _verdict(item: NoteItem, text: str, memory: Sequence[frozenset[str]]) -> Classification:
+    """The first rule that applies decides; KEEP criteria win over DISCARD ones except for noise."""
+    first_line = text.splitlines()[0] if text else ""
+    if item.kind == "code":
+        return _discard("debug", "pasted code or command output")
+    if _under_pasted_briefing(item.headings) or cues.RECALLED.search(text):
+        return _discard("recalled", "text the tool wrote (briefing or recall), not new memory")
+    if cues.HEARTBEAT.search(text) and len(text) < 160:
+        return _discard("heartbeat", "heartbeat or idle check")
+    if cues.DEBUG.search(first_line) or _looks_like_log(item.text):
+        return _discard("debug", "log or debug output")
+    category = _keep_category(item, text)
+    if cues.STRONG_ROUTINE.search(first_line) and category != "lesson":
+        return _discard("routine", "routine log")
+    if item.kind == "quote" and category != "decision":
+        return _discard("debug", "pasted quotation")
+    if _LEAD_IN.match(text.replace("**", "")) and len(text) < 120:
+        return _discard("other", "introduces the lines that follow")
+    if cues.CHECKBOX_DONE.match(item.text) or cues.DONE.search(text):
+        if category == "lesson" or (category == "decision" and not cues.CHECKBOX_DONE.match(item.text)):
+            return _keep(item, category, text, closes=True)
+        if category == "status" and cues.FINISHED.search(text):
+            return _keep(item, "status", text, closes=True)
+        return _discard("resolved", "finished task with no lasting lesson", closes=True)
+    if cues.NARRATION.search(first_line) and category not in ("decision", "lesson"):
+        return _discard("narration", "narrates what the agent is doing")
+    routine = cues.ROUTINE.search(text) and not cues.CHECKBOX_OPEN.match(item.text)
+    if category is None or (category in ("fact", "status", "action") and routine):
+        if cues.ROUTINE.search(text):
+            return _discard("routine", "routine log")
+        return _discard("other", "no decision, fact, lesson, action, person or status in it")
+    words = tokens(text)
+    if any(
+        similarity(words, known) >= _DUPLICATE_SIMILARITY and len(words) <= len(known) + 2 for known in memory
+    ):
+        return _discard("duplicate", "already in MEMORY.md")
+    return _keep(item, category, text)
 
 
 def _keep_category(item: NoteItem, text: str) -> Category | None:
@@ -131,15 +130,12 @@ def _keep_category(item: NoteItem, text: str) -> Category | None:
     return None
 
 
-def _cue_name(category: Category) -> str:
-    return {
-        "decision": "a choice was made",
-        "lesson": "something learned",
-        "action": "open action item",
-        "status": "project status change",
-        "relationship": "people context",
-        "fact": "new fact",
-    }[category]
+def _under_pasted_briefing(headings: Sequence[str]) -> bool:
+    """Inside a pasted briefing: below a briefing heading, with only briefing-like headings since."""
+    marks = [index for index, heading in enumerate(headings) if cues.RECALLED.search(heading)]
+    if not marks:
+        return False
+    return all(cues.BRIEFING_HEADING.search(heading) for heading in headings[marks[-1] + 1 :])
 
 
 def _plain(text: str) -> str:
@@ -162,36 +158,46 @@ def _looks_like_log(text: str) -> bool:
     return loggy >= len(lines) * 0.6
 
 
-def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> list[str]:
-    """Projects named in memory, in front matter, or as the first word of headings seen twice or more."""
-    found = {name for name in known}
-    heading_words: Counter[str] = Counter()
+def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Projects by how sure we are: named in memory, front matter or as "project X" (strong), or only the
+    first word of headings in two or more notes (weak)."""
+    strong = set(known)
+    heading_files: dict[str, set[str]] = {}
     for item in items:
         if item.project_hint and item.project_hint[:1].isupper():
-            found.add(item.project_hint)
+            strong.add(item.project_hint)
         for match in _EXPLICIT_PROJECT.finditer(item.text):
             name = next(group for group in match.groups() if group)
             if name.lower() not in cues.GENERIC_HEADINGS:
-                found.add(name)
-        for heading in set(item.headings[1:]):
+                strong.add(name)
+        for heading in item.headings[1:]:
             heading_match = _PROJECT_IN_HEADING.match(heading)
             if heading_match and heading_match.group(1).lower() not in cues.GENERIC_HEADINGS:
-                heading_words[heading_match.group(1)] += 1
-    found.update(word for word, count in heading_words.items() if count >= 2)
-    return sorted(found, key=lambda name: (-len(name), name))
+                heading_files.setdefault(heading_match.group(1), set()).add(item.file)
+    weak = {word for word, files in heading_files.items() if len(files) >= 2} - strong
+    return _longest_first(strong), _longest_first(weak)
 
 
-def _topic(item: NoteItem, projects: Sequence[str]) -> str | None:
-    lowered = item.text.lower()
-    for name in projects:
+def _longest_first(names: set[str]) -> list[str]:
+    return sorted(names, key=lambda name: (-len(name), name))
+
+
+def _mentions(text: str, names: Sequence[str]) -> str | None:
+    lowered = text.lower()
+    for name in names:
         if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", lowered):
             return name
-    for heading in reversed(item.headings):
-        for name in projects:
-            if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", heading.lower()):
-                return name
-    if item.project_hint:
-        for name in projects:
-            if name.lower() in item.project_hint.lower():
-                return name
+    return None
+
+
+def _topic(item: NoteItem, strong: Sequence[str], weak: Sequence[str]) -> str | None:
+    """The project an item is about: named in it, else in its headings, else the note's project."""
+    for names in (strong, weak):
+        found = _mentions(item.text, names) or _mentions(item.lead or "", names)
+        for heading in reversed(item.headings):
+            found = found or _mentions(heading, names)
+        if found:
+            return found
+        if names is strong and item.project_hint:
+            return _mentions(item.project_hint, strong) or None
     return None

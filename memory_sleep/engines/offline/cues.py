@@ -39,6 +39,13 @@ NARRATION = _words(
     r"opening (?:the|a)|trying (?:to|again)|time to|about to|moving on|alright)",
     r"^(?:ahora voy a|voy a|jetzt (?:schaue|prüfe)|ich (?:schaue|prüfe))",
 )
+STRONG_ROUTINE = _words(
+    r"\b(?:EOD|end-of-day|daily) summary\b",
+    r"\bsummary sent\b",
+    r"^checked (?:the )?(?:inbox|email|mail|slack)\b",
+    r"^ran the (?:test suite|tests)\b",
+    r"\bstandup (?:done|notes? posted)\b",
+)
 ROUTINE = _words(
     r"\bran (?:the )?(?:tests?|test suite|linter|build|migrations? locally|backup)\b",
     r"\ball (?:tests )?green\b",
@@ -59,6 +66,7 @@ ROUTINE = _words(
     r"\breviewed (?:a |the )?pr\b",
     r"\bmerged (?:a |the )?(?:small |minor )?pr\b",
     r"\bfixed (?:a |the |some )?(?:typo|lint|formatting|whitespace|flaky)\b",
+    r"\bposted (?:the |a )?(?:reminder|update)\b",
     r"\bbumped\b",
 )
 DEBUG = _words(
@@ -70,9 +78,13 @@ DEBUG = _words(
     r"^(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE)[: \]]",
     r"^[0-9a-f]{7,40} \S",
     r"\bexit (?:code|status) \d+",
-    r"^\w*(?:Error|Exception): ",
+    r"^[\w. ]{0,40}(?:Error|Exception)\b:",
     r"^npm (?:ERR|WARN)",
     r"^\s*at Object\.",
+)
+BRIEFING_HEADING = _words(
+    r"^(?:today|open|top priorities|priorities|open action items|action items|key context|context|warnings|"
+    r"recently decided|deadlines|blockers|risks|due soon|this week|reminders)\b",
 )
 RECALLED = _words(
     r"morning briefing",
@@ -100,14 +112,12 @@ DECISION = _words(
     r"\bopted\b",
     r"\bpolicy\b",
     r"\bgo(?:ing)? forward\b",
-    r"\bwe won'?t\b",
     r"\bdrop(?:ped|ping)? (?:support|the idea)\b",
     r"\bentschieden\b",
     r"\bentscheidung\b",
     r"\bdecid(?:imos|ido)\b",
     r"决定",
     r"決定",
-    r"\bapproved\b",
 )
 LESSON = _words(
     r"\blessons?\b",
@@ -145,7 +155,7 @@ ACTION = _words(
     r"\bhave to\b",
     r"\bmust\b",
     r"\bfollow[- ]up\b",
-    r"\bremind(?:er)?\b",
+    r"\bremind \w+ (?:to|about)\b",
     r"\bdeadline\b",
     r"\bdue\b",
     r"\bpending\b",
@@ -224,6 +234,8 @@ FINISHED = _words(
 )
 BLOCKED = _words(r"\bblocked\b", r"\bblocker\b", r"\bstuck on\b", r"\brejected\b", r"\boutage\b")
 DONE = _words(
+    r"✅",
+    r"\bdelivered\b",
     r"^\s*(?:[-*+]\s+)?(?:✅|☑️|✔️?)",
     r"^\s*(?:[-*+]\s+)?(?:done|finished|completed|closed|resolved|sent|shipped)\s*[:!-]",
     r"\b(?:is|was|now) (?:done|sent|fixed|resolved|merged|closed)\b",

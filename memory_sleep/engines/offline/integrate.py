@@ -11,11 +11,69 @@ from ...models import EntryView, KeptItem, Operation
 from ...text import jaccard, shorten, similarity, tokens
 from . import cues
 
-ENTRY_MAX_CHARS = 240
+ENTRY_MAX_CHARS = 200
 _SAME = 0.8
 _RELATED = 0.5
+_RESTATED = 0.25
 _VALUE = re.compile(r"\d[\w.:/-]*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
+_CLAUSE_END = re.compile(r"(?<!\d)[.;]\s|\s[—–]\s|\s-\s")
+_LABELS = frozenset(
+    [
+        "note",
+        "todo",
+        "update",
+        "summary",
+        "lesson",
+        "til",
+        "status",
+        "fyi",
+        "done",
+        "next",
+        "plan",
+        "idea",
+        "question",
+        "answer",
+        "reason",
+        "why",
+        "eod",
+        "correction",
+        "important",
+        "reminder",
+        "action",
+    ]
+)
+_DECISION_WORDS = frozenset(
+    [
+        "decided",
+        "decision",
+        "decisions",
+        "reversing",
+        "reverse",
+        "reversed",
+        "call",
+        "last",
+        "week",
+        "week's",
+        "agreed",
+        "going",
+        "will",
+        "use",
+        "moves",
+        "move",
+        "moving",
+        "switch",
+        "switching",
+        "switched",
+        "back",
+        "instead",
+        "from",
+        "now",
+        "on",
+        "go",
+        "with",
+    ]
+)
 
 
 @dataclass
@@ -64,7 +122,8 @@ def entry_text(kept: KeptItem) -> str:
         line = re.sub(r"\*\*([^*]+)\*\*", r"\1", line).strip()
         if line:
             lines.append(line.rstrip(".;"))
-    text = shorten("; ".join(lines), ENTRY_MAX_CHARS)
+    lead = re.sub(r"\*\*([^*]+)\*\*", r"\1", kept.item.lead or "").strip()
+    text = shorten((f"{lead}: " if lead else "") + "; ".join(lines), ENTRY_MAX_CHARS)
     if kept.topic and text.lower().startswith(kept.topic.lower() + ":"):
         text = text[len(kept.topic) + 1 :].strip()
     if kept.deadline and kept.deadline.isoformat() not in text:
@@ -75,25 +134,19 @@ def entry_text(kept: KeptItem) -> str:
 def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Operation:
     words = tokens(text)
     section = SECTION_FOR.get(kept.category)
-    best: _Candidate | None = None
-    best_score = 0.0
-    for candidate in candidates:
-        if kept.topic and candidate.topic and candidate.topic != kept.topic:
-            continue
-        score = similarity(words, candidate.words)
-        if score > best_score:
-            best, best_score = candidate, score
     item_id = kept.item.id
+    comparable = [c for c in candidates if not (kept.topic and c.topic and c.topic != kept.topic)]
+    scored = sorted(((similarity(words, c.words), c) for c in comparable), key=lambda pair: -pair[0])
+    best_score, best = scored[0] if scored else (0.0, None)
     if (
         best is not None
         and best_score >= _SAME
         and jaccard(words, best.words) >= 0.5
         and not _values_differ(text, best.text)
     ):
-        if best.ref is None:
-            return Operation(item_id=item_id, op="noop", reason="repeats an item of this run")
-        return Operation(item_id=item_id, op="noop", target=best.ref, reason="already in memory")
-    rival = _contradicted(kept, text, words, [c for c in candidates if c.ref and c.section == section])
+        return _noop(item_id, best, "already in memory")
+    same_section = [c for c in comparable if c.ref and c.section == section]
+    rival = _contradicted(kept, text, same_section)
     if rival is not None:
         return Operation(
             item_id=item_id,
@@ -102,45 +155,103 @@ def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Oper
             text=text,
             reason="newer statement on the same subject",
         )
-    if (
-        best is not None
-        and best.ref
-        and best.section == section
-        and best_score >= _RELATED
-        and best.words < words
-    ):
-        return Operation(
-            item_id=item_id, op="update", target=best.ref, text=text, reason="adds detail to an entry"
-        )
+    for score, candidate in scored:
+        if candidate.section == section and _restates(text, candidate.text, score):
+            return _noop(item_id, candidate, "restates a fact already in memory")
+    for score, candidate in scored:
+        if score < _RELATED:
+            break
+        if candidate.section != section:
+            continue
+        if jaccard(words, candidate.words) >= 0.4 and candidate.ref:
+            return Operation(
+                item_id=item_id,
+                op="update",
+                target=candidate.ref,
+                text=text,
+                reason="newer wording of an entry",
+            )
+    if kept.category == "action" and kept.deadline:
+        same_task = _same_deadline_task(kept, words, same_section)
+        if same_task is not None:
+            return Operation(
+                item_id=item_id, op="update", target=same_task.ref, text=text, reason="news on an open action"
+            )
     return Operation(item_id=item_id, op="add", text=text, reason="new")
 
 
-def _contradicted(
-    kept: KeptItem, text: str, words: frozenset[str], same_section: Sequence[_Candidate]
-) -> _Candidate | None:
-    """An entry on the same subject that this newer item changes: same key with a new value, or a reversal."""
+def _noop(item_id: str, candidate: _Candidate, reason: str) -> Operation:
+    if candidate.ref is None:
+        return Operation(item_id=item_id, op="noop", reason="repeats an item of this run")
+    return Operation(item_id=item_id, op="noop", target=candidate.ref, reason=reason)
+
+
+def _contradicted(kept: KeptItem, text: str, same_section: Sequence[_Candidate]) -> _Candidate | None:
+    """An entry on the same subject that this newer item changes: a new value for the same key or
+    subject, or an explicit reversal ("switching back to", "instead of", "reversing")."""
     if kept.category not in ("decision", "fact", "relationship"):
         return None
     reversal = bool(cues.REVERSAL.search(text))
     key = _subject_key(text)
+    subject = _subject_words(text)
     best, best_score = None, 0.0
     for candidate in same_section:
-        if kept.topic != candidate.topic and (kept.topic is not None and candidate.topic is not None):
-            continue
         if key and key == _subject_key(candidate.text) and _value_part(text) != _value_part(candidate.text):
             return candidate
-        subject_overlap = jaccard(_without_values(words), _without_values(candidate.words))
-        score = subject_overlap + (0.25 if reversal else 0.0)
-        differs = _values_differ(text, candidate.text)
-        related = (reversal and subject_overlap >= 0.2) or (differs and subject_overlap >= 0.45)
-        if related and score > best_score:
+        other = _subject_words(candidate.text)
+        shared = len(subject & other)
+        score = similarity(subject, other)
+        changed_value = _values_differ(_first_clause(text), _first_clause(candidate.text))
+        if (
+            shared >= 2
+            and ((reversal and score >= 0.4) or (changed_value and score >= 0.5))
+            and score > best_score
+        ):
             best, best_score = candidate, score
     return best
 
 
+def _same_deadline_task(
+    kept: KeptItem, words: frozenset[str], actions: Sequence[_Candidate]
+) -> _Candidate | None:
+    assert kept.deadline is not None
+    due = kept.deadline.isoformat()
+    for candidate in actions:
+        shared = _informative(words) & _informative(candidate.words)
+        if due in candidate.text and (len(shared) >= 2 or any(len(word) >= 6 for word in shared)):
+            return candidate
+    return None
+
+
+def _first_clause(text: str) -> str:
+    return _CLAUSE_END.split(text, maxsplit=1)[0]
+
+
+def _subject_words(text: str) -> frozenset[str]:
+    """Content words of the first clause, without values and decision vocabulary."""
+    return frozenset(
+        w for w in tokens(_first_clause(text)) if not _VALUE.fullmatch(w) and w not in _DECISION_WORDS
+    )
+
+
+def _informative(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(w for w in words if len(w) >= 4 and w not in _DECISION_WORDS and not _VALUE.fullmatch(w))
+
+
+def _restates(a: str, b: str, word_similarity: float) -> bool:
+    """Both name the same host, URL or identifier, and either the wording or more values agree."""
+    shared = set(_VALUE.findall(a.lower())) & set(_VALUE.findall(b.lower()))
+    distinctive = any(len(value) >= 6 and any(ch.isalpha() for ch in value) for value in shared)
+    return distinctive and (word_similarity >= _RESTATED or len(shared) >= 2)
+
+
 def _subject_key(text: str) -> str | None:
+    """The key of a `Key: value` statement, unless the key is a label such as "Decided" or "TODO"."""
     match = _KEY_VALUE.match(text)
-    return " ".join(tokens(match.group(1))) if match else None
+    if not match:
+        return None
+    words = tokens(match.group(1)) - _DECISION_WORDS - _LABELS
+    return " ".join(sorted(words)) or None
 
 
 def _value_part(text: str) -> str:
@@ -151,7 +262,3 @@ def _value_part(text: str) -> str:
 def _values_differ(a: str, b: str) -> bool:
     values_a, values_b = set(_VALUE.findall(a.lower())), set(_VALUE.findall(b.lower()))
     return bool(values_a and values_b and values_a.isdisjoint(values_b))
-
-
-def _without_values(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(word for word in words if not _VALUE.fullmatch(word))

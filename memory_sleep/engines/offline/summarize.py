@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import date
 
-from ...models import KeptItem, ProjectFields, WeeklySummary
-from ...text import shorten
+from ...models import EntryView, KeptItem, ProjectFields, WeeklySummary
+from ...text import deadline_in, shorten
 from ..base import ProjectContext
 from . import cues
 from .integrate import entry_text
 
-_NAME = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
+_NAME = re.compile(r"\b([A-Z][a-zà-ÿ]+ [A-Z][a-zà-ÿ]+)\b")
 _NOT_NAMES = frozenset(
     [
         "The",
@@ -112,7 +113,7 @@ class OfflineSummarizer:
         status = current.status if current else "active"
         for kept in events:
             text = entry_text(kept)
-            if kept.category == "status" and cues.FINISHED.search(text):
+            if kept.category == "status" and project_finished(context.name, text):
                 kind = "cancelled" if re.search(r"cancel", text, re.I) else "completed"
                 status = f"{kind}: {shorten(text, 100)} ({kept.item.day.isoformat()})"
             elif (
@@ -135,10 +136,8 @@ class OfflineSummarizer:
                 ),
             )
             last_event = f"{shorten(entry_text(latest), SUMMARY_LINE_CHARS)} ({latest.item.day.isoformat()})"
-        dated = sorted((a for a in context.open_actions if a.day), key=lambda a: (a.day, a.text))
         if context.open_actions:
-            chosen = dated[0] if dated else context.open_actions[0]
-            next_step = shorten(chosen.text, SUMMARY_LINE_CHARS)
+            next_step = shorten(_most_urgent(context.open_actions, context.today).text, SUMMARY_LINE_CHARS)
         elif status.startswith(("completed", "cancelled")):
             next_step = "—"
         else:
@@ -155,6 +154,35 @@ class OfflineSummarizer:
         topics = ", ".join(sorted(t for t in highlights if t != "General")) or "no named project"
         overview = f"{len(items)} items kept, {discarded} discarded over {len(days)} day(s) with notes; projects: {topics}."
         return WeeklySummary(overview=overview, highlights=dict(sorted(highlights.items())))
+
+
+def project_finished(name: str, text: str) -> bool:
+    """Whether `text` says the project itself is done or cancelled ("Cobalt is cancelled", "project closed")."""
+    project = re.escape(name)
+    said_of_project = re.search(
+        rf"\b{project}\b[^.;:]{{0,30}}?\b(?:is|was|now|has been|got)\s+(?:officially\s+)?(?:done|complete|completed|finished|cancel(?:l)?ed|closed|over|shut down|wound down)\b",
+        text,
+        re.I,
+    )
+    acted_on_project = re.search(
+        rf"\b(?:cancel(?:l)?(?:ed|ing)?|clos(?:ed|ing)|shut(?:ting)? down|wrap(?:ped|ping) up|sunset(?:ting)?)\s+(?:the\s+)?{project}\b(?!\s*(?:cluster|repo|job|bucket|service))",
+        text,
+        re.I,
+    )
+    project_closed = re.search(
+        r"\bproject (?:is )?(?:closed|complete|completed|finished|cancel(?:l)?ed)\b", text, re.I
+    ) and re.search(rf"\b{project}\b", text, re.I)
+    return bool(said_of_project or acted_on_project or project_closed)
+
+
+def _most_urgent(actions: Sequence[EntryView], today: date) -> EntryView:
+    """The open action due soonest (overdue ones first); undated ones after all dated ones."""
+
+    def due(action: EntryView) -> tuple[bool, date]:
+        deadline = deadline_in(action.text, action.day or today)
+        return deadline is None, deadline or date.max
+
+    return min(actions, key=due)
 
 
 def _contacts(current: str, events: Sequence[KeptItem], project: str) -> str:
