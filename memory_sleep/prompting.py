@@ -1,0 +1,38 @@
+"""Rendering the Jinja prompt templates shipped in prompts/ (or a user's override folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .errors import ConfigError
+
+
+def template_folders(override: Path | None) -> list[Path]:
+    """Where templates are looked up, first match wins: the user's prompts_dir, then the packaged ones."""
+    import memory_sleep.prompts as packaged
+
+    folders = [Path(next(iter(packaged.__path__)))]
+    return [override, *folders] if override else folders
+
+
+def render_prompt(name: str, override: Path | None = None, **values: Any) -> str:
+    """Render prompts/NAME with StrictUndefined: a missing value is an error, never an empty string."""
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(folder) for folder in template_folders(override)]),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+    )
+    try:
+        return environment.get_template(name).render(**values)
+    except jinja2.TemplateNotFound:
+        raise ConfigError(
+            f"Prompt template {name} not found in {', '.join(map(str, template_folders(override)))}."
+        ) from None
+    except jinja2.UndefinedError as error:
+        raise ConfigError(
+            f"Prompt template {name}: {error.message}. An override in prompts_dir may be outdated."
+        ) from None
