@@ -21,7 +21,7 @@ TEMPLATES = sorted(p.name for p in (REPO / "prompts").glob("*.j2"))
 def test_every_template_renders_with_strict_undefined() -> None:
     text = render_prompt("nrem_classify.md.j2", projects=["Atlas"], memory=[], items=[])
     assert "KEEP" in text and "Atlas" in text
-    with pytest.raises(ConfigError, match="nrem_classify.md.j2"):
+    with pytest.raises(ConfigError, match=r"nrem_classify\.md\.j2"):
         render_prompt("nrem_classify.md.j2", projects=[])
 
 
