@@ -133,6 +133,12 @@ class ProjectBlock:
                 self.lines[index] = _strip_newline(line)[: match.start(2)] + value + ending
                 changed = True
         insert_at = last_field_index + 1 if last_field_index >= 0 else _content_end(self.lines)
+        if wanted:
+            # the block may end the file without a newline; new lines must not run on from it
+            if insert_at > 0 and not self.lines[insert_at - 1].endswith("\n"):
+                self.lines[insert_at - 1] += newline
+            elif insert_at == 0 and not self.heading_raw.endswith("\n"):
+                self.heading_raw += newline
         for offset, (name, value) in enumerate(wanted.items()):
             self.lines.insert(insert_at + offset, f"- {name}: {' '.join(value.split())}{newline}")
             changed = True
@@ -243,10 +249,15 @@ class MemoryDocument:
     def add_entry(self, title: str, entry: Entry) -> None:
         section = self.section(title)
         entries_at = [i for i, block in enumerate(section.blocks) if isinstance(block, Entry)]
-        if entries_at:
-            section.blocks.insert(entries_at[-1] + 1, entry)
-            return
-        section.blocks.insert(_tail_start(section.blocks), entry)
+        position = entries_at[-1] + 1 if entries_at else _tail_start(section.blocks)
+        # the file may end without a newline; the new bullet must start a line of its own
+        previous = section.blocks[position - 1] if position > 0 else None
+        if previous is None:
+            if not section.heading_raw.endswith("\n"):
+                section.heading_raw += self.newline
+        elif isinstance(previous, Entry | RawBlock) and previous.raw and not previous.raw.endswith("\n"):
+            previous.raw += self.newline
+        section.blocks.insert(position, entry)
 
     def remove_entry(self, entry: Entry) -> None:
         for section in self.sections:

@@ -129,6 +129,11 @@ class SafeWriter:
 
     def undo(self, force: bool = False) -> Manifest:
         """Put back every file the last run changed, as it was before that run."""
+        # a run that died mid-write is the last run; undoing an earlier one instead would leave its
+        # half-written files, and the next run's recover() would then overwrite the undone state
+        rolled = self.recover()
+        if rolled:
+            return next(m for m in self.manifests() if m.run_id == rolled[-1])
         done = [m for m in self.manifests() if m.status == "done"]
         if not done:
             raise UndoError("Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots.")

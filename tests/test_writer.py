@@ -1,0 +1,258 @@
+"""The safe writer: snapshots before writes, atomic writes, undo, crash recovery, pruning."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memory_sleep.errors import UndoError, WorkspaceError
+from memory_sleep.writer import FileChange, SafeWriter, atomic_write, sha256
+
+OLD_MEMORY = b"# MEMORY.md\r\n\r\n## Facts\r\n- a (2026-01-01)   \r\n"
+OLD_BRIEFING = b"old briefing \xe2\x9c\x93"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "MEMORY.md").write_bytes(OLD_MEMORY)
+    (workspace / "memory" / "briefing.md").write_bytes(OLD_BRIEFING)
+    return workspace
+
+
+def make_writer(root: Path, keep: int = 30) -> SafeWriter:
+    return SafeWriter(root, root / "memory" / ".sleep" / "snapshots", keep=keep)
+
+
+def snapshot_dir(root: Path, run_id: str) -> Path:
+    return root / "memory" / ".sleep" / "snapshots" / run_id
+
+
+def files_under(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def test_apply_writes_snapshots_and_skips_unchanged_files(root: Path) -> None:
+    writer = make_writer(root)
+    manifest = writer.apply(
+        "run-1",
+        [
+            FileChange("MEMORY.md", b"new memory\n"),
+            FileChange("memory/briefing.md", OLD_BRIEFING),
+            FileChange("memory/weekly/2026-W46.md", b"week\n"),
+        ],
+    )
+    assert manifest is not None
+    assert manifest.status == "done"
+    assert [(f.path, f.before_sha256, f.after_sha256) for f in manifest.files] == [
+        ("MEMORY.md", sha256(OLD_MEMORY), sha256(b"new memory\n")),
+        ("memory/weekly/2026-W46.md", None, sha256(b"week\n")),
+    ]
+    assert (root / "MEMORY.md").read_bytes() == b"new memory\n"
+    assert (root / "memory" / "weekly" / "2026-W46.md").read_bytes() == b"week\n"
+    assert (root / "memory" / "briefing.md").read_bytes() == OLD_BRIEFING
+    assert files_under(snapshot_dir(root, "run-1")) == ["files/MEMORY.md", "manifest.json"]
+    assert (snapshot_dir(root, "run-1") / "files" / "MEMORY.md").read_bytes() == OLD_MEMORY
+    assert [m.run_id for m in writer.manifests()] == ["run-1"]
+
+
+def test_apply_with_nothing_to_change_returns_none_and_writes_nothing(root: Path) -> None:
+    writer = make_writer(root)
+    assert (
+        writer.apply("run-1", [FileChange("MEMORY.md", OLD_MEMORY), FileChange("memory/none.md", None)])
+        is None
+    )
+    assert writer.apply("run-2", []) is None
+    assert not (root / "memory" / ".sleep").exists()
+
+
+def test_undo_restores_exact_bytes_and_deletes_created_files(root: Path) -> None:
+    writer = make_writer(root)
+    writer.apply(
+        "run-1",
+        [
+            FileChange("MEMORY.md", b"new memory\n"),
+            FileChange("memory/briefing.md", None),
+            FileChange("memory/weekly/2026-W46.md", b"week\n"),
+        ],
+    )
+    assert not (root / "memory" / "briefing.md").exists()
+    undone = writer.undo()
+    assert undone.run_id == "run-1"
+    assert undone.status == "undone"
+    assert (root / "MEMORY.md").read_bytes() == OLD_MEMORY
+    assert (root / "memory" / "briefing.md").read_bytes() == OLD_BRIEFING
+    assert not (root / "memory" / "weekly" / "2026-W46.md").exists()
+    assert [m.status for m in make_writer(root).manifests()] == ["undone"]
+
+
+def test_undo_goes_back_one_run_at_a_time(root: Path) -> None:
+    writer = make_writer(root)
+    writer.apply("run-1", [FileChange("MEMORY.md", b"one\n")])
+    writer.apply("run-2", [FileChange("MEMORY.md", b"two\n")])
+    assert writer.undo().run_id == "run-2"
+    assert (root / "MEMORY.md").read_bytes() == b"one\n"
+    assert writer.undo().run_id == "run-1"
+    assert (root / "MEMORY.md").read_bytes() == OLD_MEMORY
+    with pytest.raises(UndoError) as caught:
+        writer.undo()
+    assert str(caught.value) == (
+        "Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots."
+    )
+
+
+def test_undo_refuses_when_a_file_was_edited_after_the_run(root: Path) -> None:
+    writer = make_writer(root)
+    writer.apply(
+        "run-1", [FileChange("MEMORY.md", b"new memory\n"), FileChange("memory/weekly/w.md", b"week\n")]
+    )
+    (root / "MEMORY.md").write_bytes(b"hand edit\n")
+    with pytest.raises(UndoError) as caught:
+        writer.undo()
+    assert str(caught.value).startswith(
+        "Changed since run run-1: MEMORY.md. Undo would overwrite those edits;"
+    )
+    assert "memory-sleep undo --force" in str(caught.value)
+    assert (root / "MEMORY.md").read_bytes() == b"hand edit\n"
+    assert (root / "memory" / "weekly" / "w.md").read_bytes() == b"week\n"
+    assert [m.status for m in writer.manifests()] == ["done"]
+
+
+def test_forced_undo_keeps_the_overwritten_version_under_the_snapshot(root: Path) -> None:
+    writer = make_writer(root)
+    writer.apply("run-1", [FileChange("MEMORY.md", b"new memory\n"), FileChange("memory/new.md", b"n\n")])
+    (root / "MEMORY.md").write_bytes(b"hand edit\n")
+    (root / "memory" / "new.md").write_bytes(b"edited too\n")
+    writer.undo(force=True)
+    assert (root / "MEMORY.md").read_bytes() == OLD_MEMORY
+    assert not (root / "memory" / "new.md").exists()
+    kept = [p for p in files_under(snapshot_dir(root, "run-1")) if p.startswith("overwritten-")]
+    assert [p.split("/", 1)[1] for p in kept] == ["MEMORY.md", "memory/new.md"]
+    folder = snapshot_dir(root, "run-1")
+    assert {(folder / p).read_bytes() for p in kept} == {b"hand edit\n", b"edited too\n"}
+
+
+def test_undo_accepts_a_file_already_back_to_its_old_bytes(root: Path) -> None:
+    writer = make_writer(root)
+    writer.apply("run-1", [FileChange("MEMORY.md", b"new\n"), FileChange("memory/briefing.md", b"b\n")])
+    (root / "MEMORY.md").write_bytes(OLD_MEMORY)
+    writer.undo()
+    assert (root / "memory" / "briefing.md").read_bytes() == OLD_BRIEFING
+
+
+def test_recover_rolls_back_a_run_left_writing(root: Path) -> None:
+    writer = make_writer(root)
+    writer.apply("run-1", [FileChange("MEMORY.md", b"new memory\n"), FileChange("memory/w.md", b"w\n")])
+    manifest_path = snapshot_dir(root, "run-1") / "manifest.json"
+    manifest_path.write_text(manifest_path.read_text().replace('"status": "done"', '"status": "writing"'))
+    assert make_writer(root).recover() == ["run-1"]
+    assert (root / "MEMORY.md").read_bytes() == OLD_MEMORY
+    assert not (root / "memory" / "w.md").exists()
+    assert [m.status for m in writer.manifests()] == ["rolled-back"]
+    assert writer.recover() == []
+    with pytest.raises(UndoError):
+        writer.undo()
+
+
+def test_a_crash_between_writes_leaves_old_or_new_files_and_recover_restores_all(root: Path) -> None:
+    (root / "memory" / "c.md").write_bytes(b"old c\n")
+    script = (
+        "import sys; from pathlib import Path; from memory_sleep.writer import FileChange, SafeWriter\n"
+        "root = Path(sys.argv[1])\n"
+        "SafeWriter(root, root / 'memory/.sleep/snapshots').apply('run-1', [\n"
+        "    FileChange('MEMORY.md', b'new memory'), FileChange('memory/briefing.md', b'new briefing'),\n"
+        "    FileChange('memory/c.md', b'new c')])\n"
+    )
+    environment = {**os.environ, "MEMORY_SLEEP_CRASH_AFTER_WRITES": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(root)], env=environment, capture_output=True, timeout=60
+    )
+    assert done.returncode == 137, done.stderr
+    old = {"MEMORY.md": OLD_MEMORY, "memory/briefing.md": OLD_BRIEFING, "memory/c.md": b"old c\n"}
+    new = {"MEMORY.md": b"new memory", "memory/briefing.md": b"new briefing", "memory/c.md": b"new c"}
+    now = {path: (root / path).read_bytes() for path in old}
+    assert now == {
+        "MEMORY.md": new["MEMORY.md"],
+        **{p: old[p] for p in ["memory/briefing.md", "memory/c.md"]},
+    }
+    assert [path for path, data in now.items() if data not in (old[path], new[path])] == []
+    assert [p.name for p in root.rglob("*.tmp")] == []
+    writer = make_writer(root)
+    assert [m.status for m in writer.manifests()] == ["writing"]
+    assert writer.recover() == ["run-1"]
+    assert {path: (root / path).read_bytes() for path in old} == old
+
+
+def test_pruning_keeps_the_last_snapshots(root: Path) -> None:
+    writer = make_writer(root, keep=2)
+    for number in range(1, 5):
+        writer.apply(f"run-{number}", [FileChange("MEMORY.md", f"v{number}\n".encode())])
+    assert [m.run_id for m in writer.manifests()] == ["run-3", "run-4"]
+    assert sorted(p.name for p in (root / "memory" / ".sleep" / "snapshots").iterdir()) == ["run-3", "run-4"]
+    assert writer.undo().run_id == "run-4"
+    assert (root / "MEMORY.md").read_bytes() == b"v3\n"
+
+
+def test_writes_never_follow_a_symlink(root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(b"outside\n")
+    (root / "memory" / "briefing.md").unlink()
+    os.symlink(outside, root / "memory" / "briefing.md")
+    writer = make_writer(root)
+    with pytest.raises(WorkspaceError) as caught:
+        writer.apply("run-1", [FileChange("MEMORY.md", b"new\n"), FileChange("memory/briefing.md", b"x")])
+    assert str(caught.value) == (
+        "memory/briefing.md: is a link; memory-sleep never writes through links. Replace it with a file."
+    )
+    assert outside.read_bytes() == b"outside\n"
+    assert (root / "MEMORY.md").read_bytes() == OLD_MEMORY
+    assert writer.manifests() == []
+
+
+def test_atomic_write_preserves_mode_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    target.write_bytes(b"old")
+    target.chmod(0o600)
+    atomic_write(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    created = tmp_path / "deep" / "er" / "new.md"
+    atomic_write(created, b"")
+    assert created.read_bytes() == b""
+    assert stat.S_IMODE(created.stat().st_mode) == 0o644
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "deep",
+        "deep/er",
+        "deep/er/new.md",
+        "notes.md",
+    ]
+
+
+def test_atomic_write_failure_leaves_the_old_file_and_no_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    target.write_bytes(b"old")
+    with pytest.raises(TypeError):
+        atomic_write(target, "not bytes")  # type: ignore[arg-type]
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.md"]
+
+
+def test_undo_after_a_crashed_run_rolls_that_run_back_and_stops(root: Path) -> None:
+    writer = make_writer(root)
+    writer.apply("run-1", [FileChange("MEMORY.md", b"one\n")])
+    writer.apply("run-2", [FileChange("MEMORY.md", b"two\n"), FileChange("memory/briefing.md", b"b2")])
+    manifest_path = snapshot_dir(root, "run-2") / "manifest.json"
+    manifest_path.write_text(manifest_path.read_text().replace('"status": "done"', '"status": "writing"'))
+    (root / "memory" / "briefing.md").write_bytes(OLD_BRIEFING)  # the crash came before this write
+    assert writer.undo().run_id == "run-2"
+    assert (root / "MEMORY.md").read_bytes() == b"one\n"
+    assert (root / "memory" / "briefing.md").read_bytes() == OLD_BRIEFING
+    assert [m.status for m in writer.manifests()] == ["done", "rolled-back"]
+    assert writer.recover() == []
+    assert (root / "MEMORY.md").read_bytes() == b"one\n"
