@@ -17,6 +17,7 @@ from .lock import workspace_lock
 from .memory_doc import HEADER, MemoryDocument
 from .models import KeptItem
 from .phases import briefing, nrem, projects, rem, stale, weekly
+from .sidecar.hook import index_after_run
 from .state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
 from .workspace import Discovery, NoteFile, Workspace, discover
 from .writer import FileChange, SafeWriter, new_run_id
@@ -75,6 +76,11 @@ def run_cycle(
         if report.changes:
             say("writing")
             writer.apply(report.run_id, report.changes)
+        if config.sidecar.enabled:
+            say("indexing the vector sidecar")
+            sidecar_warning = index_after_run(workspace, config)
+            if sidecar_warning:
+                report.record.warnings.append(sidecar_warning)
     return report
 
 
@@ -169,6 +175,8 @@ class _Planner:
             llmCalls=self.engine.usage.calls,
             inputTokens=self.engine.usage.input_tokens,
             outputTokens=self.engine.usage.output_tokens,
+            estimatedCostUsd=self.engine.usage.estimated_cost_usd,
+            llmUsage=sleep_log.phase_records(self.engine.usage.phases),
             durationSeconds=round(time.monotonic() - started, 3),
             operations=self.operation_counts,
             entriesArchived=len(self.archived),
@@ -225,11 +233,10 @@ class _Planner:
         self.operation_counts = outcome.counts()
         self.warnings.extend(outcome.rejected)
         self.archived.extend(outcome.archived)
-        for kept in waiting:
-            if kept.item.id in outcome.integrated_ids:
-                name = kept.item.file.removeprefix("memory/")
-                self.note_states[name].items[kept.item.id].integrated = True
-                self.changed_notes.add(name)
+        for kept, operation in outcome.applied:
+            name = kept.item.file.removeprefix("memory/")
+            self.note_states[name].items[kept.item.id].operation = operation.op
+            self.changed_notes.add(name)
         self.state.pending = {
             k: [i for i in ids if i not in outcome.integrated_ids] for k, ids in self.state.pending.items()
         }

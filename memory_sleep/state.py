@@ -14,7 +14,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import StoreError
-from .models import Category, DiscardReason, Verdict
+from .models import Category, DiscardReason, OperationKind, Verdict
 
 STATE_VERSION = 1
 M = TypeVar("M", bound=BaseModel)
@@ -35,7 +35,12 @@ class ItemRecord(_Model):
     text: str = ""
     deadline: date | None = None
     closes_action: bool = False
-    integrated: bool = False
+    operation: OperationKind | None = None
+
+    @property
+    def integrated(self) -> bool:
+        """REM has placed this item (any operation, noop included)."""
+        return self.operation is not None
 
 
 class NoteState(_Model):
