@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from ..engines.base import Classifier, ClassifyContext
+from ..engines.redact import redact_items
 from ..models import Classification, NoteItem
 from ..notes import NoteReadError, read_note
 from ..state import ItemRecord, NoteState
@@ -66,6 +67,7 @@ def run_nrem(
             mtime_ns=stat.st_mtime_ns,
             items=items,
         )
+    fresh = redact_items(fresh)  # only new text is scanned; nothing downstream ever sees the secret
     for start in range(0, len(fresh), batch_size):
         batch = fresh[start : start + batch_size]
         verdicts = validated(batch, classifier.classify(batch, context))

@@ -1,0 +1,168 @@
+"""Secrets redaction: API keys, tokens, private keys, passwords and connection strings become a marker.
+
+Runs on new note items before anything is classified, stored, written or sent to a model, and again
+on every prompt as a safety net. detect-secrets was measured first (see README-engines.md): on the
+generated workspaces its pattern plugins found 3 of 8 planted secret kinds and its entropy plugins
+flagged tens of thousands of benign lines in markdown, at about 0.1 MB/s; so the rules below are
+our own, in the shape of gitleaks' rules: a known prefix, a credential inside a URL, or a value
+assigned to a secret-sounding key that looks like a credential rather than a word.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..models import NoteItem
+
+_PREFIXED: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("anthropic key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    ("openai key", re.compile(r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}")),
+    ("api key", re.compile(r"\bsk-[A-Za-z0-9]{32,}\b")),
+    ("aws access key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b")),
+    ("github token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b")),
+    ("gitlab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("google api key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("stripe key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}\b")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
+    ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("huggingface token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
+)
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    re.S,
+)
+_URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@`'\"]+:([^\s@/`'\"]+)@[^\s`'\"]+", re.I)
+_ASSIGNED = re.compile(
+    r"(?i)\b(?P<key>[a-z0-9_.-]*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?))\b[\"'`]?"
+    r"(?P<sep>\s*(?:[:=]|=>|\bis\b)\s*)[\"'`]?(?P<value>[^\s\"'`,;]{6,})"
+)
+_WORDLIKE = re.compile(r"^[a-z]+(?:[-_][a-z]+)*[.!?:]?$")
+_PLACEHOLDER = re.compile(
+    r"^(?:x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Z_]+\}?|\{\{.*\}\}|redacted|changeme|example\S*)$", re.I
+)
+_CANDIDATE = re.compile(
+    r"[A-Za-z0-9+/=_-]{16,}|://[^\s/@]+:[^\s/@]+@|(?i:pass|pwd|secret|token|key|credential|BEGIN)"
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    start: int
+    end: int
+
+
+def marker(kind: str, source: str) -> str:
+    """What replaces a secret: its kind and the note it came from (which still holds it)."""
+    return f"[redacted {kind}, see {source}]"
+
+
+def find_secrets(text: str) -> list[Finding]:
+    """Secrets in `text`, as non-overlapping spans, first first."""
+    if not _CANDIDATE.search(text):
+        return []
+    found = [Finding("private key", m.start(), m.end()) for m in _PRIVATE_KEY.finditer(text)]
+    for line_start, line in _lines(text):
+        found.extend(_line_findings(line, line_start))
+    return _without_overlaps(found)
+
+
+def redact(text: str, source: str) -> str:
+    """`text` with each secret replaced by a marker naming `source`."""
+    findings = find_secrets(text)
+    for finding in reversed(findings):
+        text = text[: finding.start] + marker(finding.kind, source) + text[finding.end :]
+    return text
+
+
+def redact_items(items: Sequence[NoteItem]) -> list[NoteItem]:
+    """New note items with their secrets redacted; ids and positions stay as they were."""
+    return [
+        item.model_copy(update={"text": cleaned})
+        if (cleaned := redact(item.text, item.source)) != item.text
+        else item
+        for item in items
+    ]
+
+
+def redact_prompt(text: str) -> str:
+    """A prompt about to leave the machine, line by line (lines repeat across calls, so they are memoized)."""
+    if not _CANDIDATE.search(text):
+        return text
+    if _PRIVATE_KEY.search(text):
+        text = redact(text, "a note")
+    return "".join(_redact_line(line) for line in text.splitlines(keepends=True))
+
+
+@lru_cache(maxsize=8192)
+def _redact_line(line: str) -> str:
+    return redact(line, "a note")
+
+
+def _lines(text: str) -> Iterable[tuple[int, str]]:
+    position = 0
+    for line in text.splitlines(keepends=True):
+        yield position, line
+        position += len(line)
+
+
+def _line_findings(line: str, offset: int) -> list[Finding]:
+    if not _CANDIDATE.search(line):
+        return []
+    found = [
+        Finding(kind, offset + m.start(), offset + m.end())
+        for kind, pattern in _PREFIXED
+        for m in pattern.finditer(line)
+    ]
+    for m in _URL_CREDENTIALS.finditer(line):
+        if not _PLACEHOLDER.match(m.group(1)):
+            found.append(Finding("connection string", offset + m.start(), offset + m.end()))
+    for m in _ASSIGNED.finditer(line):
+        value = m.group("value").rstrip(".)]")
+        if _looks_like_credential(value, m.group("key")):
+            start = offset + m.start("value")
+            found.append(Finding(_kind_of(m.group("key")), start, start + len(value)))
+    return found
+
+
+def _looks_like_credential(value: str, key: str) -> bool:
+    """A value, not a word: 'password: Sommer2026#kigt' yes, 'token: expired' or 'key: value' no."""
+    if _PLACEHOLDER.match(value) or _WORDLIKE.match(value) or "[redacted" in value:
+        return False
+    if value.startswith(("http://", "https://", "/", "./", "~")) or re.fullmatch(r"[\d.:/-]+", value):
+        return False
+    classes = sum(bool(re.search(pattern, value)) for pattern in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]"))
+    if "pass" in key.lower() or "pwd" in key.lower():
+        return classes >= 2
+    return len(value) >= 16 and classes >= 2 and _entropy(value) >= 3.0
+
+
+def _kind_of(key: str) -> str:
+    lowered = key.lower()
+    if "pass" in lowered or "pwd" in lowered:
+        return "password"
+    if "token" in lowered:
+        return "token"
+    return "secret" if "secret" in lowered else "api key"
+
+
+def _entropy(value: str) -> float:
+    counts = {ch: value.count(ch) for ch in set(value)}
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _without_overlaps(found: list[Finding]) -> list[Finding]:
+    kept: list[Finding] = []
+    for finding in sorted(found, key=lambda f: (f.start, -(f.end - f.start))):
+        if kept and finding.start < kept[-1].end:
+            if finding.end > kept[-1].end:
+                kept[-1] = Finding(kept[-1].kind, kept[-1].start, finding.end)
+            continue
+        kept.append(finding)
+    return kept
