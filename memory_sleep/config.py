@@ -15,6 +15,14 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ModelPrice(_Section):
+    """USD per million tokens; `cached_input` for prompt-cache reads (default: the input price)."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+
+
 class EngineConfig(_Section):
     name: Literal["auto", "offline", "anthropic", "openai"] = "auto"
     model: str | None = None
@@ -23,6 +31,15 @@ class EngineConfig(_Section):
     max_tokens_per_run: int = Field(default=200_000, ge=0)
     batch_size: int = Field(default=20, ge=1)
     prompts_dir: Path | None = None
+    max_retries: int = Field(default=2, ge=0, le=10)
+    max_output_tokens: int = Field(default=4096, ge=256)
+    repair_attempts: int = Field(default=1, ge=0, le=3)
+    breaker_failures: int = Field(default=3, ge=1)
+    context_bytes: int = Field(default=6_000, ge=0)
+    structured_output: Literal["auto", "tool", "json_schema", "json_object"] = "auto"
+    require_llm: bool = False
+    cache: bool = True
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
 
 
 class ForgettingConfig(_Section):

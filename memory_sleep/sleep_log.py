@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+if TYPE_CHECKING:
+    from .engines.base import PhaseUsage
+
+
+class PhaseUsageRecord(BaseModel):
+    """One phase's LLM usage; `fallbacks` counts batches decided offline instead of by the model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    inputTokens: int = 0
+    outputTokens: int = 0
+    cacheHits: int = 0
+    fallbacks: int = 0
+    estimatedCostUsd: float | None = None
 
 
 class RunRecord(BaseModel):
@@ -27,6 +44,8 @@ class RunRecord(BaseModel):
     llmCalls: int = 0
     inputTokens: int = 0
     outputTokens: int = 0
+    estimatedCostUsd: float | None = None
+    llmUsage: dict[str, PhaseUsageRecord] = Field(default_factory=dict)
     durationSeconds: float = 0.0
     operations: dict[str, int] = Field(default_factory=dict)
     entriesArchived: int = 0
@@ -41,6 +60,40 @@ class SleepLog(RunRecord):
     """The file: the latest run at the top level, earlier runs (newest first) in `history`."""
 
     history: list[RunRecord] = Field(default_factory=list)
+
+
+def phase_records(phases: Mapping[str, PhaseUsage]) -> dict[str, PhaseUsageRecord]:
+    """An engine's per-phase usage as sleep-log.json keeps it."""
+    return {
+        phase: PhaseUsageRecord(
+            calls=usage.calls,
+            inputTokens=usage.input_tokens,
+            outputTokens=usage.output_tokens,
+            cacheHits=usage.cache_hits,
+            fallbacks=usage.fallbacks,
+            estimatedCostUsd=usage.estimated_cost_usd,
+        )
+        for phase, usage in phases.items()
+    }
+
+
+def engine_line(record: RunRecord) -> str:
+    """'Engine: anthropic (claude-haiku-4-5), 6 LLM calls, 9,120 input / 1,850 output tokens, about $0.0184'."""
+    line = f"Engine: {record.engine}{f' ({record.model})' if record.model else ''}"
+    if record.model is None:
+        return line
+    line += (
+        f", {record.llmCalls} LLM calls, {record.inputTokens:,} input / {record.outputTokens:,} output tokens"
+    )
+    if record.estimatedCostUsd is not None:
+        line += f", about ${record.estimatedCostUsd:.4f}"
+    cached = sum(usage.cacheHits for usage in record.llmUsage.values())
+    offline = sum(usage.fallbacks for usage in record.llmUsage.values())
+    if cached:
+        line += f"; {cached} answers from the cache"
+    if offline:
+        line += f"; {offline} batches decided offline (see warnings)"
+    return line
 
 
 def read_sleep_log(raw: bytes | None) -> SleepLog | None:

@@ -93,6 +93,40 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     warnings: list[str] = field(default_factory=list)
+    phases: dict[str, PhaseUsage] = field(default_factory=dict)
+    estimated_cost_usd: float | None = field(
+        default=None, metadata={"doc": "None when the model has no price in the table"}
+    )
+
+    def record(
+        self, phase: str, input_tokens: int, output_tokens: int, cost_usd: float | None, cached: bool = False
+    ) -> None:
+        """Count one answer (a provider call, or a cache hit that cost nothing) under `phase`."""
+        spent = self.phases.setdefault(phase, PhaseUsage())
+        if cached:
+            spent.cache_hits += 1
+            return
+        spent.calls += 1
+        spent.input_tokens += input_tokens
+        spent.output_tokens += output_tokens
+        self.calls += 1
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        if cost_usd is not None:
+            spent.estimated_cost_usd = round((spent.estimated_cost_usd or 0.0) + cost_usd, 6)
+            self.estimated_cost_usd = round((self.estimated_cost_usd or 0.0) + cost_usd, 6)
+
+
+@dataclass
+class PhaseUsage:
+    """One phase's share of a run's LLM usage; `fallbacks` counts batches decided offline instead."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_hits: int = 0
+    fallbacks: int = 0
+    estimated_cost_usd: float | None = None
 
 
 @dataclass

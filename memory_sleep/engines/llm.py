@@ -1,0 +1,235 @@
+"""An engine whose four decisions are made by a model behind `ModelClient`, with the offline engine as net.
+
+Each decision is one call per batch (never one per item), rendered from a template under prompts/,
+answered in a schema from schemas.py and checked here beyond the schema: ids the batch does not
+have, entries not shown, empty rewrites and dropped action items are sent back to the model with
+the problem; a batch still unusable after that is decided by the offline engine, with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..config import EngineConfig
+from ..models import Classification, EntryView, KeptItem, NoteItem, Operation
+from ..text import tokens
+from .base import Classifier, ClassifyContext, Engine, Integrator, Usage
+from .cache import ResponseCache
+from .calls import Ask, ModelCalls
+from .model import ModelClient
+from .offline import offline_engine
+from .redact import redact
+from .related import as_attribute, as_data, entry_data, related_entries
+from .schemas import ClassifyAnswer, EntryOperation, IntegrateAnswer, ItemVerdict
+from .summaries import LLMBriefer, LLMSummarizer
+
+ENTRY_MAX_CHARS = 300
+
+
+def llm_engine(
+    client: ModelClient,
+    config: EngineConfig,
+    cache_dir: Path | None = None,
+    prompts_dir: Path | None = None,
+) -> Engine:
+    """An Engine for `client`; `cache_dir` (memory/.sleep/llm-cache) enables the response cache."""
+    usage = Usage()
+    cache = ResponseCache(cache_dir) if cache_dir is not None and config.cache else None
+    calls = ModelCalls(client, config, usage, cache, prompts_dir)
+    fallback = offline_engine()
+    return Engine(
+        name=client.provider,
+        model=client.model,
+        classifier=LLMClassifier(calls, fallback.classifier, config.context_bytes),
+        integrator=LLMIntegrator(calls, fallback.integrator, config.context_bytes),
+        summarizer=LLMSummarizer(calls, fallback.summarizer),
+        briefer=LLMBriefer(calls, fallback.briefer),
+        usage=usage,
+        integrate_batch_size=config.batch_size,
+    )
+
+
+def _where(items: Sequence[NoteItem]) -> str:
+    first = items[0].source if items else "?"
+    return f"batch of {len(items)} items from {first}"
+
+
+class LLMClassifier:
+    """NREM through the model; the tool's own pasted output is never sent, and never kept."""
+
+    def __init__(self, calls: ModelCalls, fallback: Classifier, context_bytes: int) -> None:
+        self.calls, self.fallback, self.context_bytes = calls, fallback, context_bytes
+
+    def classify(self, items: Sequence[NoteItem], context: ClassifyContext) -> list[Classification]:
+        offline = self.fallback.classify(items, context)
+        by_id = {verdict.item_id: verdict for verdict in offline}
+        asked = [item for item in items if by_id[item.id].discard_reason != "recalled"]
+        if not asked:
+            return list(offline)
+        refs = {f"I{number}": item for number, item in enumerate(asked, start=1)}
+        memory = related_entries(context.memory, [item.text for item in asked], (), self.context_bytes)
+        views = [
+            {
+                "id": ref,
+                "source": item.source,
+                "headings": [as_attribute(heading) for heading in item.headings],
+                "text": as_data(item.text),
+            }
+            for ref, item in refs.items()
+        ]
+        answer = self.calls.ask(
+            Ask(
+                phase="nrem",
+                template="nrem_classify.md.j2",
+                values={"projects": list(context.projects), "memory": entry_data(memory), "items": views},
+                schema=ClassifyAnswer,
+                what=f"NREM {_where(asked)}",
+                check=lambda answer: _classify_problems(answer, refs),
+            )
+        )
+        if answer is None:
+            return list(offline)
+        for verdict in answer.classifications:
+            item = refs[verdict.id]
+            by_id[item.id] = _classification(item, verdict, context.projects, by_id[item.id])
+        return [by_id[item.id] for item in items]
+
+
+def _classify_problems(answer: ClassifyAnswer, refs: dict[str, NoteItem]) -> list[str]:
+    problems = []
+    seen = [verdict.id for verdict in answer.classifications]
+    unknown = sorted(set(seen) - refs.keys())
+    missing = [ref for ref in refs if ref not in seen]
+    doubled = sorted({ref for ref in seen if seen.count(ref) > 1})
+    if unknown:
+        problems.append(f"unknown item ids {', '.join(unknown)} (only {', '.join(refs)} exist)")
+    if missing:
+        problems.append(f"no classification for {', '.join(missing)}")
+    if doubled:
+        problems.append(f"more than one classification for {', '.join(doubled)}")
+    no_category = [v.id for v in answer.classifications if v.verdict == "KEEP" and v.category is None]
+    if no_category:
+        problems.append(f"KEEP without a category for {', '.join(no_category)}")
+    return problems
+
+
+def _classification(
+    item: NoteItem, verdict: ItemVerdict, projects: Sequence[str], offline: Classification
+) -> Classification:
+    keep = verdict.verdict == "KEEP"
+    return Classification(
+        item_id=item.id,
+        verdict=verdict.verdict,
+        category=verdict.category if keep else None,
+        discard_reason=None if keep else (verdict.discard_reason or "other"),
+        topic=_topic(verdict.topic, item, projects, offline.topic),
+        reason=verdict.reason[:200],
+        closes_action=verdict.closes_action,
+        deadline=verdict.deadline if keep and verdict.category == "action" else None,
+    )
+
+
+def _topic(proposed: str | None, item: NoteItem, projects: Sequence[str], offline: str | None) -> str | None:
+    """A known project (in its known spelling), or a name the item itself mentions; else the offline guess."""
+    if proposed is None or not proposed.strip():
+        return None
+    known = {name.lower(): name for name in projects}
+    if proposed.strip().lower() in known:
+        return known[proposed.strip().lower()]
+    written = " ".join((item.text, *item.headings)).lower()
+    if proposed.strip().lower() in written:
+        return proposed.strip()
+    return offline
+
+
+class LLMIntegrator:
+    """REM through the model, shown only the entries related to the batch once MEMORY.md is large."""
+
+    def __init__(self, calls: ModelCalls, fallback: Integrator, context_bytes: int) -> None:
+        self.calls, self.fallback, self.context_bytes = calls, fallback, context_bytes
+
+    def integrate(self, items: Sequence[KeptItem], entries: Sequence[EntryView]) -> list[Operation]:
+        if not items:
+            return []
+        refs = {f"I{number}": kept for number, kept in enumerate(items, start=1)}
+        shown = related_entries(
+            entries,
+            [kept.item.text for kept in items],
+            (kept.topic for kept in items),
+            self.context_bytes,
+        )
+        views = [
+            {
+                "id": ref,
+                "source": kept.item.source,
+                "category": kept.category,
+                "topic": as_attribute(kept.topic),
+                "day": kept.item.day.isoformat(),
+                "deadline": kept.deadline.isoformat() if kept.deadline else None,
+                "text": as_data(kept.item.text),
+            }
+            for ref, kept in refs.items()
+        ]
+        by_ref = {entry.ref: entry for entry in shown}
+        answer = self.calls.ask(
+            Ask(
+                phase="rem",
+                template="rem_integrate.md.j2",
+                values={"entries": entry_data(shown), "items": views},
+                schema=IntegrateAnswer,
+                what=f"REM {_where([kept.item for kept in items])}",
+                check=lambda answer: _integrate_problems(answer, refs, by_ref),
+            )
+        )
+        if answer is None:
+            return list(self.fallback.integrate(items, entries))
+        return [_operation(op, refs[op.item_id]) for op in answer.operations]
+
+
+def _integrate_problems(
+    answer: IntegrateAnswer, refs: dict[str, KeptItem], shown: dict[str, EntryView]
+) -> list[str]:
+    problems = []
+    seen = [op.item_id for op in answer.operations]
+    for ref in refs:
+        if seen.count(ref) != 1:
+            problems.append(f"item {ref} needs exactly one operation (got {seen.count(ref)})")
+    for op in answer.operations:
+        label = f"{op.op} for {op.item_id}"
+        if op.item_id not in refs:
+            problems.append(f"{label}: no such item (only {', '.join(refs)} exist)")
+            continue
+        if op.target is not None and op.target not in shown:
+            problems.append(f"{label}: entry {op.target} does not exist; use only the entry ids shown")
+        if op.op in ("update", "supersede") and op.target is None:
+            problems.append(f"{label}: needs the target entry id")
+        if op.op != "noop" and not (op.text and op.text.strip()):
+            problems.append(f"{label}: empty text; give the entry's full new wording")
+        if op.text and len(op.text) > ENTRY_MAX_CHARS:
+            problems.append(f"{label}: text over {ENTRY_MAX_CHARS} characters; one line")
+        if (
+            op.op in ("update", "supersede")
+            and op.target in shown
+            and not _related(refs[op.item_id], shown[op.target])
+        ):
+            problems.append(f"{label}: entry {op.target} is unrelated to the item; use add")
+    return problems
+
+
+def _related(kept: KeptItem, entry: EntryView) -> bool:
+    """An update may only touch an entry on the same project or sharing a content word with the item."""
+    if kept.topic and entry.topic and kept.topic.lower() == entry.topic.lower():
+        return True
+    return bool(tokens(kept.item.text) & tokens(entry.text))
+
+
+def _operation(op: EntryOperation, kept: KeptItem) -> Operation:
+    text = " ".join(op.text.split()) if op.text else None
+    return Operation(
+        item_id=kept.item.id,
+        op=op.op,
+        target=op.target,
+        text=redact(text, kept.item.source) if text else text,
+        reason=op.reason[:200],
+    )
