@@ -1,0 +1,155 @@
+"""The sidecar's schema as numbered migrations, applied once each, in order, each in its own transaction.
+
+Times are Unix seconds (REAL) so that scoring code can read whole columns as numbers; `day` is the
+ISO date the source gives the entry (a note's day, an entry's trailing date).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import StoreError
+
+MigrationStep = Callable[[sqlite3.Connection], None]
+_NAME = re.compile(r"^m(\d{3})_\w+$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    number: int
+    name: str
+    apply: MigrationStep
+
+
+class Migrations:
+    """An ordered registry: `@migrations.register` on functions named m001_..., m002_..., in order."""
+
+    def __init__(self) -> None:
+        self.steps: list[Migration] = []
+
+    def register(self, step: MigrationStep) -> MigrationStep:
+        match = _NAME.match(step.__name__)
+        if not match or int(match.group(1)) != len(self.steps) + 1:
+            raise ValueError(
+                f"migration {step.__name__}: name it m{len(self.steps) + 1:03d}_<what>; "
+                "migrations are numbered in the order they are registered"
+            )
+        self.steps.append(Migration(int(match.group(1)), step.__name__, step))
+        return step
+
+    def apply(self, db: sqlite3.Connection, path: str) -> list[str]:
+        """Apply every migration the database lacks; return their names."""
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations"
+            " (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+        )
+        done = {number for (number,) in db.execute("SELECT number FROM schema_migrations")}
+        newest = max(done, default=0)
+        if newest > len(self.steps):
+            raise StoreError(
+                f"{path}: schema version {newest} was written by a newer memory-sleep "
+                f"(this one knows {len(self.steps)}). Upgrade memory-sleep, or move the file away to rebuild it."
+            )
+        applied = []
+        for migration in self.steps:
+            if migration.number in done:
+                continue
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                migration.apply(db)
+                db.execute(
+                    "INSERT INTO schema_migrations (number, name, applied_at) VALUES (?, ?, ?)",
+                    (migration.number, migration.name, time.time()),
+                )
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            applied.append(migration.name)
+        return applied
+
+
+MIGRATIONS = Migrations()
+
+
+def _run(db: sqlite3.Connection, *statements: str) -> None:
+    for statement in statements:
+        db.execute(statement)
+
+
+@MIGRATIONS.register
+def m001_entries(db: sqlite3.Connection) -> None:
+    """Entries with provenance, the signals SleepGate scores, embeddings, and the files they came from."""
+    _run(
+        db,
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        """CREATE TABLE sources (
+            key TEXT PRIMARY KEY,
+            path TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            indexed_at REAL NOT NULL
+        )""",
+        """CREATE TABLE entries (
+            id INTEGER PRIMARY KEY,
+            source_key TEXT NOT NULL,
+            source_path TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('memory', 'project', 'weekly', 'note')),
+            line_start INTEGER NOT NULL,
+            line_end INTEGER NOT NULL,
+            context TEXT NOT NULL DEFAULT '',
+            text TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            day TEXT,
+            scope TEXT NOT NULL DEFAULT 'default',
+            importance REAL NOT NULL DEFAULT 0.5,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            last_accessed_at REAL,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            expires_at REAL,
+            deleted_at REAL,
+            deleted_reason TEXT,
+            deleted_pass TEXT,
+            embedder TEXT,
+            dim INTEGER,
+            embedding BLOB
+        )""",
+        "CREATE INDEX entries_by_source ON entries (source_key)",
+        "CREATE INDEX entries_live_by_scope ON entries (scope) WHERE deleted_at IS NULL",
+        "CREATE INDEX entries_deleted_pass ON entries (deleted_pass) WHERE deleted_pass IS NOT NULL",
+        # tokens are pre-split in Python (CJK as character bigrams), so unicode61 only splits on spaces
+        "CREATE VIRTUAL TABLE entries_fts USING fts5 (tokens, tokenize = 'porter unicode61 remove_diacritics 2')",
+    )
+
+
+@MIGRATIONS.register
+def m002_query_log(db: sqlite3.Connection) -> None:
+    """Every recall: its text, embedding and time, and the entries it returned with their ranks."""
+    _run(
+        db,
+        """CREATE TABLE queries (
+            id INTEGER PRIMARY KEY,
+            text TEXT NOT NULL,
+            scope TEXT,
+            k INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            embedder TEXT NOT NULL,
+            embedding BLOB
+        )""",
+        """CREATE TABLE query_results (
+            query_id INTEGER NOT NULL REFERENCES queries (id) ON DELETE CASCADE,
+            rank INTEGER NOT NULL,
+            entry_id INTEGER NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
+            score REAL NOT NULL,
+            PRIMARY KEY (query_id, rank)
+        )""",
+        "CREATE INDEX query_results_by_entry ON query_results (entry_id)",
+        "CREATE INDEX queries_by_time ON queries (created_at)",
+    )
