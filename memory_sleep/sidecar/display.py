@@ -1,0 +1,85 @@
+"""Plain-text renderings of index reports, recall hits and stats for the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+
+from ..text import shorten
+from .index import IndexReport
+from .search import Hit
+
+
+def index_lines(report: IndexReport, dry_run: bool = False) -> list[str]:
+    verb = "Would index" if dry_run else "Indexed"
+    lines = [
+        f"{verb} {report.sources_read} of {report.sources_seen} files with {report.embedder}: "
+        f"{report.added} added, {report.updated} updated, {report.moved} moved, {report.removed} removed, "
+        f"{report.restored} restored ({report.seconds:.2f} s)"
+    ]
+    if report.reembedded:
+        lines.append(
+            f"Embedder changed: {report.reembedded} entries {'would be ' if dry_run else ''}re-embedded."
+        )
+    lines.extend(f"Warning: {warning}" for warning in report.warnings)
+    return lines
+
+
+def index_dict(report: IndexReport) -> dict[str, object]:
+    return {
+        "embedder": report.embedder,
+        "sources_seen": report.sources_seen,
+        "sources_read": report.sources_read,
+        "added": report.added,
+        "updated": report.updated,
+        "moved": report.moved,
+        "removed": report.removed,
+        "restored": report.restored,
+        "reembedded": report.reembedded,
+        "seconds": round(report.seconds, 3),
+        "warnings": report.warnings,
+    }
+
+
+def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:
+    if not hits:
+        return ["No match. Run `memory-sleep index` first if the sidecar is empty."]
+    lines = []
+    for hit in hits:
+        where = f"{hit.source}:{hit.line}"
+        day = hit.day or "undated"
+        lines.append(f"{hit.rank:>2}. {where}  {day}  [{hit.entry.kind}, id {hit.id}, score {hit.score:.4f}]")
+        lines.append(f"    {shorten(hit.text, width)}")
+    return lines
+
+
+def stats_lines(stats: Mapping[str, object]) -> list[str]:
+    sizes = stats["bytes_on_disk"]
+    assert isinstance(sizes, dict)
+    last = stats["last_indexed_at"]
+    when = (
+        datetime.fromtimestamp(float(last), UTC).isoformat(timespec="seconds")
+        if isinstance(last, float)
+        else "never"
+    )
+    lines = [
+        f"Database: {stats['database']} (schema {stats['schema_version']})",
+        f"Embedder: {stats['embedder'] or 'none yet'} ({stats['dimensions'] or '-'} dimensions)",
+        f"Entries: {stats['entries']} ({stats['live']} live, {stats['soft_deleted']} soft-deleted); "
+        f"embeddings: {stats['embeddings']}",
+    ]
+    for title, key in (("By source", "by_source"), ("By scope", "by_scope")):
+        groups = stats[key]
+        assert isinstance(groups, dict)
+        parts = [
+            f"{name} {counts['live']} live/{counts['soft_deleted']} deleted"
+            for name, counts in groups.items()
+        ]
+        lines.append(f"{title}: {', '.join(parts) or 'none'}")
+    reasons = stats["soft_deleted_by_reason"]
+    if isinstance(reasons, dict) and reasons:
+        lines.append("Soft-deleted by reason: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
+    lines.append(f"Queries logged: {stats['queries_logged']}")
+    lines.append(f"Last indexed: {when}")
+    lines.append(f"Size on disk: {sizes.get('total', 0):,} bytes")
+    return lines

@@ -1,0 +1,35 @@
+"""Indexing at the end of `memory-sleep run`: after the markdown is written, never at its expense."""
+
+from __future__ import annotations
+
+import logging
+
+from ..config import Config
+from ..workspace import Workspace
+
+log = logging.getLogger("memory_sleep")
+
+
+def index_after_run(workspace: Workspace, config: Config) -> str | None:
+    """Index the workspace incrementally; return a warning instead of raising if anything fails."""
+    if not config.sidecar.enabled:
+        return None
+    try:
+        from .recall import open_sidecar
+
+        with open_sidecar(workspace.root, config) as sidecar:
+            report = sidecar.index()
+        log.debug(
+            "sidecar: %d added, %d updated, %d removed in %.2fs",
+            report.added,
+            report.updated,
+            report.removed,
+            report.seconds,
+        )
+        return "; ".join(report.warnings) or None
+    except Exception as error:  # the markdown run has succeeded; the index can catch up next time
+        log.debug("sidecar indexing failed", exc_info=True)
+        return (
+            f"vector sidecar not updated ({type(error).__name__}: {error}). The markdown run is complete; "
+            "run `memory-sleep index` to retry."
+        )

@@ -1,0 +1,304 @@
+"""Incremental indexing: only files whose bytes changed are parsed, only items whose text changed are
+embedded, an edited item updates its row in place, and a new embedder re-embeds everything.
+
+Planning and embedding happen outside the write transaction (a remote embedder may be slow);
+the writes then go in one transaction, skipping any source another indexer changed meanwhile.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import StoreError
+from ..text import jaccard
+from ..workspace import Workspace
+from .embed import Embedder, Vectors
+from .sources import (
+    IMPORTANCE,
+    SourceFile,
+    SourceItem,
+    SourceReadError,
+    content_hash,
+    day_timestamp,
+    decode,
+    read_items,
+    source_files,
+)
+from .store import EntryRow, NewEntry, SourceRow, Store
+from .tokenize import fts_document, terms
+
+# soft deletes the indexer makes itself, and so undoes when the text comes back; a forgetting
+# pass's soft deletes are never undone by indexing
+INDEX_REASONS = ("item-removed", "source-removed")
+PAIR_SIMILARITY = 0.35
+
+
+@dataclass
+class IndexReport:
+    """What an index pass did (or, with dry_run, would do)."""
+
+    embedder: str
+    sources_seen: int = 0
+    sources_read: int = 0
+    added: int = 0
+    updated: int = 0
+    moved: int = 0
+    removed: int = 0
+    restored: int = 0
+    reembedded: int = 0
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    changed_ids: set[int] = field(default_factory=set)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed or self.restored or self.reembedded)
+
+
+@dataclass
+class _SourcePlan:
+    source: SourceRow
+    previous_hash: str | None
+    inserts: list[NewEntry] = field(default_factory=list)
+    rewrites: list[tuple[int, NewEntry]] = field(default_factory=list)
+    moves: list[tuple[int, int, int]] = field(default_factory=list)
+    restores: list[int] = field(default_factory=list)
+    deletes: list[int] = field(default_factory=list)
+
+
+def index_workspace(
+    store: Store,
+    workspace: Workspace,
+    embedder: Embedder,
+    default_scope: str = "default",
+    max_bytes: int = 2_000_000,
+    batch_size: int = 256,
+    dry_run: bool = False,
+    now: float | None = None,
+) -> IndexReport:
+    """Bring the store up to date with the workspace's files."""
+    started = time.perf_counter()
+    moment = time.time() if now is None else now
+    report = IndexReport(embedder=embedder.id)
+    stored_embedder = store.meta("embedder")
+    if stored_embedder not in (None, embedder.id):
+        report.reembedded = _count_entries(store)
+        if not dry_run:
+            reembed_all(store, embedder, batch_size)
+    files = source_files(workspace)
+    report.sources_seen = len(files)
+    plans = [
+        plan for source in files if (plan := _plan_source(store, source, default_scope, max_bytes, report))
+    ]
+    gone = store.source_keys() - {source.key for source in files}
+    for plan in plans:
+        report.added += len(plan.inserts)
+        report.updated += len(plan.rewrites)
+        report.moved += len(plan.moves)
+        report.restored += len(plan.restores)
+        report.removed += len(plan.deletes)
+    gone_ids = {key: _live_ids(store.entries_of_source(key)) for key in gone}
+    report.removed += sum(len(ids) for ids in gone_ids.values())
+    if dry_run or not (plans or gone_ids or store.meta("embedder") is None):
+        # nothing to write: a pass over unchanged files leaves the database byte for byte as it was
+        report.seconds = time.perf_counter() - started
+        return report
+    to_embed = [entry for plan in plans for entry in plan.inserts] + [
+        entry for plan in plans for _, entry in plan.rewrites
+    ]
+    vectors = _embed(
+        embedder, [f"{e.context}: {e.text}" if e.context else e.text for e in to_embed], batch_size
+    )
+    offset = 0
+    with store.transaction():
+        if store.meta("embedder") is None:
+            store.set_meta("embedder", embedder.id)
+            store.set_meta("dimensions", str(embedder.dimensions))
+        elif store.meta("embedder") != embedder.id:
+            raise StoreError(
+                f"{store.path}: another process re-embedded the store with {store.meta('embedder')} "
+                "meanwhile. Run `memory-sleep index` again."
+            )
+        for plan in plans:
+            current = store.source(plan.source.key)
+            count = len(plan.inserts) + len(plan.rewrites)
+            if (current.content_hash if current else None) != plan.previous_hash:
+                report.warnings.append(
+                    f"{plan.source.path}: changed by another indexer meanwhile; left for the next pass."
+                )
+                offset += count
+                continue
+            inserted = store.insert_entries(
+                plan.inserts, vectors[offset : offset + len(plan.inserts)], embedder.id, moment
+            )
+            offset += len(plan.inserts)
+            store.rewrite_entries(
+                plan.rewrites, vectors[offset : offset + len(plan.rewrites)], embedder.id, moment
+            )
+            offset += len(plan.rewrites)
+            for entry_id, line_start, line_end in plan.moves:
+                store.move_entry(entry_id, plan.source.path, line_start, line_end)
+            store.restore(plan.restores)
+            store.soft_delete(plan.deletes, "item-removed", moment)
+            store.put_source(plan.source, moment)
+            report.changed_ids.update(inserted, (i for i, _ in plan.rewrites), plan.restores, plan.deletes)
+        for key, ids in gone_ids.items():
+            store.soft_delete(ids, "source-removed", moment)
+            store.drop_source(key)
+            report.changed_ids.update(ids)
+        if report.added or report.updated:
+            store.bump_generation()
+        store.set_meta("last_indexed_at", str(moment))
+    report.sources_read = len(plans)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def reembed_all(store: Store, embedder: Embedder, batch_size: int = 256) -> int:
+    """Embed every entry, live or soft-deleted, with `embedder`; one transaction, so dimensions never mix."""
+    inputs: list[tuple[int, str, str]] = []
+    while True:
+        chunk = store.embedding_inputs(inputs[-1][0] if inputs else 0, 10_000)
+        if not chunk:
+            break
+        inputs.extend(chunk)
+    vectors = _embed(embedder, [f"{c}: {t}" if c else t for _, c, t in inputs], batch_size)
+    with store.transaction():
+        store.set_embeddings([entry_id for entry_id, _, _ in inputs], vectors, embedder.id)
+        store.set_meta("embedder", embedder.id)
+        store.set_meta("dimensions", str(embedder.dimensions))
+        store.bump_generation()
+    return len(inputs)
+
+
+def _embed(embedder: Embedder, texts: Sequence[str], batch_size: int) -> Vectors:
+    if not texts:
+        return np.zeros((0, embedder.dimensions), dtype=np.float32)
+    parts = [embedder.embed(texts[start : start + batch_size]) for start in range(0, len(texts), batch_size)]
+    vectors = np.concatenate(parts)
+    if vectors.shape != (len(texts), embedder.dimensions):
+        raise StoreError(
+            f"embedder {embedder.id} returned vectors of shape {vectors.shape}, expected "
+            f"({len(texts)}, {embedder.dimensions}). Check sidecar.dimensions against the model."
+        )
+    return vectors
+
+
+def _count_entries(store: Store) -> int:
+    return int(store.db.execute("SELECT count(*) FROM entries").fetchone()[0])
+
+
+def _live_ids(rows: Sequence[EntryRow]) -> list[int]:
+    return [row.id for row in rows if row.deleted_at is None]
+
+
+def _plan_source(
+    store: Store, source: SourceFile, default_scope: str, max_bytes: int, report: IndexReport
+) -> _SourcePlan | None:
+    """What must change for one file, or None when its bytes are as last indexed."""
+    try:
+        stat = source.path.stat()
+    except FileNotFoundError:
+        return None
+    previous = store.source(source.key)
+    if previous and (previous.size, previous.mtime_ns, previous.path) == (
+        stat.st_size,
+        stat.st_mtime_ns,
+        source.relative,
+    ):
+        return None
+    raw = source.path.read_bytes()
+    digest = content_hash(raw)
+    row = SourceRow(source.key, source.relative, source.kind, stat.st_size, stat.st_mtime_ns, digest)
+    plan = _SourcePlan(source=row, previous_hash=previous.content_hash if previous else None)
+    existing = store.entries_of_source(source.key)
+    if previous and previous.content_hash == digest:
+        # touched or moved, same bytes: only the path and the file's stamp change
+        plan.moves = [(r.id, r.line_start, r.line_end) for r in existing if r.source_path != source.relative]
+        return plan
+    try:
+        items = read_items(source, decode(source, raw, max_bytes))
+    except SourceReadError as error:
+        report.warnings.append(str(error))
+        return None
+    _sync(plan, existing, [_new_entry(source, item, default_scope) for item in items])
+    return plan
+
+
+def _new_entry(source: SourceFile, item: SourceItem, default_scope: str) -> NewEntry:
+    return NewEntry(
+        source_key=source.key,
+        source_path=source.relative,
+        kind=item.kind,
+        line_start=item.line_start,
+        line_end=item.line_end,
+        context=item.context,
+        text=item.text,
+        content_hash=item.content_hash,
+        day=item.day.isoformat() if item.day else None,
+        scope=item.scope or default_scope,
+        importance=IMPORTANCE[item.kind],
+        expires_at=day_timestamp(item.expires) if item.expires else None,
+        tokens=fts_document(item.embed_text),
+    )
+
+
+def _sync(plan: _SourcePlan, existing: Sequence[EntryRow], entries: Sequence[NewEntry]) -> None:
+    """Match a file's new items to its stored rows: same text keeps the row (and its history), an edited
+    item rewrites the row it most resembles, the rest are added or soft-deleted."""
+    by_hash: dict[str, list[EntryRow]] = defaultdict(list)
+    for row in existing:
+        by_hash[row.content_hash].append(row)
+    leftover: list[NewEntry] = []
+    matched: set[int] = set()
+    for entry in entries:
+        candidates = by_hash.get(entry.content_hash)
+        if not candidates:
+            leftover.append(entry)
+            continue
+        row = candidates.pop(0)
+        matched.add(row.id)
+        if (row.source_path, row.line_start, row.line_end) != (
+            entry.source_path,
+            entry.line_start,
+            entry.line_end,
+        ):
+            plan.moves.append((row.id, entry.line_start, entry.line_end))
+        if row.deleted_at is not None and row.deleted_reason in INDEX_REASONS:
+            plan.restores.append(row.id)
+    open_rows = [row for row in existing if row.id not in matched and row.deleted_at is None]
+    pairs = _pair_edits(open_rows, leftover)
+    paired_entries = {id(entry) for _, entry in pairs}
+    plan.rewrites = [(row.id, entry) for row, entry in pairs]
+    plan.inserts = [entry for entry in leftover if id(entry) not in paired_entries]
+    paired_rows = {row.id for row, _ in pairs}
+    plan.deletes = [row.id for row in open_rows if row.id not in paired_rows]
+
+
+def _pair_edits(rows: Sequence[EntryRow], entries: Sequence[NewEntry]) -> list[tuple[EntryRow, NewEntry]]:
+    """Greedy best pairs of an old row and a new item that look like the same item edited."""
+    if not rows or not entries:
+        return []
+    row_terms = [frozenset(terms(row.text)) for row in rows]
+    scored = []
+    for j, entry in enumerate(entries):
+        entry_terms = frozenset(terms(entry.text))
+        for i, row in enumerate(rows):
+            similarity = jaccard(row_terms[i], entry_terms)
+            same_place = row.line_start == entry.line_start and row.kind == entry.kind
+            if similarity >= PAIR_SIMILARITY or same_place:
+                scored.append((similarity + (0.5 if same_place else 0.0), i, j))
+    pairs = []
+    used_rows: set[int] = set()
+    used_entries: set[int] = set()
+    for _, i, j in sorted(scored, reverse=True):
+        if i not in used_rows and j not in used_entries:
+            used_rows.add(i)
+            used_entries.add(j)
+            pairs.append((rows[i], entries[j]))
+    return pairs

@@ -1,0 +1,160 @@
+"""The sidecar's Python API: open a workspace, index it, recall (logged), search (not logged), count access.
+
+from memory_sleep.sidecar import open_sidecar
+
+with open_sidecar("~/agent") as memory:
+    memory.index()
+    for hit in memory.recall("when does billing switch over?", k=5):
+        print(hit.rank, hit.source, hit.line, hit.day, hit.text)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from ..config import Config, SidecarConfig, load_config
+from ..workspace import Workspace
+from .embed import Embedder, build_embedder
+from .index import IndexReport, index_workspace
+from .search import Hit, Mode, SearchOptions, search
+from .stats import sidecar_stats
+from .store import DB_NAME, Store
+from .vectors import VectorIndex, read_cache
+
+Clock = Callable[[], float]
+
+
+class Sidecar:
+    """An open sidecar: the store, the embedder, and the vector index (loaded on first search)."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        config: SidecarConfig,
+        workspace: Workspace | None = None,
+        cache_dir: Path | None = None,
+        max_note_bytes: int = 2_000_000,
+        clock: Clock = time.time,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config
+        self.workspace = workspace
+        self.cache_dir = cache_dir
+        self.max_note_bytes = max_note_bytes
+        self.clock = clock
+        self._vectors: VectorIndex | None = None
+
+    def __enter__(self) -> Sidecar:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.store.close()
+
+    def index(self, dry_run: bool = False) -> IndexReport:
+        """Bring the index up to date with the workspace's files (incremental)."""
+        if self.workspace is None:
+            raise ValueError("this sidecar was opened without a workspace; nothing to index")
+        generation = self.store.generation()
+        report = index_workspace(
+            self.store,
+            self.workspace,
+            self.embedder,
+            self.config.scope,
+            self.max_note_bytes,
+            self.config.batch_size,
+            dry_run=dry_run,
+            now=self.clock(),
+        )
+        if not dry_run and report.changed and not report.reembedded:
+            self._refresh(generation, report.changed_ids)
+        return report
+
+    def vectors(self) -> VectorIndex:
+        """The vector index for the store's current generation (reloaded when another process changed it)."""
+        generation = self.store.generation()
+        if self._vectors is None or self._vectors.generation != generation:
+            self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions)
+        return self._vectors
+
+    def _refresh(self, generation: int, changed: set[int]) -> None:
+        """Patch the matrix of the generation before an index pass with the rows the pass changed,
+        instead of re-reading every vector (without that matrix, it is rebuilt from SQLite)."""
+        before = self._vectors if self._vectors and self._vectors.generation == generation else None
+        if before is None and self.cache_dir is not None:
+            before = read_cache(self.cache_dir, generation, self.embedder.dimensions)
+        if before is None:
+            self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions)
+            return
+        self._vectors = before.patched(self.store, changed, self.embedder.dimensions)
+        if self.cache_dir is not None:
+            self._vectors.save(self.cache_dir)
+
+    def search(self, query: str, k: int = 5, scope: str | None = None, mode: Mode = "hybrid") -> list[Hit]:
+        """Ranked hits for a query; logs nothing and counts no access (use `recall` for that)."""
+        hits, _ = self._search(query, k, scope, mode)
+        return hits
+
+    def _search(self, query: str, k: int, scope: str | None, mode: Mode) -> tuple[list[Hit], object]:
+        vector = self.embedder.embed([query])[0] if mode != "text" else None
+        options = SearchOptions(
+            k=k,
+            scope=scope,
+            mode=mode,
+            candidates=self.config.candidates,
+            rrf_k=self.config.rrf_k,
+            half_life_days=self.config.half_life_days,
+            decay_floor=self.config.decay_floor,
+        )
+        return search(self.store, self.vectors(), query, vector, options, self.clock()), vector
+
+    def recall(self, query: str, k: int = 5, scope: str | None = None, mode: Mode = "hybrid") -> list[Hit]:
+        """Search, then log the query (text, embedding, time, returned ids and ranks) and count each access."""
+        hits, vector = self._search(query, k, scope, mode)
+        self.store.log_query(
+            query,
+            scope,
+            k,
+            self.embedder.id,
+            vector,  # type: ignore[arg-type]
+            [(hit.id, hit.score) for hit in hits],
+            self.clock(),
+        )
+        return hits
+
+    def record_access(self, ids: Sequence[int]) -> None:
+        """Count that the agent used these entries (recall already counts what it returns)."""
+        self.store.record_access(ids, self.clock())
+
+    def stats(self) -> dict[str, object]:
+        return sidecar_stats(self.store, self.cache_dir)
+
+
+def open_sidecar(
+    folder: Path | str,
+    config: Config | None = None,
+    embedder: Embedder | None = None,
+    clock: Clock = time.time,
+) -> Sidecar:
+    """Open the sidecar of the workspace in `folder` (memory/.sleep/sidecar.db), creating it if needed."""
+    workspace = Workspace.open(Path(folder))
+    settings = config or load_config(workspace.config_file)
+    store = Store.open(workspace.state_dir / DB_NAME)
+    return Sidecar(
+        store,
+        embedder or build_embedder(settings.sidecar),
+        settings.sidecar,
+        workspace,
+        workspace.state_dir,
+        settings.max_note_bytes,
+        clock,
+    )

@@ -1,0 +1,136 @@
+"""Hybrid search: exact vector top-n and FTS5 BM25 top-n, fused by reciprocal rank, decayed by age.
+
+Pure: it reads the store and the vector index and writes nothing (recall.py logs what it returns).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .sources import day_timestamp
+from .store import EntryRow, Store
+from .tokenize import fts_query
+from .vectors import VectorIndex
+
+Mode = Literal["hybrid", "vector", "text"]
+DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How one search ranks: k results, a candidate pool per list, RRF's k, and age decay."""
+
+    k: int = 5
+    scope: str | None = None
+    mode: Mode = "hybrid"
+    candidates: int = 50
+    rrf_k: int = 60
+    half_life_days: float = 90.0
+    decay_floor: float = 0.5
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked result, with where it came from and why it ranked."""
+
+    rank: int
+    score: float
+    entry: EntryRow
+    vector_rank: int | None
+    text_rank: int | None
+    decay: float
+
+    @property
+    def id(self) -> int:
+        return self.entry.id
+
+    @property
+    def source(self) -> str:
+        return self.entry.source_path
+
+    @property
+    def line(self) -> int:
+        return self.entry.line_start
+
+    @property
+    def day(self) -> str | None:
+        return self.entry.day
+
+    @property
+    def text(self) -> str:
+        return self.entry.text
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "rank": self.rank,
+            "id": self.id,
+            "score": round(self.score, 6),
+            "source": self.source,
+            "line": self.line,
+            "day": self.day,
+            "kind": self.entry.kind,
+            "scope": self.entry.scope,
+            "context": self.entry.context,
+            "text": self.text,
+            "vector_rank": self.vector_rank,
+            "text_rank": self.text_rank,
+        }
+
+
+def decay_factor(row: EntryRow, now: float, half_life_days: float, floor: float) -> float:
+    """floor + (1 - floor) * 0.5 ** (age / half-life); age from the entry's day, else its last write."""
+    if half_life_days <= 0:
+        return 1.0
+    written = day_timestamp(date.fromisoformat(row.day)) if row.day else row.updated_at
+    age_days = max(0.0, (now - written) / DAY)
+    return float(floor + (1.0 - floor) * 0.5 ** (age_days / half_life_days))
+
+
+def search(
+    store: Store,
+    vectors: VectorIndex,
+    query_text: str,
+    query_vector: npt.NDArray[np.float32] | None,
+    options: SearchOptions,
+    now: float,
+) -> list[Hit]:
+    """The k best live, unexpired entries of the scope for a query, best first."""
+    pool = max(options.candidates, options.k * 4)
+    vector_ranked: list[int] = []
+    text_ranked: list[int] = []
+    if options.mode in ("hybrid", "vector") and query_vector is not None:
+        vector_ranked = [entry_id for entry_id, _ in vectors.top(query_vector, pool, options.scope)]
+    if options.mode in ("hybrid", "text"):
+        match = fts_query(query_text)
+        if match:
+            found = store.text_search(match, pool * 3)
+            allowed = vectors.allowed([entry_id for entry_id, _ in found], options.scope)
+            text_ranked = [entry_id for (entry_id, _), ok in zip(found, allowed, strict=True) if ok][:pool]
+    fused: dict[int, float] = {}
+    for ranked in (vector_ranked, text_ranked):
+        for rank, entry_id in enumerate(ranked, 1):
+            fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (options.rrf_k + rank)
+    rows = store.fetch(fused)
+    vector_rank = {entry_id: rank for rank, entry_id in enumerate(vector_ranked, 1)}
+    text_rank = {entry_id: rank for rank, entry_id in enumerate(text_ranked, 1)}
+    scored = []
+    for entry_id, score in fused.items():
+        row = rows.get(entry_id)
+        if row is None or row.deleted_at is not None:
+            continue
+        if options.scope is not None and row.scope != options.scope:
+            continue
+        if row.expires_at is not None and row.expires_at <= now:
+            continue
+        decay = decay_factor(row, now, options.half_life_days, options.decay_floor)
+        scored.append((score * decay, decay, row))
+    scored.sort(key=lambda item: (-item[0], item[2].id))
+    return [
+        Hit(rank, score, row, vector_rank.get(row.id), text_rank.get(row.id), decay)
+        for rank, (score, decay, row) in enumerate(scored[: options.k], 1)
+    ]

@@ -1,0 +1,192 @@
+"""What the sidecar indexes: MEMORY.md entries and project summaries, weekly-summary items, daily-note items.
+
+Each file is a source with a stable key (a daily note keeps its key when it moves to the archive
+folder); each source yields items with their lines, the context that places them (section,
+headings, topic) and the day they speak for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from ..memory_doc import PROJECTS, Entry, MemoryDocument, ProjectBlock, RawBlock
+from ..notes import parse_note_text
+from ..workspace import DAILY_NOTE_NAME, NoteFile, Workspace, discover
+from .tokenize import clean
+
+IMPORTANCE = {"memory": 0.8, "project": 0.8, "weekly": 0.5, "note": 0.3}
+_WEEKLY_SKIP = {"Source notes"}
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    key: str
+    path: Path
+    relative: str
+    kind: str
+    day: date | None = None
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    kind: str
+    line_start: int
+    line_end: int
+    context: str
+    text: str
+    day: date | None
+    scope: str | None = None
+    expires: date | None = None
+
+    @property
+    def embed_text(self) -> str:
+        """What is embedded and searched: the context that places the item, then its text."""
+        return f"{self.context}: {self.text}" if self.context else self.text
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha256(clean(self.embed_text).encode("utf-8")).hexdigest()[:24]
+
+
+class SourceReadError(Exception):
+    """A source that cannot be read; the message names the file and what to do."""
+
+
+def content_hash(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()[:24]
+
+
+def source_files(workspace: Workspace) -> list[SourceFile]:
+    """Every file the sidecar indexes, MEMORY.md first."""
+    found = []
+    if workspace.memory_md.is_file():
+        found.append(SourceFile("MEMORY.md", workspace.memory_md, "MEMORY.md", "memory"))
+    if workspace.weekly_dir.is_dir():
+        for path in sorted(workspace.weekly_dir.glob("*-W*.md")):
+            week = path.stem
+            try:
+                monday = date.fromisocalendar(int(week[:4]), int(week.split("-W")[1]), 1)
+            except ValueError:
+                continue
+            found.append(SourceFile(f"weekly:{path.name}", path, workspace.relative(path), "weekly", monday))
+    notes = {note.name: note for note in discover(workspace).notes}
+    if workspace.daily_archive_dir.is_dir():
+        for path in sorted(workspace.daily_archive_dir.glob("*.md")):
+            match = DAILY_NOTE_NAME.match(path.name)
+            if match and path.name not in notes and path.is_file():
+                try:
+                    day = date(*(int(part) for part in match.groups()[:3]))
+                except ValueError:
+                    continue
+                notes[path.name] = NoteFile(path=path, name=path.name, day=day, topic=match.group(4))
+    for name, note in sorted(notes.items()):
+        found.append(SourceFile(f"note:{name}", note.path, workspace.relative(note.path), "note", note.day))
+    return found
+
+
+def decode(source: SourceFile, raw: bytes, max_bytes: int) -> str:
+    if len(raw) > max_bytes:
+        raise SourceReadError(
+            f"{source.relative}: {len(raw):,} bytes, over max_note_bytes; not indexed. Split the file."
+        )
+    if b"\x00" in raw:
+        raise SourceReadError(f"{source.relative}: binary data; not indexed. Move it out of memory/.")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SourceReadError(
+            f"{source.relative}: not valid UTF-8 (byte {error.start}); not indexed. Re-save it as UTF-8."
+        ) from None
+
+
+def read_items(source: SourceFile, text: str) -> list[SourceItem]:
+    """The items of one source, without repeats (the first of identical items stands for all)."""
+    items = memory_items(text) if source.kind == "memory" else note_items(source, text)
+    unique: dict[str, SourceItem] = {}
+    for item in items:
+        unique.setdefault(item.content_hash, item)
+    return list(unique.values())
+
+
+def memory_items(text: str) -> list[SourceItem]:
+    """Entries (with their section and topic) and project summaries of MEMORY.md, with line numbers."""
+    document = MemoryDocument.parse(text)
+    items = []
+    line = 1 + document.preamble.count("\n")
+    for section in document.sections:
+        line += section.heading_raw.count("\n")
+        for block in section.blocks:
+            rendered = _block_text(block, document.newline)
+            height = max(1, rendered.count("\n") + (0 if rendered.endswith("\n") else 1))
+            if section.owned and isinstance(block, Entry):
+                context = " · ".join(part for part in (section.title, block.topic) if part)
+                items.append(SourceItem("memory", line, line + height - 1, context, block.text, block.day))
+            elif section.title == PROJECTS and isinstance(block, ProjectBlock):
+                fields = block.fields()
+                body = "; ".join(f"{name}: {value}" for name, value in fields.items() if value)
+                if body:
+                    items.append(
+                        SourceItem("project", line, line + height - 1, f"Projects · {block.name}", body, None)
+                    )
+            line += rendered.count("\n")
+    return items
+
+
+def _block_text(block: Entry | ProjectBlock | RawBlock, newline: str) -> str:
+    if isinstance(block, Entry):
+        return block.render(newline)
+    return block.render() if isinstance(block, ProjectBlock) else block.raw
+
+
+def note_items(source: SourceFile, text: str) -> list[SourceItem]:
+    """Daily-note items (or weekly-summary items) as the NREM phase splits them."""
+    day = source.day or date(1970, 1, 1)
+    named = DAILY_NOTE_NAME.match(source.path.name)
+    topic = named.group(4) if named and source.kind == "note" else None
+    note = NoteFile(path=source.path, name=source.path.name, day=day, topic=topic)
+    parsed = parse_note_text(note, text)
+    scope = _text_field(parsed.front_matter, "scope")
+    expires = _date_field(parsed.front_matter, "expires")
+    kind = "weekly" if source.kind == "weekly" else "note"
+    items = []
+    for item in parsed.items:
+        headings = list(item.headings)
+        if kind == "weekly":
+            if headings and headings[0].startswith("Week "):
+                headings = headings[1:]
+            if _WEEKLY_SKIP.intersection(headings):
+                continue
+        parts = [item.project_hint, *headings, item.lead]
+        context = " · ".join(dict.fromkeys(part for part in parts if part))
+        items.append(
+            SourceItem(kind, item.line_start, item.line_end, context, item.text, source.day, scope, expires)
+        )
+    return items
+
+
+def _text_field(meta: dict[str, Any], key: str) -> str | None:
+    value = meta.get(key)
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _date_field(meta: dict[str, Any], key: str) -> date | None:
+    value = meta.get(key)
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def day_timestamp(day: date) -> float:
+    """Noon UTC of a day, as Unix seconds."""
+    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC).timestamp()

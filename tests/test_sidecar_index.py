@@ -1,0 +1,193 @@
+"""Incremental indexing: edits update rows in place, nothing is duplicated, embedder changes re-embed."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from memory_sleep.sidecar import FunctionEmbedder, OfflineEmbedder
+from memory_sleep.sidecar.vectors import VectorIndex
+
+from .sidecar_helpers import NOW, make_workspace, open_at, rows
+
+NOTE = """# 2026-11-20
+
+## Atlas
+- Raj created the atlas_jobs database on the shared RDS instance
+- deployed billing-svc v0.10.0 to staging
+- the load test passed with two worker VMs
+
+17:00 HEARTBEAT_OK
+"""
+
+
+def _hashing(dimensions: int = 8) -> FunctionEmbedder:
+    def vector(text: str) -> list[float]:
+        digest = hashlib.sha256(text.encode()).digest()
+        return [byte - 127.5 for byte in digest[:dimensions]]
+
+    return FunctionEmbedder(vector, dimensions, id="sha")
+
+
+def test_editing_a_note_updates_one_row_and_duplicates_none(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    embedder = _hashing()
+    with open_at(folder, embedder) as sidecar:
+        first = sidecar.index()
+        before = {row[0]: row[2] for row in rows(sidecar.store)}
+        assert first.added == len(before) == 4
+        note = folder / "memory" / "2026-11-20.md"
+        note.write_text(NOTE.replace("v0.10.0 to staging", "v0.10.1 to staging"), encoding="utf-8")
+        embedder.seen.clear()
+        second = sidecar.index()
+        after = {row[0]: row[2] for row in rows(sidecar.store)}
+    assert (second.added, second.updated, second.removed) == (0, 1, 0)
+    assert after.keys() == before.keys()
+    changed = [entry_id for entry_id in after if after[entry_id] != before[entry_id]]
+    assert len(changed) == 1 and "v0.10.1" in after[changed[0]]
+    assert len(embedder.seen) == 1 and "v0.10.1" in embedder.seen[0]
+
+
+def test_an_unchanged_workspace_is_not_read_embedded_or_written(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    embedder = _hashing()
+    with open_at(folder, embedder) as sidecar:
+        sidecar.index()
+    database = folder / "memory" / ".sleep" / "sidecar.db"
+    snapshot = database.read_bytes()
+    calls = embedder.usage.calls
+    with open_at(folder, embedder) as sidecar:
+        report = sidecar.index()
+    assert (report.sources_read, report.changed, embedder.usage.calls) == (0, False, calls)
+    assert database.read_bytes() == snapshot
+
+
+def test_lines_shifting_moves_rows_without_re_embedding(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    embedder = _hashing()
+    with open_at(folder, embedder) as sidecar:
+        sidecar.index()
+        (folder / "memory" / "2026-11-20.md").write_text(
+            NOTE.replace("## Atlas\n", "## Atlas\n\n\n"), encoding="utf-8"
+        )
+        embedder.seen.clear()
+        report = sidecar.index()
+        lines = sorted(row.line_start for row in sidecar.store.entries_of_source("note:2026-11-20.md"))
+    assert (report.added, report.updated, report.moved) == (0, 0, 4)
+    assert embedder.seen == []
+    assert lines == [6, 7, 8, 10]
+
+
+def test_a_removed_item_is_soft_deleted_and_comes_back_when_restored_to_the_file(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    note = folder / "memory" / "2026-11-20.md"
+    with open_at(folder, _hashing()) as sidecar:
+        sidecar.index()
+        note.write_text(NOTE.replace("- the load test passed with two worker VMs\n", ""), encoding="utf-8")
+        assert sidecar.index().removed == 1
+        assert [row[3] for row in rows(sidecar.store, "deleted_at IS NOT NULL")] == ["item-removed"]
+        note.write_text(NOTE, encoding="utf-8")
+        report = sidecar.index()
+        assert (report.added, report.restored) == (0, 1)
+        assert rows(sidecar.store, "deleted_at IS NOT NULL") == []
+
+
+def test_indexing_never_revives_an_entry_the_forgetting_pass_soft_deleted(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    with open_at(folder, _hashing()) as sidecar:
+        sidecar.index()
+        target = rows(sidecar.store)[0][0]
+        with sidecar.store.transaction():
+            sidecar.store.soft_delete([target], "forgotten", NOW, pass_id="p1")
+        (folder / "memory" / "2026-11-20.md").write_text(NOTE + "\n- one more line\n", encoding="utf-8")
+        sidecar.index()
+        assert sidecar.store.fetch([target])[target].deleted_reason == "forgotten"
+        assert len(rows(sidecar.store)) == 5
+
+
+def test_a_deleted_note_soft_deletes_its_items_and_a_moved_note_keeps_them(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE, "2026-11-21.md": "- a second note\n"})
+    with open_at(folder, _hashing()) as sidecar:
+        sidecar.index()
+        ids = [row[0] for row in rows(sidecar.store, "source_key = 'note:2026-11-20.md'")]
+        archive = folder / "memory" / "archive" / "daily"
+        archive.mkdir(parents=True)
+        shutil.move(folder / "memory" / "2026-11-20.md", archive / "2026-11-20.md")
+        (folder / "memory" / "2026-11-21.md").unlink()
+        report = sidecar.index()
+        moved = sidecar.store.fetch(ids)
+    assert report.removed == 1 and report.added == 0
+    assert {row.source_path for row in moved.values()} == {"memory/archive/daily/2026-11-20.md"}
+    assert all(row.deleted_at is None for row in moved.values())
+
+
+def test_changing_the_embedder_re_embeds_everything_and_never_mixes_dimensions(tmp_path: Path) -> None:
+    folder = make_workspace(
+        tmp_path, {"2026-11-20.md": NOTE}, "# MEMORY.md\n\n## Facts\n- Sprints are two weeks (2026-10-30)\n"
+    )
+    with open_at(folder, _hashing(8)) as sidecar:
+        sidecar.index()
+        with sidecar.store.transaction():
+            sidecar.store.soft_delete([1], "forgotten", NOW)
+    replacement = _hashing(16)
+    with open_at(folder, replacement) as sidecar:
+        report = sidecar.index()
+        store = sidecar.store
+        assert report.reembedded == 5
+        assert len(replacement.seen) == 5
+        assert {row for row in store.db.execute("SELECT DISTINCT embedder, dim FROM entries")} == {
+            ("sha/16", 16)
+        }
+        assert store.meta("embedder") == "sha/16"
+        assert sidecar.vectors().matrix.shape == (4, 16)
+        assert len(sidecar.search("load test", k=3)) == 3
+
+
+def test_repeated_lines_are_indexed_once(tmp_path: Path) -> None:
+    note = "[heartbeat] no new messages\n\n[heartbeat] no new messages\n\n- real item\n"
+    folder = make_workspace(tmp_path, {"2026-11-14.md": note})
+    with open_at(folder, _hashing()) as sidecar:
+        assert sidecar.index().added == 2
+
+
+def test_the_patched_vector_cache_equals_a_rebuild(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        sidecar.vectors()
+        (folder / "memory" / "2026-11-20.md").write_text(
+            NOTE.replace("v0.10.0", "v0.11.0").replace("- the load test passed with two worker VMs\n", ""),
+            encoding="utf-8",
+        )
+        (folder / "memory" / "2026-11-21.md").write_text("- new note, new item\n", encoding="utf-8")
+        sidecar.index()
+        patched = sidecar.vectors()
+        rebuilt = VectorIndex.from_store(sidecar.store, 384)
+    assert patched.generation == rebuilt.generation
+    assert patched.ids.tolist() == rebuilt.ids.tolist()
+    assert np.array_equal(patched.matrix, rebuilt.matrix)
+    cache_files = sorted(p.name for p in (folder / "memory" / ".sleep").glob("sidecar-vectors-*"))
+    assert cache_files == [
+        f"sidecar-vectors-g{rebuilt.generation}-d384.npy",
+        f"sidecar-vectors-g{rebuilt.generation}-d384.rows.npz",
+    ]
+
+
+def test_memory_md_entries_and_project_summaries_carry_their_lines(tmp_path: Path) -> None:
+    memory = (
+        "# MEMORY.md\n\nIntro by hand.\n\n## Decisions\n- [Atlas] Use Postgres for the job queue (2026-11-17)\n"
+        "- Retro every other Thursday\n\n## Projects\n\n### Atlas\n- Status: cutover prep\n- Next: runbook\n"
+    )
+    folder = make_workspace(tmp_path, {}, memory)
+    with open_at(folder, OfflineEmbedder()) as sidecar:
+        sidecar.index()
+        found = sidecar.store.entries_of_source("MEMORY.md")
+    summary = [(row.kind, row.line_start, row.context, row.text, row.day) for row in found]
+    assert summary == [
+        ("memory", 6, "Decisions · Atlas", "Use Postgres for the job queue", "2026-11-17"),
+        ("memory", 7, "Decisions", "Retro every other Thursday", None),
+        ("project", 11, "Projects · Atlas", "Status: cutover prep; Next: runbook", None),
+    ]

@@ -1,0 +1,144 @@
+"""Recall: paraphrased questions find their answers; soft-deleted and other scopes never show; the log is exact."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory_sleep.sidecar import FunctionEmbedder
+
+from .sidecar_helpers import NOW, make_workspace, open_at
+
+PARAPHRASES = [
+    (
+        "Which database did the Atlas job queue end up on after the load test?",
+        "memory/2026-11-17.md",
+        "moves from SQLite to Postgres",
+    ),
+    (
+        "Who needs to approve the numbers before the new invoicing goes live?",
+        "memory/2026-11-04.md",
+        "owns invoice sign-off",
+    ),
+    (
+        "When does the renewed certificate for the billing domain run out?",
+        "memory/2026-11-19.md",
+        "new expiry 2027-02-17",
+    ),
+    (
+        "How long until an uploaded beta build is visible to testers?",
+        "MEMORY.md",
+        "TestFlight builds take about 40 minutes",
+    ),
+    ("键盘挡住按钮的问题是谁报告的？", "memory/2026-11-17.md", "Wei 在 Linear 里写道"),
+]
+
+
+@pytest.fixture
+def indexed(fixture_workspace: Path) -> Path:
+    with open_at(fixture_workspace) as sidecar:
+        sidecar.index()
+    return fixture_workspace
+
+
+@pytest.mark.parametrize(("question", "source", "answer"), PARAPHRASES)
+def test_recall_finds_the_entry_that_answers_a_paraphrased_question(
+    indexed: Path, question: str, source: str, answer: str
+) -> None:
+    with open_at(indexed) as sidecar:
+        hits = sidecar.recall(question, k=5)
+    assert any(hit.source == source and answer in hit.text for hit in hits), [h.text[:60] for h in hits]
+
+
+def test_soft_deleted_entries_never_appear_in_any_mode(indexed: Path) -> None:
+    question = "Which database did the Atlas job queue end up on after the load test?"
+    with open_at(indexed) as sidecar:
+        first = sidecar.search(question, k=5)
+        gone = [hit.id for hit in first[:3]]
+        with sidecar.store.transaction():
+            sidecar.store.soft_delete(gone, "forgotten", NOW, pass_id="test")
+        for mode in ("hybrid", "vector", "text"):
+            hits = sidecar.search(question, k=50, mode=mode)  # type: ignore[arg-type]
+            assert hits and not {hit.id for hit in hits} & set(gone), mode
+        with sidecar.store.transaction():
+            sidecar.store.restore(gone)
+        assert [hit.id for hit in sidecar.search(question, k=5)] == [hit.id for hit in first]
+
+
+def test_scopes_never_leak_into_each_other(tmp_path: Path) -> None:
+    folder = make_workspace(
+        tmp_path,
+        {
+            "2026-11-20.md": "---\nscope: alice\n---\n- Alice's dentist appointment is on Friday at nine\n",
+            "2026-11-21.md": "---\nscope: bob\n---\n- Bob's dentist appointment is on Monday at ten\n",
+        },
+    )
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        alice = sidecar.recall("when is the dentist appointment?", k=10, scope="alice")
+        bob = sidecar.recall("when is the dentist appointment?", k=10, scope="bob")
+        everyone = sidecar.recall("when is the dentist appointment?", k=10)
+        nobody = sidecar.recall("when is the dentist appointment?", k=10, scope="carol")
+    assert [hit.entry.scope for hit in alice] == ["alice"] and "Alice" in alice[0].text
+    assert [hit.entry.scope for hit in bob] == ["bob"] and "Bob" in bob[0].text
+    assert {hit.entry.scope for hit in everyone} == {"alice", "bob"}
+    assert nobody == []
+
+
+def test_the_query_log_and_access_counts_are_exact(indexed: Path) -> None:
+    with open_at(indexed) as sidecar:
+        first = sidecar.recall("who renews the TLS certificate?", k=4)
+        second = sidecar.recall("who renews the TLS certificate?", k=2)
+        sidecar.search("this one is not logged", k=3)
+        sidecar.record_access([first[-1].id])
+        store = sidecar.store
+        logged = store.logged_queries(10)
+        assert [(text, ranked) for _, text, _, _, ranked in logged] == [
+            ("who renews the TLS certificate?", [hit.id for hit in second]),
+            ("who renews the TLS certificate?", [hit.id for hit in first]),
+        ]
+        assert all(created == NOW for _, _, _, created, _ in logged)
+        embedding = store.db.execute("SELECT embedder, length(embedding) FROM queries LIMIT 1").fetchone()
+        assert embedding == ("offline-hash-v1/384", 384 * 4)
+        expected = {hit.id: 0 for hit in first}
+        for hit in [*first, *second]:
+            expected[hit.id] += 1
+        expected[first[-1].id] += 1
+        counted = {
+            entry_id: (count, last)
+            for entry_id, count, last in store.db.execute(
+                "SELECT id, access_count, last_accessed_at FROM entries WHERE access_count > 0"
+            )
+        }
+    assert counted == {entry_id: (count, NOW) for entry_id, count in expected.items()}
+
+
+def test_expired_entries_are_not_returned(tmp_path: Path) -> None:
+    folder = make_workspace(
+        tmp_path,
+        {
+            "2026-11-01.md": "---\nexpires: 2026-11-10\n---\n- the wifi password for the offsite venue\n",
+            "2026-11-02.md": "- the wifi password for the office is on the whiteboard\n",
+        },
+    )
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("wifi password", k=5)
+    assert [hit.source for hit in hits] == ["memory/2026-11-02.md"]
+
+
+def test_newer_entries_win_ties_through_temporal_decay(tmp_path: Path) -> None:
+    folder = make_workspace(
+        tmp_path,
+        {
+            "2026-06-01.md": "- the staging host is staging-a\n",
+            "2026-11-24.md": "- the staging host is staging-b\n",
+        },
+    )
+    flat = FunctionEmbedder(lambda text: [1.0, 0.0, 0.0, 0.0], 4)
+    with open_at(folder, flat) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("staging host", k=2, mode="vector")
+    assert [hit.source for hit in hits] == ["memory/2026-11-24.md", "memory/2026-06-01.md"]
+    assert hits[0].decay > hits[1].decay >= 0.5
