@@ -216,6 +216,77 @@ def status(workspace: Path, as_json: bool) -> None:
         click.echo(f"{key}: {value}")
 
 
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--dry-run", is_flag=True, help="Count what would be added, updated or removed; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_handle_errors
+def index(workspace: Path, dry_run: bool, as_json: bool) -> None:
+    """Index MEMORY.md entries, weekly summaries and daily-note items into the vector sidecar.
+
+    Incremental: only changed files are read and only changed items embedded. `memory-sleep run`
+    does this too, after writing the markdown.
+    """
+    from .sidecar import display, open_sidecar
+
+    with open_sidecar(workspace) as sidecar:
+        report = sidecar.index(dry_run=dry_run)
+    if as_json:
+        click.echo(json.dumps(display.index_dict(report), indent=2))
+        return
+    click.echo("\n".join(display.index_lines(report, dry_run)))
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("query")
+@WORKSPACE_ARG
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=5, show_default=True, help="How many results.")
+@click.option("--scope", help="Only entries of this scope (a user or agent id). Default: every scope.")
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "vector", "text"]),
+    default="hybrid",
+    show_default=True,
+    help="Vector and full-text fused, or one of them alone.",
+)
+@click.option("--dry-run", is_flag=True, help="Search only: log no query and count no access.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@_handle_errors
+def recall(
+    query: str, workspace: Path, k: int, scope: str | None, mode: str, dry_run: bool, as_json: bool
+) -> None:
+    """Search the sidecar for QUERY; print ranked entries with source file, line and date.
+
+    Each recall is logged (query, embedding, time, returned ids and ranks) and counts an access of
+    every entry it returns: the forgetting pass scores and replays that log.
+    """
+    from .sidecar import display, open_sidecar
+
+    with open_sidecar(workspace) as sidecar:
+        find = sidecar.search if dry_run else sidecar.recall
+        hits = find(query, k=k, scope=scope, mode=mode)  # type: ignore[arg-type]
+    if as_json:
+        click.echo(json.dumps([hit.as_dict() for hit in hits], indent=2, ensure_ascii=False))
+        return
+    click.echo("\n".join(display.hit_lines(hits)))
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_handle_errors
+def stats(workspace: Path, as_json: bool) -> None:
+    """Show what the vector sidecar holds: entries, soft-deleted, by source and scope, queries, size."""
+    from .sidecar import display, open_sidecar
+
+    with open_sidecar(workspace) as sidecar:
+        report = sidecar.stats()
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    click.echo("\n".join(display.stats_lines(report)))
+
+
 def _progress(silent: bool) -> Callable[[str], None] | None:
     if silent or not sys.stderr.isatty():
         return None

@@ -52,6 +52,26 @@ class MemoryConfig(_Section):
     forgetting: ForgettingConfig = ForgettingConfig()
 
 
+class SidecarConfig(_Section):
+    """`[sidecar]`: the vector index of entries and note items, and how recall ranks them."""
+
+    enabled: bool = True
+    embedder: Literal["offline", "openai", "local"] = "offline"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    dimensions: int = Field(default=384, ge=16, le=4096)
+    batch_size: int = Field(default=256, ge=1, le=2048)
+    timeout_secs: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    price_per_million_tokens: float | None = Field(default=None, ge=0)
+    scope: str = Field(default="default", min_length=1)
+    half_life_days: float = Field(default=90.0, ge=0)
+    decay_floor: float = Field(default=0.5, ge=0, le=1)
+    candidates: int = Field(default=50, ge=1, le=10_000)
+    rrf_k: int = Field(default=60, ge=1)
+
+
 class Config(_Section):
     """All settings; a missing file means all defaults."""
 
@@ -68,6 +88,7 @@ class Config(_Section):
     lock_timeout_secs: float = Field(default=0.0, ge=0)
     engine: EngineConfig = EngineConfig()
     memory: MemoryConfig = MemoryConfig()
+    sidecar: SidecarConfig = SidecarConfig()
 
 
 def load_config(path: Path, required: bool = False) -> Config:

@@ -1,0 +1,82 @@
+"""The sidecar's CLI verbs, and indexing inside `memory-sleep run`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memory_sleep.cli import main
+from memory_sleep.config import Config, SidecarConfig
+from memory_sleep.sidecar import open_sidecar
+
+from .conftest import run_offline
+
+
+def test_index_recall_and_stats_from_the_command_line(fixture_workspace: Path) -> None:
+    runner = CliRunner()
+    indexed = runner.invoke(main, ["index", str(fixture_workspace)])
+    assert indexed.exit_code == 0, indexed.output
+    assert indexed.output.startswith("Indexed 23 of 23 files with offline-hash-v1/384: ")
+    found = runner.invoke(
+        main, ["recall", "who renews the TLS certificate?", str(fixture_workspace), "-k", "3", "--json"]
+    )
+    assert found.exit_code == 0, found.output
+    hits = json.loads(found.output)
+    assert [hit["rank"] for hit in hits] == [1, 2, 3]
+    assert {"source", "line", "day", "text", "score"} <= hits[0].keys()
+    text = runner.invoke(main, ["recall", "TLS certificate", str(fixture_workspace), "-k", "1"])
+    assert text.exit_code == 0 and text.output.startswith(" 1. memory/")
+    not_logged = runner.invoke(main, ["recall", "TLS", str(fixture_workspace), "--dry-run", "--json"])
+    assert not_logged.exit_code == 0
+    stats = json.loads(runner.invoke(main, ["stats", str(fixture_workspace), "--json"]).output)
+    assert stats["queries_logged"] == 2
+    assert stats["live"] == stats["entries"] > 300 and stats["soft_deleted"] == 0
+    assert set(stats["by_source"]) == {"memory", "note", "project"}
+    assert stats["bytes_on_disk"]["total"] > 0
+    human = runner.invoke(main, ["stats", str(fixture_workspace)])
+    assert "Queries logged: 2" in human.output
+
+
+def test_index_dry_run_writes_nothing(fixture_workspace: Path) -> None:
+    result = CliRunner().invoke(main, ["index", str(fixture_workspace), "--dry-run", "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.output)["added"] > 300
+    with open_sidecar(fixture_workspace, Config()) as sidecar:
+        assert sidecar.stats()["entries"] == 0
+
+
+@pytest.mark.parametrize("verb", ["index", "recall", "stats"])
+def test_every_sidecar_verb_has_help(verb: str) -> None:
+    result = CliRunner().invoke(main, [verb, "--help"])
+    assert result.exit_code == 0 and "Usage:" in result.output and "--json" in result.output
+
+
+def test_run_indexes_the_sidecar_after_writing(fixture_workspace: Path) -> None:
+    report = run_offline(fixture_workspace)
+    assert not [w for w in report.record.warnings if "sidecar" in w]
+    with open_sidecar(fixture_workspace, Config()) as sidecar:
+        stats = sidecar.stats()
+        memory_rows = sidecar.store.entries_of_source("MEMORY.md")
+    assert stats["live"] > 300
+    memory_text = (fixture_workspace / "MEMORY.md").read_text()
+    assert memory_rows and all(row.text in memory_text for row in memory_rows if row.kind == "memory")
+
+
+def test_a_sidecar_failure_warns_and_leaves_the_markdown_run_complete(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    config = Config(sidecar=SidecarConfig(embedder="openai"))
+    report = run_offline(fixture_workspace, config=config)
+    assert report.changes
+    warnings = [w for w in report.record.warnings if "vector sidecar not updated" in w]
+    assert len(warnings) == 1 and "memory-sleep index" in warnings[0]
+    assert (fixture_workspace / "memory" / "briefing.md").exists()
+
+
+def test_run_with_the_sidecar_disabled_creates_no_database(fixture_workspace: Path) -> None:
+    run_offline(fixture_workspace, config=Config(sidecar=SidecarConfig(enabled=False)))
+    assert not (fixture_workspace / "memory" / ".sleep" / "sidecar.db").exists()
