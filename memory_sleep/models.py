@@ -78,7 +78,10 @@ class Operation(Strict):
 
     item_id: str
     op: OperationKind
-    target: str | None = Field(default=None, description="ref of the entry for update/supersede")
+    target: str | None = Field(
+        default=None,
+        description="the entry changed: its ref (E1, E2, ...) or the id of an item added earlier in the batch",
+    )
     text: str | None = Field(default=None, description="entry text for add/update/supersede")
     reason: str = ""
 

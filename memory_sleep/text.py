@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from datetime import date, timedelta
+from functools import lru_cache
 from itertools import pairwise
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.:/-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
@@ -100,12 +101,13 @@ def normalize(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+@lru_cache(maxsize=65_536)
 def tokens(text: str) -> frozenset[str]:
     """Content words of a text; CJK characters count as bigrams so that un-spaced scripts compare."""
     norm = normalize(text)
     words = {w.strip(".:/-") for w in _WORD.findall(norm)}
     result = {w for w in words if w and w not in _STOPWORDS}
-    cjk = [ch for ch in norm if _CJK.match(ch)]
+    cjk = _CJK.findall(norm)
     result.update(a + b for a, b in pairwise(cjk))
     if len(cjk) == 1:
         result.add(cjk[0])

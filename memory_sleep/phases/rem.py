@@ -134,6 +134,7 @@ def _apply_one(
         section = SECTION_FOR.get(kept.category, "Facts")
         entry = Entry(text=text, topic=kept.topic, day=kept.item.day)
         document.add_entry(section, entry)
+        by_ref[kept.item.id] = (document.section(section), entry)  # later items of the batch may name it
         result.referenced.append((entry, kept.item.day))
         return
     assert target is not None and operation.target is not None

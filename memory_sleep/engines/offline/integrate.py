@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...memory_doc import SECTION_FOR
 from ...models import EntryView, KeptItem, Operation
@@ -76,39 +78,64 @@ _DECISION_WORDS = frozenset(
 )
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity in the index
 class _Candidate:
-    ref: str | None
+    ref: str
     section: str
     topic: str | None
     text: str
     words: frozenset[str]
 
 
+class _Candidates:
+    """Entries to compare against, with an inverted index so an item is scored only against entries
+    that share a word with it."""
+
+    def __init__(self, entries: Sequence[EntryView]) -> None:
+        self.all: list[_Candidate] = []
+        self.by_word: dict[str, list[_Candidate]] = defaultdict(list)
+        for entry in entries:
+            self.add(_Candidate(entry.ref, entry.section, entry.topic, entry.text, tokens(entry.text)))
+
+    def add(self, candidate: _Candidate) -> None:
+        self.all.append(candidate)
+        for word in candidate.words:
+            self.by_word[word].append(candidate)
+
+    def sharing_words(self, words: frozenset[str]) -> list[_Candidate]:
+        seen: dict[int, _Candidate] = {}
+        for word in words:
+            for candidate in self.by_word.get(word, ()):
+                seen.setdefault(id(candidate), candidate)
+        return list(seen.values())
+
+    def rewrite(self, ref: str, text: str) -> None:
+        for candidate in self.all:
+            if candidate.ref == ref:
+                candidate.text, candidate.words = text, tokens(text)
+                self.add_words(candidate)
+
+    def add_words(self, candidate: _Candidate) -> None:
+        for word in candidate.words:
+            if candidate not in self.by_word[word]:
+                self.by_word[word].append(candidate)
+
+
 class OfflineIntegrator:
     """Deterministic REM decisions; newer notes win over older entries."""
 
     def integrate(self, items: Sequence[KeptItem], entries: Sequence[EntryView]) -> list[Operation]:
-        candidates = [_Candidate(e.ref, e.section, e.topic, e.text, tokens(e.text)) for e in entries]
+        candidates = _Candidates(entries)
         operations = []
         for kept in items:
             text = entry_text(kept)
-            operation = _decide(kept, text, candidates)
+            operation = _decide(kept, text, candidates.sharing_words(tokens(text)))
             operations.append(operation)
             if operation.op == "add":
-                candidates.append(
-                    _Candidate(
-                        None,
-                        SECTION_FOR.get(kept.category, "Facts"),
-                        kept.topic,
-                        text,
-                        tokens(text),
-                    )
-                )
-            elif operation.op in ("update", "supersede"):
-                for candidate in candidates:
-                    if candidate.ref == operation.target:
-                        candidate.text, candidate.words = text, tokens(text)
+                section = SECTION_FOR.get(kept.category, "Facts")
+                candidates.add(_Candidate(kept.item.id, section, kept.topic, text, tokens(text)))
+            elif operation.op in ("update", "supersede") and operation.target:
+                candidates.rewrite(operation.target, text)
         return operations
 
 
@@ -145,7 +172,7 @@ def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Oper
         and not _values_differ(text, best.text)
     ):
         return _noop(item_id, best, "already in memory")
-    same_section = [c for c in comparable if c.ref and c.section == section]
+    same_section = [c for c in comparable if c.section == section]
     rival = _contradicted(kept, text, same_section)
     if rival is not None:
         return Operation(
@@ -163,7 +190,7 @@ def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Oper
             break
         if candidate.section != section:
             continue
-        if jaccard(words, candidate.words) >= 0.4 and candidate.ref:
+        if jaccard(words, candidate.words) >= 0.4:
             return Operation(
                 item_id=item_id,
                 op="update",
@@ -181,8 +208,6 @@ def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Oper
 
 
 def _noop(item_id: str, candidate: _Candidate, reason: str) -> Operation:
-    if candidate.ref is None:
-        return Operation(item_id=item_id, op="noop", reason="repeats an item of this run")
     return Operation(item_id=item_id, op="noop", target=candidate.ref, reason=reason)
 
 
@@ -223,10 +248,12 @@ def _same_deadline_task(
     return None
 
 
+@lru_cache(maxsize=16_384)
 def _first_clause(text: str) -> str:
     return _CLAUSE_END.split(text, maxsplit=1)[0]
 
 
+@lru_cache(maxsize=16_384)
 def _subject_words(text: str) -> frozenset[str]:
     """Content words of the first clause, without values and decision vocabulary."""
     return frozenset(
