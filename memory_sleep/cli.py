@@ -17,6 +17,7 @@ from .config import Config, load_config
 from .engines.select import build_engine
 from .errors import MemorySleepError
 from .runner import PHASES, RunOptions, run_cycle
+from .sleep_log import engine_line
 from .status import workspace_status
 from .workspace import Workspace
 from .writer import SafeWriter
@@ -93,6 +94,14 @@ def main() -> None:
     help="Engine for the decisions. Default: config, else auto.",
 )
 @click.option(
+    "--model", help="Model name for an LLM engine. Default: [engine] model, else the provider's default."
+)
+@click.option(
+    "--require-llm",
+    is_flag=True,
+    help="Fail (exit 1, nothing changed) instead of deciding offline when no model provider can be used.",
+)
+@click.option(
     "--config",
     "config_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -113,6 +122,8 @@ def run(
     phases: tuple[str, ...],
     today: Any,
     engine: str | None,
+    model: str | None,
+    require_llm: bool,
     config_file: Path | None,
     wait: float | None,
     as_json: bool,
@@ -128,6 +139,10 @@ def run(
     config = _config(space, config_file)
     if engine:
         config.engine.name = engine  # type: ignore[assignment]
+    if model:
+        config.engine.model = model
+    if require_llm:
+        config.engine.require_llm = True
     if wait is not None:
         config.lock_timeout_secs = wait
     options = RunOptions(
@@ -136,7 +151,7 @@ def run(
         dry_run=dry_run,
     )
     progress = _progress(quiet or as_json)
-    report = run_cycle(space, config, build_engine(config.engine), options, progress)
+    report = run_cycle(space, config, build_engine(config.engine, space.root), options, progress)
     if as_json:
         click.echo(report.record.model_dump_json(indent=2))
         return
@@ -148,11 +163,11 @@ def run(
     record = report.record
     for run_id in report.rolled_back:
         click.echo(f"Recovered: rolled back run {run_id}, which had stopped half-way.")
+    click.echo(engine_line(record))
     if not report.changes:
         click.echo("Nothing to do: no new or changed notes since the last run.")
         return
     ops = ", ".join(f"{n} {op}" for op, n in record.operations.items() if n) or "no changes"
-    click.echo(f"Engine: {record.engine}{f' ({record.model})' if record.model else ''}")
     click.echo(
         f"NREM: {record.dailyFilesProcessed} notes read, {record.itemsKept} items kept, {record.itemsDiscarded} discarded"
     )

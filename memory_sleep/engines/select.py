@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from ..config import EngineConfig
 from ..errors import ConfigError
@@ -21,8 +22,16 @@ def choose_engine_name(requested: str) -> str:
     return "offline"
 
 
-def build_engine(config: EngineConfig) -> Engine:
+def build_engine(config: EngineConfig, workspace_root: Path | None = None) -> Engine:
+    """The engine for a run; LLM engines cache answers under WORKSPACE/memory/.sleep/llm-cache."""
     name = choose_engine_name(config.name)
     if name == "offline":
+        if config.require_llm:
+            raise ConfigError(
+                "--require-llm, but no provider: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or [engine] name and "
+                "base_url for a local server). Nothing was changed."
+            )
         return offline_engine()
-    raise ConfigError(f"The {name} engine is not available in this version yet. Run with --engine offline.")
+    from .providers import provider_engine  # the SDKs load only here, never for an offline run
+
+    return provider_engine(name, config, workspace_root)

@@ -1,0 +1,129 @@
+"""ModelClient on the official openai SDK (Chat Completions), for OpenAI and OpenAI-compatible servers.
+
+Asks for JSON-schema structured output; a server that rejects `json_schema` (older Ollama,
+llama.cpp and vLLM builds) is asked again in JSON mode with the schema in the prompt, and the
+answer is validated all the same. The SDK client is built in providers.py and handed in.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import openai
+
+from .model import AnswerT, CallUsage, Exchange, InvalidAnswer, Prompt, estimate_tokens, repair_messages
+from .schemas import json_schema, parse_answer
+from .sdk_errors import provider_error
+
+SYSTEM = (
+    "You are memory-sleep, a tool that consolidates an AI agent's notes. Answer only with the JSON requested."
+)
+_SCHEMA_WORDS = ("response_format", "json_schema", "schema", "structured")
+
+
+class OpenAIClient:
+    provider = "openai"
+
+    def __init__(
+        self,
+        sdk: openai.OpenAI,
+        model: str,
+        mode: Literal["json_schema", "json_object"] = "json_schema",
+        compatible_server: bool = False,
+    ) -> None:
+        self.sdk, self.model, self.mode = sdk, model, mode
+        self.compatible_server = compatible_server
+        self.notices: list[str] = []
+
+    def complete(
+        self,
+        prompt: Prompt,
+        schema: type[AnswerT],
+        *,
+        max_output_tokens: int,
+        history: tuple[Exchange, ...] = (),
+    ) -> tuple[AnswerT, CallUsage]:
+        try:
+            response = self._create(prompt, schema, max_output_tokens, history)
+        except openai.BadRequestError as error:
+            if self.mode != "json_schema" or not any(word in str(error).lower() for word in _SCHEMA_WORDS):
+                raise self._error(error) from error
+            self.mode = "json_object"
+            self.notices.append(
+                f"openai: {self.sdk.base_url} rejected JSON-schema output; using JSON mode with validation instead."
+            )
+            try:
+                response = self._create(prompt, schema, max_output_tokens, history)
+            except openai.OpenAIError as again:
+                raise self._error(again) from again
+        except openai.OpenAIError as error:
+            raise self._error(error) from error
+        return _answer(response, schema, max_output_tokens, prompt)
+
+    def _create(
+        self, prompt: Prompt, schema: type[AnswerT], max_output_tokens: int, history: tuple[Exchange, ...]
+    ) -> Any:
+        system = prompt.instructions or SYSTEM
+        if self.mode == "json_object":
+            system += "\n\nAnswer with one JSON object that matches this JSON schema exactly:\n" + json.dumps(
+                json_schema(schema)
+            )
+            response_format: dict[str, Any] = {"type": "json_object"}
+        else:
+            response_format = {
+                "type": "json_schema",
+                "json_schema": {"name": schema.__name__, "schema": json_schema(schema), "strict": True},
+            }
+        messages = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": prompt.data or prompt.text},
+            *repair_messages(history),
+        ]
+        limit = (
+            {"max_tokens": max_output_tokens}
+            if self.compatible_server
+            else {"max_completion_tokens": max_output_tokens}
+        )
+        completions: Any = self.sdk.chat.completions  # message and format dicts, not the SDK's TypedDicts
+        return completions.create(
+            model=self.model, messages=messages, response_format=response_format, **limit
+        )
+
+    def _error(self, error: Exception) -> Exception:
+        timeout = self.sdk.timeout
+        seconds = (
+            float(timeout) if isinstance(timeout, int | float) else float(getattr(timeout, "read", 0) or 0)
+        )
+        return provider_error(self.provider, error, openai, "OPENAI_API_KEY", seconds, str(self.sdk.base_url))
+
+
+def _answer(
+    response: Any, schema: type[AnswerT], max_output_tokens: int, prompt: Prompt
+) -> tuple[AnswerT, CallUsage]:
+    if not response.choices:
+        raise InvalidAnswer("an answer without choices", _usage(response, prompt, ""))
+    choice = response.choices[0]
+    content = choice.message.content or ""
+    usage = _usage(response, prompt, content)
+    if choice.message.refusal:
+        raise InvalidAnswer(f"the model refused: {choice.message.refusal[:200]}", usage, retryable=False)
+    if choice.finish_reason == "content_filter":
+        raise InvalidAnswer("the answer was withheld by the content filter", usage, retryable=False)
+    if choice.finish_reason == "length":
+        raise InvalidAnswer(
+            f"the answer was cut off at {max_output_tokens} output tokens", usage, content, truncated=True
+        )
+    if not content.strip():
+        raise InvalidAnswer("an empty answer", usage)
+    return parse_answer(content, schema, usage), usage
+
+
+def _usage(response: Any, prompt: Prompt, content: str) -> CallUsage:
+    """The server's token counts; local servers that send none get an estimate."""
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return CallUsage(estimate_tokens(prompt.text), estimate_tokens(content))
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) or 0
+    return CallUsage(usage.prompt_tokens, usage.completion_tokens, cached)

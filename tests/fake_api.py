@@ -1,0 +1,235 @@
+"""A small fake of the Anthropic Messages and OpenAI Chat Completions APIs on 127.0.0.1.
+
+The real SDKs talk to it over HTTP (their base_url pointed here), so the tests exercise the
+SDKs' own request building, retries, timeouts and response parsing. Without a script it answers
+like a model would, from the prompt text (memory_sleep.engines.fake_brain); scripted faults
+(`FakeAPI.queue`) are served first, one per request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from memory_sleep.engines.fake_brain import answer_for
+
+SCHEMA_BY_KEYS = {
+    frozenset({"classifications"}): "ClassifyAnswer",
+    frozenset({"operations"}): "IntegrateAnswer",
+    frozenset({"status", "contacts", "last_event", "next"}): "ProjectAnswer",
+    frozenset({"overview", "highlights"}): "WeeklyAnswer",
+    frozenset({"priorities", "actions", "context", "warnings"}): "BriefingAnswer",
+}
+
+
+@dataclass
+class Reply:
+    """One scripted answer: an HTTP status and JSON body, or raw text, after an optional delay."""
+
+    status: int = 200
+    body: Any = None
+    raw: str | None = None
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Seen:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+class FakeAPI:
+    def __init__(self) -> None:
+        self.queue: deque[Reply | dict[str, Any]] = deque()
+        self.requests: list[Seen] = []
+        self.lock = threading.Lock()
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a client that gave up
+                    api._serve(self)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("content-length", 0))
+        body = json.loads(handler.rfile.read(length) or b"{}")
+        with self.lock:
+            self.requests.append(Seen(handler.path, {k.lower(): v for k, v in handler.headers.items()}, body))
+            scripted = self.queue.popleft() if self.queue else None
+        if isinstance(scripted, dict):  # a model answer to wrap in a well-formed response
+            scripted = Reply(body=self._wrap(handler.path, body, scripted))
+        reply = scripted or Reply(body=self._wrap(handler.path, body, self._think(handler.path, body)))
+        if reply.delay:
+            time.sleep(reply.delay)
+        payload = (reply.raw if reply.raw is not None else json.dumps(reply.body)).encode()
+        handler.send_response(reply.status)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(payload)))
+        for name, value in reply.headers.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(payload)
+
+    def _think(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        return answer_for(schema_name(path, body), prompt_text(body))
+
+    def _wrap(self, path: str, body: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        prompt_tokens = len(json.dumps(body)) // 4
+        output_tokens = len(json.dumps(answer)) // 4
+        if path.endswith("/messages"):
+            return anthropic_message(body, answer, prompt_tokens, output_tokens)
+        return openai_completion(body, json.dumps(answer), prompt_tokens, output_tokens)
+
+
+def prompt_text(body: dict[str, Any]) -> str:
+    system = body.get("system", "")
+    if isinstance(system, list):
+        system = "".join(block.get("text", "") for block in system)
+    parts = [system]
+    for message in body.get("messages", []):
+        content = message.get("content", "")
+        parts.append(content if isinstance(content, str) else json.dumps(content))
+    return "\n".join(parts)
+
+
+def schema_name(path: str, body: dict[str, Any]) -> str:
+    if path.endswith("/messages"):
+        if body.get("tools"):
+            schema = body["tools"][0]["input_schema"]
+        else:
+            schema = body["output_config"]["format"]["schema"]
+    else:
+        response_format = body["response_format"]
+        if response_format["type"] == "json_schema":
+            schema = response_format["json_schema"]["schema"]
+        else:  # JSON mode: the schema is in the system prompt
+            text = body["messages"][0]["content"]
+            schema = json.loads(text[text.index("{", text.index("JSON schema exactly")) :])
+    return SCHEMA_BY_KEYS[frozenset(schema["properties"])]
+
+
+def anthropic_message(
+    body: dict[str, Any],
+    answer: dict[str, Any] | str,
+    input_tokens: int,
+    output_tokens: int,
+    stop_reason: str | None = None,
+    cache_read: int = 0,
+) -> dict[str, Any]:
+    """A Messages API response: a tool_use block when tools were sent, else a text block."""
+    if body.get("tools") and isinstance(answer, dict):
+        content: list[dict[str, Any]] = [
+            {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "answer", "input": answer}
+        ]
+        stop = stop_reason or "tool_use"
+    else:
+        text = answer if isinstance(answer, str) else json.dumps(answer)
+        content = [{"type": "text", "text": text}] if text else []
+        stop = stop_reason or "end_turn"
+    return {
+        "id": "msg_01XFDUDYJgAACzvnptvVoYEL",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "claude-haiku-4-5"),
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": input_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": cache_read,
+            "output_tokens": output_tokens,
+            "service_tier": "standard",
+        },
+    }
+
+
+def openai_completion(
+    body: dict[str, Any],
+    content: str | None,
+    prompt_tokens: int,
+    completion_tokens: int,
+    finish_reason: str = "stop",
+    refusal: str | None = None,
+    cached: int = 0,
+) -> dict[str, Any]:
+    """A Chat Completions response as OpenAI sends it."""
+    return {
+        "id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG",
+        "object": "chat.completion",
+        "created": 1764400000,
+        "model": body.get("model", "gpt-4.1-mini"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, "refusal": refusal, "annotations": []},
+                "logprobs": None,
+                "finish_reason": finish_reason,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
+        },
+        "service_tier": "default",
+        "system_fingerprint": "fp_6b68a8204b",
+    }
+
+
+def anthropic_error(status: int, kind: str, message: str) -> Reply:
+    return Reply(
+        status=status,
+        body={"type": "error", "error": {"type": kind, "message": message}},
+        headers={"retry-after-ms": "5", "request-id": "req_011CSHoEeqs5C35K2UUqR7Fy"},
+    )
+
+
+def openai_error(status: int, code: str, message: str) -> Reply:
+    return Reply(
+        status=status,
+        body={"error": {"message": message, "type": code, "param": None, "code": code}},
+        headers={"retry-after-ms": "5", "x-request-id": "req_8d1e0b7c2f"},
+    )
+
+
+def serve() -> Iterator[FakeAPI]:
+    api = FakeAPI()
+    try:
+        yield api
+    finally:
+        api.close()

@@ -1,0 +1,251 @@
+"""Both official SDKs, for real, against the fake API on 127.0.0.1: structured output and every fault."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from memory_sleep.config import EngineConfig
+from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.llm import llm_engine
+from memory_sleep.engines.model import InvalidAnswer, ModelClient, Prompt, ProviderUnusable
+from memory_sleep.engines.providers import model_client
+from memory_sleep.engines.schemas import ClassifyAnswer, IntegrateAnswer
+from memory_sleep.errors import ConfigError, ProviderError
+from memory_sleep.models import EntryView, KeptItem
+
+from .fake_api import (
+    FakeAPI,
+    Reply,
+    anthropic_error,
+    anthropic_message,
+    openai_completion,
+    openai_error,
+    serve,
+)
+from .test_engines_llm import _classify_reply, _entry, _item, _kept, _op
+
+api = pytest.fixture(serve)
+PROVIDERS = ["anthropic", "openai"]
+PROMPT = Prompt(
+    "nrem_classify.md.j2",
+    "Classify the items.\n",
+    '<note_items>\n<item id="I1" source="memory/2026-11-24.md:3">\nDecided: queue on Postgres\n</item>\n</note_items>\n',
+)
+GOOD = _classify_reply(["I1"], "KEEP")
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    for name in ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _config(api: FakeAPI, provider: str, **options: Any) -> EngineConfig:
+    base = api.url if provider == "anthropic" else api.url + "/v1"
+    settings: dict[str, Any] = {"base_url": base, "max_retries": 1, "timeout_secs": 5.0}
+    return EngineConfig(name=provider, **(settings | options))  # type: ignore[arg-type]
+
+
+def _client(api: FakeAPI, provider: str, **options: Any) -> ModelClient:
+    return model_client(provider, _config(api, provider, **options))
+
+
+def _answer_reply(provider: str, body: dict[str, Any], answer: Any, **details: Any) -> Reply:
+    if provider == "anthropic":
+        return Reply(body=anthropic_message(body, answer, 1200, 80, **details))
+    content = answer if isinstance(answer, str) or answer is None else json.dumps(answer)
+    return Reply(body=openai_completion(body, content, 1200, 80, **details))
+
+
+def test_anthropic_forces_the_answer_tool_and_marks_the_prefix_for_caching(api: FakeAPI) -> None:
+    api.queue.append(Reply(body=anthropic_message({"tools": [1]}, GOOD, 1500, 90, cache_read=1024)))
+    answer, usage = _client(api, "anthropic").complete(PROMPT, ClassifyAnswer, max_output_tokens=2048)
+    assert answer.classifications[0].verdict == "KEEP"
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_input_tokens) == (2524, 90, 1024)
+    sent = api.requests[0]
+    assert sent.path == "/v1/messages" and sent.headers["authorization"] == "Bearer sk-ant-test-key"
+    assert sent.body["tool_choice"]["name"] == "answer" and sent.body["max_tokens"] == 2048
+    assert sent.body["system"][0] == {
+        "type": "text",
+        "text": "Classify the items.\n",
+        "cache_control": {"type": "ephemeral"},
+    }
+    schema = sent.body["tools"][0]["input_schema"]
+    assert schema["additionalProperties"] is False and schema["required"] == ["classifications"]
+
+
+def test_anthropic_json_schema_output_format(api: FakeAPI) -> None:
+    api.queue.append(Reply(body=anthropic_message({}, GOOD, 700, 60)))
+    client = _client(api, "anthropic", structured_output="json_schema")
+    answer, _ = client.complete(PROMPT, ClassifyAnswer, max_output_tokens=1024)
+    assert answer.classifications[0].id == "I1"
+    assert api.requests[0].body["output_config"]["format"]["type"] == "json_schema"
+    assert "tools" not in api.requests[0].body
+
+
+def test_openai_asks_for_a_strict_json_schema_and_reads_usage(api: FakeAPI) -> None:
+    api.queue.append(Reply(body=openai_completion({}, json.dumps(GOOD), 900, 70, cached=512)))
+    answer, usage = _client(api, "openai").complete(PROMPT, ClassifyAnswer, max_output_tokens=1024)
+    assert answer.classifications[0].category == "fact"
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_input_tokens) == (900, 70, 512)
+    sent = api.requests[0]
+    assert sent.path == "/v1/chat/completions" and sent.headers["authorization"] == "Bearer sk-test-key"
+    assert sent.body["response_format"]["json_schema"]["strict"] is True
+    assert sent.body["max_tokens"] == 1024  # any base_url may be an OpenAI-compatible server
+    assert sent.body["messages"][0] == {"role": "system", "content": "Classify the items.\n"}
+
+
+def test_compatible_server_without_json_schema_gets_json_mode(
+    api: FakeAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    api.queue.append(
+        openai_error(400, "invalid_request_error", "response_format json_schema is not supported")
+    )
+    client = _client(api, "openai", model="llama3.2")
+    answer, _ = client.complete(PROMPT, ClassifyAnswer, max_output_tokens=1024)
+    assert answer.classifications[0].id == "I1"
+    second = api.requests[1].body
+    assert second["response_format"] == {"type": "json_object"} and second["max_tokens"] == 1024
+    assert "JSON schema exactly" in second["messages"][0]["content"]
+    assert api.requests[1].headers["authorization"] == "Bearer not-needed"
+    assert "JSON mode" in client.notices[0]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_rate_limit_then_success_is_retried_by_the_sdk(api: FakeAPI, provider: str) -> None:
+    error = (
+        anthropic_error(
+            429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"
+        )
+        if provider == "anthropic"
+        else openai_error(429, "rate_limit_exceeded", "Rate limit reached for gpt-4.1-mini")
+    )
+    api.queue.extend([error, GOOD])
+    answer, _ = _client(api, provider).complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+    assert answer.classifications[0].id == "I1" and len(api.requests) == 2
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_server_error_after_retries_is_a_provider_error(api: FakeAPI, provider: str) -> None:
+    error = (
+        anthropic_error(500, "api_error", "Internal server error")
+        if provider == "anthropic"
+        else openai_error(500, "server_error", "The server had an error")
+    )
+    api.queue.extend([error, error])
+    with pytest.raises(ProviderError, match=r"server error \(500\) after retries") as raised:
+        _client(api, provider).complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+    assert raised.value.status == 500 and len(api.requests) == 2
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_timeout_is_a_provider_error_naming_the_setting(api: FakeAPI, provider: str) -> None:
+    api.queue.append(Reply(body={}, delay=1.0))
+    client = _client(api, provider, timeout_secs=0.2, max_retries=0)
+    with pytest.raises(ProviderError, match=r"no answer within 0.2s .* raise \[engine\] timeout_secs"):
+        client.complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_rejected_key_makes_the_provider_unusable(api: FakeAPI, provider: str) -> None:
+    error = (
+        anthropic_error(401, "authentication_error", "invalid x-api-key")
+        if provider == "anthropic"
+        else openai_error(401, "invalid_api_key", "Incorrect API key provided")
+    )
+    api.queue.append(error)
+    with pytest.raises(ProviderUnusable, match="key was rejected"):
+        _client(api, provider).complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_malformed_json_answer(api: FakeAPI, provider: str) -> None:
+    api.queue.append(_answer_reply(provider, {}, '{"classifications": [{"id": "I1", '))
+    with pytest.raises(InvalidAnswer, match="not valid JSON"):
+        _client(api, provider).complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_schema_violating_answer(api: FakeAPI, provider: str) -> None:
+    wrong = {"classifications": [{"id": "I1", "verdict": "KEEP", "colour": "blue"}]}
+    api.queue.append(_answer_reply(provider, {"tools": [1]}, wrong))
+    with pytest.raises(InvalidAnswer, match="does not match the schema") as raised:
+        _client(api, provider).complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+    assert "colour" in raised.value.problem and raised.value.retryable
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_refusal_is_not_retryable(api: FakeAPI, provider: str) -> None:
+    if provider == "anthropic":
+        api.queue.append(Reply(body=anthropic_message({}, "", 900, 3, stop_reason="refusal")))
+    else:
+        api.queue.append(Reply(body=openai_completion({}, None, 900, 9, refusal="I can't help with that.")))
+    with pytest.raises(InvalidAnswer, match="refused") as raised:
+        _client(api, provider).complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+    assert not raised.value.retryable and raised.value.usage.input_tokens == 900
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_truncated_answer_is_retried_with_more_output_tokens(api: FakeAPI, provider: str) -> None:
+    if provider == "anthropic":
+        cut = Reply(
+            body=anthropic_message(
+                {"tools": [1]}, {"classifications": []}, 900, 512, stop_reason="max_tokens"
+            )
+        )
+    else:
+        cut = Reply(
+            body=openai_completion(
+                {}, '{"classifications": [{"id": "I1", "verd', 900, 512, finish_reason="length"
+            )
+        )
+    api.queue.extend([cut, GOOD])
+    engine = llm_engine(_client(api, provider), _config(api, provider, max_output_tokens=512))
+    verdicts = engine.classifier.classify([_item(1, "Decided: queue on Postgres")], ClassifyContext([], []))
+    assert verdicts[0].verdict == "KEEP" and engine.usage.calls == 2
+    limits = [r.body.get("max_tokens") or r.body.get("max_completion_tokens") for r in api.requests]
+    assert limits == [512, 1024]
+
+
+def _integrate_through(api: FakeAPI, provider: str, first: dict[str, Any]) -> tuple[list[Any], FakeAPI]:
+    items: list[KeptItem] = [_kept(1, "Atlas staging moved to port 9443", topic="Atlas")]
+    entries: list[EntryView] = [_entry(1, "Atlas staging is at staging.atlas.internal:8443", topic="Atlas")]
+    fixed = {"operations": [_op("I1", "supersede", "E1", "Atlas staging is at staging.atlas.internal:9443")]}
+    api.queue.extend([first, fixed])
+    engine = llm_engine(_client(api, provider), _config(api, provider))
+    return engine.integrator.integrate(items, entries), api
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_unknown_entry_id_is_sent_back_to_the_model(api: FakeAPI, provider: str) -> None:
+    operations, _ = _integrate_through(api, provider, {"operations": [_op("I1", "update", "E42", "x :9443")]})
+    assert operations[0].target == "E1"
+    assert "entry E42 does not exist" in json.dumps(api.requests[1].body["messages"])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_empty_rewrite_is_sent_back_to_the_model(api: FakeAPI, provider: str) -> None:
+    operations, _ = _integrate_through(api, provider, {"operations": [_op("I1", "update", "E1", "")]})
+    assert operations[0].op == "supersede" and operations[0].text
+    assert "empty text" in json.dumps(api.requests[1].body["messages"])
+
+
+def test_missing_key_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    with pytest.raises(ConfigError, match=r"No ANTHROPIC_API_KEY: set it, or run with --engine offline"):
+        model_client("anthropic", EngineConfig(name="anthropic"))
+
+
+def test_answer_schemas_are_valid_strict_json_schemas() -> None:
+    from memory_sleep.engines.schemas import json_schema
+
+    for schema in (ClassifyAnswer, IntegrateAnswer):
+        rendered = json_schema(schema)
+        item = next(iter(rendered["$defs"].values()))
+        assert item["additionalProperties"] is False and set(item["required"]) == set(item["properties"])
