@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -104,7 +105,21 @@ def load_config(path: Path, required: bool = False) -> Config:
     try:
         return Config.model_validate(data)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in issue['loc'])}: {issue['msg']}" for issue in error.errors()
-        )
+        problems = "; ".join(_describe(issue["loc"], issue["msg"], issue["type"]) for issue in error.errors())
         raise ConfigError(f"{path}: {problems}. See the config keys in README.md.") from None
+
+
+def _describe(location: tuple[int | str, ...], message: str, kind: str) -> str:
+    """One problem, with the likely intended key for a misspelt one."""
+    key = ".".join(str(part) for part in location)
+    if kind != "extra_forbidden":
+        return f"{key}: {message}"
+    model: type[BaseModel] = Config
+    for part in location[:-1]:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return f"{key}: unknown key"
+        model = annotation
+    close = difflib.get_close_matches(str(location[-1]), list(model.model_fields), n=1)
+    return f"{key}: unknown key" + (f" (did you mean {close[0]}?)" if close else "")
