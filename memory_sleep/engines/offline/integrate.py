@@ -17,6 +17,8 @@ ENTRY_MAX_CHARS = 200
 _SAME = 0.8
 _RELATED = 0.5
 _RESTATED = 0.25
+_NEW_WORDS = 0.2  # a repeat may bring at most this share of words the entry lacks
+_ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _VALUE = re.compile(r"\d[\w.:/-]*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
 _CLAUSE_END = re.compile(r"(?<!\d)[.;]\s|\s[—–]\s|\s-\s")
@@ -169,6 +171,7 @@ def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Oper
         best is not None
         and best_score >= _SAME
         and jaccard(words, best.words) >= 0.5
+        and len(words - best.words) <= max(1, _NEW_WORDS * len(words))
         and not _values_differ(text, best.text)
     ):
         return _noop(item_id, best, "already in memory")
@@ -190,7 +193,8 @@ def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Oper
             break
         if candidate.section != section:
             continue
-        if jaccard(words, candidate.words) >= 0.4:
+        elaborates = len(words & candidate.words) >= _ELABORATES * len(candidate.words)
+        if elaborates and jaccard(words, candidate.words) >= 0.4:
             return Operation(
                 item_id=item_id,
                 op="update",
