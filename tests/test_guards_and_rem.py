@@ -115,7 +115,7 @@ def test_removing_more_than_the_allowed_share_is_refused() -> None:
     before = [entry for _, entry in document.entries()]
     for entry in before[:2]:
         document.remove_entry(entry)
-    with pytest.raises(GuardError, match="shrink MEMORY.md from 4 to 2 entries"):
+    with pytest.raises(GuardError, match=r"shrink MEMORY\.md from 4 to 2 entries"):
         check_removals(before, document, share=0.25)
     check_removals(before, document, share=0.5)
 
@@ -158,9 +158,72 @@ def test_stale_entries_beyond_the_allowance_wait_for_later_runs(tmp_path: Path) 
     assert "Old fact number 0 " in archive and "Old fact number 1 " in archive  # oldest first
 
 
-JOBS = "amber birch cedar dune ember fjord grove heath iris juniper kelp larch maple nettle oak pine quartz reed sage thyme".split()
-FLAGS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango".split()
-RUNS = "mercury venus earth mars jupiter saturn uranus neptune pluto ceres eris vesta pallas juno hygiea europa titan rhea io triton".split()
+JOBS = [
+    "amber",
+    "birch",
+    "cedar",
+    "dune",
+    "ember",
+    "fjord",
+    "grove",
+    "heath",
+    "iris",
+    "juniper",
+    "kelp",
+    "larch",
+    "maple",
+    "nettle",
+    "oak",
+    "pine",
+    "quartz",
+    "reed",
+    "sage",
+    "thyme",
+]
+FLAGS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+]
+RUNS = [
+    "mercury",
+    "venus",
+    "earth",
+    "mars",
+    "jupiter",
+    "saturn",
+    "uranus",
+    "neptune",
+    "pluto",
+    "ceres",
+    "eris",
+    "vesta",
+    "pallas",
+    "juno",
+    "hygiea",
+    "europa",
+    "titan",
+    "rhea",
+    "io",
+    "triton",
+]
 
 
 def test_a_run_that_cannot_trim_its_growth_is_refused_and_changes_no_file(tmp_path: Path) -> None:
