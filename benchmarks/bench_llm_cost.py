@@ -2,8 +2,10 @@
 
 Usage: python benchmarks/bench_llm_cost.py [--days 30 365] [--nights 3] [--seed 7]
 
-For each history length: generate a workspace, catch up on all but the last NIGHTS days with a
-simulated model, then run NIGHTS nightly runs, one new day of notes each, and count the calls
+One workspace of the longest history is generated; each history length keeps its last DAYS days
+of notes, so every length is measured on the very same new notes. Each catches up on all but the
+last NIGHTS days with a simulated model, then runs NIGHTS nightly runs, one new day of notes
+each, and counts the calls
 and input/output tokens the simulated model was sent (tokens estimated at 4 characters each, as
 FunctionModel does). Exits 1 when the longest history costs more than 1.2 times the shortest.
 """
@@ -55,10 +57,15 @@ def _night(folder: Path, today: date) -> dict[str, float]:
     }
 
 
-def measure(days: int, nights: int, seed: int, scratch: Path) -> dict[str, float]:
-    """Average cost of the last `nights` nightly runs over a workspace with `days` of history."""
+def measure(days: int, nights: int, source: Path, scratch: Path) -> dict[str, float]:
+    """Average cost of the last `nights` nightly runs over the last `days` days of `source`'s notes."""
     folder = scratch / f"history-{days}"
-    generate_workspace(folder, days, seed=seed, end=END)
+    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("*.md"))
+    shutil.copy(source / "MEMORY.md", folder / "MEMORY.md")
+    first_day = END - timedelta(days=days - 1)
+    for note in (source / "memory").glob("*.md"):
+        if date.fromisoformat(note.name[:10]) >= first_day:
+            shutil.copy(note, folder / "memory" / note.name)
     held = scratch / f"held-{days}"
     held.mkdir()
     first_night = END - timedelta(days=nights - 1)
@@ -87,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
-        results = {days: measure(days, args.nights, args.seed, Path(scratch)) for days in args.days}
+        source = Path(scratch) / "generated"
+        generate_workspace(source, max(args.days), seed=args.seed, end=END)
+        results = {days: measure(days, args.nights, source, Path(scratch)) for days in args.days}
     print(f"Nightly run with a simulated model, mean of {args.nights} nights (tokens: 4 characters each)")
     header = f"{'history':>8} {'calls':>6} {'nrem':>5} {'rem':>4} {'clean':>5} {'input tok':>10} {'output tok':>10} {'est. $':>8} {'MEMORY.md':>9} {'run s':>6}"
     print(header)

@@ -25,6 +25,7 @@ _PROJECT = re.compile(r'<project name="([^"]+)">(.*?)</project>', re.S)
 _ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')
 _KNOWN = re.compile(r"Known projects: (.*?)\. Give", re.S)
 _ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_PROJECT_HEADING = re.compile(r"\b[Pp]roject:?\s+([A-Z][\w.-]{1,30})")
 _CATEGORIES = (
     ("decision", cues.DECISION),
     ("lesson", cues.LESSON),
@@ -78,13 +79,20 @@ def _classify(text: str) -> dict[str, Any]:
                 "verdict": "KEEP" if keep else "DISCARD",
                 "category": category if keep else None,
                 "discard_reason": None if keep else "routine",
-                "topic": next((p for p in known if p.lower() in context.lower()), None),
+                "topic": _topic(known, context, _attributes(attributes).get("section", "")),
                 "closes_action": bool(cues.DONE.search(body)) and not keep,
                 "deadline": dates[0] if keep and category == "action" and dates else None,
                 "reason": "cue words" if keep else "no lasting content",
             }
         )
     return {"classifications": verdicts}
+
+
+def _topic(known: list[str], context: str, section: str) -> str | None:
+    """A known project the item mentions, else the project its section heading names."""
+    mentioned = next((p for p in known if p.lower() in context.lower()), None)
+    heading = _PROJECT_HEADING.search(section)
+    return mentioned or (heading.group(1) if heading else None)
 
 
 def _integrate(text: str) -> dict[str, Any]:
