@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from memory_sleep.sidecar import FunctionEmbedder, OfflineEmbedder
+from memory_sleep.sidecar.tokenize import stem
 from memory_sleep.sidecar.vectors import VectorIndex
 
 from .sidecar_helpers import NOW, make_workspace, open_at, rows
@@ -191,3 +192,23 @@ def test_memory_md_entries_and_project_summaries_carry_their_lines(tmp_path: Pat
         ("memory", 7, "Decisions", "Retro every other Thursday", None),
         ("project", 11, "Projects · Atlas", "Status: cutover prep; Next: runbook", None),
     ]
+
+
+def test_term_counts_follow_edits_exactly(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    note = folder / "memory" / "2026-11-20.md"
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        note.write_text(
+            NOTE.replace("deployed billing-svc", "rolled out billing-svc") + "- staging is fine\n",
+            encoding="utf-8",
+        )
+        sidecar.index()
+        db = sidecar.store.db
+        stored = dict(db.execute("SELECT term, docs FROM fts_terms WHERE docs > 0"))
+        actual: dict[str, int] = {}
+        for (tokens,) in db.execute("SELECT tokens FROM entries_fts"):
+            for term in set(tokens.split()):
+                actual[term] = actual.get(term, 0) + 1
+    assert stored == actual
+    assert "deploy" not in stored and stored["roll"] == 1 and stored[stem("staging")] == 2

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from memory_sleep.sidecar import FunctionEmbedder
+from memory_sleep.sidecar.search import selective_terms
 
 from .sidecar_helpers import NOW, make_workspace, open_at
 
@@ -142,3 +143,18 @@ def test_newer_entries_win_ties_through_temporal_decay(tmp_path: Path) -> None:
         hits = sidecar.search("staging host", k=2, mode="vector")
     assert [hit.source for hit in hits] == ["memory/2026-11-24.md", "memory/2026-06-01.md"]
     assert hits[0].decay > hits[1].decay >= 0.5
+
+
+def test_full_text_search_skips_terms_too_common_to_rank_cheaply(tmp_path: Path) -> None:
+    notes = {f"2026-11-{day:02d}.md": f"- heartbeat status ok number {day}\n" for day in range(1, 21)}
+    notes["2026-11-21.md"] = "- heartbeat status: the zeppelin hangar door is stuck\n"
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        assert selective_terms(sidecar.store, ["heartbeat", "zeppelin", "hangar"], budget=5) == [
+            "hangar",
+            "zeppelin",
+        ]
+        assert selective_terms(sidecar.store, ["heartbeat"], budget=5) == []
+        hits = sidecar.search("heartbeat zeppelin", k=1, mode="text")
+    assert "zeppelin" in hits[0].text

@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from ..errors import ConfigError
 from . import lexicon
-from .tokenize import GENERIC, STOPWORDS, cjk_bigrams, clean, is_cjk, words_and_runs
+from .tokenize import GENERIC, STOPWORDS, cjk_bigrams, clean, is_cjk, stem, words_and_runs
 
 if TYPE_CHECKING:
     from ..config import SidecarConfig
@@ -57,25 +57,6 @@ def l2_normalise(matrix: npt.NDArray[np.floating]) -> Vectors:
 
 def _hash(feature: str) -> int:
     return zlib.crc32(feature.encode("utf-8"))
-
-
-def stem(word: str) -> str:
-    """A light suffix stripper (plurals, -ed, -ing); character n-grams catch the rest."""
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("ing") and len(word) > 5:
-        base = word[:-3]
-        return base[:-1] if len(base) > 2 and base[-1] == base[-2] else base
-    if word.endswith("ed") and len(word) > 4:
-        base = word[:-2]
-        return base[:-1] if len(base) > 2 and base[-1] == base[-2] else base
-    if word.endswith("es") and word[-3:-2] in ("s", "x", "z", "h") and len(word) > 4:
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 class OfflineEmbedder:

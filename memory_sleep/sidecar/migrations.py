@@ -153,3 +153,24 @@ def m002_query_log(db: sqlite3.Connection) -> None:
         "CREATE INDEX query_results_by_entry ON query_results (entry_id)",
         "CREATE INDEX queries_by_time ON queries (created_at)",
     )
+
+
+@MIGRATIONS.register
+def m003_term_counts(db: sqlite3.Connection) -> None:
+    """Full-text terms stemmed in Python (no porter in FTS5), with each term's document count, so a
+    query can leave out terms so common that ranking their matches would cost more than they tell."""
+    from .tokenize import fts_document
+
+    _run(
+        db,
+        "DROP TABLE entries_fts",
+        "CREATE VIRTUAL TABLE entries_fts USING fts5 (tokens, tokenize = 'unicode61 remove_diacritics 2')",
+        "CREATE TABLE fts_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID",
+    )
+    counts: dict[str, int] = {}
+    for entry_id, context, text in db.execute("SELECT id, context, text FROM entries").fetchall():
+        tokens = fts_document(f"{context}: {text}" if context else text)
+        db.execute("INSERT INTO entries_fts (rowid, tokens) VALUES (?, ?)", (entry_id, tokens))
+        for term in set(tokens.split()):
+            counts[term] = counts.get(term, 0) + 1
+    db.executemany("INSERT INTO fts_terms (term, docs) VALUES (?, ?)", counts.items())

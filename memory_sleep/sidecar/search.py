@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from .sources import day_timestamp
 from .store import EntryRow, Store
-from .tokenize import fts_query
+from .tokenize import fts_match, query_terms
 from .vectors import VectorIndex
 
 Mode = Literal["hybrid", "vector", "text"]
@@ -32,6 +32,7 @@ class SearchOptions:
     rrf_k: int = 60
     half_life_days: float = 90.0
     decay_floor: float = 0.5
+    text_budget: int = 2_000
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,24 @@ def decay_factor(row: EntryRow, now: float, half_life_days: float, floor: float)
     return float(floor + (1.0 - floor) * 0.5 ** (age_days / half_life_days))
 
 
+def selective_terms(store: Store, terms: list[str], budget: int) -> list[str]:
+    """The query's rarest indexed terms whose matches add up to at most `budget` entries.
+
+    BM25 ranks every entry that matches any term, so one very common term makes a query slow
+    while adding almost nothing to the ranking (its IDF is near zero); the vector side still
+    sees the whole query. The rarest term always stays unless it alone exceeds the budget.
+    """
+    counts = store.term_counts(terms)
+    chosen: list[str] = []
+    total = 0
+    for term in sorted(counts, key=lambda t: (counts[t], t)):
+        if total + counts[term] > budget:
+            break
+        chosen.append(term)
+        total += counts[term]
+    return chosen
+
+
 def search(
     store: Store,
     vectors: VectorIndex,
@@ -106,9 +125,9 @@ def search(
     if options.mode in ("hybrid", "vector") and query_vector is not None:
         vector_ranked = [entry_id for entry_id, _ in vectors.top(query_vector, pool, options.scope)]
     if options.mode in ("hybrid", "text"):
-        match = fts_query(query_text)
-        if match:
-            found = store.text_search(match, pool * 3)
+        wanted = selective_terms(store, query_terms(query_text), options.text_budget)
+        if wanted:
+            found = store.text_search(fts_match(wanted), pool * 3)
             allowed = vectors.allowed([entry_id for entry_id, _ in found], options.scope)
             text_ranked = [entry_id for (entry_id, _), ok in zip(found, allowed, strict=True) if ok][:pool]
     fused: dict[int, float] = {}

@@ -225,7 +225,7 @@ class Store:
                 ),
             )
             entry_id = int(cursor.lastrowid or 0)
-            self.db.execute("INSERT INTO entries_fts (rowid, tokens) VALUES (?, ?)", (entry_id, entry.tokens))
+            self._index_text(entry_id, entry.tokens)
             ids.append(entry_id)
         return ids
 
@@ -255,8 +255,24 @@ class Store:
                     entry_id,
                 ),
             )
-            self.db.execute("DELETE FROM entries_fts WHERE rowid = ?", (entry_id,))
-            self.db.execute("INSERT INTO entries_fts (rowid, tokens) VALUES (?, ?)", (entry_id, entry.tokens))
+            self._unindex_text(entry_id)
+            self._index_text(entry_id, entry.tokens)
+
+    def _index_text(self, entry_id: int, tokens: str) -> None:
+        self.db.execute("INSERT INTO entries_fts (rowid, tokens) VALUES (?, ?)", (entry_id, tokens))
+        self.db.executemany(
+            "INSERT INTO fts_terms (term, docs) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET docs = docs + 1",
+            [(term,) for term in set(tokens.split())],
+        )
+
+    def _unindex_text(self, entry_id: int) -> None:
+        row = self.db.execute("SELECT tokens FROM entries_fts WHERE rowid = ?", (entry_id,)).fetchone()
+        if row is None:
+            return
+        self.db.execute("DELETE FROM entries_fts WHERE rowid = ?", (entry_id,))
+        self.db.executemany(
+            "UPDATE fts_terms SET docs = docs - 1 WHERE term = ?", [(term,) for term in set(row[0].split())]
+        )
 
     def move_entry(self, entry_id: int, path: str, line_start: int, line_end: int) -> None:
         """Same text, new place (lines shifted or the file moved): no re-embedding."""
@@ -318,6 +334,14 @@ class Store:
         ).fetchall()
         ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
         return ids, [row[1] for row in rows], from_blobs([row[2] for row in rows], dim)
+
+    def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many indexed entries hold each term (absent terms are left out)."""
+        if not terms:
+            return {}
+        marks = ",".join("?" * len(terms))
+        rows = self.db.execute(f"SELECT term, docs FROM fts_terms WHERE term IN ({marks})", list(terms))
+        return {term: docs for term, docs in rows if docs > 0}
 
     def text_search(self, match: str, limit: int) -> list[tuple[int, float]]:
         """(id, bm25) of the best full-text matches, best first (bm25 is lower-is-better in SQLite)."""

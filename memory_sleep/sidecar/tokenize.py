@@ -60,14 +60,46 @@ def terms(text: str) -> list[str]:
     return found
 
 
+def _undouble(base: str) -> str:
+    """stopp -> stop, but roll and pass stay (Porter's rule for l, s and z)."""
+    if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "lsz":
+        return base[:-1]
+    return base
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper (plurals, -ed, -ing); character n-grams catch the rest."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("ing") and len(word) > 5:
+        return _undouble(word[:-3])
+    if word.endswith("ed") and len(word) > 4:
+        return _undouble(word[:-2])
+    if word.endswith("es") and word[-3:-2] in ("s", "x", "z", "h") and len(word) > 4:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def index_terms(text: str) -> list[str]:
+    """The terms the full-text index stores: words stemmed, CJK bigrams as they are."""
+    return [term if is_cjk(term) else stem(term) for term in terms(text)]
+
+
 def fts_document(text: str) -> str:
-    """What the FTS5 table stores for a text: its terms separated by spaces."""
-    return " ".join(terms(text))
+    """What the FTS5 table stores for a text: its index terms separated by spaces."""
+    return " ".join(index_terms(text))
 
 
-def fts_query(text: str) -> str | None:
-    """An FTS5 MATCH expression: any of the query's content terms (BM25 ranks the matches)."""
-    wanted = list(dict.fromkeys(t for t in terms(text) if (t not in STOPWORDS and len(t) > 1) or is_cjk(t)))
-    if not wanted:
-        return None
+def query_terms(text: str) -> list[str]:
+    """A query's distinct content terms, as the index stores them (stopwords and 1-letter words out)."""
+    wanted = (term for term in terms(text) if (term not in STOPWORDS and len(term) > 1) or is_cjk(term))
+    return list(dict.fromkeys(term if is_cjk(term) else stem(term) for term in wanted))
+
+
+def fts_match(wanted: list[str]) -> str:
+    """An FTS5 MATCH expression for any of the terms (BM25 ranks the matches)."""
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in wanted)
