@@ -1,0 +1,1 @@
+"""Scoring memory-sleep's consolidation against a generated workspace's ground truth, night by night."""

@@ -1,0 +1,211 @@
+"""Fact retention (final values and kept decisions, lessons, people findable) and contradictions
+(only the final value of a changed fact or reversed decision stands as current; older ones archived)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from workspace_gen.truth import KeyedTruth
+
+from memory_sleep.text import normalize
+
+from .outputs import Outputs
+from .simulate import History
+from .textmatch import LineIndex, contains_value, current_text, informative_tokens
+from .truthdata import GroundTruth, ItemTruth, TruthText
+
+RETAINED_CATEGORIES = ("decision", "lesson", "relationship")
+FINDABLE = 0.6
+ABOUT = 0.6
+
+
+@dataclass
+class Retention:
+    values_found: int = 0
+    values_total: int = 0
+    items_found: int = 0
+    items_total: int = 0
+    missing_values: list[tuple[str, str]] = field(default_factory=list)
+    missing_items: list[ItemTruth] = field(default_factory=list)
+
+    @property
+    def value_share(self) -> float:
+        return self.values_found / self.values_total if self.values_total else 1.0
+
+    @property
+    def item_share(self) -> float:
+        return self.items_found / self.items_total if self.items_total else 1.0
+
+
+def fact_retention(outputs: Outputs, truth: GroundTruth, text: TruthText) -> Retention:
+    """Each fact's final value in MEMORY.md's current text, a project summary or a weekly summary;
+    each KEEP decision, lesson or relationship item with >= 60% of its words on one line of MEMORY.md
+    or a weekly summary."""
+    result = Retention()
+    haystack = "\n".join(outputs.current_lines()) + "\n" + outputs.weekly_text
+    for fact in truth["facts"]:
+        result.values_total += 1
+        if contains_value(haystack, fact["final"]):
+            result.values_found += 1
+        else:
+            result.missing_values.append((fact["key"], fact["final"]))
+    lines = LineIndex([*outputs.memory.splitlines(), *outputs.weekly_text.splitlines()])
+    for item in truth["items"]:
+        if item["verdict"] != "KEEP" or item["category"] not in RETAINED_CATEGORIES:
+            continue
+        result.items_total += 1
+        words = informative_tokens(text.of(item))
+        share, _ = lines.best(words)
+        if not words or share >= FINDABLE:
+            result.items_found += 1
+        else:
+            result.missing_items.append(item)
+    return result
+
+
+@dataclass(frozen=True)
+class Statement:
+    key: str
+    value: str
+    text: str
+    tokens: frozenset[str]
+
+
+class StatementIndex:
+    """Every note item that states a keyed fact or decision (its values and its restatements), to tell
+    which one a line of memory restates and so which value that line claims."""
+
+    def __init__(self, truth: GroundTruth, text: TruthText) -> None:
+        self.statements: list[Statement] = []
+        self.values: dict[str, list[str]] = {}
+        self._postings: dict[str, list[int]] = {}
+        keyed = {fact["key"]: fact for fact in (*truth["facts"], *truth["decisions"])}
+        stated = {
+            (value["file"], value["line"]): value["value"]
+            for fact in keyed.values()
+            for value in fact["values"]
+        }
+        for fact in keyed.values():
+            self.values[fact["key"]] = [value["value"] for value in fact["values"]]
+        for item in truth["items"]:
+            key = item["fact_key"]
+            if key not in keyed:
+                continue
+            body = text.of(item)
+            value = stated.get((item["file"], item["line"])) or _value_of(body, item["file"], keyed[key])
+            words = informative_tokens(body)
+            for word in words:
+                self._postings.setdefault(word, []).append(len(self.statements))
+            self.statements.append(Statement(key, value, normalize(body), words))
+
+    def assign(self, line: str) -> tuple[str, str | None] | None:
+        """(key, value it states) for the statement `line` best restates (>= 60% of its words), else None.
+        Statements with the same words ("moved to A (was B)", "moved to B (was A)") are told apart by
+        word order; the value is None when the line holds none of the key's values."""
+        words = informative_tokens(line)
+        counts: Counter[int] = Counter()
+        for word in words:
+            counts.update(self._postings.get(word, ()))
+        shares = {index: shared / len(self.statements[index].tokens) for index, shared in counts.items()}
+        best_share = max(shares.values(), default=0.0)
+        if best_share < ABOUT:
+            return None
+        tied = [index for index, share in shares.items() if share == best_share]
+        flat = normalize(line)
+        best = max(
+            tied, key=lambda index: (SequenceMatcher(None, flat, self.statements[index].text).ratio(), index)
+        )
+        statement = self.statements[best]
+        if contains_value(line, statement.value):
+            return statement.key, statement.value
+        held = {v.lower() for v in self.values[statement.key] if contains_value(line, v)}
+        return statement.key, (held.pop() if len(held) == 1 else None)
+
+
+def _value_of(body: str, file: str, fact: KeyedTruth) -> str:
+    """The value a restatement carries: the one it names, else the one current on its day."""
+    named = {value["value"] for value in fact["values"] if contains_value(body, value["value"])}
+    if len(named) == 1:
+        return named.pop()
+    day = file.split("/")[-1][:10]
+    current = [value["value"] for value in fact["values"] if value["date"] <= day]
+    return current[-1] if current else fact["values"][0]["value"]
+
+
+@dataclass(frozen=True)
+class KeyOutcome:
+    key: str
+    final: str
+    final_current: bool
+    stale_current: list[str]
+    unarchived: list[str]
+    never_in_memory: list[str]
+
+    @property
+    def resolved(self) -> bool:
+        return self.final_current and not self.stale_current and not self.unarchived
+
+
+def _stated(index: StatementIndex, lines: Iterable[str]) -> dict[str, set[str]]:
+    """key -> values (lower case) that some line states as current."""
+    found: dict[str, set[str]] = {}
+    for line in lines:
+        assigned = index.assign(current_text(line))
+        if assigned and assigned[1]:
+            found.setdefault(assigned[0], set()).add(assigned[1].lower())
+    return found
+
+
+def contradictions(
+    outputs: Outputs, truth: GroundTruth, text: TruthText, history: History | None = None
+) -> list[KeyOutcome]:
+    """For each fact or decision with more than one value: the final value current, no older value
+    current, and every older value that was ever current in MEMORY.md present in the archive.
+
+    A fact about a project that has finished (not a person: people outlive projects) leaves MEMORY.md
+    with its project, as DESIGN.md asks; for it, the final value stated in the archive counts as kept."""
+    finished = {p["name"] for p in truth["projects"] if p["finished_on"] and p["finished_on"] <= truth["end"]}
+    keyed = [*truth["facts"], *truth["decisions"]]
+    index = StatementIndex(truth, text)
+    now = _stated(index, outputs.current_lines())
+    archived = _stated(index, (line.split(" — from ")[0] for line in outputs.archive.splitlines()))
+    ever = _stated(index, (seen.entry.current for seen in history.all_entries())) if history else now
+    outcomes = []
+    for fact in keyed:
+        if len(fact["values"]) < 2:
+            continue
+        distinct = _distinct(value["value"] for value in fact["values"])
+        final = fact["final"].lower()
+        older = [value for value in distinct if value != final]
+        current = now.get(fact["key"], set())
+        was = ever.get(fact["key"], set()) | current
+        gone_with_project = fact["topic"] in finished and fact["category"] != "relationship"
+        in_archive = archived.get(fact["key"], set())
+        outcomes.append(
+            KeyOutcome(
+                key=fact["key"],
+                final=fact["final"],
+                final_current=final in current or (gone_with_project and final in in_archive),
+                stale_current=[value for value in older if value in current],
+                unarchived=[v for v in older if v in was and v not in in_archive],
+                never_in_memory=[value for value in older if value not in was],
+            )
+        )
+    return outcomes
+
+
+def _distinct(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(value.lower() for value in values))
+
+
+def contradiction_shares(outcomes: Sequence[KeyOutcome]) -> dict[str, float]:
+    total = len(outcomes) or 1
+    return {
+        "resolved": sum(o.resolved for o in outcomes) / total,
+        "final_current": sum(o.final_current for o in outcomes) / total,
+        "no_stale_current": sum(not o.stale_current for o in outcomes) / total,
+        "archived": sum(not o.unarchived for o in outcomes) / total,
+    }

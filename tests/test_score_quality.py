@@ -1,0 +1,256 @@
+"""The quality scorer: a short end-to-end run, and its metrics on tiny hand-made workspaces."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from memory_sleep.notes import read_note
+from memory_sleep.state import ItemRecord, NoteState, dump
+from memory_sleep.workspace import Workspace, discover
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import score_quality  # noqa: E402
+from quality import hygiene, retention, verdicts  # noqa: E402
+from quality.outputs import Outputs  # noqa: E402
+from quality.score import Scorecard  # noqa: E402
+from quality.simulate import History  # noqa: E402
+from quality.textmatch import current_text  # noqa: E402
+from quality.truthdata import GroundTruth, TruthText  # noqa: E402
+
+OLD_NOTE = "# 2026-01-01\n\n- Port for Atlas API is 8080\n"
+NEW_NOTE = "# 2026-01-05\n\n- Atlas API moved to port 9090 (was 8080)\n"
+OLD_ENTRY = "- [Atlas] Port for Atlas API is 8080 (2026-01-01)\n"
+NEW_ENTRY = "- [Atlas] Atlas API moved to port 9090 (was 8080) (2026-01-05)\n"
+ARCHIVED = (
+    "- - [Atlas] Port for Atlas API is 8080 (2026-01-01) — from Facts; superseded by memory/2026-01-05.md:3\n"
+)
+
+
+def item(file: str, line: int, verdict: str, category: str, text: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "file": file,
+        "line": line,
+        "end_line": extra.pop("end_line", line),
+        "verdict": verdict,
+        "category": category,
+        "topic": "Atlas",
+        "text": text,
+        "fact_key": extra.pop("fact_key", None),
+    }
+
+
+def tiny_truth(folder: Path) -> GroundTruth:
+    """Two notes: a port stated, then changed; the truth that goes with them."""
+    (folder / "memory").mkdir(parents=True)
+    (folder / "memory" / "2026-01-01.md").write_text(OLD_NOTE, encoding="utf-8")
+    (folder / "memory" / "2026-01-05.md").write_text(NEW_NOTE, encoding="utf-8")
+    first = {"value": "8080", "date": "2026-01-01", "file": "memory/2026-01-01.md", "line": 3}
+    second = {"value": "9090", "date": "2026-01-05", "file": "memory/2026-01-05.md", "line": 3}
+    truth = {
+        "seed": 0,
+        "days": 5,
+        "start": "2026-01-01",
+        "end": "2026-01-05",
+        "note_kb": 1.0,
+        "skipped_days": [],
+        "files": ["memory/2026-01-01.md", "memory/2026-01-05.md"],
+        "memory_md_handwritten": False,
+        "projects": [{"name": "Atlas", "finished_on": None, "finish_kind": None}],
+        "people": [],
+        "items": [
+            item(
+                "memory/2026-01-01.md", 3, "KEEP", "fact", OLD_NOTE.splitlines()[2], fact_key="atlas.api.port"
+            ),
+            item(
+                "memory/2026-01-05.md", 3, "KEEP", "fact", NEW_NOTE.splitlines()[2], fact_key="atlas.api.port"
+            ),
+        ],
+        "facts": [
+            {
+                "key": "atlas.api.port",
+                "category": "fact",
+                "topic": "Atlas",
+                "values": [first, second],
+                "final": "9090",
+            }
+        ],
+        "decisions": [],
+        "actions": [],
+        "secrets": [],
+        "pasted_briefing": None,
+        "repeated": [],
+    }
+    return cast(GroundTruth, truth)
+
+
+def outcome(folder: Path, memory: str, archive: str = "", seen: tuple[str, ...] = ()) -> retention.KeyOutcome:
+    truth = tiny_truth(folder)
+    history = History()
+    for night, text in enumerate(seen, start=1):
+        history.observe(text, date(2026, 1, night))
+    history.observe(memory, date(2026, 1, 6))
+    (result,) = retention.contradictions(
+        Outputs.from_texts(memory, archive), truth, TruthText(folder, truth), history
+    )
+    return result
+
+
+def test_contradiction_resolved(tmp_path: Path) -> None:
+    result = outcome(
+        tmp_path, "# MEMORY.md\n\n## Facts\n" + NEW_ENTRY, ARCHIVED, seen=("## Facts\n" + OLD_ENTRY,)
+    )
+    assert result.resolved
+    assert result.final_current and not result.stale_current and not result.unarchived
+
+
+def test_contradiction_with_both_values_current_is_not_resolved(tmp_path: Path) -> None:
+    result = outcome(tmp_path, "# MEMORY.md\n\n## Facts\n" + OLD_ENTRY + NEW_ENTRY, ARCHIVED)
+    assert not result.resolved
+    assert result.stale_current == ["8080"]
+
+
+def test_older_value_in_previously_is_history_not_current(tmp_path: Path) -> None:
+    entry = "- [Atlas] Atlas API moved to port 9090 (was 8080) (previously: Port for Atlas API is 8080) (2026-01-05)\n"
+    result = outcome(tmp_path, "## Facts\n" + entry, ARCHIVED, seen=("## Facts\n" + OLD_ENTRY,))
+    assert result.resolved
+
+
+def test_older_value_that_left_memory_unarchived_is_not_resolved(tmp_path: Path) -> None:
+    result = outcome(tmp_path, "## Facts\n" + NEW_ENTRY, "", seen=("## Facts\n" + OLD_ENTRY,))
+    assert result.final_current and not result.stale_current
+    assert result.unarchived == ["8080"]
+    assert not result.resolved
+
+
+def test_only_the_old_value_current_is_not_resolved(tmp_path: Path) -> None:
+    result = outcome(tmp_path, "## Facts\n" + OLD_ENTRY)
+    assert not result.final_current
+    assert result.stale_current == ["8080"]
+
+
+def test_current_text_drops_nested_previously() -> None:
+    text = "Backup: 44 GB (previously: Backup: 91 GB (previously: Backup: 8 GB (x)…)"
+    assert current_text(text) == "Backup: 44 GB"
+    assert current_text("Port 9090 (previously: 8080) for the API") == "Port 9090 for the API"
+
+
+def test_fact_retention_finds_final_values_and_kept_items(tmp_path: Path) -> None:
+    truth = tiny_truth(tmp_path)
+    text = TruthText(tmp_path, truth)
+    kept = retention.fact_retention(Outputs.from_texts("## Facts\n" + NEW_ENTRY), truth, text)
+    assert (kept.values_found, kept.values_total) == (1, 1)
+    lost = retention.fact_retention(Outputs.from_texts("## Facts\n" + OLD_ENTRY), truth, text)
+    assert lost.missing_values == [("atlas.api.port", "9090")]
+    weekly = retention.fact_retention(
+        Outputs.from_texts("# MEMORY.md\n", weekly={"2026-W01.md": "- fact: Atlas API moved to port 9090"}),
+        truth,
+        text,
+    )
+    assert weekly.values_found == 1
+
+
+def test_near_duplicates_counted_per_section() -> None:
+    memory = (
+        "## Facts\n"
+        "- [Atlas] Atlas API listens on port 9090 behind nginx (2026-01-05)\n"
+        "- [Atlas] As noted above, Atlas API listens on port 9090 behind nginx (2026-01-06)\n"
+        "- [Atlas] Atlas staging database is db-atlas-2.internal (2026-01-05)\n"
+        "## Decisions\n"
+        "- [Atlas] Atlas uses Kafka for the job queue (2026-01-05)\n"
+    )
+    result = hygiene.near_duplicate_rate(Outputs.from_texts(memory).entries)
+    assert (result.duplicated, result.entries) == (2, 4)
+    assert result.rate == 0.5
+
+
+def test_secrets_searched_everywhere_but_the_original_notes(tmp_path: Path) -> None:
+    truth = tiny_truth(tmp_path / "source")
+    truth["secrets"] = [
+        {"kind": "github_token", "value": "ghp_" + "a1" * 18, "file": "memory/x.md", "line": 1}
+    ]
+    run = tmp_path / "run"
+    (run / "memory" / ".sleep").mkdir(parents=True)
+    (run / "memory" / "2026-01-01.md").write_text("token ghp_" + "a1" * 18 + "\n", encoding="utf-8")
+    (run / "MEMORY.md").write_text("# MEMORY.md\n", encoding="utf-8")
+    (run / "memory" / ".sleep" / "sidecar.db").write_bytes(b"SQLite\x00ghp_" + b"a1" * 18 + b"\x00")
+    assert hygiene.secret_leaks(run, truth) == [("github_token", "memory/.sleep/sidecar.db")]
+
+
+def test_items_match_by_record_line_or_parser_span(tmp_path: Path) -> None:
+    """A truth item on a child line of a bullet takes the bullet's verdict; noop KEEPs count as DISCARD,
+    DISCARDs that close an action as KEEP."""
+    note = "# 2026-01-01\n\n- Port for Atlas API is 8080\n  - set in nginx.conf\n\n- [x] renew the cert\n"
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "2026-01-01.md").write_text(note, encoding="utf-8")
+    workspace = Workspace.open(tmp_path)
+    (note_file,) = discover(workspace).notes
+    parsed = {i.line_start: i.id for i in read_note(note_file, 1_000_000).items}
+    state = NoteState(
+        sha256="0",
+        size=len(note),
+        mtime_ns=0,
+        items={
+            parsed[3]: ItemRecord(line=3, verdict="KEEP", category="fact", operation="noop"),
+            parsed[6]: ItemRecord(line=6, verdict="DISCARD", discard_reason="resolved", closes_action=True),
+        },
+    )
+    (workspace.state_dir / "notes").mkdir(parents=True)
+    (workspace.state_dir / "notes" / "2026-01-01.md.json").write_bytes(dump(state))
+    truth = tiny_truth(tmp_path / "source")
+    truth["items"] = [
+        cast(Any, item("memory/2026-01-01.md", 4, "KEEP", "fact", "  - set in nginx.conf")),
+        cast(Any, item("memory/2026-01-01.md", 6, "KEEP", "action", "- [x] renew the cert")),
+    ]
+    child, closing = verdicts.judge_items(tmp_path, truth)
+    assert child.record is not None and child.record.line == 3
+    assert child.nrem_keep and not child.effective_keep
+    assert child.label == "KEEP fact → noop"
+    assert closing.effective_keep and not closing.nrem_keep
+    scores = verdicts.verdict_scores([child, closing])
+    assert scores.keep_recall == 0.5 and scores.raw_keep_recall == 0.5 and scores.unmatched == 0
+
+
+@pytest.fixture(scope="module")
+def five_days(tmp_path_factory: pytest.TempPathFactory) -> tuple[Scorecard, Path]:
+    scratch = tmp_path_factory.mktemp("score")
+    args = score_quality.parse_args(["--days", "5", "--seed", "2", "--results", str(scratch / "RESULTS.md")])
+    card, _ = score_quality.run(args, scratch)
+    return card, scratch
+
+
+def test_five_day_run_scores_every_metric(five_days: tuple[Scorecard, Path]) -> None:
+    card, _ = five_days
+    names = {row.metric for row in card.rows}
+    assert {
+        "KEEP recall",
+        "DISCARD precision",
+        "fact retention: final values",
+        "contradictions resolved",
+        "near-duplicate rate in MEMORY.md",
+        "briefing bytes, end / max",
+        "planted secrets found outside the notes",
+        "pasted briefing phrases re-learned",
+    } <= names
+    briefing = next(row for row in card.rows if row.metric.startswith("briefing bytes"))
+    assert briefing.passed
+    recall = next(row for row in card.rows if row.metric == "KEEP recall")
+    assert 0.0 <= float(recall.value.split()[0]) <= 1.0
+    assert [name for name, *_ in card.nightly][:2] == ["seconds per night", "files changed"]
+    assert sum(row.items for row in card.confusion) > 0
+
+
+def test_main_writes_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "RESULTS.md"
+    score_quality.main(["--days", "2", "--seed", "3", "--results", str(results)])
+    printed = capsys.readouterr().out
+    assert "KEEP recall" in printed and "target" in printed
+    written = results.read_text(encoding="utf-8")
+    assert "--days 2 --seed 3" in written
+    assert "| KEEP recall |" in written and "## Worst missed KEEPs" in written
