@@ -31,6 +31,7 @@ def _configure(workspace: Path, api: FakeAPI, provider: str, extra: str = "") ->
     base = api.url if provider == "anthropic" else api.url + "/v1"
     (workspace / "memory-sleep.toml").write_text(
         f'[engine]\nname = "{provider}"\nbase_url = "{base}"\nmax_retries = 1\ntimeout_secs = 5\n{extra}'
+        "[sidecar]\nenabled = false\n"
     )
 
 

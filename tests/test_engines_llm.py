@@ -46,6 +46,7 @@ def _entry(n: int, text: str, topic: str | None = None, section: str = "Facts") 
 
 def _run(folder: Path, model: Any, **engine: Any) -> RunReport:
     config = Config(engine=EngineConfig(**engine))
+    config.sidecar.enabled = False  # indexing is the sidecar's tests' business, and slow here
     built = llm_engine(model, config.engine, folder / "memory" / ".sleep" / "llm-cache")
     return run_cycle(Workspace.open(folder), config, built, RunOptions(today=FIXTURE_TODAY))
 
