@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -43,6 +44,10 @@ def _handle_errors(command: F) -> F:
             sys.exit(1)
         except (KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
             raise
+        except BrokenPipeError:  # output piped into `head` or the like, which stopped reading
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         except Exception as error:
             if os.environ.get("MEMORY_SLEEP_DEBUG") == "1":
                 raise
@@ -52,6 +57,23 @@ def _handle_errors(command: F) -> F:
                 err=True,
             )
             sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _record_failures(command: F) -> F:
+    """A run that raises leaves a `failed` record with its error in memory/sleep-log.json (outcome.py)."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from .outcome import Attempt, recorded_outcome
+
+        today = kwargs["today"].date() if kwargs.get("today") else date.today()
+        attempt = Attempt(
+            kwargs["workspace"], today, kwargs.get("engine"), dry_run=kwargs.get("dry_run", False)
+        )
+        with recorded_outcome(attempt):
+            return command(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
 
@@ -115,7 +137,14 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the run's record as JSON.")
 @click.option("-v", "--verbose", count=True, help="Say more (every warning and file).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option(
+    "--if-due",
+    is_flag=True,
+    help="Run only if [schedule] interval_secs (23.5 h) have passed since the last successful run; "
+    "for cron, where an hourly schedule is then safe.",
+)
 @_handle_errors
+@_record_failures
 def run(
     workspace: Path,
     dry_run: bool,
@@ -129,6 +158,7 @@ def run(
     as_json: bool,
     verbose: int,
     quiet: bool,
+    if_due: bool,
 ) -> None:
     """Run the sleep cycle (NREM, REM, cleanup) on WORKSPACE (default: this folder).
 
@@ -145,6 +175,15 @@ def run(
         config.engine.require_llm = True
     if wait is not None:
         config.lock_timeout_secs = wait
+    if if_due:
+        from .schedule import due_check
+
+        check = due_check(space, config)
+        if not check.due:
+            if verbose:
+                click.echo(f"Not due: {check.reason()}.")
+            return
+        click.echo(check.header(space), err=True)
     options = RunOptions(
         today=today.date() if today else date.today(),
         phases=tuple(phases) or PHASES,
@@ -152,6 +191,10 @@ def run(
     )
     progress = _progress(quiet or as_json)
     report = run_cycle(space, config, build_engine(config.engine, space.root), options, progress)
+    if if_due and not dry_run:
+        from .schedule import mark_success
+
+        mark_success(space)  # a run with nothing to do writes no sleep-log record; the schedule counts it
     if as_json:
         click.echo(report.record.model_dump_json(indent=2))
         return
@@ -300,6 +343,152 @@ def stats(workspace: Path, as_json: bool) -> None:
         click.echo(json.dumps(report, indent=2))
         return
     click.echo("\n".join(display.stats_lines(report)))
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--dry-run", is_flag=True, help="Say what would be created; create nothing.")
+@_handle_errors
+def init(workspace: Path, dry_run: bool) -> None:
+    """Create a workspace: MEMORY.md, memory/ and a memory-sleep.toml listing every key, commented out.
+
+    Never overwrites: files already there are left as they are and listed.
+    """
+    from .scaffold import init_workspace
+
+    report = init_workspace(workspace, dry_run=dry_run)
+    verb = "Would create" if dry_run else "Created"
+    click.echo(f"{verb} in {report.root}: {', '.join(report.created) or 'nothing'}")
+    if report.kept:
+        click.echo(f"Already there, left alone: {', '.join(report.kept)}")
+    if report.created and not dry_run:
+        click.echo(
+            f"Next: write daily notes to {report.root / 'memory'}/YYYY-MM-DD.md, then `memory-sleep run "
+            f"{report.root}`; `memory-sleep cron install {report.root}` runs it nightly."
+        )
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+@_handle_errors
+def doctor(workspace: Path, as_json: bool) -> None:
+    """Check WORKSPACE and say what to fix: config, API keys, lock, sidecar, file sizes, notes, cron.
+
+    Exit code 1 when something must be fixed (a FAIL line); warnings alone exit 0.
+    """
+    from .doctor import diagnose
+
+    report = diagnose(Workspace.open(workspace))
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n".join(report.lines()))
+    if report.failures:
+        sys.exit(1)
+
+
+@main.group(context_settings=CONTEXT)
+def cron() -> None:
+    """Schedule the nightly run: one crontab line per workspace, output in memory/.sleep/cron.log.
+
+    The line runs `memory-sleep run WORKSPACE --if-due`, so running it more often than daily is safe.
+    MEMORY_SLEEP_CRONTAB=FILE manages that file instead of your crontab.
+    """
+
+
+@cron.command("install", context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--at", "at", metavar="HH:MM", help="Time of day, local time. Default: 04:00.")
+@click.option(
+    "--schedule", metavar="'M H D M W'", help="Five cron fields instead, e.g. '0 * * * *' (hourly)."
+)
+@click.option("--dry-run", is_flag=True, help="Print the line; leave the crontab alone.")
+@_handle_errors
+def cron_install(workspace: Path, at: str | None, schedule: str | None, dry_run: bool) -> None:
+    """Add (or update) this workspace's crontab line; every other line is left as it is."""
+    from . import cron as scheduling
+
+    if at and schedule:
+        raise click.UsageError("Give --at or --schedule, not both.")
+    space = Workspace.open(workspace)
+    change = scheduling.install(
+        scheduling.default_crontab(), space, scheduling.schedule_for(at, schedule), dry_run=dry_run
+    )
+    if not change.changed:
+        click.echo(f"Already installed: {change.after}")
+    elif dry_run:
+        click.echo(f"Would install: {change.after}")
+    else:
+        click.echo(f"{'Updated' if change.before else 'Installed'}: {change.after}")
+        click.echo(f"Output goes to {space.root / scheduling.CRON_LOG}; check with `memory-sleep doctor`.")
+
+
+@cron.command("remove", context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--dry-run", is_flag=True, help="Print the line that would go; leave the crontab alone.")
+@_handle_errors
+def cron_remove(workspace: Path, dry_run: bool) -> None:
+    """Remove this workspace's crontab line; every other line is left as it is."""
+    from . import cron as scheduling
+
+    change = scheduling.remove(scheduling.default_crontab(), Workspace.open(workspace), dry_run=dry_run)
+    if change.before is None:
+        click.echo("No memory-sleep line for this workspace; nothing to remove.")
+    else:
+        click.echo(f"{'Would remove' if dry_run else 'Removed'}: {change.before}")
+
+
+@cron.command("show", context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_handle_errors
+def cron_show(workspace: Path, as_json: bool) -> None:
+    """Show this workspace's crontab line, the log it writes, and when the next run is due."""
+    from . import cron as scheduling
+    from .schedule import due_check
+
+    space = Workspace.open(workspace)
+    line = scheduling.find_line(scheduling.default_crontab().read(), space)
+    check = due_check(space, _config(space, None))
+    report = {
+        "workspace": str(space.root),
+        "installed": line is not None,
+        "line": line,
+        "log": str(space.root / scheduling.CRON_LOG),
+        "last_success": check.last_success.isoformat() if check.last_success else None,
+        "due_now": check.due,
+    }
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    click.echo(line or f"Not installed. `memory-sleep cron install {space.root}` adds a line for 04:00.")
+    click.echo(f"Log: {report['log']}")
+    click.echo(f"Run --if-due: {'due now' if check.due else 'not due'} ({check.reason()})")
+
+
+@cron.command("prompt", context_settings=CONTEXT)
+@WORKSPACE_ARG
+@_handle_errors
+def cron_prompt(workspace: Path) -> None:
+    """Print the prompt to schedule on agent platforms that schedule prompts rather than commands."""
+    from .cron import cron_prompt as render
+
+    space = Workspace.open(workspace)
+    click.echo(render(space, _config(space, None)), nl=False)
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@_handle_errors
+def mcp(workspace: Path) -> None:
+    """Serve WORKSPACE to an agent over MCP (stdio): tools recall, remember, consolidate, status, briefing.
+
+    Configure your agent to start `memory-sleep mcp /path/to/workspace`; see README.md.
+    """
+    from .mcp_server import serve
+
+    serve(workspace)
 
 
 def _progress(silent: bool) -> Callable[[str], None] | None:

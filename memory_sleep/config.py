@@ -73,6 +73,13 @@ class SidecarConfig(_Section):
     rrf_k: int = Field(default=60, ge=1)
 
 
+class ScheduleConfig(_Section):
+    """`[schedule]`: when `run --if-due` runs. Under a day by more than a run takes, so a daily 4 AM
+    cron line never skips a day; over 23 h, so an hourly schedule runs once a day at a steady hour."""
+
+    interval_secs: int = Field(default=84_600, ge=0)
+
+
 class Config(_Section):
     """All settings; a missing file means all defaults."""
 
@@ -90,6 +97,7 @@ class Config(_Section):
     engine: EngineConfig = EngineConfig()
     memory: MemoryConfig = MemoryConfig()
     sidecar: SidecarConfig = SidecarConfig()
+    schedule: ScheduleConfig = ScheduleConfig()
 
 
 def load_config(path: Path, required: bool = False) -> Config:

@@ -21,6 +21,7 @@ def workspace_status(workspace: Workspace, config: Config) -> dict[str, Any]:
     return {
         "workspace": str(workspace.root),
         "last run": f"{log.lastRun.isoformat()} ({log.status}, engine {log.engine})" if log else "never",
+        **({"last error": log.error} if log and log.error else {}),
         "daily notes": len(found.notes),
         "notes never processed": len(unread),
         "recent notes re-read each run": len(recent),

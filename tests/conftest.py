@@ -39,6 +39,14 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@pytest.fixture(autouse=True)
+def no_real_crontab(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`memory-sleep cron` and `doctor` use a file instead of the user's crontab in every test."""
+    table = tmp_path_factory.mktemp("cron") / "crontab"
+    monkeypatch.setenv("MEMORY_SLEEP_CRONTAB", str(table))
+    return table
+
+
 @pytest.fixture
 def fixture_workspace(tmp_path: Path) -> Path:
     """A private copy of the bundled example workspace."""

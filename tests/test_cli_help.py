@@ -1,0 +1,65 @@
+"""Every CLI verb has help text, is documented in the README, and follows the house rules for options."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from memory_sleep.cli import main
+
+from .cli_helpers import verbs
+from .conftest import REPO
+
+REPORTING = {"run", "status", "doctor", "index", "recall", "stats", "cron show"}
+WRITING = {"run", "undo", "index", "init", "cron install", "cron remove"}
+
+
+def readme_text() -> str:
+    """README.md plus README-integration.md while the latter is still a separate file."""
+    return "\n".join(
+        path.read_text(encoding="utf-8")
+        for name in ("README.md", "README-integration.md")
+        if (path := REPO / name).exists()
+    )
+
+
+@pytest.mark.parametrize("verb", [name for name, _ in verbs()])
+def test_every_verb_has_help_and_is_documented(verb: str) -> None:
+    command = dict(verbs())[verb]
+    assert command.help and command.help.strip(), f"{verb}: no docstring"
+    assert not command.help.startswith("TODO")
+    result = CliRunner().invoke(main, [*verb.split(), "--help"])
+    assert result.exit_code == 0, result.output
+    assert command.help.splitlines()[0][:40] in " ".join(result.output.split())
+    assert f"memory-sleep {verb}" in readme_text(), f"`memory-sleep {verb}` is not in the README"
+
+
+def test_reporting_commands_take_json_and_writing_commands_dry_run() -> None:
+    options = {
+        name: {opt for param in command.params for opt in getattr(param, "opts", [])}
+        for name, command in verbs()
+    }
+    for verb in REPORTING:
+        assert "--json" in options[verb], verb
+    for verb in WRITING:
+        assert "--dry-run" in options[verb], verb
+
+
+def test_usage_errors_exit_2_and_a_missing_workspace_exits_1(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    runner = CliRunner()
+    assert runner.invoke(main, ["doctor", "--no-such-option"]).exit_code == 2
+    result = runner.invoke(
+        main, ["cron", "install", str(tmp_path), "--at", "04:00", "--schedule", "0 4 * * *"]
+    )
+    assert result.exit_code == 2 and "not both" in result.output
+    missing = runner.invoke(main, ["doctor", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 1
+    assert "nowhere: no such folder. Pass the folder that holds MEMORY.md." in missing.output
+
+
+def test_shell_completion_is_click_builtin() -> None:
+    result = CliRunner().invoke(
+        main, [], env={"_MEMORY_SLEEP_COMPLETE": "bash_source"}, prog_name="memory-sleep"
+    )
+    assert result.exit_code == 0 and "_MEMORY_SLEEP_COMPLETE=bash_complete" in result.output
+    assert "_MEMORY_SLEEP_COMPLETE=bash_source memory-sleep" in readme_text()

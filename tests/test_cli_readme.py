@@ -1,0 +1,70 @@
+"""The README's five-minute tour, run on a copy of the example workspace: each command still prints
+what the README shows (up to timestamps, run ids and where memory-sleep is installed)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memory_sleep.cli import main
+
+from .conftest import REPO
+from .test_cli_help import readme_text
+
+TOUR_PATH = "/tmp/ms-tour"
+_VOLATILE = [
+    (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[+-]\d{2}:\d{2}|Z)?"), "<time>"),
+    (re.compile(r"\b\d{8}T\d{6}\d*Z\b"), "<run>"),
+    (re.compile(r"\S*/memory-sleep run |\S+ -m memory_sleep run "), "memory-sleep run "),
+]
+
+
+def tour_steps(text: str) -> list[tuple[str, list[str]]]:
+    """The ```console blocks: each `$ command` with the lines it prints."""
+    steps: list[tuple[str, list[str]]] = []
+    for block in re.findall(r"```console\n(.*?)```", text, re.DOTALL):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            else:
+                steps[-1][1].append(line)
+    return steps
+
+
+def normalized(lines: list[str], workspace: Path) -> list[str]:
+    out = []
+    for line in lines:
+        line = line.replace(str(workspace), TOUR_PATH)
+        for pattern, replacement in _VOLATILE:
+            line = pattern.sub(replacement, line)
+        out.append(line.rstrip())
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+@pytest.fixture(autouse=True)
+def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+
+
+def test_the_tour_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    steps = tour_steps(readme_text())
+    assert len(steps) >= 8 and steps[0][0].startswith("cp -r fixtures/workspace ")
+    workspace = tmp_path / "ms-tour"
+    runner = CliRunner()
+    for command, shown in steps:
+        words = [word.replace(TOUR_PATH, str(workspace)) for word in shlex.split(command)]
+        if words[0] == "memory-sleep":
+            result = runner.invoke(main, words[1:], catch_exceptions=False)
+            assert result.exit_code == 0, f"{command}\n{result.output}"
+            printed = result.output
+        else:
+            printed = subprocess.run(words, cwd=REPO, capture_output=True, text=True, check=True).stdout
+        assert normalized(printed.splitlines(), workspace) == normalized(shown, workspace), command

@@ -1,0 +1,85 @@
+"""SKILL.md: valid Agent Skills front matter, commands that exist, and the same KEEP/DISCARD rules as NREM."""
+
+from __future__ import annotations
+
+import re
+import typing
+
+import frontmatter
+
+from memory_sleep.config import Config
+from memory_sleep.cron import cron_prompt
+from memory_sleep.models import Category, DiscardReason
+from memory_sleep.workspace import Workspace
+
+from .cli_helpers import verb_names
+from .conftest import REPO
+
+SKILL = REPO / "SKILL.md"
+TRIGGERS = [
+    "memory consolidation",
+    "sleep cycle",
+    "context drift",
+    "forgetting problem",
+    "clean up memory",
+    "consolidate notes",
+]
+# the Agent Skills format: these keys, at most these lengths
+ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+def test_front_matter_follows_the_agent_skills_format() -> None:
+    text = SKILL.read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    skill = frontmatter.loads(text)
+    assert set(skill.metadata) <= ALLOWED_KEYS
+    name = skill["name"]
+    assert name == "memory-sleep" and len(name) <= 64 and NAME.match(name)
+    description = skill["description"]
+    assert isinstance(description, str) and 0 < len(description) <= 1024
+    for phrase in TRIGGERS:
+        assert phrase in description, phrase
+    assert len(skill.get("compatibility", "")) <= 500
+    # OpenClaw's embedded parser reads single-line keys only
+    front = text.split("\n---\n", 1)[0].splitlines()[1:]
+    assert all(re.match(r"^[a-z-]+: \S", line) for line in front), front
+    assert len(skill.content.splitlines()) < 500
+
+
+def test_every_command_skill_md_mentions_exists() -> None:
+    text = SKILL.read_text(encoding="utf-8")
+    mentioned = set(re.findall(r"`memory-sleep ((?:cron )?[a-z]+)", text))
+    assert {
+        "run",
+        "status",
+        "undo",
+        "recall",
+        "doctor",
+        "init",
+        "cron install",
+        "cron prompt",
+        "mcp",
+    } <= mentioned
+    assert mentioned <= verb_names(), mentioned - verb_names()
+
+
+def _words(literal: object) -> list[str]:
+    return list(typing.get_args(literal))
+
+
+def test_manual_procedure_uses_the_categories_and_reasons_nrem_uses() -> None:
+    body = frontmatter.loads(SKILL.read_text(encoding="utf-8")).content
+    manual = body.split("## By hand", 1)[1]
+    for word in [*_words(Category), *_words(DiscardReason)]:
+        if word != "other":
+            assert f"**{word}" in manual, word
+    for operation in ("noop", "update", "add", "supersede"):
+        assert f"**{operation}**" in manual
+
+
+def test_cron_prompt_names_the_workspace_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    prompt = cron_prompt(Workspace(tmp_path), Config())
+    assert f"memory-sleep run {tmp_path} --if-due" in prompt
+    assert f"{tmp_path}/memory/YYYY-MM-DD.md" in prompt and f"{tmp_path}/MEMORY.md" in prompt
+    assert "{{" not in prompt and "2048 bytes" in prompt
