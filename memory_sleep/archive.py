@@ -40,5 +40,6 @@ def append_records(current: str | None, records: Sequence[ArchiveRecord]) -> str
         if heading != last_heading:
             lines.append(f"\n## {heading}\n")
             last_heading = heading
-        lines.append(f"- {record.entry} — from {record.section}; {record.reason}\n")
+        entry = record.entry.removeprefix("- ").removeprefix("* ")
+        lines.append(f"- {entry} — from {record.section}; {record.reason}\n")
     return text + "".join(lines)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import NamedTuple
 
+from .. import matching
 from ..archive import ArchiveRecord
 from ..memory_doc import Entry, MemoryDocument
 from ..models import KeptItem
@@ -95,6 +96,8 @@ def _closed_actions(document: MemoryDocument, completions: Sequence[KeptItem]) -
                 continue
             if entry.topic and kept.topic and entry.topic != kept.topic:
                 continue
+            if matching.values_conflict(entry.text, kept.item.text, matching.IDENTITY_KINDS):
+                continue  # "migrate off build-box-10" is not "migrate off aws-euc1-06"
             shared = len(words & entry_words)
             score = similarity(words, entry_words)
             if shared >= 2 and score >= _DONE_SIMILARITY and score > best_score:

@@ -77,6 +77,8 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[frozenset[str]]) -> Cla
         return _discard("heartbeat", "heartbeat or idle check")
     if cues.DEBUG.search(first_line) or _looks_like_log(item.text):
         return _discard("debug", "log or debug output")
+    if cues.RESTATED.search(first_line):
+        return _discard("duplicate", "restates something noted before")
     category = _keep_category(item, text)
     if cues.STRONG_ROUTINE.search(first_line) and category != "lesson":
         return _discard("routine", "routine log")
@@ -154,7 +156,7 @@ def _looks_like_log(text: str) -> bool:
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) < 3:
         return False
-    loggy = sum(1 for line in lines if cues.DEBUG.search(line.strip()) or line.startswith(("  ", "\t")))
+    loggy = sum(1 for line in lines if cues.DEBUG.search(line.strip()))
     return loggy >= len(lines) * 0.6
 
 

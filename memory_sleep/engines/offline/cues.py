@@ -40,6 +40,9 @@ NARRATION = _words(
     r"^(?:ahora voy a|voy a|jetzt (?:schaue|prüfe)|ich (?:schaue|prüfe))",
 )
 STRONG_ROUTINE = _words(
+    r"^\*\*(?:deploy|deployed|uptime|build|builds|tests?|backup|backups|ci|lint|coverage|disk|cpu|load|queue depth|error rate|cron)\*\*\s*:",
+    r"^\*\*(?:deploy|deployed|uptime|build|builds|tests?|backup|backups|ci|lint|coverage|disk|cpu|load|queue depth|error rate|cron):\*\*",
+    r"^(?:pushed|tagged|built) (?:image|release|tag|v\d)",
     r"\b(?:EOD|end-of-day|daily) summary\b",
     r"\bsummary sent\b",
     r"^checked (?:the )?(?:inbox|email|mail|slack)\b",
@@ -70,6 +73,7 @@ ROUTINE = _words(
     r"\bbumped\b",
 )
 DEBUG = _words(
+    r"\bpasted (?:from|below|here)\b",
     r"^Traceback \(most recent call last\)",
     r"^\s*File \"[^\"]+\", line \d+",
     r"^\s*at [\w.$<>]+\(.*:\d+\)",
@@ -83,8 +87,20 @@ DEBUG = _words(
     r"^\s*at Object\.",
 )
 BRIEFING_HEADING = _words(
+    r"^(?:focus|watch|watch list|heads up|agenda|overdue)\b",
     r"^(?:today|open|top priorities|priorities|open action items|action items|key context|context|warnings|"
     r"recently decided|deadlines|blockers|risks|due soon|this week|reminders)\b",
+)
+RESTATED = _words(
+    r"\bas noted (?:above|before|earlier)\b",
+    r"\bagain,? for the record\b",
+    r"\bfor the record,? again\b",
+    r"^\(?repeating\b",
+    r"\(repeating for\b",
+    r"^reminder(?: of today's call)?\s*[:,—–-]",
+    r"\bas mentioned (?:above|before|earlier)\b",
+    r"\bsame as (?:yesterday|before)\b",
+    r"\bstill (?:true|the case)\b",
 )
 RECALLED = _words(
     r"morning briefing",
@@ -94,6 +110,14 @@ RECALLED = _words(
 )
 
 DECISION = _words(
+    r"\bwe(?:'ll| will) hold\b",
+    r"\bwon'?t fix\b",
+    r"\bwill (?:run|use|move|ship|stay|keep|be hosted|go)\b",
+    r"^decision\b",
+    r"\bcadence is\b",
+    r"\bgoing forward\b",
+    r"\bhold off on\b",
+    r"\bpostpone[ds]?\b",
     r"\bdecided\b",
     r"\bdecision\b",
     r"\bwe(?:'ll| will) (?:go with|use|stick with|keep)\b",
@@ -120,6 +144,13 @@ DECISION = _words(
     r"決定",
 )
 LESSON = _words(
+    r"^(?:\d+[.)]\s*)?remember\s*:",
+    r"\bmerke\s*:",
+    r"\blecci[oó]n aprendida\b",
+    r"\bnunca\b",
+    r"\bimmer\b.{0,40}\bnicht\b",
+    r"学到",
+    r"注意",
     r"\blessons?\b",
     r"\blearn(?:ed|t)\b",
     r"\bTIL\b",
@@ -148,6 +179,7 @@ LESSON = _words(
     r"教訓",
 )
 ACTION = _words(
+    r"^(?:\w+:\s+)?(?:get|send|write|review|renew|schedule|document|migrate|fix|clean up|file|prepare|update|ask|book|follow up on|set up|rotate|draft|call|email|ping|check with|order|buy|pay|submit|finish|deploy|upgrade|reply to|invite)\s+\S+.*\b(?:by|before|due|until|bis)\b",
     r"\bTODO\b",
     r"\bto-?do:",
     r"\baction items?\b",
@@ -167,6 +199,16 @@ ACTION = _words(
     r"\bprepare\b",
 )
 RELATIONSHIP = _words(
+    r"\b\w+'s (?:manager|boss|lead|report|birthday|partner|timezone)\b",
+    r"\bcontact\s*:",
+    r"\bbirthday\b",
+    r"\bis (?:out|off|away|on leave|on vacation) (?:from|until|till|for)\b",
+    r"\b(?:is|gets) (?:strict|picky|particular|annoyed|allergic)\b",
+    r"\bmet \w+ (?:from|at)\b",
+    r"\b(?:head|vp|director) of\b",
+    r"\bdecision-?maker\b",
+    r"\bgithub (?:handle|is)\b",
+    r"[\w.+-]+@[\w-]+\.[\w.]+",
     r"\bprefers?\b",
     r"\blikes\b",
     r"\bdislikes\b",
@@ -190,6 +232,12 @@ RELATIONSHIP = _words(
     r"\bmag (?:es|keine)\b",
 )
 STATUS = _words(
+    r"\bback on track\b",
+    r"\bis blocked on\b",
+    r"\bon track\b",
+    r"\bslipp(?:ed|ing)\b",
+    r"\bdelayed\b",
+    r"\bat risk\b",
     r"\bshipped\b",
     r"\blaunched\b",
     r"\breleased\b",
@@ -234,6 +282,12 @@ FINISHED = _words(
 )
 BLOCKED = _words(r"\bblocked\b", r"\bblocker\b", r"\bstuck on\b", r"\brejected\b", r"\boutage\b")
 DONE = _words(
+    r"\bticking it off\b",
+    r"[:,—–-]\s*done\b",
+    r"\bcrossed off\b",
+    r"\berledigt\b",
+    r"完了",
+    r"已完成",
     r"✅",
     r"\bdelivered\b",
     r"^\s*(?:[-*+]\s+)?(?:✅|☑️|✔️?)",
@@ -242,6 +296,17 @@ DONE = _words(
     r"\bfinally (?:sent|fixed|done|renewed|merged)\b",
 )
 FACT = _words(
+    r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b",
+    r"\bchannel\b.{0,20}#[a-z][\w-]{2,}",
+    r"\bs3://|gs://",
+    r"\brenews? on\b",
+    r"\bexpires? on\b",
+    r"\bresolves to\b",
+    r"\blistens on\b",
+    r"\b(?:url|host|hostname|port|bucket|channel|repo|dashboard|endpoint|timezone|slo|sla|quota|retention|schedule|owner)\s*(?:is|:|=)",
+    r"\bflag\b.{0,40}\b(?:is )?(?:on|off|enabled|disabled)\b",
+    r"\b(?:quote|contract|invoice|price|budget)\b.{0,30}[$€£]\s?\d",
+    r"\bcorrection\s*:",
     r"\b[\w.-]+\.(?:internal|local|com|io|net|org|dev|app)(?::\d+)?\b",
     r"\bport \d+\b",
     r"https?://",

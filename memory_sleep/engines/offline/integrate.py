@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ... import matching
 from ...memory_doc import SECTION_FOR
 from ...models import EntryView, KeptItem, Operation
 from ...text import jaccard, shorten, similarity, tokens
@@ -18,6 +19,7 @@ _SAME = 0.8
 _RELATED = 0.5
 _RESTATED = 0.25
 _NEW_WORDS = 0.2  # a repeat may bring at most this share of words the entry lacks
+_SAME_SUBJECT = 0.6
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _VALUE = re.compile(r"\d[\w.:/-]*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
@@ -87,6 +89,7 @@ class _Candidate:
     topic: str | None
     text: str
     words: frozenset[str]
+    order: int = 0
 
 
 class _Candidates:
@@ -100,6 +103,7 @@ class _Candidates:
             self.add(_Candidate(entry.ref, entry.section, entry.topic, entry.text, tokens(entry.text)))
 
     def add(self, candidate: _Candidate) -> None:
+        candidate.order = len(self.all)
         self.all.append(candidate)
         for word in candidate.words:
             self.by_word[word].append(candidate)
@@ -109,7 +113,7 @@ class _Candidates:
         for word in words:
             for candidate in self.by_word.get(word, ()):
                 seen.setdefault(id(candidate), candidate)
-        return list(seen.values())
+        return sorted(seen.values(), key=lambda candidate: candidate.order)
 
     def rewrite(self, ref: str, text: str) -> None:
         for candidate in self.all:
@@ -172,7 +176,7 @@ def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Oper
         and best_score >= _SAME
         and jaccard(words, best.words) >= 0.5
         and len(words - best.words) <= max(1, _NEW_WORDS * len(words))
-        and not _values_differ(text, best.text)
+        and not matching.values_conflict(text, best.text)
     ):
         return _noop(item_id, best, "already in memory")
     same_section = [c for c in comparable if c.section == section]
@@ -216,27 +220,31 @@ def _noop(item_id: str, candidate: _Candidate, reason: str) -> Operation:
 
 
 def _contradicted(kept: KeptItem, text: str, same_section: Sequence[_Candidate]) -> _Candidate | None:
-    """An entry on the same subject that this newer item changes: a new value for the same key or
-    subject, or an explicit reversal ("switching back to", "instead of", "reversing")."""
-    if kept.category not in ("decision", "fact", "relationship"):
+    """An entry this newer item changes: the same key or subject with a new value of the same kind,
+    or an explicit reversal ("switching back to", "instead of", "reversing") of the same subject."""
+    if kept.category not in ("decision", "fact", "relationship", "status"):
         return None
     reversal = bool(cues.REVERSAL.search(text))
     key = _subject_key(text)
-    subject = _subject_words(text)
+    own_subject = matching.subject(text)
+    first_clause = _subject_words(text)
     best, best_score = None, 0.0
     for candidate in same_section:
         if key and key == _subject_key(candidate.text) and _value_part(text) != _value_part(candidate.text):
             return candidate
-        other = _subject_words(candidate.text)
-        shared = len(subject & other)
-        score = similarity(subject, other)
-        changed_value = _values_differ(_first_clause(text), _first_clause(candidate.text))
-        if (
-            shared >= 2
-            and ((reversal and score >= 0.4) or (changed_value and score >= 0.5))
-            and score > best_score
-        ):
-            best, best_score = candidate, score
+        other = matching.subject(candidate.text)
+        if own_subject and other and jaccard(own_subject, other) >= _SAME_SUBJECT:
+            if matching.values_conflict(text, candidate.text):
+                score = 1.0 + jaccard(own_subject, other)
+                if score > best_score:
+                    best, best_score = candidate, score
+                continue
+        if not reversal:
+            continue
+        other_clause = _subject_words(candidate.text)
+        overlap = similarity(first_clause, other_clause)
+        if len(first_clause & other_clause) >= 2 and overlap >= 0.4 and overlap > best_score:
+            best, best_score = candidate, overlap
     return best
 
 
@@ -288,8 +296,3 @@ def _subject_key(text: str) -> str | None:
 def _value_part(text: str) -> str:
     match = _KEY_VALUE.match(text)
     return match.group(2).strip().lower() if match else text.lower()
-
-
-def _values_differ(a: str, b: str) -> bool:
-    values_a, values_b = set(_VALUE.findall(a.lower())), set(_VALUE.findall(b.lower()))
-    return bool(values_a and values_b and values_a.isdisjoint(values_b))

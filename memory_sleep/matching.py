@@ -1,0 +1,130 @@
+"""Lexical matching of statements: what a statement is about (its subject) and the values it states.
+
+"Beacon auth port: 9643" and "Beacon auth lives on do-fra1-01" share a subject but state values of
+different kinds (a port, a host), so neither replaces the other; "Meridian exporter listens on 5432"
+and "Correction: Meridian exporter listens on 8000" state two ports for one subject, so the newer wins.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .text import tokens
+
+_LABEL = re.compile(
+    r"^(?:(?:correction|update|decision|decided|note|fyi|fact|status|reminder|todo|lesson|til|done|new)"
+    r"(?:\s+for\s+\w+)?\s*[:—–-]\s*)+",
+    re.IGNORECASE,
+)
+_PIVOT = re.compile(
+    r"\s(?:is|are|was|were|now|runs|lives|moved|moves|uses|listens|resolves|renews|expires|will|has|have|"
+    r"switched|changed|points|goes|starts|ends|costs|takes|needs|sits|stays|became|becomes)\b|\s*[:=]\s|\s[—–]\s",
+    re.IGNORECASE,
+)
+_NOT_SUBJECT = frozenset(
+    [
+        "decided",
+        "decision",
+        "reversing",
+        "reverse",
+        "reversed",
+        "call",
+        "last",
+        "week",
+        "agreed",
+        "going",
+        "will",
+        "use",
+        "moves",
+        "move",
+        "moving",
+        "switch",
+        "switching",
+        "switched",
+        "back",
+        "instead",
+        "now",
+        "on",
+        "go",
+        "with",
+        "correction",
+        "update",
+        "note",
+        "actually",
+    ]
+)
+VALUE_KINDS: dict[str, re.Pattern[str]] = {
+    "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"),
+    "url": re.compile(r"\b(?:https?|s3|gs)://\S+"),
+    "ip": re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),
+    "host": re.compile(
+        r"\b(?:[\w-]+\.)+(?:internal|local|com|io|net|org|dev|app|example|cloud)\b|\b[a-z]+-[a-z]+\d*-\d+\b"
+    ),
+    "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
+    "money": re.compile(r"[$€£]\s?\d[\d,.]*\s?[kKmM]?|\b\d[\d,.]*\s?(?:USD|EUR|GBP)\b"),
+    "version": re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b"),
+    "time": re.compile(r"\b\d{1,2}:\d{2}\b"),
+    "duration": re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|min|minutes|h|hours|days|weeks|months|%)\b"),
+    "channel": re.compile(r"(?<![\w/])#[a-z][\w-]+"),
+    "handle": re.compile(r"(?<![\w.])@\w+"),
+    "zone": re.compile(r"\b[A-Z][a-z]+/[A-Z][\w]+\b"),
+    "weekday": re.compile(
+        r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b", re.I
+    ),
+}
+_SUPERSEDED_VALUE = re.compile(
+    r"\b(?:not|was|were|instead of|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?[^\s,;)]+",
+    re.I,
+)
+_NUMBER = re.compile(r"(?<![\w.:/@#$€£-])\d+(?![\w.:/%-])")
+
+
+@lru_cache(maxsize=16_384)
+def subject(text: str) -> frozenset[str]:
+    """The content words before the statement's verb or colon ("Meridian exporter" in "Meridian
+    exporter listens on 8000"), without labels such as "Correction:" or "Decided:"."""
+    head = _LABEL.sub("", text.strip())
+    match = _PIVOT.search(head)
+    if match and match.start() > 0:
+        head = head[: match.start()]
+    else:
+        head = re.split(r"(?<!\d)[.;,]\s", head, maxsplit=1)[0]
+    return frozenset(
+        word for word in tokens(head) if len(word) > 1 and word not in _NOT_SUBJECT and not _is_value(word)
+    )
+
+
+@lru_cache(maxsize=16_384)
+def typed_values(text: str) -> dict[str, frozenset[str]]:
+    """Values a statement names, by kind; plain numbers are their own kind."""
+    found: dict[str, frozenset[str]] = {}
+    rest = _SUPERSEDED_VALUE.sub(" ", text)
+    for kind, pattern in VALUE_KINDS.items():
+        values = frozenset(v.lower().rstrip(".,;)") for v in pattern.findall(rest))
+        if values:
+            found[kind] = values
+            rest = pattern.sub(" ", rest)
+    numbers = frozenset(_NUMBER.findall(rest))
+    if numbers:
+        found["number"] = numbers
+    return found
+
+
+IDENTITY_KINDS = frozenset({"email", "url", "ip", "host", "channel", "handle"})
+
+
+def values_conflict(a: str, b: str, kinds: frozenset[str] | None = None) -> bool:
+    """Both name a value of the same kind (of `kinds`, default any), and the values differ."""
+    values_a, values_b = typed_values(a), typed_values(b)
+    shared = values_a.keys() & values_b.keys() & (kinds or values_a.keys())
+    return any(values_a[kind].isdisjoint(values_b[kind]) for kind in shared)
+
+
+def shared_values(a: str, b: str) -> int:
+    values_a, values_b = typed_values(a), typed_values(b)
+    return sum(len(values_a[kind] & values_b[kind]) for kind in values_a.keys() & values_b.keys())
+
+
+def _is_value(word: str) -> bool:
+    return any(ch.isdigit() for ch in word) or "://" in word or "@" in word
