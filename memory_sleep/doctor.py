@@ -327,7 +327,15 @@ def _notes(workspace: Workspace, config: Config) -> Iterator[Check]:
             yield Check("notes", "warn", parsed.warning)
     for stray in found.strays:
         looks_like = _looks_like_note(stray.removeprefix("memory/"))
-        if looks_like:
+        if looks_like and (workspace.notes_dir / looks_like).exists():
+            yield Check(
+                "notes",
+                "warn",
+                f"{stray}: looks like a daily note but is not named like one; it is not read",
+                f"memory/{looks_like} exists: merge it into that note, or rename it to "
+                f"memory/{looks_like.removesuffix('.md')}-<topic>.md",
+            )
+        elif looks_like:
             yield Check(
                 "notes",
                 "warn",

@@ -1,8 +1,13 @@
 """The README's five-minute tour, run on a copy of the example workspace: each command still prints
-what the README shows (up to timestamps, run ids and where memory-sleep is installed)."""
+what the README shows (up to timestamps, run ids and where memory-sleep is installed).
+
+After an intended change of output, rewrite the tour with what the commands print now and review the diff:
+    MEMORY_SLEEP_UPDATE_README=1 .venv/bin/python -m pytest tests/test_cli_readme.py
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -54,11 +59,10 @@ def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(variable, raising=False)
 
 
-def test_the_tour_prints_what_the_readme_shows(tmp_path: Path) -> None:
-    steps = tour_steps(readme_text())
-    assert len(steps) >= 8 and steps[0][0].startswith("cp -r fixtures/workspace ")
-    workspace = tmp_path / "ms-tour"
+def run_tour(workspace: Path, steps: list[tuple[str, list[str]]]) -> list[tuple[str, list[str], list[str]]]:
+    """Each step's command, what the README shows, and what it prints now."""
     runner = CliRunner()
+    done = []
     for command, shown in steps:
         words = [word.replace(TOUR_PATH, str(workspace)) for word in shlex.split(command)]
         if words[0] == "memory-sleep":
@@ -67,4 +71,39 @@ def test_the_tour_prints_what_the_readme_shows(tmp_path: Path) -> None:
             printed = result.output
         else:
             printed = subprocess.run(words, cwd=REPO, capture_output=True, text=True, check=True).stdout
-        assert normalized(printed.splitlines(), workspace) == normalized(shown, workspace), command
+        done.append((command, shown, printed.splitlines()))
+    return done
+
+
+def rewrite_tour(done: list[tuple[str, list[str], list[str]]], workspace: Path) -> None:
+    """Put what the commands print now into the README file that holds the tour."""
+    path = next(
+        path
+        for name in ("README.md", "README-integration.md")
+        if (path := REPO / name).exists() and "```console" in path.read_text(encoding="utf-8")
+    )
+    lines = []
+    for command, _, printed in done:
+        lines.append(f"$ {command}")
+        for line in printed:
+            line = line.replace(str(workspace), TOUR_PATH)
+            lines.append(_VOLATILE[2][0].sub("/usr/local/bin/memory-sleep run ", line).rstrip())
+    text = path.read_text(encoding="utf-8")
+    start = text.index("```console\n") + len("```console\n")
+    end = text.index("```", start)
+    path.write_text(text[:start] + "\n".join(lines) + "\n" + text[end:], encoding="utf-8")
+
+
+def test_the_tour_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    steps = tour_steps(readme_text())
+    assert len(steps) >= 8 and steps[0][0].startswith("cp -r fixtures/workspace ")
+    workspace = tmp_path / "ms-tour"
+    done = run_tour(workspace, steps)
+    if os.environ.get("MEMORY_SLEEP_UPDATE_README") == "1":
+        rewrite_tour(done, workspace)
+        return
+    for command, shown, printed in done:
+        assert normalized(printed, workspace) == normalized(shown, workspace), (
+            f"{command}: the README shows other output. If the change is intended, run "
+            "MEMORY_SLEEP_UPDATE_README=1 .venv/bin/python -m pytest tests/test_cli_readme.py and review the diff."
+        )
