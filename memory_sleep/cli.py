@@ -479,6 +479,15 @@ def cron_prompt(workspace: Path) -> None:
 
 
 @main.command(context_settings=CONTEXT)
+@_handle_errors
+def skill() -> None:
+    """Print SKILL.md, the agent skill: save it as ~/.claude/skills/memory-sleep/SKILL.md (see README.md)."""
+    from .scaffold import skill_text
+
+    click.echo(skill_text(), nl=False)
+
+
+@main.command(context_settings=CONTEXT)
 @WORKSPACE_ARG
 @_handle_errors
 def mcp(workspace: Path) -> None:

@@ -176,3 +176,10 @@ def init_workspace(folder: Path, dry_run: bool = False) -> InitReport:
         except OSError as error:
             raise WorkspaceError(f"{path}: cannot create ({error.strerror}). Is {root} writable?") from None
     return report
+
+
+def skill_text() -> str:
+    """SKILL.md as shipped in the package (prompts/SKILL.md links to the one at the repository root)."""
+    from .prompting import template_folders
+
+    return (template_folders(None)[-1] / "SKILL.md").read_text(encoding="utf-8")

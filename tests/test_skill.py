@@ -83,3 +83,13 @@ def test_cron_prompt_names_the_workspace_files(tmp_path) -> None:  # type: ignor
     assert f"memory-sleep run {tmp_path} --if-due" in prompt
     assert f"{tmp_path}/memory/YYYY-MM-DD.md" in prompt and f"{tmp_path}/MEMORY.md" in prompt
     assert "{{" not in prompt and "2048 bytes" in prompt
+
+
+def test_the_package_ships_skill_md() -> None:
+    from click.testing import CliRunner
+
+    from memory_sleep.cli import main
+
+    result = CliRunner().invoke(main, ["skill"])
+    assert result.exit_code == 0 and result.output == SKILL.read_text(encoding="utf-8")
+    assert (REPO / "prompts" / "SKILL.md").resolve() == SKILL.resolve()  # a link, so the two never drift
