@@ -8,6 +8,7 @@ Errors a user can act on come back as tool errors carrying the same message as t
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -140,4 +141,11 @@ def _version() -> str:
 
 def serve(folder: Path) -> None:
     """Serve the workspace over stdio until the client closes the connection."""
-    build_server(folder).run("stdio")
+    server = build_server(folder)
+    if sys.stdin.isatty():  # a person typed the command: say why nothing seems to happen
+        print(
+            f"memory-sleep mcp: serving {Path(folder).resolve()} over MCP on stdin/stdout. An MCP client "
+            "(Claude Code, OpenClaw...) starts this command itself; see README.md. Ctrl-C stops it.",
+            file=sys.stderr,
+        )
+    server.run("stdio")
