@@ -54,6 +54,8 @@ from quality.simulate import ENGINES, simulate
 from quality.truthdata import GroundTruth, load_truth
 from workspace_gen import DEFAULT_END, generate_workspace
 
+from memory_sleep.config import load_config
+
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 REPOSITORY = Path(__file__).resolve().parent.parent
 
@@ -76,6 +78,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--nights-every", type=int, default=1, help="run the cycle every N days (default 1)")
     parser.add_argument("--keep-run", type=Path, help="leave the simulated workspace in this folder")
+    parser.add_argument("--config", type=Path, help="a memory-sleep.toml to run with (default: all defaults)")
     parser.add_argument(
         "--results", type=Path, default=RESULTS, help=f"results file (default {RESULTS.name})"
     )
@@ -106,6 +109,7 @@ def run(args: argparse.Namespace, scratch: Path) -> tuple[Scorecard, str]:
         date.fromisoformat(truth["end"]),
         args.engine,
         args.nights_every,
+        config=load_config(args.config, required=True) if args.config else None,
         progress=say,
     )
     card = score(source, run_dir, truth, nights, history)

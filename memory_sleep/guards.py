@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 
 from .archive import ArchiveRecord
@@ -10,6 +10,7 @@ from .errors import GuardError
 from .memory_doc import Entry, MemoryDocument
 
 _NEVER_TRIM = frozenset({"Lessons", "People"})
+_TRIM_ORDER = {"Action items": 0, "Facts": 1, "Decisions": 2}  # on the same day, actions go first
 
 
 def removal_allowance(entries_before: int, share: float) -> int:
@@ -31,33 +32,32 @@ def check_removals(before: Sequence[Entry], document: MemoryDocument, share: flo
         )
 
 
-def trim_to_size(document: MemoryDocument, limit: int, budget: int, today: date) -> list[ArchiveRecord]:
-    """Archive the oldest entries until MEMORY.md fits `limit` bytes; GuardError if the budget runs out first."""
+def trim_to_size(
+    document: MemoryDocument, limit: int, budget: int, today: date, last_used: Callable[[Entry], date]
+) -> list[ArchiveRecord]:
+    """Archive the entries used longest ago (written or referenced) until MEMORY.md fits `limit` bytes;
+    lessons and people are never trimmed. GuardError if the budget runs out first."""
     records: list[ArchiveRecord] = []
     candidates = sorted(
         (
-            (entry.day or date.min, section.title, entry)
+            (last_used(entry), _TRIM_ORDER.get(section.title, 1), section.title, entry)
             for section, entry in document.entries()
             if section.title not in _NEVER_TRIM
         ),
         key=lambda c: (c[0], c[1]),
     )
-    while _size(document) > limit:
+    size = _size(document)
+    while size > limit:
         if not candidates or len(records) >= budget:
             raise GuardError(
-                f"Refused: MEMORY.md would grow to {_size(document):,} bytes, over memory_max_bytes ({limit:,}), "
+                f"Refused: MEMORY.md would grow to {size:,} bytes, over memory_max_bytes ({limit:,}), "
                 "and trimming it would remove too many entries. Nothing was changed. Raise memory_max_bytes."
             )
-        _, title, entry = candidates.pop(0)
+        _, _, title, entry = candidates.pop(0)
+        size -= len(entry.render(document.newline).encode("utf-8"))
         document.remove_entry(entry)
-        records.append(
-            ArchiveRecord(
-                day=today,
-                section=title,
-                entry=entry.display(),
-                reason=f"MEMORY.md over memory_max_bytes ({limit:,})",
-            )
-        )
+        reason = f"MEMORY.md over memory_max_bytes ({limit:,})"
+        records.append(ArchiveRecord(day=today, section=title, entry=entry.display(), reason=reason))
     return records
 
 

@@ -13,7 +13,8 @@ from functools import lru_cache
 from .text import tokens
 
 _LABEL = re.compile(
-    r"^(?:(?:correction|update|decision|decided|note|fyi|fact|status|reminder|todo|lesson|til|done|new)"
+    r"^(?:(?:correction|update|decision|decided|note|fyi|fact|status|reminder|todo|lesson|til|done|new|contact|"
+    r"heads-up|heads up|blocker|news|question|idea|entscheidung|decisi[oó]n)"
     r"(?:\s+for\s+\w+)?\s*[:—–-]\s*)+",
     re.IGNORECASE,
 )
@@ -74,9 +75,11 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
     ),
 }
 _SUPERSEDED_VALUE = re.compile(
-    r"\b(?:not|was|were|instead of|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?[^\s,;)]+",
+    r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|replaces?)\b[^)]*\)"
+    r"|\b(?:not|was|were|instead of|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?[^\s,;)]+",
     re.I,
 )
+_PLAIN_VALUE = re.compile(r"v?[\d.,:/-]+[a-z%]{0,3}")
 _NUMBER = re.compile(r"(?<![\w.:/@#$€£-])\d+(?![\w.:/%-])")
 
 
@@ -127,4 +130,6 @@ def shared_values(a: str, b: str) -> int:
 
 
 def _is_value(word: str) -> bool:
-    return any(ch.isdigit() for ch in word) or "://" in word or "@" in word
+    """Numbers, dates, times, versions, money, URLs and emails are values; a hostname or an API path
+    with digits in it (mac-mini-03, /v1/reports) names what a statement is about."""
+    return bool(_PLAIN_VALUE.fullmatch(word)) or "://" in word or "@" in word

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 from . import guards, sleep_log
 from .archive import ArchiveRecord, append_records
@@ -14,7 +15,7 @@ from .config import Config
 from .engines.base import ClassifyContext, Engine
 from .errors import WorkspaceError
 from .lock import workspace_lock
-from .memory_doc import HEADER, MemoryDocument
+from .memory_doc import HEADER, Entry, MemoryDocument
 from .models import KeptItem
 from .phases import briefing, nrem, projects, rem, stale, weekly
 from .sidecar.hook import index_after_run
@@ -115,7 +116,7 @@ class _Planner:
         today = self.options.today
         found = discover(self.workspace)
         self.warnings.extend(found.problems)
-        memory_before = self._read(self.workspace.memory_md)
+        memory_before = _read_bytes(self.workspace.memory_md)
         document = MemoryDocument.parse(_decode_memory(memory_before))
         entries_before = [entry for _, entry in document.entries()]
         result = nrem.NremResult()
@@ -133,9 +134,7 @@ class _Planner:
             if c.closes_action
         ]
         for item in kept:
-            self.state.pending.setdefault(
-                item.item.day.isoformat() + "|" + item.item.file.removeprefix("memory/"), []
-            ).append(item.item.id)
+            self.state.pending.setdefault(item.item.file.removeprefix("memory/"), []).append(item.item.id)
         if "rem" in self.options.phases:
             self.say("REM: integrating into MEMORY.md")
             self._rem(document, entries_before, completions)
@@ -151,7 +150,7 @@ class _Planner:
         if memory_after != (memory_before or b""):
             changes.append(FileChange("MEMORY.md", memory_after))
         if self.archived:
-            current = self._read(self.workspace.archive)
+            current = _read_bytes(self.workspace.archive)
             changes.append(
                 FileChange(
                     "memory/archive.md",
@@ -159,7 +158,7 @@ class _Planner:
                 )
             )
         changes.extend(self._state_changes())
-        changes = [c for c in changes if self._read(self.workspace.root / c.path) != c.content]
+        changes = [c for c in changes if _read_bytes(self.workspace.root / c.path) != c.content]
         now = datetime.now(UTC)
         record = sleep_log.RunRecord(
             lastRun=now,
@@ -184,14 +183,14 @@ class _Planner:
             filesChanged=[c.path for c in changes if "/.sleep/" not in c.path],
             warnings=[*self.warnings, *result.warnings, *self.engine.usage.warnings],
         )
-        if any("/.sleep/" not in c.path or c.path.endswith("state.json") for c in changes):
-            previous = sleep_log.read_sleep_log(self._read(self.workspace.sleep_log))
+        if changes:
+            previous = sleep_log.read_sleep_log(_read_bytes(self.workspace.sleep_log))
             log = sleep_log.with_run(previous, record, self.config.history_runs)
             changes.append(FileChange("memory/sleep-log.json", sleep_log.render(log)))
         report = RunReport(
             run_id=new_run_id(now), record=record, changes=changes, kept=kept, strays=found.strays
         )
-        report.before = {c.path: self._read(self.workspace.root / c.path) for c in changes}
+        report.before = {c.path: _read_bytes(self.workspace.root / c.path) for c in changes}
         return report
 
     def _nrem(self, found: Discovery, document: MemoryDocument) -> nrem.NremResult:
@@ -270,9 +269,10 @@ class _Planner:
             )
         limit = max(
             self.config.memory_max_bytes,
-            len(_decode_memory(self._read(self.workspace.memory_md)).encode()),
+            len(_decode_memory(_read_bytes(self.workspace.memory_md)).encode()),
         )
-        self.archived.extend(guards.trim_to_size(document, limit, budget - len(swept.archived), today))
+        trimmed = guards.trim_to_size(document, limit, budget - len(swept.archived), today, self._last_used)
+        self.archived.extend(trimmed)
         guards.check_removals(entries_before, document, self.config.max_removal_share)
         present = {}
         for _, entry in document.entries():
@@ -282,15 +282,19 @@ class _Planner:
             )
         self.state.entries = present
 
+    def _last_used(self, entry: Entry) -> date:
+        """The day an entry was last written or referenced by a note."""
+        record = self.state.entries.get(entry.key)
+        written = entry.day or (record.first_seen if record else self.options.today)
+        return max(written, record.last_referenced) if record else written
+
     def _pending_items(self) -> list[KeptItem]:
         waiting: list[KeptItem] = []
-        for key, ids in sorted(self.state.pending.items()):
-            name = key.split("|", 1)[1]
+        for name, ids in sorted(self.state.pending.items()):
             state = self._note_state(name)
             if state is None:
                 continue
-            day = date.fromisoformat(key.split("|", 1)[0])
-            items, _, _ = weekly.kept_items(name, day, state)
+            items, _, _ = weekly.kept_items(name, date.fromisoformat(name[:10]), state)
             by_id = {k.item.id: k for k in items}
             waiting.extend(by_id[i] for i in ids if i in by_id)
         return waiting
@@ -352,14 +356,12 @@ class _Planner:
             self.note_states[name] = state
         return self.note_states[name]
 
-    def _read(self, path: object) -> bytes | None:
-        from pathlib import Path
 
-        assert isinstance(path, Path)
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            return None
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def _decode_memory(raw: bytes | None) -> str:

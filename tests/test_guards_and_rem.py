@@ -11,7 +11,7 @@ import pytest
 from memory_sleep.config import Config
 from memory_sleep.errors import GuardError
 from memory_sleep.guards import check_removals, trim_to_size
-from memory_sleep.memory_doc import MemoryDocument
+from memory_sleep.memory_doc import Entry, MemoryDocument
 from memory_sleep.models import EntryView, KeptItem, NoteItem, Operation
 from memory_sleep.phases import rem
 
@@ -132,11 +132,15 @@ def test_emptying_memory_is_refused_whatever_the_share() -> None:
 def test_growth_past_the_limit_is_trimmed_by_archiving_the_oldest() -> None:
     document = MemoryDocument.parse(MEMORY)
     limit = len(MEMORY.encode()) - 30
-    records = trim_to_size(document, limit, budget=2, today=date(2026, 11, 21))
+    records = trim_to_size(document, limit, budget=2, today=date(2026, 11, 21), last_used=_written)
     assert len(document.render().encode()) <= limit
     assert [r.entry for r in records] == ["- Alpha runs on port 8080 (2026-11-01)"]
     with pytest.raises(GuardError, match="memory_max_bytes"):
-        trim_to_size(MemoryDocument.parse(MEMORY), 60, budget=1, today=date(2026, 11, 21))
+        trim_to_size(MemoryDocument.parse(MEMORY), 60, budget=1, today=date(2026, 11, 21), last_used=_written)
+
+
+def _written(entry: Entry) -> date:
+    return entry.day or date.min
 
 
 def _old_workspace(tmp_path: Path, entries: int) -> Path:

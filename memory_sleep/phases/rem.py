@@ -13,7 +13,7 @@ from ..memory_doc import SECTION_FOR, Entry, MemoryDocument, Section
 from ..models import EntryView, KeptItem, Operation
 from ..text import shorten
 
-_PREVIOUSLY = re.compile(r"\s*\(previously: [^)]*\)\s*$")
+_PREVIOUSLY = re.compile(r"\s*\(previously: .*$")
 
 
 @dataclass
@@ -54,9 +54,21 @@ def integrate(
     today: date,
     batch_size: int,
 ) -> RemResult:
-    """Apply the integrator's operations to `document` in place, batch by batch, oldest notes first."""
+    """Apply the integrator's operations to `document` in place, batch by batch, oldest notes first.
+
+    A project's status changes go to its summary under `## Projects` (written by the projects phase),
+    not into entries: they are recorded as an update of that summary and never sent to the integrator.
+    """
     result = RemResult()
-    ordered = sorted(kept, key=lambda k: (k.item.day, k.item.file, k.item.line_start))
+    for item in kept:
+        if item.category == "status" and item.topic:
+            summary = Operation(
+                item_id=item.item.id, op="update", target=f"project:{item.topic}", reason="project status"
+            )
+            result.applied.append((item, summary))
+            result.integrated_ids.add(item.item.id)
+    to_place = [k for k in kept if not (k.category == "status" and k.topic)]
+    ordered = sorted(to_place, key=lambda k: (k.item.day, k.item.file, k.item.line_start))
     for start in range(0, len(ordered), batch_size):
         batch = ordered[start : start + batch_size]
         views, by_ref = entry_views(document)

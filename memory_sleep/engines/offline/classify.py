@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ... import matching
 from ...models import Category, Classification, DiscardReason, NoteItem
 from ...text import deadline_in, similarity, tokens
 from ..base import ClassifyContext
@@ -39,7 +40,7 @@ class OfflineClassifier:
 
     def classify(self, items: Sequence[NoteItem], context: ClassifyContext) -> list[Classification]:
         strong, weak = _known_projects(items, context.projects)
-        memory = [tokens(entry.text) for entry in context.memory]
+        memory = [(entry.text, tokens(entry.text)) for entry in context.memory]
         verdicts = []
         for item in items:
             topic = _topic(item, strong, weak)
@@ -66,7 +67,7 @@ def _keep(item: NoteItem, category: Category, text: str, closes: bool = False) -
     )
 
 
-def _verdict(item: NoteItem, text: str, memory: Sequence[frozenset[str]]) -> Classification:
+def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[str]]]) -> Classification:
     """The first rule that applies decides; KEEP criteria win over DISCARD ones except for noise."""
     first_line = text.splitlines()[0] if text else ""
     if item.kind == "code":
@@ -100,10 +101,10 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[frozenset[str]]) -> Cla
             return _discard("routine", "routine log")
         return _discard("other", "no decision, fact, lesson, action, person or status in it")
     words = tokens(text)
-    if any(
-        similarity(words, known) >= _DUPLICATE_SIMILARITY and len(words) <= len(known) + 2 for known in memory
-    ):
-        return _discard("duplicate", "already in MEMORY.md")
+    for known_text, known in memory:
+        repeats = similarity(words, known) >= _DUPLICATE_SIMILARITY and len(words) <= len(known) + 2
+        if repeats and not matching.values_conflict(text, known_text):
+            return _discard("duplicate", "already in MEMORY.md")
     return _keep(item, category, text)
 
 
@@ -111,7 +112,11 @@ def _keep_category(item: NoteItem, text: str) -> Category | None:
     if cues.CHECKBOX_OPEN.match(item.text):
         return "action"
     if item.kind == "table":
-        return "fact" if cues.FACT.search(text) or cues.STATUS.search(text) else None
+        header = text.splitlines()[0] if text else ""
+        numeric_cells = len(re.findall(r"\|\s*[\d.,]+\s*(?:ms|s|%|MB|GB)?\s*(?=\|)", text))
+        if numeric_cells >= 4:
+            return None  # a table of measurements is output, not memory
+        return "fact" if cues.FACT.search(header) or cues.STATUS.search(header) else None
     key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", item.text, count=1))
     if key_match and key_match.group(2).strip():
         key = key_match.group(1).lower()

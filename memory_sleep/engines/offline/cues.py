@@ -40,6 +40,11 @@ NARRATION = _words(
     r"^(?:ahora voy a|voy a|jetzt (?:schaue|prüfe)|ich (?:schaue|prüfe))",
 )
 STRONG_ROUTINE = _words(
+    r"^(?:tagged|released tag|cut tag)\s+\S+\s+v?\d",
+    r"^inbox\s*:?\s*\d+\s+(?:unread|new)",
+    r"^updated the \S+ (?:changelog|readme|docs|dashboard)\b",
+    r"已部署|部署到|デプロイしました|をデプロイ",
+    r"^(?:deployed|shipped|pushed)\s+\S+\s+v?\d[\w.]*\s+(?:to|→|->)\s+(?:staging|dev|test|qa)\b",
     r"^\*\*(?:deploy|deployed|uptime|build|builds|tests?|backup|backups|ci|lint|coverage|disk|cpu|load|queue depth|error rate|cron)\*\*\s*:",
     r"^\*\*(?:deploy|deployed|uptime|build|builds|tests?|backup|backups|ci|lint|coverage|disk|cpu|load|queue depth|error rate|cron):\*\*",
     r"^(?:pushed|tagged|built) (?:image|release|tag|v\d)",
@@ -163,7 +168,6 @@ LESSON = _words(
     r"\bremember to\b",
     r"\bnever again\b",
     r"\bmistake\b",
-    r"\bpost-?mortem\b",
     r"\btakeaway\b",
     r"\bbeware\b",
     r"\bthe trick (?:is|was)\b",
@@ -199,6 +203,8 @@ ACTION = _words(
     r"\bprepare\b",
 )
 RELATIONSHIP = _words(
+    r"\b(?:is|lives|works|moved) (?:in|to) [A-Z][a-z]+/[A-Z][\w]+",
+    r"\btime ?zone\b",
     r"\b\w+'s (?:manager|boss|lead|report|birthday|partner|timezone)\b",
     r"\bcontact\s*:",
     r"\bbirthday\b",

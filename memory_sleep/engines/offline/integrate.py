@@ -19,7 +19,7 @@ _SAME = 0.8
 _RELATED = 0.5
 _RESTATED = 0.25
 _NEW_WORDS = 0.2  # a repeat may bring at most this share of words the entry lacks
-_SAME_SUBJECT = 0.6
+_SAME_SUBJECT = 0.75
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _VALUE = re.compile(r"\d[\w.:/-]*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
@@ -47,6 +47,10 @@ _LABELS = frozenset(
         "important",
         "reminder",
         "action",
+        "contact",
+        "heads-up",
+        "blocker",
+        "news",
     ]
 )
 _DECISION_WORDS = frozenset(
@@ -233,13 +237,19 @@ def _contradicted(kept: KeptItem, text: str, same_section: Sequence[_Candidate])
         if key and key == _subject_key(candidate.text) and _value_part(text) != _value_part(candidate.text):
             return candidate
         other = matching.subject(candidate.text)
-        if own_subject and other and jaccard(own_subject, other) >= _SAME_SUBJECT:
+        same_subject = (
+            own_subject <= other or other <= own_subject or jaccard(own_subject, other) >= _SAME_SUBJECT
+        )
+        if own_subject and other and same_subject:
             if matching.values_conflict(text, candidate.text):
                 score = 1.0 + jaccard(own_subject, other)
                 if score > best_score:
                     best, best_score = candidate, score
                 continue
-        if not reversal:
+        own_values = matching.typed_values(_first_clause(text))
+        if not reversal or (
+            own_values and not own_values.keys() & matching.typed_values(candidate.text).keys()
+        ):
             continue
         other_clause = _subject_words(candidate.text)
         overlap = similarity(first_clause, other_clause)
