@@ -67,10 +67,14 @@ class Diagnosis:
             if check.fix:
                 out.append(f"{'':18}fix: {check.fix}")
         if self.failures:
-            out.append(f"{self.failures} to fix, {self.warnings} warnings.")
+            out.append(f"{self.failures} to fix, {_count(self.warnings, 'warning')}.")
         else:
-            out.append(f"Healthy ({self.warnings} warnings)." if self.warnings else "Healthy.")
+            out.append(f"Healthy ({_count(self.warnings, 'warning')})." if self.warnings else "Healthy.")
         return out
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def diagnose(workspace: Workspace, crontab: object | None = None) -> Diagnosis:
@@ -192,7 +196,7 @@ def _last_run(workspace: Workspace) -> Iterator[Check]:
         return
     when = log.lastRun.isoformat(timespec="seconds")
     if log.status == "ok":
-        yield Check("last run", "ok", f"{when} ok, engine {log.engine}, {log.itemsKept} items kept")
+        yield Check("last run", "ok", f"{when} ok, engine {log.engine}, {_count(log.itemsKept, 'item')} kept")
     else:
         yield Check(
             "last run",

@@ -44,7 +44,7 @@ def test_a_consolidated_scheduled_workspace_is_healthy(fixture_workspace: Path) 
     areas = {check["area"] for check in report["checks"]}
     assert areas == {"config", "layout", "engine", "last run", "lock", "sizes", "notes", "sidecar", "cron"}
     human = CliRunner().invoke(main, ["doctor", str(fixture_workspace)])
-    assert human.exit_code == 0 and human.output.splitlines()[-1] == "Healthy (1 warnings)."
+    assert human.exit_code == 0 and human.output.splitlines()[-1] == "Healthy (1 warning)."
 
 
 def test_a_broken_workspace_says_what_to_fix(fixture_workspace: Path) -> None:
