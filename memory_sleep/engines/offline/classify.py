@@ -16,6 +16,7 @@ _EXPLICIT_PROJECT = re.compile(
     r"(?:\*\*project:?\*\*:?|\bproject:)\s*([A-Z][\w.-]{1,30})|\bproject ([A-Z][\w.-]{1,30})\b|\b([A-Z][\w.-]{1,30}) project\b|\[([A-Z][\w.-]{1,30})\]"
 )
 _DUPLICATE_SIMILARITY = 0.9
+_KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
 _LEAD_IN = re.compile(r"^[^\n]{3,118}:$")
 _CUE_NAMES: dict[Category, str] = {
     "decision": "decision: a choice was made",
@@ -103,7 +104,11 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[st
     words = tokens(text)
     for known_text, known in memory:
         repeats = similarity(words, known) >= _DUPLICATE_SIMILARITY and len(words) <= len(known) + 2
-        if repeats and not matching.values_conflict(text, known_text):
+        if (
+            repeats
+            and not matching.values_conflict(text, known_text)
+            and not _new_value_for_key(text, known_text)
+        ):
             return _discard("duplicate", "already in MEMORY.md")
     return _keep(item, category, text)
 
@@ -143,6 +148,17 @@ def _under_pasted_briefing(headings: Sequence[str]) -> bool:
     if not marks:
         return False
     return all(cues.BRIEFING_HEADING.search(heading) for heading in headings[marks[-1] + 1 :])
+
+
+def _new_value_for_key(text: str, known: str) -> bool:
+    """'Owner (exporter): Wei' after 'Owner (exporter): Raj' is news, not a repeat."""
+    new, old = _KEY_VALUE.match(text), _KEY_VALUE.match(known)
+    return bool(
+        new
+        and old
+        and new.group(1).lower() == old.group(1).lower()
+        and new.group(2).lower() != old.group(2).lower()
+    )
 
 
 def _plain(text: str) -> str:

@@ -22,7 +22,7 @@ HEARTBEAT = _words(
     r"\bstill alive\b",
     r"\bnothing new\b",
     r"\ball quiet\b",
-    r"\bidle\b",
+    r"^(?:still )?idle\b",
     r"\bping ok\b",
     r"\bno changes?\b(?: since| detected)",
     r"\bchecking in\b",
@@ -78,6 +78,7 @@ ROUTINE = _words(
     r"\bbumped\b",
 )
 DEBUG = _words(
+    r"\b0x[0-9a-f]{8,}\b",
     r"\bpasted (?:from|below|here)\b",
     r"^Traceback \(most recent call last\)",
     r"^\s*File \"[^\"]+\", line \d+",
@@ -115,6 +116,9 @@ RECALLED = _words(
 )
 
 DECISION = _words(
+    r"[.;]\s*reason\s*:",
+    r"^[\w /-]{2,40}:\s*[\w.-]+\.\s*reason\b",
+    r"决定|決めた|に決定|beschlossen",
     r"\bwe(?:'ll| will) hold\b",
     r"\bwon'?t fix\b",
     r"\bwill (?:run|use|move|ship|stay|keep|be hosted|go)\b",
@@ -149,6 +153,8 @@ DECISION = _words(
     r"決定",
 )
 LESSON = _words(
+    r"学んだこと|教わった|经验",
+    r"\blearned the hard way\b",
     r"^(?:\d+[.)]\s*)?remember\s*:",
     r"\bmerke\s*:",
     r"\blecci[oó]n aprendida\b",
@@ -203,6 +209,8 @@ ACTION = _words(
     r"\bprepare\b",
 )
 RELATIONSHIP = _words(
+    r"\bworks from\b",
+    r"\bbased in\b",
     r"\b(?:is|lives|works|moved) (?:in|to) [A-Z][a-z]+/[A-Z][\w]+",
     r"\btime ?zone\b",
     r"\b\w+'s (?:manager|boss|lead|report|birthday|partner|timezone)\b",
@@ -238,6 +246,9 @@ RELATIONSHIP = _words(
     r"\bmag (?:es|keine)\b",
 )
 STATUS = _words(
+    r"\bsigned (?:the )?(?:order form|contract|deal|sow|msa)\b",
+    r"\bkick-?off (?:on|is)\b",
+    r"\bwent (?:green|yellow|red)\b",
     r"\bback on track\b",
     r"\bis blocked on\b",
     r"\bon track\b",
@@ -288,6 +299,10 @@ FINISHED = _words(
 )
 BLOCKED = _words(r"\bblocked\b", r"\bblocker\b", r"\bstuck on\b", r"\brejected\b", r"\boutage\b")
 DONE = _words(
+    r"^完成[：:]",
+    r"^完了[：:]",
+    r"^erledigt[：:]",
+    r"^hecho[：:]",
     r"\bticking it off\b",
     r"[:,—–-]\s*done\b",
     r"\bcrossed off\b",
@@ -302,6 +317,8 @@ DONE = _words(
     r"\bfinally (?:sent|fixed|done|renewed|merged)\b",
 )
 FACT = _words(
+    r"(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]{2,}\b)",
+    r"\b(?:env|setting|config|variable)\b.{0,30}\b(?:is|=)\s*\S",
     r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b",
     r"\bchannel\b.{0,20}#[a-z][\w-]{2,}",
     r"\bs3://|gs://",
