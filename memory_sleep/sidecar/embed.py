@@ -125,10 +125,12 @@ class OfflineEmbedder:
         self.usage.calls += 1
         all_buckets: list[npt.NDArray[np.int64]] = []
         all_values: list[npt.NDArray[np.float32]] = []
-        lengths = np.zeros(len(texts), dtype=np.int64)
-        for row, text in enumerate(texts):
+        lengths: list[int] = []
+        feature, word_features, skip = self._feature, self._word, STOPWORDS | GENERIC
+        for text in texts:
             singles: list[int] = []
             single_values: list[float] = []
+            length = 0
             previous: str | None = None
             seen: set[str] = set()
             for piece in words_and_runs(clean(text)):
@@ -138,32 +140,33 @@ class OfflineEmbedder:
                 seen.add(piece)
                 if is_cjk(piece):
                     for gram in cjk_bigrams(piece):
-                        bucket, sign = self._feature("b:" + gram)
+                        bucket, sign = feature("b:" + gram)
                         singles.append(bucket)
                         single_values.append(sign)
                     if len(piece) > 1:
                         for char in piece:
-                            bucket, sign = self._feature("u:" + char)
+                            bucket, sign = feature("u:" + char)
                             singles.append(bucket)
                             single_values.append(sign * self.cjk_unigram_weight)
                     previous = None
                     continue
-                if piece in STOPWORDS or piece in GENERIC:
+                if piece in skip:
                     continue
-                buckets, values = self._word(piece)
+                buckets, values = word_features(piece)
                 all_buckets.append(buckets)
                 all_values.append(values)
-                lengths[row] += len(buckets)
+                length += len(buckets)
                 root = stem(piece)
                 if previous is not None:
-                    bucket, sign = self._feature(f"p:{previous} {root}")
+                    bucket, sign = feature(f"p:{previous} {root}")
                     singles.append(bucket)
                     single_values.append(sign * self.bigram_weight)
                 previous = root
             if singles:
                 all_buckets.append(np.array(singles, dtype=np.int64))
                 all_values.append(np.array(single_values, dtype=np.float32))
-                lengths[row] += len(singles)
+                length += len(singles)
+            lengths.append(length)
         dense: npt.NDArray[np.float64] = np.zeros(len(texts) * self.dimensions, dtype=np.float64)
         if all_buckets:
             rows = np.repeat(np.arange(len(texts), dtype=np.int64) * self.dimensions, lengths)

@@ -177,15 +177,17 @@ def reembed_all(store: Store, embedder: Embedder, batch_size: int = 256) -> int:
 
 
 def _embed(embedder: Embedder, texts: Sequence[str], batch_size: int) -> Vectors:
-    if not texts:
-        return np.zeros((0, embedder.dimensions), dtype=np.float32)
-    parts = [embedder.embed(texts[start : start + batch_size]) for start in range(0, len(texts), batch_size)]
-    vectors = np.concatenate(parts)
-    if vectors.shape != (len(texts), embedder.dimensions):
-        raise StoreError(
-            f"embedder {embedder.id} returned vectors of shape {vectors.shape}, expected "
-            f"({len(texts)}, {embedder.dimensions}). Check sidecar.dimensions against the model."
-        )
+    """All texts' vectors, batch by batch into one preallocated matrix."""
+    vectors = np.empty((len(texts), embedder.dimensions), dtype=np.float32)
+    for start in range(0, len(texts), batch_size):
+        batch = embedder.embed(texts[start : start + batch_size])
+        if batch.shape != (min(batch_size, len(texts) - start), embedder.dimensions):
+            raise StoreError(
+                f"embedder {embedder.id} returned vectors of shape {batch.shape}, expected "
+                f"({min(batch_size, len(texts) - start)}, {embedder.dimensions}). "
+                "Check sidecar.dimensions against the model."
+            )
+        vectors[start : start + len(batch)] = batch
     return vectors
 
 

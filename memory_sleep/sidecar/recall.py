@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 
@@ -48,6 +49,7 @@ class Sidecar:
         self.max_note_bytes = max_note_bytes
         self.clock = clock
         self._vectors: VectorIndex | None = None
+        self._parallel = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sidecar-fts")
 
     def __enter__(self) -> Sidecar:
         return self
@@ -58,6 +60,7 @@ class Sidecar:
         self.close()
 
     def close(self) -> None:
+        self._parallel.shutdown()
         self.store.close()
 
     def index(self, dry_run: bool = False) -> IndexReport:
@@ -115,7 +118,9 @@ class Sidecar:
             half_life_days=self.config.half_life_days,
             decay_floor=self.config.decay_floor,
         )
-        return search(self.store, self.vectors(), query, vector, options, self.clock()), vector
+        return search(
+            self.store, self.vectors(), query, vector, options, self.clock(), self._parallel
+        ), vector
 
     def recall(self, query: str, k: int = 5, scope: str | None = None, mode: Mode = "hybrid") -> list[Hit]:
         """Search, then log the query (text, embedding, time, returned ids and ranks) and count each access."""

@@ -5,6 +5,7 @@ Pure: it reads the store and the vector index and writes nothing (recall.py logs
 
 from __future__ import annotations
 
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
@@ -32,7 +33,7 @@ class SearchOptions:
     rrf_k: int = 60
     half_life_days: float = 90.0
     decay_floor: float = 0.5
-    text_budget: int = 2_000
+    text_budget: int = 1_000
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,18 @@ def selective_terms(store: Store, terms: list[str], budget: int) -> list[str]:
     return chosen
 
 
+def _text_ranked(
+    store: Store, vectors: VectorIndex, query_text: str, options: SearchOptions, pool: int
+) -> list[int]:
+    """Live entry ids of the scope ranked by BM25 over the query's selective terms."""
+    wanted = selective_terms(store, query_terms(query_text), options.text_budget)
+    if not wanted:
+        return []
+    found = store.text_search(fts_match(wanted), pool * 3)
+    allowed = vectors.allowed([entry_id for entry_id, _ in found], options.scope)
+    return [entry_id for (entry_id, _), ok in zip(found, allowed, strict=True) if ok][:pool]
+
+
 def search(
     store: Store,
     vectors: VectorIndex,
@@ -117,19 +130,23 @@ def search(
     query_vector: npt.NDArray[np.float32] | None,
     options: SearchOptions,
     now: float,
+    parallel: Executor | None = None,
 ) -> list[Hit]:
     """The k best live, unexpired entries of the scope for a query, best first."""
     pool = max(options.candidates, options.k * 4)
     vector_ranked: list[int] = []
     text_ranked: list[int] = []
+    pending: Future[list[int]] | None = None
+    if options.mode in ("hybrid", "text"):
+        if parallel is not None and options.mode == "hybrid":
+            # SQLite and numpy both release the GIL: BM25 runs on the other core during the mat-vec
+            pending = parallel.submit(_text_ranked, store, vectors, query_text, options, pool)
+        else:
+            text_ranked = _text_ranked(store, vectors, query_text, options, pool)
     if options.mode in ("hybrid", "vector") and query_vector is not None:
         vector_ranked = [entry_id for entry_id, _ in vectors.top(query_vector, pool, options.scope)]
-    if options.mode in ("hybrid", "text"):
-        wanted = selective_terms(store, query_terms(query_text), options.text_budget)
-        if wanted:
-            found = store.text_search(fts_match(wanted), pool * 3)
-            allowed = vectors.allowed([entry_id for entry_id, _ in found], options.scope)
-            text_ranked = [entry_id for (entry_id, _), ok in zip(found, allowed, strict=True) if ok][:pool]
+    if pending is not None:
+        text_ranked = pending.result()
     fused: dict[int, float] = {}
     for ranked in (vector_ranked, text_ranked):
         for rank, entry_id in enumerate(ranked, 1):

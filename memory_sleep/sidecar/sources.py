@@ -7,12 +7,15 @@ headings, topic) and the day they speak for.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from ..engines.redact import redact
 from ..memory_doc import PROJECTS, Entry, MemoryDocument, ProjectBlock, RawBlock
 from ..notes import parse_note_text
 from ..workspace import DAILY_NOTE_NAME, NoteFile, Workspace, discover
@@ -42,12 +45,12 @@ class SourceItem:
     scope: str | None = None
     expires: date | None = None
 
-    @property
+    @functools.cached_property
     def embed_text(self) -> str:
         """What is embedded and searched: the context that places the item, then its text."""
         return f"{self.context}: {self.text}" if self.context else self.text
 
-    @property
+    @functools.cached_property
     def content_hash(self) -> str:
         return hashlib.sha256(clean(self.embed_text).encode("utf-8")).hexdigest()[:24]
 
@@ -104,10 +107,15 @@ def decode(source: SourceFile, raw: bytes, max_bytes: int) -> str:
 
 
 def read_items(source: SourceFile, text: str) -> list[SourceItem]:
-    """The items of one source, without repeats (the first of identical items stands for all)."""
+    """The items of one source, secrets redacted, without repeats (the first of identical items stands
+    for all)."""
     items = memory_items(text) if source.kind == "memory" else note_items(source, text)
     unique: dict[str, SourceItem] = {}
     for item in items:
+        # secrets never enter the index, nor an embedding request that leaves the machine
+        cleaned = redact(item.text, f"{source.relative}:{item.line_start}")
+        if cleaned != item.text:
+            item = dataclasses.replace(item, text=cleaned)
         unique.setdefault(item.content_hash, item)
     return list(unique.values())
 

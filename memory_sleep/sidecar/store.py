@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -198,13 +199,17 @@ class Store:
     def insert_entries(
         self, entries: Sequence[NewEntry], vectors: Vectors, embedder: str, now: float
     ) -> list[int]:
-        ids = []
-        for entry, vector in zip(entries, vectors, strict=True):
-            cursor = self.db.execute(
-                "INSERT INTO entries (source_key, source_path, kind, line_start, line_end, context, text,"
-                " content_hash, day, scope, importance, created_at, updated_at, expires_at, embedder, dim,"
-                " embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        if not entries:
+            return []
+        first = int(self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM entries").fetchone()[0])
+        ids = list(range(first, first + len(entries)))
+        self.db.executemany(
+            "INSERT INTO entries (id, source_key, source_path, kind, line_start, line_end, context, text,"
+            " content_hash, day, scope, importance, created_at, updated_at, expires_at, embedder, dim,"
+            " embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
                 (
+                    entry_id,
                     entry.source_key,
                     entry.source_path,
                     entry.kind,
@@ -222,11 +227,11 @@ class Store:
                     embedder,
                     len(vector),
                     to_blob(vector),
-                ),
-            )
-            entry_id = int(cursor.lastrowid or 0)
-            self._index_text(entry_id, entry.tokens)
-            ids.append(entry_id)
+                )
+                for entry_id, entry, vector in zip(ids, entries, vectors, strict=True)
+            ],
+        )
+        self._index_texts([(entry_id, entry.tokens) for entry_id, entry in zip(ids, entries, strict=True)])
         return ids
 
     def rewrite_entries(
@@ -256,13 +261,16 @@ class Store:
                 ),
             )
             self._unindex_text(entry_id)
-            self._index_text(entry_id, entry.tokens)
+            self._index_texts([(entry_id, entry.tokens)])
 
-    def _index_text(self, entry_id: int, tokens: str) -> None:
-        self.db.execute("INSERT INTO entries_fts (rowid, tokens) VALUES (?, ?)", (entry_id, tokens))
+    def _index_texts(self, texts: Sequence[tuple[int, str]]) -> None:
+        """Add entries to the full-text index and their distinct terms to the document counts."""
+        self.db.executemany("INSERT INTO entries_fts (rowid, tokens) VALUES (?, ?)", texts)
+        counts = Counter(term for _, tokens in texts for term in set(tokens.split()))
         self.db.executemany(
-            "INSERT INTO fts_terms (term, docs) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET docs = docs + 1",
-            [(term,) for term in set(tokens.split())],
+            "INSERT INTO fts_terms (term, docs) VALUES (?, ?)"
+            " ON CONFLICT (term) DO UPDATE SET docs = docs + excluded.docs",
+            counts.items(),
         )
 
     def _unindex_text(self, entry_id: int) -> None:
@@ -327,13 +335,25 @@ class Store:
         )
 
     def live_vectors(self, dim: int) -> tuple[npt.NDArray[np.int64], list[str], Vectors]:
-        """Ids (ascending), scopes and embeddings of every entry recall may return."""
-        rows = self.db.execute(
-            "SELECT id, scope, embedding FROM entries WHERE deleted_at IS NULL AND dim = ? ORDER BY id",
-            (dim,),
-        ).fetchall()
-        ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-        return ids, [row[1] for row in rows], from_blobs([row[2] for row in rows], dim)
+        """Ids (ascending), scopes and embeddings of every entry recall may return.
+
+        Rows are copied one by one into a preallocated matrix, so reading 100k vectors needs the
+        matrix once, not the BLOBs, their join and the matrix (which tripled peak memory).
+        """
+        where = "FROM entries WHERE deleted_at IS NULL AND dim = ?"
+        count = int(self.db.execute(f"SELECT count(*) {where}", (dim,)).fetchone()[0])
+        ids = np.empty(count, dtype=np.int64)
+        matrix = np.empty((count, dim), dtype=np.float32)
+        scopes: list[str] = []
+        cursor = self.db.execute(f"SELECT id, scope, embedding {where} ORDER BY id", (dim,))
+        for row_number, (entry_id, scope, blob) in enumerate(cursor):
+            if row_number >= count:  # written meanwhile by another process; the next load sees it
+                break
+            ids[row_number] = entry_id
+            matrix[row_number] = np.frombuffer(blob, dtype="<f4")
+            scopes.append(scope)
+        kept = len(scopes)
+        return ids[:kept], scopes, matrix[:kept]
 
     def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many indexed entries hold each term (absent terms are left out)."""

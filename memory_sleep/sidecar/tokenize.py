@@ -6,6 +6,7 @@ overlapping character bigrams, so un-spaced text is not one giant token per line
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from itertools import pairwise
@@ -37,7 +38,7 @@ def clean(text: str) -> str:
 
 
 def is_cjk(term: str) -> bool:
-    return bool(_CJK_RUN.match(term))
+    return term[:1] >= "\u3040" and bool(_CJK_RUN.match(term))
 
 
 def words_and_runs(cleaned: str) -> list[str]:
@@ -67,6 +68,7 @@ def _undouble(base: str) -> str:
     return base
 
 
+@functools.lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """A light suffix stripper (plurals, -ed, -ing); character n-grams catch the rest."""
     if len(word) <= 3 or not word.isalpha():
