@@ -83,12 +83,15 @@ class OfflineEmbedder:
         self._word_cache: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
         self._feature_cache: dict[str, tuple[int, float]] = {}
 
+    def _hashed(self, feature: str) -> tuple[int, float]:
+        value = _hash(feature)
+        return value % self.dimensions, 1.0 if value & 0x80000000 else -1.0
+
     def _feature(self, feature: str) -> tuple[int, float]:
         cached = self._feature_cache.get(feature)
         if cached is None:
-            value = _hash(feature)
-            cached = (value % self.dimensions, 1.0 if value & 0x80000000 else -1.0)
-            if len(self._feature_cache) > 500_000:
+            cached = self._hashed(feature)
+            if len(self._feature_cache) > 100_000:
                 self._feature_cache.clear()
             self._feature_cache[feature] = cached
         return cached
@@ -158,7 +161,8 @@ class OfflineEmbedder:
                 length += len(buckets)
                 root = stem(piece)
                 if previous is not None:
-                    bucket, sign = feature(f"p:{previous} {root}")
+                    # word pairs are mostly unique: hashed directly, not cached
+                    bucket, sign = self._hashed(f"p:{previous} {root}")
                     singles.append(bucket)
                     single_values.append(sign * self.bigram_weight)
                 previous = root

@@ -203,6 +203,20 @@ class Store:
             return []
         first = int(self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM entries").fetchone()[0])
         ids = list(range(first, first + len(entries)))
+        # in slices, so the BLOBs of a 100k-entry build are never all in memory twice
+        for start in range(0, len(entries), 1_000):
+            self._insert_slice(
+                ids[start : start + 1_000],
+                entries[start : start + 1_000],
+                vectors[start : start + 1_000],
+                embedder,
+                now,
+            )
+        return ids
+
+    def _insert_slice(
+        self, ids: Sequence[int], entries: Sequence[NewEntry], vectors: Vectors, embedder: str, now: float
+    ) -> None:
         self.db.executemany(
             "INSERT INTO entries (id, source_key, source_path, kind, line_start, line_end, context, text,"
             " content_hash, day, scope, importance, created_at, updated_at, expires_at, embedder, dim,"
@@ -232,7 +246,6 @@ class Store:
             ],
         )
         self._index_texts([(entry_id, entry.tokens) for entry_id, entry in zip(ids, entries, strict=True)])
-        return ids
 
     def rewrite_entries(
         self, pairs: Sequence[tuple[int, NewEntry]], vectors: Vectors, embedder: str, now: float
