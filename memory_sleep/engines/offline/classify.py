@@ -82,8 +82,6 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[st
     if cues.RESTATED.search(first_line):
         return _discard("duplicate", "restates something noted before")
     category = _keep_category(item, text)
-    if cues.STRONG_ROUTINE.search(first_line) and category != "lesson":
-        return _discard("routine", "routine log")
     if item.kind == "quote" and category != "decision":
         return _discard("debug", "pasted quotation")
     if _LEAD_IN.match(text.replace("**", "")) and len(text) < 120:
@@ -94,6 +92,8 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[st
         if category == "status" and cues.FINISHED.search(text):
             return _keep(item, "status", text, closes=True)
         return _discard("resolved", "finished task with no lasting lesson", closes=True)
+    if cues.STRONG_ROUTINE.search(first_line) and category not in ("lesson", "decision"):
+        return _discard("routine", "routine log")
     if cues.NARRATION.search(first_line) and category not in ("decision", "lesson"):
         return _discard("narration", "narrates what the agent is doing")
     routine = cues.ROUTINE.search(text) and not cues.CHECKBOX_OPEN.match(item.text)
@@ -139,6 +139,8 @@ def _keep_category(item: NoteItem, text: str) -> Category | None:
             return category
     if key_match and key_match.group(2).strip():
         return "fact"
+    if "\n" not in text and cues.DECLARATIVE.match(text) and not cues.LOG_VERB.match(text):
+        return "fact"  # a plain statement of how something is: "Nimbus prod DB is Postgres 14"
     return None
 
 

@@ -40,6 +40,8 @@ NARRATION = _words(
     r"^(?:ahora voy a|voy a|jetzt (?:schaue|prüfe)|ich (?:schaue|prüfe))",
 )
 STRONG_ROUTINE = _words(
+    r"\b\d[\d,]* (?:failed|failures|errors|diffs|passed|skipped|retried|done)\b",
+    r"^(?:\w+ )?log\s*:",
     r"^(?:tagged|released tag|cut tag)\s+\S+\s+v?\d",
     r"^inbox\s*:?\s*\d+\s+(?:unread|new)",
     r"^updated the \S+ (?:changelog|readme|docs|dashboard)\b",
@@ -209,6 +211,12 @@ ACTION = _words(
     r"\bprepare\b",
 )
 RELATIONSHIP = _words(
+    r"\bwants (?:a |an |the )?(?:heads-up|cost|estimates?|updates?|numbers|to be)\b",
+    r"\bis focused on\b",
+    r"\bworking with \w+ (?:from|at)\b",
+    r"^note on [A-Z]\w+",
+    r"\b(?:reviews|answers|replies to)\b.{0,30}\b(?:only|always|never|in the morning|in the afternoon|on \w+days)\b",
+    r"\bis @\w+ on\b",
     r"\bworks from\b",
     r"\bbased in\b",
     r"\b(?:is|lives|works|moved) (?:in|to) [A-Z][a-z]+/[A-Z][\w]+",
@@ -373,6 +381,17 @@ REVERSAL = _words(
     r"\boverrid(?:e|es|ing)\b",
     r"\breplac(?:e|ed|es|ing)\b",
     r"\bmigrat(?:e|ed|ing)\b",
+)
+DECLARATIVE = re.compile(
+    r"^[^\n:]{2,60}?(?:\s(?:is|are|runs|run|needs|keeps|allows|uses|pays for|has|lives|sits|listens on|"
+    r"expires|renews|happens|meets|starts|ends)\s|:\s+\S)[^\n]{1,120}$",
+    re.IGNORECASE,
+)
+LOG_VERB = re.compile(
+    r"^(?:deployed|ran|merged|restarted|pushed|fixed|updated|bumped|rebased|reviewed|cleaned|closed|opened|"
+    r"created|started|finished|checked|synced|built|tagged|rolled|looked|tried|spent|read|wrote|sent|replied|"
+    r"answered|triaged|investigated|debugged|paired|called|met|talked|skimmed|went)\b",
+    re.IGNORECASE,
 )
 GENERIC_HEADINGS = frozenset(
     [
