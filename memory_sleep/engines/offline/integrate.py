@@ -240,12 +240,11 @@ def _contradicted(kept: KeptItem, text: str, same_section: Sequence[_Candidate])
         same_subject = (
             own_subject <= other or other <= own_subject or jaccard(own_subject, other) >= _SAME_SUBJECT
         )
-        if own_subject and other and same_subject:
-            if matching.values_conflict(text, candidate.text):
-                score = 1.0 + jaccard(own_subject, other)
-                if score > best_score:
-                    best, best_score = candidate, score
-                continue
+        if own_subject and other and same_subject and matching.values_conflict(text, candidate.text):
+            score = 1.0 + jaccard(own_subject, other)
+            if score > best_score:
+                best, best_score = candidate, score
+            continue
         own_values = matching.typed_values(_first_clause(text))
         if not reversal or (
             own_values and not own_values.keys() & matching.typed_values(candidate.text).keys()
