@@ -43,10 +43,28 @@ class EngineConfig(_Section):
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
 
 
+class RetentionWeights(_Section):
+    """How much each signal counts in the composite retention score (normalised by their sum)."""
+
+    recency: float = Field(default=0.35, ge=0)
+    frequency: float = Field(default=0.30, ge=0)
+    density: float = Field(default=0.35, ge=0)
+
+
 class ForgettingConfig(_Section):
+    """`[memory.forgetting]`: SleepGate, the pass that soft-deletes entries recall no longer needs."""
+
     enabled: bool = True
     interval_secs: int = Field(default=86_400, ge=0)
     retention_threshold: float = Field(default=0.30, ge=0, le=1)
+    weights: RetentionWeights = RetentionWeights()
+    half_life_days: float = Field(default=30.0, gt=0)
+    frequency_saturation: int = Field(default=20, ge=1)
+    density_threshold: float = Field(default=0.90, gt=0, le=1)
+    replay_queries: int = Field(default=200, ge=0)
+    tolerance: float = Field(default=0.0, ge=0, le=1)
+    min_entries: int = Field(default=1000, ge=0)
+    rebuild_budget_secs: float = Field(default=120.0, gt=0)
 
 
 class MemoryConfig(_Section):

@@ -19,6 +19,7 @@ from .memory_doc import HEADER, Entry, MemoryDocument
 from .models import KeptItem
 from .phases import briefing, nrem, projects, rem, stale, weekly
 from .sidecar.hook import index_after_run
+from .sleepgate.hook import forget_after_run, note_in_sleep_log
 from .state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
 from .workspace import Discovery, NoteFile, Workspace, discover
 from .writer import FileChange, SafeWriter, new_run_id
@@ -82,6 +83,10 @@ def run_cycle(
             sidecar_warning = index_after_run(workspace, config)
             if sidecar_warning:
                 report.record.warnings.append(sidecar_warning)
+            report.record.forgetting, forgetting_warning = forget_after_run(workspace, config)
+            if forgetting_warning:
+                report.record.warnings.append(forgetting_warning)
+            note_in_sleep_log(workspace, report.record)
     return report
 
 

@@ -15,10 +15,10 @@ WRITING = {"run", "undo", "index", "init", "cron install", "cron remove"}
 
 
 def readme_text() -> str:
-    """README.md plus README-integration.md while the latter is still a separate file."""
+    """README.md plus the README-*.md parts not yet merged into it."""
     return "\n".join(
         path.read_text(encoding="utf-8")
-        for name in ("README.md", "README-integration.md")
+        for name in ("README.md", "README-integration.md", "README-sleepgate.md")
         if (path := REPO / name).exists()
     )
 

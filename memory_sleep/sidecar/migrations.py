@@ -174,3 +174,47 @@ def m003_term_counts(db: sqlite3.Connection) -> None:
         for term in set(tokens.split()):
             counts[term] = counts.get(term, 0) + 1
     db.executemany("INSERT INTO fts_terms (term, docs) VALUES (?, ?)", counts.items())
+
+
+@MIGRATIONS.register
+def m004_sleepgate(db: sqlite3.Connection) -> None:
+    """SleepGate's state: each counted entry's near-neighbour count (maintained incrementally), the
+    embedding an entry had when it was counted if it changed since (kept by a trigger, so the next
+    update can take it out of its old neighbours' counts), restores, and a record of every pass.
+    No trigger keeps the embedding of a hard-deleted entry: hard deletion must be complete."""
+    _run(
+        db,
+        "CREATE TABLE entry_density (entry_id INTEGER PRIMARY KEY, neighbours INTEGER NOT NULL)",
+        "CREATE TABLE density_retired (entry_id INTEGER PRIMARY KEY, scope TEXT NOT NULL, embedding BLOB NOT NULL)",
+        # the first old embedding since the last density update is the one that was counted
+        """CREATE TRIGGER density_keep_old_embedding BEFORE UPDATE OF embedding ON entries
+            WHEN OLD.embedding IS NOT NULL AND OLD.embedder IS NEW.embedder
+            BEGIN
+                INSERT OR IGNORE INTO density_retired (entry_id, scope, embedding)
+                VALUES (OLD.id, OLD.scope, OLD.embedding);
+            END""",
+        "CREATE TABLE entry_restores (entry_id INTEGER PRIMARY KEY, restored_at REAL NOT NULL)",
+        """CREATE TABLE forgetting_passes (
+            id TEXT PRIMARY KEY,
+            started_at REAL NOT NULL,
+            seconds REAL NOT NULL,
+            dry_run INTEGER NOT NULL,
+            entries INTEGER NOT NULL,
+            candidates INTEGER NOT NULL,
+            load_bearing INTEGER NOT NULL,
+            forgotten INTEGER NOT NULL,
+            skipped TEXT
+        )""",
+        "CREATE INDEX forgetting_passes_by_time ON forgetting_passes (started_at)",
+    )
+
+
+@MIGRATIONS.register
+def m004_vector_generation(db: sqlite3.Connection) -> None:
+    """Each entry's vector generation: the store generation at which its vector or liveness last
+    changed, so a cached matrix of generation g is brought up to date by reading only newer rows."""
+    _run(
+        db,
+        "ALTER TABLE entries ADD COLUMN vector_generation INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX entries_by_vector_generation ON entries (vector_generation)",
+    )

@@ -1,0 +1,55 @@
+"""Bring forgotten entries back exactly: the same row, text, embedding, access count and history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..errors import MemorySleepError
+from ..sidecar.store import Store
+from . import state
+from .forget import REASON
+
+
+@dataclass
+class RestoreReport:
+    restored: list[int] = field(default_factory=list)
+    skipped: dict[int, str] = field(default_factory=dict)  # id -> why it was left alone
+
+
+def restore_entries(
+    store: Store,
+    now: float,
+    ids: Sequence[int] = (),
+    pass_id: str | None = None,
+    since: float | None = None,
+    dry_run: bool = False,
+) -> RestoreReport:
+    """Restore entries the forgetting pass soft-deleted, named by id, by pass, or forgotten since a time.
+
+    Entries the indexer soft-deleted (their note item or file is gone) are left alone: restoring
+    them would bring back text the workspace no longer holds. A restored entry counts as freshly
+    touched for recency, so the next pass does not forget it again at once.
+    """
+    if pass_id is not None and not state.pass_exists(store, pass_id):
+        raise MemorySleepError(
+            f"No forgetting pass {pass_id}. `memory-sleep stats` lists soft-deleted entries."
+        )
+    report = RestoreReport()
+    found = state.forgotten_ids(store, ids, pass_id, since)
+    known = {entry_id for entry_id, _ in found}
+    for entry_id in ids:
+        if entry_id not in known:
+            report.skipped[entry_id] = "no such entry"
+    for entry_id, reason in found:
+        if reason == REASON:
+            report.restored.append(entry_id)
+        else:
+            report.skipped[entry_id] = (
+                "not forgotten" if reason is None else f"soft-deleted by the indexer ({reason})"
+            )
+    if report.restored and not dry_run:
+        with store.transaction():
+            store.restore(report.restored)
+            state.note_restores(store, report.restored, now)
+    return report

@@ -1,0 +1,192 @@
+"""SleepGate's reads and writes of the sidecar database: entry signals, density counts, the query
+log with embeddings, pass records and restores. The entries themselves change only through Store."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..sidecar.store import Store
+
+Ids = npt.NDArray[np.int64]
+_DAY_NOON = "CAST(strftime('%s', day) AS REAL) + 43200.0"
+
+
+@dataclass(frozen=True)
+class EntrySignals:
+    """Raw per-entry inputs to scoring, in ascending id order."""
+
+    ids: Ids
+    touched: npt.NDArray[np.float64]
+    access_counts: npt.NDArray[np.int64]
+
+
+def entry_signals(store: Store) -> EntrySignals:
+    """When each live entry was last written, accessed or restored, and its access count."""
+    rows = store.db.execute(
+        f"SELECT e.id, max(coalesce({_DAY_NOON}, e.updated_at), coalesce(e.last_accessed_at, 0),"
+        " coalesce(r.restored_at, 0)), e.access_count FROM entries e"
+        " LEFT JOIN entry_restores r ON r.entry_id = e.id WHERE e.deleted_at IS NULL ORDER BY e.id"
+    ).fetchall()
+    if not rows:
+        return EntrySignals(np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64))
+    columns = np.array(rows, dtype=np.float64)
+    return EntrySignals(columns[:, 0].astype(np.int64), columns[:, 1], columns[:, 2].astype(np.int64))
+
+
+def density_counts(store: Store) -> tuple[Ids, npt.NDArray[np.int64]]:
+    """(ids, neighbour counts) of every counted entry, ascending."""
+    rows = store.db.execute("SELECT entry_id, neighbours FROM entry_density ORDER BY entry_id").fetchall()
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    table = np.array(rows, dtype=np.int64)
+    return table[:, 0].copy(), table[:, 1].copy()
+
+
+def retired_embeddings(store: Store) -> dict[int, tuple[str, bytes]]:
+    """The embedding each changed entry had when it was last counted, with its scope."""
+    return {
+        int(entry_id): (scope, blob)
+        for entry_id, scope, blob in store.db.execute(
+            "SELECT entry_id, scope, embedding FROM density_retired"
+        )
+    }
+
+
+def stored_embeddings(store: Store, ids: Sequence[int]) -> dict[int, tuple[str, bytes]]:
+    """Scope and embedding of entries by id, deleted or not (soft-deleted entries keep theirs)."""
+    found: dict[int, tuple[str, bytes]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = [int(i) for i in ids[start : start + 500]]
+        marks = ",".join("?" * len(chunk))
+        for entry_id, scope, blob in store.db.execute(
+            f"SELECT id, scope, embedding FROM entries WHERE embedding IS NOT NULL AND id IN ({marks})", chunk
+        ):
+            found[int(entry_id)] = (scope, blob)
+    return found
+
+
+def write_density(
+    store: Store,
+    set_counts: Sequence[tuple[int, int]],
+    drop: Sequence[int],
+    retired: Sequence[int],
+    replace_all: bool = False,
+) -> None:
+    """Store neighbour counts (inside the caller's transaction)."""
+    if replace_all:
+        store.db.execute("DELETE FROM entry_density")
+    store.db.executemany("DELETE FROM entry_density WHERE entry_id = ?", [(int(i),) for i in drop])
+    store.db.executemany(
+        "INSERT INTO entry_density (entry_id, neighbours) VALUES (?, ?)"
+        " ON CONFLICT (entry_id) DO UPDATE SET neighbours = excluded.neighbours",
+        [(int(i), int(n)) for i, n in set_counts],
+    )
+    store.db.executemany("DELETE FROM density_retired WHERE entry_id = ?", [(int(i),) for i in retired])
+
+
+def clear_retired(store: Store) -> None:
+    store.db.execute("DELETE FROM density_retired")
+
+
+@dataclass(frozen=True)
+class LoggedQuery:
+    """A logged recall as the predictor replays it."""
+
+    id: int
+    scope: str | None
+    k: int
+    embedding: npt.NDArray[np.float32]
+    served: list[int]
+
+
+def logged_queries(store: Store, limit: int, embedder: str, dimensions: int) -> list[LoggedQuery]:
+    """The last `limit` recalls embedded by `embedder`, newest first, with the ids they served."""
+    if limit <= 0:
+        return []
+    rows = store.db.execute(
+        "SELECT id, scope, k, embedding FROM queries WHERE embedder = ? AND embedding IS NOT NULL"
+        " ORDER BY id DESC LIMIT ?",
+        (embedder, limit),
+    ).fetchall()
+    served: dict[int, list[int]] = {int(row[0]): [] for row in rows}
+    if rows:
+        for query_id, entry_id in store.db.execute(
+            "SELECT query_id, entry_id FROM query_results WHERE query_id >= ? ORDER BY query_id, rank",
+            (min(served),),
+        ):
+            if query_id in served:
+                served[query_id].append(int(entry_id))
+    queries = []
+    for query_id, scope, k, blob in rows:
+        vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+        if len(vector) == dimensions:
+            queries.append(LoggedQuery(int(query_id), scope, int(k), vector, served[int(query_id)]))
+    return queries
+
+
+def last_pass_at(store: Store) -> float | None:
+    """When the last real (not dry-run) pass started, skipped or not."""
+    row = store.db.execute("SELECT max(started_at) FROM forgetting_passes WHERE dry_run = 0").fetchone()
+    return None if row[0] is None else float(row[0])
+
+
+def record_pass(
+    store: Store,
+    pass_id: str,
+    started_at: float,
+    seconds: float,
+    counts: dict[str, int],
+    skipped: str | None,
+) -> None:
+    store.db.execute(
+        "INSERT INTO forgetting_passes (id, started_at, seconds, dry_run, entries, candidates, load_bearing,"
+        " forgotten, skipped) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)",
+        (
+            pass_id,
+            started_at,
+            seconds,
+            counts.get("entries", 0),
+            counts.get("candidates", 0),
+            counts.get("loadBearing", 0),
+            counts.get("forgotten", 0),
+            skipped,
+        ),
+    )
+
+
+def note_restores(store: Store, ids: Sequence[int], now: float) -> None:
+    store.db.executemany(
+        "INSERT INTO entry_restores (entry_id, restored_at) VALUES (?, ?)"
+        " ON CONFLICT (entry_id) DO UPDATE SET restored_at = excluded.restored_at",
+        [(int(i), now) for i in ids],
+    )
+
+
+def forgotten_ids(
+    store: Store, ids: Sequence[int] = (), pass_id: str | None = None, since: float | None = None
+) -> list[tuple[int, str | None]]:
+    """(id, deleted_reason) of the entries a restore names: by id, by pass, or forgotten since a time."""
+    db: sqlite3.Connection = store.db
+    if pass_id is not None:
+        query = "SELECT id, deleted_reason FROM entries WHERE deleted_pass = ? AND deleted_at IS NOT NULL"
+        return [(int(i), r) for i, r in db.execute(query + " ORDER BY id", (pass_id,))]
+    if since is not None:
+        query = (
+            "SELECT id, deleted_reason FROM entries WHERE deleted_reason = 'forgotten' AND deleted_at >= ?"
+        )
+        return [(int(i), r) for i, r in db.execute(query + " ORDER BY id", (since,))]
+    found = store.fetch(ids)
+    return [
+        (i, found[i].deleted_reason if i in found and found[i].deleted_at else None)
+        for i in ids
+        if i in found
+    ]
+
+
+def pass_exists(store: Store, pass_id: str) -> bool:
+    return store.db.execute("SELECT 1 FROM forgetting_passes WHERE id = ?", (pass_id,)).fetchone() is not None

@@ -1,0 +1,119 @@
+"""The pass: candidates, load-bearing entries, near-duplicate clusters, soft delete only, min_entries."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memory_sleep.sidecar.vectors import VectorIndex
+from memory_sleep.sleepgate import density
+
+from .sleepgate_helpers import DAY, NOW, config, forget, log_query, store_with, unit, verdicts
+
+
+def test_old_redundant_entries_are_forgotten_and_one_of_the_cluster_survives() -> None:
+    base = unit(7)
+    cluster = [unit(100 + i, base, 0.02) for i in range(4)]
+    store, ids = store_with([*cluster, unit(1), unit(2)])
+    report = forget(store)
+    fate = verdicts(report)
+    assert [fate[i] for i in ids[4:]] == ["kept", "kept"]  # unique: 0.35 >= 0.30
+    cluster_fates = [fate[i] for i in ids[:4]]
+    assert cluster_fates.count("load-bearing") == 1 and cluster_fates.count("forgotten") == 3
+    live = {row[0] for row in store.db.execute("SELECT id FROM entries WHERE deleted_at IS NULL")}
+    assert len(live & set(ids[:4])) == 1
+
+
+def test_a_rarely_accessed_entry_that_alone_answers_a_logged_query_survives() -> None:
+    base = unit(7)
+    twins = [base, unit(8, base, 0.01)]
+    store, ids = store_with(twins + [unit(i) for i in range(20, 30)])
+    # a high threshold makes every old entry a candidate; the query needs the first unique one
+    settings = config(retention_threshold=0.9)
+    answer = ids[2]
+    log_query(store, np.asarray(VectorIndex.from_store(store, 16).matrix[2]), [answer])
+    report = forget(store, settings)
+    fate = verdicts(report)
+    assert fate[answer] == "load-bearing"
+    assert all(fate[i] == "forgotten" for i in ids[3:])
+    assert sorted(fate[i] for i in ids[:2]) == ["forgotten", "load-bearing"]
+
+
+def test_two_near_duplicates_cannot_both_go_when_a_query_needs_one() -> None:
+    base = unit(7)
+    store, ids = store_with([base, unit(8, base, 0.01), unit(9, base, 0.01), unit(50)])
+    log_query(store, base, [ids[0]], k=1)
+    report = forget(store, config(retention_threshold=0.9))
+    fate = verdicts(report)
+    assert [fate[i] for i in ids[:3]].count("load-bearing") == 1
+    assert report.recall_after == 1.0
+
+
+def test_the_pass_never_hard_deletes() -> None:
+    base = unit(7)
+    store, _ = store_with([unit(100 + i, base, 0.02) for i in range(6)] + [unit(i) for i in range(6)])
+    before = store.db.execute("SELECT id, text, embedding, access_count FROM entries ORDER BY id").fetchall()
+    report = forget(store, config(retention_threshold=0.9))
+    assert report.forgotten > 0
+    after = store.db.execute("SELECT id, text, embedding, access_count FROM entries ORDER BY id").fetchall()
+    assert after == before
+    reasons = store.db.execute(
+        "SELECT DISTINCT deleted_reason, deleted_pass FROM entries WHERE deleted_at IS NOT NULL"
+    ).fetchall()
+    assert reasons == [("forgotten", report.pass_id)]
+
+
+def test_dry_run_changes_nothing() -> None:
+    base = unit(7)
+    store, _ = store_with([unit(100 + i, base, 0.02) for i in range(4)])
+    report = forget(store, dry_run=True)
+    assert report.forgotten == 3
+    assert store.db.execute("SELECT count(*) FROM entries WHERE deleted_at IS NOT NULL").fetchone()[0] == 0
+    assert store.db.execute("SELECT count(*) FROM forgetting_passes").fetchone()[0] == 0
+
+
+def test_below_min_entries_the_pass_is_skipped_and_says_why() -> None:
+    base = unit(7)
+    store, _ = store_with([unit(100 + i, base, 0.02) for i in range(4)])
+    report = forget(store, config(min_entries=1000))
+    assert report.skipped and "fewer than min_entries = 1000" in report.skipped
+    assert report.forgotten == 0
+    assert store.db.execute("SELECT count(*) FROM entries WHERE deleted_at IS NOT NULL").fetchone()[0] == 0
+
+
+def test_recent_entries_are_kept_even_when_redundant() -> None:
+    base = unit(7)
+    store, _ = store_with([unit(100 + i, base, 0.02) for i in range(3)], written=NOW - DAY)
+    fate = verdicts(forget(store))
+    assert set(fate.values()) == {"kept"}
+
+
+def test_incremental_density_matches_a_full_rebuild() -> None:
+    rng = np.random.default_rng(3)
+    centres = [unit(int(s)) for s in rng.integers(0, 1000, 5)]
+    vectors = [unit(200 + i, centres[i % 5], 0.25) for i in range(60)]
+    store, ids = store_with(vectors)
+    threshold = 0.9
+    index = VectorIndex.from_store(store, 16)
+    result = density.rebuild(store, index, threshold, "e", None, None)
+    with store.transaction():
+        density.save(store, result, threshold, "e", replace_all=True)
+    # new entries, a soft delete and an edit, then an incremental update
+    with store.transaction():
+        from .sleepgate_helpers import entry
+
+        new = [unit(400 + i, centres[i % 5], 0.25) for i in range(10)]
+        store.insert_entries([entry(f"new {i}") for i in range(10)], np.stack(new), "test-embedder", NOW)
+        store.soft_delete(ids[:5], "item-removed", NOW)
+        edited = unit(999, centres[0], 0.25)
+        store.set_embeddings([ids[10]], edited[None, :], "test-embedder")
+    index = VectorIndex.from_store(store, 16)
+    updated = density.update(store, index, threshold)
+    with store.transaction():
+        density.save(store, updated, threshold, "e")
+    full = np.zeros(len(index.ids), dtype=np.int64)
+    density.all_pairs(index.matrix, None, threshold, full)
+    assert updated.counts is not None
+    assert list(updated.counts) == list(full)
+    stored = dict(store.db.execute("SELECT entry_id, neighbours FROM entry_density").fetchall())
+    assert [stored[int(i)] for i in index.ids] == list(full)
+    assert store.db.execute("SELECT count(*) FROM density_retired").fetchone()[0] == 0

@@ -1,0 +1,132 @@
+"""Restore brings recall back exactly; a pass that is not due does nothing; the run hook and CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from memory_sleep.cli import main
+from memory_sleep.config import Config, ForgettingConfig
+from memory_sleep.sidecar import Sidecar
+from memory_sleep.sleepgate.session import forget, not_due_reason, restore
+
+from .sidecar_helpers import NOW, make_workspace, open_at
+
+NOTES = {
+    "2026-01-05.md": "# Notes\n"
+    + "".join(f"- Billing moves to Stripe on March {day}, confirmed by Dana.\n" for day in (3, 3, 3))
+    + "- Alice prefers morning meetings for the design review.\n"
+    + "- The staging database password rotates every ninety days.\n",
+    "2026-01-06.md": "# Notes\n- Billing moves to Stripe on March 3, confirmed by Dana.\n"
+    "- The kitchen espresso machine needs descaling monthly.\n",
+}
+AGGRESSIVE = ForgettingConfig(min_entries=0, retention_threshold=0.9)
+
+
+def workspace(tmp_path: Path) -> Path:
+    return make_workspace(tmp_path / "ws", NOTES)
+
+
+def recall_snapshot(sidecar: Sidecar, query: str) -> list[tuple[int, float, str]]:
+    return [(hit.id, round(hit.score, 9), hit.text) for hit in sidecar.search(query, k=10)]
+
+
+def test_restore_brings_recall_back_exactly(tmp_path: Path) -> None:
+    folder = workspace(tmp_path)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        queries = ["when does billing move to stripe", "who prefers morning meetings", "espresso machine"]
+        before = [recall_snapshot(sidecar, q) for q in queries]
+        rows_before = sidecar.store.db.execute(
+            "SELECT id, text, embedding, access_count, last_accessed_at, updated_at FROM entries ORDER BY id"
+        ).fetchall()
+        report = forget(sidecar, AGGRESSIVE)
+        assert report.forgotten > 0
+        after = [recall_snapshot(sidecar, q) for q in queries]
+        assert after != before
+        forgotten = set(report.forgotten_ids)
+        assert not any(hit[0] in forgotten for result in after for hit in result)
+        restored = restore(sidecar, [], report.pass_id, None)
+        assert sorted(restored.restored) == sorted(forgotten)
+        assert [recall_snapshot(sidecar, q) for q in queries] == before
+        rows_after = sidecar.store.db.execute(
+            "SELECT id, text, embedding, access_count, last_accessed_at, updated_at FROM entries ORDER BY id"
+        ).fetchall()
+        assert rows_after == rows_before
+    with open_at(folder) as reopened:  # the saved vector cache agrees too
+        assert [recall_snapshot(reopened, q) for q in queries] == before
+
+
+def test_restore_by_id_and_since_leave_other_deletions_alone(tmp_path: Path) -> None:
+    folder = workspace(tmp_path)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        report = forget(sidecar, AGGRESSIVE)
+        first = report.forgotten_ids[0]
+        sidecar.store.soft_delete([999_999], "item-removed", NOW)
+        by_id = restore(sidecar, [first, 424242], None, None)
+        assert by_id.restored == [first] and by_id.skipped == {424242: "no such entry"}
+        rest = restore(sidecar, [], None, NOW - 1)
+        assert sorted(rest.restored) == sorted(report.forgotten_ids[1:])
+
+
+def test_a_pass_that_is_not_due_does_nothing(tmp_path: Path) -> None:
+    folder = workspace(tmp_path)
+    settings = ForgettingConfig(min_entries=0, retention_threshold=0.9, interval_secs=86_400)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        assert not_due_reason(sidecar, settings) is None
+        forget(sidecar, settings)
+        reason = not_due_reason(sidecar, settings)
+        assert reason is not None and "interval_secs = 86400" in reason
+        assert not_due_reason(sidecar, ForgettingConfig(enabled=False)) is not None
+
+
+def test_run_hook_runs_when_due_and_records_counts(tmp_path: Path) -> None:
+    from memory_sleep.sleepgate.hook import forget_after_run
+    from memory_sleep.workspace import Workspace
+
+    folder = workspace(tmp_path)
+    config = Config.model_validate({"memory": {"forgetting": {"min_entries": 0, "retention_threshold": 0.9}}})
+    with open_at(folder) as sidecar:
+        sidecar.index()
+    space = Workspace.open(folder)
+    counts, warning = forget_after_run(space, config)
+    assert warning is None and counts["forgotten"] > 0 and counts["entries"] >= 5
+    again, warning = forget_after_run(space, config)  # not due for another day
+    assert again == {} and warning is None
+
+
+def test_forget_and_restore_cli(tmp_path: Path) -> None:
+    folder = workspace(tmp_path)
+    (folder / "memory-sleep.toml").write_text(
+        "[memory.forgetting]\nmin_entries = 0\nretention_threshold = 0.9\n", encoding="utf-8"
+    )
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", str(folder)]).exit_code == 0
+    dry = runner.invoke(main, ["forget", str(folder), "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "Would forget" in dry.output and "recency" in dry.output and "forgotten" in dry.output
+    done = runner.invoke(main, ["forget", str(folder), "--json"])
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.output)
+    assert report["forgotten"] > 0
+    assert {v["verdict"] for v in report["verdicts"]} <= {"kept", "load-bearing", "forgotten"}
+    stats = runner.invoke(main, ["stats", str(folder), "--json"])
+    assert json.loads(stats.output)["soft_deleted_by_reason"]["forgotten"] == report["forgotten"]
+    back = runner.invoke(main, ["restore", "-w", str(folder), "--pass", report["pass_id"]])
+    assert back.exit_code == 0, back.output
+    assert f"Restored {report['forgotten']} entries" in back.output
+    usage = runner.invoke(main, ["restore", "-w", str(folder)])
+    assert usage.exit_code == 2
+
+
+def test_min_entries_default_skips_small_workspaces(tmp_path: Path) -> None:
+    folder = workspace(tmp_path)
+    runner = CliRunner()
+    runner.invoke(main, ["index", str(folder)])
+    result = runner.invoke(main, ["forget", str(folder)])
+    assert result.exit_code == 0
+    assert "skipped" in result.output and "min_entries = 1000" in result.output
