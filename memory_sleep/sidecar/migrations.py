@@ -210,7 +210,7 @@ def m004_sleepgate(db: sqlite3.Connection) -> None:
 
 
 @MIGRATIONS.register
-def m004_vector_generation(db: sqlite3.Connection) -> None:
+def m005_vector_generation(db: sqlite3.Connection) -> None:
     """Each entry's vector generation: the store generation at which its vector or liveness last
     changed, so a cached matrix of generation g is brought up to date by reading only newer rows."""
     _run(
