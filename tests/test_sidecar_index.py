@@ -154,10 +154,12 @@ def test_repeated_lines_are_indexed_once(tmp_path: Path) -> None:
         assert sidecar.index().added == 2
 
 
-def test_the_patched_vector_cache_equals_a_rebuild(tmp_path: Path) -> None:
+def test_the_patched_vector_cache_equals_a_rebuild_and_small_changes_leave_the_file(tmp_path: Path) -> None:
     folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    state = folder / "memory" / ".sleep"
     with open_at(folder) as sidecar:
         sidecar.index()
+        first_files = sorted(p.name for p in state.glob("sidecar-vectors-*"))
         sidecar.vectors()
         (folder / "memory" / "2026-11-20.md").write_text(
             NOTE.replace("v0.10.0", "v0.11.0").replace("- the load test passed with two worker VMs\n", ""),
@@ -165,16 +167,19 @@ def test_the_patched_vector_cache_equals_a_rebuild(tmp_path: Path) -> None:
         )
         (folder / "memory" / "2026-11-21.md").write_text("- new note, new item\n", encoding="utf-8")
         sidecar.index()
-        patched = sidecar.vectors()
+        patched_in_process = sidecar.vectors()
         rebuilt = VectorIndex.from_store(sidecar.store, 384)
-    assert patched.generation == rebuilt.generation
-    assert patched.ids.tolist() == rebuilt.ids.tolist()
-    assert np.array_equal(patched.matrix, rebuilt.matrix)
-    cache_files = sorted(p.name for p in (folder / "memory" / ".sleep").glob("sidecar-vectors-*"))
-    assert cache_files == [
-        f"sidecar-vectors-g{rebuilt.generation}-d384.npy",
-        f"sidecar-vectors-g{rebuilt.generation}-d384.rows.npz",
-    ]
+    with open_at(folder) as fresh:
+        with fresh.store.transaction():
+            fresh.store.soft_delete([int(rebuilt.ids[0])], "forgotten", NOW)
+        patched_from_file = fresh.vectors()
+        rebuilt_after_delete = VectorIndex.from_store(fresh.store, 384)
+    assert first_files == ["sidecar-vectors-g1-d384.npy", "sidecar-vectors-g1-d384.rows.npz"]
+    assert sorted(p.name for p in state.glob("sidecar-vectors-*")) == first_files
+    for patched, expected in ((patched_in_process, rebuilt), (patched_from_file, rebuilt_after_delete)):
+        assert patched.generation == expected.generation
+        assert patched.ids.tolist() == expected.ids.tolist()
+        assert np.array_equal(patched.matrix, expected.matrix)
 
 
 def test_memory_md_entries_and_project_summaries_carry_their_lines(tmp_path: Path) -> None:

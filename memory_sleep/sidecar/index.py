@@ -151,8 +151,6 @@ def index_workspace(
             store.soft_delete(ids, "source-removed", moment)
             store.drop_source(key)
             report.changed_ids.update(ids)
-        if report.added or report.updated:
-            store.bump_generation()
         store.set_meta("last_indexed_at", str(moment))
     report.sources_read = len(plans)
     report.seconds = time.perf_counter() - started
@@ -172,7 +170,6 @@ def reembed_all(store: Store, embedder: Embedder, batch_size: int = 256) -> int:
         store.set_embeddings([entry_id for entry_id, _, _ in inputs], vectors, embedder.id)
         store.set_meta("embedder", embedder.id)
         store.set_meta("dimensions", str(embedder.dimensions))
-        store.bump_generation()
     return len(inputs)
 
 

@@ -23,7 +23,7 @@ from .index import IndexReport, index_workspace
 from .search import Hit, Mode, SearchOptions, search
 from .stats import sidecar_stats
 from .store import DB_NAME, Store
-from .vectors import VectorIndex, read_cache
+from .vectors import VectorIndex, newest_cache
 
 Clock = Callable[[], float]
 
@@ -67,7 +67,6 @@ class Sidecar:
         """Bring the index up to date with the workspace's files (incremental)."""
         if self.workspace is None:
             raise ValueError("this sidecar was opened without a workspace; nothing to index")
-        generation = self.store.generation()
         report = index_workspace(
             self.store,
             self.workspace,
@@ -78,29 +77,24 @@ class Sidecar:
             dry_run=dry_run,
             now=self.clock(),
         )
-        if not dry_run and report.changed and not report.reembedded:
-            self._refresh(generation, report.changed_ids)
+        if (
+            not dry_run
+            and self.cache_dir is not None
+            and newest_cache(self.cache_dir, self.store.generation(), self.embedder.dimensions) is None
+        ):
+            # the first build writes the matrix file; later passes leave it to be patched on load
+            self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions)
         return report
 
     def vectors(self) -> VectorIndex:
-        """The vector index for the store's current generation (reloaded when another process changed it)."""
-        generation = self.store.generation()
-        if self._vectors is None or self._vectors.generation != generation:
-            self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions)
+        """The vector index for the store's current generation (patched when the store moved on)."""
+        self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions, self._vectors)
         return self._vectors
 
     def _refresh(self, generation: int, changed: set[int]) -> None:
-        """Patch the matrix of the generation before an index pass with the rows the pass changed,
-        instead of re-reading every vector (without that matrix, it is rebuilt from SQLite)."""
-        before = self._vectors if self._vectors and self._vectors.generation == generation else None
-        if before is None and self.cache_dir is not None:
-            before = read_cache(self.cache_dir, generation, self.embedder.dimensions)
-        if before is None:
-            self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions)
-            return
-        self._vectors = before.patched(self.store, changed, self.embedder.dimensions)
-        if self.cache_dir is not None:
-            self._vectors.save(self.cache_dir)
+        """Bring the vector index up to date after entries changed (what `vectors()` does on demand;
+        kept for callers that patch after a write)."""
+        self.vectors()
 
     def search(self, query: str, k: int = 5, scope: str | None = None, mode: Mode = "hybrid") -> list[Hit]:
         """Ranked hits for a query; logs nothing and counts no access (use `recall` for that)."""

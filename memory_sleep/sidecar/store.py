@@ -149,8 +149,20 @@ class Store:
         """A counter bumped whenever the set of live vectors changes; derived caches compare it."""
         return int(self.meta("generation") or 0)
 
-    def bump_generation(self) -> None:
-        self.set_meta("generation", str(self.generation() + 1))
+    def bump_generation(self) -> int:
+        generation = self.generation() + 1
+        self.set_meta("generation", str(generation))
+        return generation
+
+    def _stamp(self, ids: Sequence[int]) -> None:
+        """Record that these entries' vectors (or liveness) changed, at a new generation."""
+        if not ids:
+            return
+        generation = self.bump_generation()
+        self.db.executemany(
+            "UPDATE entries SET vector_generation = ? WHERE id = ?",
+            [(generation, entry_id) for entry_id in ids],
+        )
 
     def schema_version(self) -> int:
         return int(self.db.execute("SELECT coalesce(max(number), 0) FROM schema_migrations").fetchone()[0])
@@ -212,6 +224,7 @@ class Store:
                 embedder,
                 now,
             )
+        self._stamp(ids)
         return ids
 
     def _insert_slice(
@@ -275,6 +288,7 @@ class Store:
             )
             self._unindex_text(entry_id)
             self._index_texts([(entry_id, entry.tokens)])
+        self._stamp([entry_id for entry_id, _ in pairs])
 
     def _index_texts(self, texts: Sequence[tuple[int, str]]) -> None:
         """Add entries to the full-text index and their distinct terms to the document counts."""
@@ -313,7 +327,7 @@ class Store:
             )
             changed += cursor.rowcount
         if changed:
-            self.bump_generation()
+            self._stamp(ids)
         return changed
 
     def restore(self, ids: Sequence[int]) -> int:
@@ -327,7 +341,7 @@ class Store:
             )
             changed += cursor.rowcount
         if changed:
-            self.bump_generation()
+            self._stamp(ids)
         return changed
 
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
@@ -346,6 +360,16 @@ class Store:
                 for entry_id, vector in zip(ids, vectors, strict=True)
             ],
         )
+        self._stamp(ids)
+
+    def vectors_changed_since(self, generation: int) -> tuple[list[int], list[tuple[int, str, bytes]]]:
+        """Entries whose vector or liveness changed after `generation`: all their ids, and the
+        (id, scope, embedding) of those that are live now."""
+        rows = self.db.execute(
+            "SELECT id, scope, embedding, deleted_at FROM entries WHERE vector_generation > ? ORDER BY id",
+            (generation,),
+        ).fetchall()
+        return [row[0] for row in rows], [(row[0], row[1], row[2]) for row in rows if row[3] is None]
 
     def live_vectors(self, dim: int) -> tuple[npt.NDArray[np.int64], list[str], Vectors]:
         """Ids (ascending), scopes and embeddings of every entry recall may return.

@@ -5,14 +5,14 @@ matrix-vector product and argpartition take about 11-15 ms, inside the 20 ms bud
 recall, no build step and no extension to load. SQLite stays the source of truth; the matrix is a
 derived cache saved beside the database as .npy files named by the store's generation (loading
 100k vectors from .npy takes ~0.04 s against ~0.35 s from SQLite BLOBs). A stale or missing cache
-is rebuilt from SQLite; an index pass patches it with the rows it changed.
+is rebuilt from SQLite; an older one is patched with the rows changed since its generation.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -54,38 +54,54 @@ class VectorIndex:
         return cls(ids, codes, names, matrix, store.generation())
 
     @classmethod
-    def load(cls, store: Store, folder: Path | None, dimensions: int) -> VectorIndex:
-        """The cache for the store's current generation, rebuilt and saved if missing or stale."""
+    def load(
+        cls, store: Store, folder: Path | None, dimensions: int, current: VectorIndex | None = None
+    ) -> VectorIndex:
+        """The index for the store's current generation.
+
+        Starts from `current` (this process's index) or the newest cache file, and re-reads only the
+        entries whose vector generation is newer; with no base, or when most rows changed (a new
+        embedder), it reads every vector. A patched index is saved once its changes pass 5% of it,
+        so a nightly increment never rewrites the whole file.
+        """
         generation = store.generation()
-        if folder is not None:
-            cached = read_cache(folder, generation, dimensions)
-            if cached is not None:
-                return cached
+        if current is not None and current.generation == generation:
+            return current
+        base = current if current is not None and current.matrix.shape[1] == dimensions else None
+        if base is None and folder is not None:
+            base = newest_cache(folder, generation, dimensions)
+        if base is not None:
+            changed, live = store.vectors_changed_since(base.generation)
+            sizes_match = all(len(blob) == dimensions * 4 for _, _, blob in live)
+            if sizes_match and len(changed) <= max(1_000, len(base) // 2):
+                index = base.patched(changed, live, generation, dimensions)
+                if folder is not None and len(changed) > max(1_000, len(base) // 20):
+                    index.save(folder)
+                return index
         index = cls.from_store(store, dimensions)
         if folder is not None:
             index.save(folder)
         return index
 
-    def patched(self, store: Store, changed: Iterable[int], dimensions: int) -> VectorIndex:
-        """This index with the rows of `changed` ids re-read from the store (dropped if no longer live)."""
-        changed_ids = np.array(sorted(set(changed)), dtype=np.int64)
-        keep = ~np.isin(self.ids, changed_ids)
-        rows = store.db.execute(
-            "SELECT id, scope, embedding FROM entries WHERE deleted_at IS NULL AND dim = ? AND id IN "
-            "(SELECT value FROM json_each(?)) ORDER BY id",
-            (dimensions, "[" + ",".join(str(int(i)) for i in changed_ids) + "]"),
-        ).fetchall()
-        names = sorted(set(self.scope_names) | {row[1] for row in rows})
+    def patched(
+        self, changed: Sequence[int], live: Sequence[tuple[int, str, bytes]], generation: int, dimensions: int
+    ) -> VectorIndex:
+        """This index without the `changed` ids, plus the `live` rows (id, scope, embedding) read anew."""
+        if not changed:
+            return VectorIndex(self.ids, self.scope_codes, self.scope_names, self.matrix, generation)
+        keep = ~np.isin(self.ids, np.array(changed, dtype=np.int64))
+        names = sorted(set(self.scope_names) | {scope for _, scope, _ in live})
         lookup = {name: code for code, name in enumerate(names)}
         remap = np.array([lookup[name] for name in self.scope_names], dtype=np.int32)
         old_codes = remap[self.scope_codes[keep]] if len(self.scope_names) else self.scope_codes[keep]
-        ids = np.concatenate([self.ids[keep], np.array([row[0] for row in rows], dtype=np.int64)])
-        codes = np.concatenate([old_codes, np.array([lookup[row[1]] for row in rows], dtype=np.int32)])
-        matrix = np.concatenate([self.matrix[keep], from_blobs([row[2] for row in rows], dimensions)])
+        ids = np.concatenate([self.ids[keep], np.array([row[0] for row in live], dtype=np.int64)])
+        codes = np.concatenate([old_codes, np.array([lookup[row[1]] for row in live], dtype=np.int32)])
+        kept = self.matrix if keep.all() else self.matrix[keep]
+        matrix = np.concatenate([kept, from_blobs([row[2] for row in live], dimensions)])
         order = np.argsort(ids, kind="stable")
         if len(order) and np.any(order != np.arange(len(order))):
             ids, codes, matrix = ids[order], codes[order], matrix[order]
-        return VectorIndex(ids, codes, names, np.ascontiguousarray(matrix), store.generation())
+        return VectorIndex(ids, codes, names, np.ascontiguousarray(matrix), generation)
 
     def save(self, folder: Path) -> None:
         """Write the cache atomically under this generation's names, then drop older generations."""
@@ -165,6 +181,21 @@ class VectorIndex:
 def _paths(folder: Path, generation: int, dim: int) -> tuple[Path, Path]:
     stem = f"{PREFIX}-g{generation}-d{dim}"
     return folder / f"{stem}.npy", folder / f"{stem}.rows.npz"
+
+
+def newest_cache(folder: Path, generation: int, dimensions: int) -> VectorIndex | None:
+    """The newest readable cache of these dimensions at or before `generation`."""
+    found = []
+    for path in folder.glob(f"{PREFIX}-g*-d{dimensions}.npy"):
+        try:
+            found.append(int(path.name.removeprefix(f"{PREFIX}-g").split("-d")[0]))
+        except ValueError:
+            continue
+    for candidate in sorted((g for g in found if g <= generation), reverse=True):
+        cached = read_cache(folder, candidate, dimensions)
+        if cached is not None:
+            return cached
+    return None
 
 
 def read_cache(folder: Path, generation: int, dimensions: int) -> VectorIndex | None:
