@@ -76,6 +76,7 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
 }
 _SUPERSEDED_VALUE = re.compile(
     r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|replaces?)\b[^)]*\)"
+    r"|\bfrom\s+[^,;()]{1,40}?\s+to\b"
     r"|\b(?:not|was|were|instead of|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?[^\s,;)]+",
     re.I,
 )
@@ -127,6 +128,16 @@ def values_conflict(a: str, b: str, kinds: frozenset[str] | None = None) -> bool
 def shared_values(a: str, b: str) -> int:
     values_a, values_b = typed_values(a), typed_values(b)
     return sum(len(values_a[kind] & values_b[kind]) for kind in values_a.keys() & values_b.keys())
+
+
+_NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
+
+
+def same_named_thing(a: str, b: str) -> bool:
+    """Both name the same person or thing by capitalised words (two of them, or the only one)."""
+    names_a, names_b = set(_NAME.findall(a)), set(_NAME.findall(b))
+    shared = names_a & names_b
+    return len(shared) >= 2 or (len(shared) == 1 and len(names_a) == 1 and len(names_b) == 1)
 
 
 def _is_value(word: str) -> bool:

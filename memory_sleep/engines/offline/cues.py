@@ -118,6 +118,7 @@ RECALLED = _words(
 )
 
 DECISION = _words(
+    r"\b(?:mov(?:e|es|ed|ing)|switch(?:ed|ing)?|migrat(?:e|ed|ing)) from\b.{0,60}\bto\b",
     r"[.;]\s*reason\s*:",
     r"^[\w /-]{2,40}:\s*[\w.-]+\.\s*reason\b",
     r"决定|決めた|に決定|beschlossen",

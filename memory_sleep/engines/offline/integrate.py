@@ -20,6 +20,8 @@ _RELATED = 0.5
 _RESTATED = 0.25
 _NEW_WORDS = 0.2  # a repeat may bring at most this share of words the entry lacks
 _SAME_SUBJECT = 0.75
+# a statement may change one filed in another of these ("Nadia moved to ..." vs "Nadia is in ...")
+_STATEMENT_SECTIONS = frozenset({"Facts", "Decisions", "People"})
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _VALUE = re.compile(r"\d[\w.:/-]*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
@@ -184,7 +186,8 @@ def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Oper
     ):
         return _noop(item_id, best, "already in memory")
     same_section = [c for c in comparable if c.section == section]
-    rival = _contradicted(kept, text, same_section)
+    statement_sections = _STATEMENT_SECTIONS if section in _STATEMENT_SECTIONS else {section}
+    rival = _contradicted(kept, text, [c for c in comparable if c.section in statement_sections])
     if rival is not None:
         return Operation(
             item_id=item_id,
@@ -245,6 +248,10 @@ def _contradicted(kept: KeptItem, text: str, same_section: Sequence[_Candidate])
             if score > best_score:
                 best, best_score = candidate, score
             continue
+        if matching.same_named_thing(text, candidate.text) and matching.values_conflict(
+            text, candidate.text, matching.IDENTITY_KINDS
+        ):
+            return candidate  # "Noah ... has a new address: noah.z@..." after "contact: Noah, noah@..."
         own_values = matching.typed_values(_first_clause(text))
         if not reversal or (
             own_values and not own_values.keys() & matching.typed_values(candidate.text).keys()
