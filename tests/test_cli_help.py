@@ -18,7 +18,7 @@ def readme_text() -> str:
     """README.md plus the README-*.md parts not yet merged into it."""
     return "\n".join(
         path.read_text(encoding="utf-8")
-        for name in ("README.md", "README-integration.md", "README-sleepgate.md")
+        for name in ("README.md",)
         if (path := REPO / name).exists()
     )
 

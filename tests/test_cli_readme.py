@@ -79,7 +79,7 @@ def rewrite_tour(done: list[tuple[str, list[str], list[str]]], workspace: Path) 
     """Put what the commands print now into the README file that holds the tour."""
     path = next(
         path
-        for name in ("README.md", "README-integration.md")
+        for name in ("README.md",)
         if (path := REPO / name).exists() and "```console" in path.read_text(encoding="utf-8")
     )
     lines = []

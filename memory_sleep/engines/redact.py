@@ -1,7 +1,7 @@
 """Secrets redaction: API keys, tokens, private keys, passwords and connection strings become a marker.
 
 Runs on new note items before anything is classified, stored, written or sent to a model, and again
-on every prompt as a safety net. detect-secrets was measured first (see README-engines.md): on the
+on every prompt as a safety net. detect-secrets was measured first (see "LLM engines" in README.md): on the
 generated workspaces its pattern plugins found 3 of 8 planted secret kinds and its entropy plugins
 flagged tens of thousands of benign lines in markdown, at about 0.1 MB/s; so the rules below are
 our own, in the shape of gitleaks' rules: a known prefix, a credential inside a URL, or a value

@@ -1,6 +1,6 @@
 """The in-memory vector index: every live embedding in one float32 matrix, searched exactly with numpy.
 
-Exact search over a matrix was chosen by measurement (see README-sidecar.md): at 100k x 384 a
+Exact search over a matrix was chosen by measurement (see "Vector sidecar" in README.md): at 100k x 384 a
 matrix-vector product and argpartition take about 11-15 ms, inside the 20 ms budget, with perfect
 recall, no build step and no extension to load. SQLite stays the source of truth; the matrix is a
 derived cache saved beside the database as .npy files named by the store's generation (loading
