@@ -23,16 +23,18 @@ _PIVOT = re.compile(
     r"switched|changed|points|goes|starts|ends|costs|takes|needs|sits|stays|became|becomes)\b|\s*[:=]\s|\s[—–]\s",
     re.IGNORECASE,
 )
-_NOT_SUBJECT = frozenset(
+NOT_SUBJECT = frozenset(
     [
         "decided",
         "decision",
+        "decisions",
         "reversing",
         "reverse",
         "reversed",
         "call",
         "last",
         "week",
+        "week's",
         "agreed",
         "going",
         "will",
@@ -45,6 +47,7 @@ _NOT_SUBJECT = frozenset(
         "switched",
         "back",
         "instead",
+        "from",
         "now",
         "on",
         "go",
@@ -55,6 +58,7 @@ _NOT_SUBJECT = frozenset(
         "actually",
     ]
 )
+"""Words that say a statement changes or decides something, never what it is about."""
 VALUE_KINDS: dict[str, re.Pattern[str]] = {
     "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"),
     "url": re.compile(r"\b(?:https?|s3|gs)://\S+"),
@@ -95,7 +99,7 @@ def subject(text: str) -> frozenset[str]:
     else:
         head = re.split(r"(?<!\d)[.;,]\s", head, maxsplit=1)[0]
     return frozenset(
-        word for word in tokens(head) if len(word) > 1 and word not in _NOT_SUBJECT and not _is_value(word)
+        word for word in tokens(head) if len(word) > 1 and word not in NOT_SUBJECT and not _is_value(word)
     )
 
 

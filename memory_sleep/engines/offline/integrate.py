@@ -55,37 +55,6 @@ _LABELS = frozenset(
         "news",
     ]
 )
-_DECISION_WORDS = frozenset(
-    [
-        "decided",
-        "decision",
-        "decisions",
-        "reversing",
-        "reverse",
-        "reversed",
-        "call",
-        "last",
-        "week",
-        "week's",
-        "agreed",
-        "going",
-        "will",
-        "use",
-        "moves",
-        "move",
-        "moving",
-        "switch",
-        "switching",
-        "switched",
-        "back",
-        "instead",
-        "from",
-        "now",
-        "on",
-        "go",
-        "with",
-    ]
-)
 
 
 @dataclass(eq=False)  # compared by identity in the index
@@ -285,12 +254,14 @@ def _first_clause(text: str) -> str:
 def _subject_words(text: str) -> frozenset[str]:
     """Content words of the first clause, without values and decision vocabulary."""
     return frozenset(
-        w for w in tokens(_first_clause(text)) if not _VALUE.fullmatch(w) and w not in _DECISION_WORDS
+        w for w in tokens(_first_clause(text)) if not _VALUE.fullmatch(w) and w not in matching.NOT_SUBJECT
     )
 
 
 def _informative(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(w for w in words if len(w) >= 4 and w not in _DECISION_WORDS and not _VALUE.fullmatch(w))
+    return frozenset(
+        w for w in words if len(w) >= 4 and w not in matching.NOT_SUBJECT and not _VALUE.fullmatch(w)
+    )
 
 
 def _restates(a: str, b: str, word_similarity: float) -> bool:
@@ -305,7 +276,7 @@ def _subject_key(text: str) -> str | None:
     match = _KEY_VALUE.match(text)
     if not match:
         return None
-    words = tokens(match.group(1)) - _DECISION_WORDS - _LABELS
+    words = tokens(match.group(1)) - matching.NOT_SUBJECT - _LABELS
     return " ".join(sorted(words)) or None
 
 
