@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from ..sidecar.vectors import VectorIndex
 
-BLOCK = 4096
+BLOCK = 1024
 
 
 def last_of_clusters(
@@ -26,35 +26,39 @@ def last_of_clusters(
     if len(rows) == 0:
         return set()
     codes = index.scope_codes if len(index.scope_names) > 1 else None
-    inside = np.zeros(len(rows), dtype=np.int64)
+    firsts, seconds = _pairs(index, rows, threshold, codes)  # positions into rows, each pair once
+    inside = np.bincount(firsts, minlength=len(rows)) + np.bincount(seconds, minlength=len(rows))
+    enclosed = inside >= neighbours[rows]
+    keep = enclosed[firsts] & enclosed[seconds]
+    firsts, seconds = firsts[keep], seconds[keep]
+    linked: dict[int, list[int]] = {}
+    for a, b in zip(firsts.tolist(), seconds.tolist(), strict=True):
+        linked.setdefault(a, []).append(b)
+        linked.setdefault(b, []).append(a)
+    order = np.flatnonzero(enclosed)
+    order = order[np.argsort(-retention[rows[order]], kind="stable")]
+    staying: set[int] = set()
+    for position in order.tolist():
+        if not any(other in staying for other in linked.get(position, ())):
+            staying.add(position)
+    return {int(rows[position]) for position in staying}
+
+
+def _pairs(
+    index: VectorIndex, rows: npt.NDArray[np.intp], threshold: float, codes: npt.NDArray[np.int32] | None
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Near pairs (i < j) among `rows`, as positions into it, in blocks."""
+    vectors = index.matrix[rows]
+    firsts: list[npt.NDArray[np.intp]] = []
+    seconds: list[npt.NDArray[np.intp]] = []
     for start in range(0, len(rows), BLOCK):
-        block = rows[start : start + BLOCK]
-        near = _near(index, block, rows, threshold, codes)
-        inside[start : start + len(block)] = np.count_nonzero(near, axis=1) - 1  # itself
-    enclosed = rows[inside >= neighbours[rows]]
-    if len(enclosed) == 0:
-        return set()
-    order = enclosed[np.argsort(-retention[enclosed], kind="stable")]
-    survivors: set[int] = set()
-    staying = np.zeros(len(index.ids), dtype=bool)
-    for start in range(0, len(order), BLOCK):
-        block = order[start : start + BLOCK]
-        near = _near(index, block, order, threshold, codes)
-        for offset, row in enumerate(block):
-            if not staying[order[near[offset]]].any():
-                survivors.add(int(row))
-                staying[row] = True
-    return survivors
-
-
-def _near(
-    index: VectorIndex,
-    block: npt.NDArray[np.intp],
-    rows: npt.NDArray[np.intp],
-    threshold: float,
-    codes: npt.NDArray[np.int32] | None,
-) -> npt.NDArray[np.bool_]:
-    near: npt.NDArray[np.bool_] = (index.matrix[block] @ index.matrix[rows].T) >= threshold
-    if codes is not None:
-        near &= codes[block][:, None] == codes[rows][None, :]
-    return near
+        block = vectors[start : start + BLOCK]
+        near = (block @ vectors[start:].T) >= threshold
+        a, b = np.nonzero(near)
+        a, b = a + start, b + start
+        keep = b > a
+        if codes is not None:
+            keep &= codes[rows[a]] == codes[rows[b]]
+        firsts.append(a[keep])
+        seconds.append(b[keep])
+    return np.concatenate(firsts), np.concatenate(seconds)

@@ -39,13 +39,30 @@ class DensityResult:
     retired: list[int] = field(default_factory=list)
 
 
-def _near(
-    scores: Vectors, threshold: float, row_codes: Codes | None, column_codes: Codes | None
-) -> npt.NDArray[np.bool_]:
-    near: npt.NDArray[np.bool_] = scores >= threshold
-    if row_codes is not None and column_codes is not None:
-        near &= row_codes[:, None] == column_codes[None, :]
-    return near
+def _column_block(rows: int, total: int) -> int:
+    """Columns per block: a score buffer of at most ~1/8 of the raw vectors (4 MB at least), so the
+    pass's peak memory stays well under twice the matrix."""
+    budget = max(4 * 2**20, total * 384 * 4 // 8)
+    return int(max(1024, min(COLUMN_BLOCK, budget // (4 * max(rows, 1)))))
+
+
+def _near_pairs(
+    block: Vectors,
+    columns: Vectors,
+    threshold: float,
+    scores: Vectors,
+    near: npt.NDArray[np.bool_],
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """(row, column) of every pair at or above the threshold. Near pairs are rare, so listing them
+    and counting with bincount beats reducing a dense boolean matrix along both axes."""
+    shape = (len(block), len(columns))
+    size = shape[0] * shape[1]
+    out = scores.reshape(-1)[:size].reshape(shape)  # contiguous: a strided `out` leaves BLAS
+    np.matmul(block, columns.T, out=out)
+    mask = near.reshape(-1)[:size].reshape(shape)
+    np.greater_equal(out, threshold, out=mask)
+    rows, cols = np.nonzero(mask)
+    return rows, cols
 
 
 def all_pairs(
@@ -59,26 +76,24 @@ def all_pairs(
     """Add each row's neighbour count to `counts`, block row by block row from `start_row`, using
     symmetry (block i meets only columns from i on). Returns the next row to do (len(matrix) when done)."""
     total = len(matrix)
+    step = _column_block(ROW_BLOCK, total)
+    scores = np.empty((ROW_BLOCK, step), dtype=np.float32)
+    near = np.empty((ROW_BLOCK, step), dtype=bool)
     row = start_row
     while row < total:
         if deadline is not None and time.monotonic() >= deadline:
             break
         end = min(row + ROW_BLOCK, total)
-        block = matrix[row:end]
-        block_codes = None if codes is None else codes[row:end]
-        for column in range(row, total, COLUMN_BLOCK):
-            stop = min(column + COLUMN_BLOCK, total)
-            near = _near(
-                block @ matrix[column:stop].T,
-                threshold,
-                block_codes,
-                None if codes is None else codes[column:stop],
-            )
-            if column == row:  # the diagonal block: each pair once, never an entry with itself
-                width = end - row
-                near[:, :width] &= np.triu(np.ones((width, width), dtype=bool), 1)
-            counts[row:end] += np.count_nonzero(near, axis=1)
-            counts[column:stop] += np.count_nonzero(near, axis=0)
+        for column in range(row, total, step):
+            stop = min(column + step, total)
+            rows, cols = _near_pairs(matrix[row:end], matrix[column:stop], threshold, scores, near)
+            rows, cols = rows + row, cols + column
+            keep = cols > rows  # each pair once, never an entry with itself
+            if codes is not None:
+                keep &= codes[rows] == codes[cols]
+            rows, cols = rows[keep], cols[keep]
+            counts[row:end] += np.bincount(rows - row, minlength=end - row)
+            counts[column:stop] += np.bincount(cols - column, minlength=stop - column)
         row = end
     return row
 
@@ -91,16 +106,19 @@ def against(
     per_row = np.zeros(len(matrix), dtype=np.int64)
     if len(probes) == 0:
         return per_probe, per_row
-    for column in range(0, len(matrix), COLUMN_BLOCK):
-        stop = min(column + COLUMN_BLOCK, len(matrix))
-        near = _near(
-            probes @ matrix[column:stop].T,
-            threshold,
-            probe_codes,
-            None if codes is None else codes[column:stop],
-        )
-        per_probe += np.count_nonzero(near, axis=1)
-        per_row[column:stop] += np.count_nonzero(near, axis=0)
+    step = _column_block(ROW_BLOCK, len(matrix))
+    scores = np.empty((ROW_BLOCK, step), dtype=np.float32)
+    near = np.empty((ROW_BLOCK, step), dtype=bool)
+    for first in range(0, len(probes), ROW_BLOCK):
+        last = min(first + ROW_BLOCK, len(probes))
+        for column in range(0, len(matrix), step):
+            stop = min(column + step, len(matrix))
+            rows, cols = _near_pairs(probes[first:last], matrix[column:stop], threshold, scores, near)
+            if probe_codes is not None and codes is not None:
+                keep = probe_codes[rows + first] == codes[cols + column]
+                rows, cols = rows[keep], cols[keep]
+            per_probe[first:last] += np.bincount(rows, minlength=last - first)
+            per_row[column:stop] += np.bincount(cols, minlength=stop - column)
     return per_probe, per_row
 
 
@@ -258,3 +276,26 @@ def _save_checkpoint(folder: Path | None, threshold: float, embedder: str, build
             embedder=np.array(embedder),
         )
     temporary.replace(folder / CHECKPOINT)
+
+
+def forget_rows(
+    store: Store, index: VectorIndex, rows: npt.NDArray[np.intp], counts: Counts, threshold: float
+) -> None:
+    """Take soft-deleted rows out of their neighbours' stored counts (inside the caller's transaction),
+    so the next update starts from the live set and a nightly pass pays only for the day's changes."""
+    if len(rows) == 0:
+        return
+    codes = _codes(index)
+    _, per_row = against(
+        index.matrix[rows], None if codes is None else codes[rows], index.matrix, codes, threshold
+    )
+    gone = np.zeros(len(index.ids), dtype=bool)
+    gone[rows] = True
+    touched = np.flatnonzero(~gone & (per_row > 0))
+    counts[touched] = np.maximum(counts[touched] - per_row[touched], 0)
+    state.write_density(
+        store,
+        [(int(index.ids[p]), int(counts[p])) for p in touched],
+        [int(index.ids[p]) for p in rows],
+        [],
+    )

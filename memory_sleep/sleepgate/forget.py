@@ -190,8 +190,12 @@ def run_pass(
             )
         )
     if not dry_run and report.forgotten_ids:
+        started = time.perf_counter()
         with store.transaction():
             store.soft_delete(report.forgotten_ids, REASON, now, report.pass_id)
+            rows_gone = np.array(forget_rows, dtype=np.intp)
+            density.forget_rows(store, index, rows_gone, counts.copy(), config.density_threshold)
+        report.seconds["density"] += time.perf_counter() - started
     return _finish(store, report, now)
 
 

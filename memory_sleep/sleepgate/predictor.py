@@ -21,7 +21,7 @@ from ..sidecar.vectors import VectorIndex
 from .state import LoggedQuery
 
 Positions = npt.NDArray[np.intp]
-BLOCK_ROWS = 65_536
+BLOCK_ROWS = 16_384
 
 
 @dataclass(frozen=True)
@@ -61,27 +61,27 @@ def top_lists(index: VectorIndex, queries: Sequence[LoggedQuery], margin: int) -
         dtype=np.int32,
     )
     scoped = bool(np.any(scope_codes != -1))
-    best_scores = np.full((depth, len(queries)), -np.inf, dtype=np.float32)
-    best_rows = np.full((depth, len(queries)), -1, dtype=np.intp)
+    best_scores = np.full((len(queries), depth), -np.inf, dtype=np.float32)
+    best_rows = np.full((len(queries), depth), -1, dtype=np.intp)
     for start in range(0, count, BLOCK_ROWS):
         stop = min(start + BLOCK_ROWS, count)
-        scores = index.matrix[start:stop] @ embeddings.T
+        scores = embeddings @ index.matrix[start:stop].T  # queries x rows: partitions run along rows
         if scoped:
-            allowed = (scope_codes[None, :] == -1) | (
-                index.scope_codes[start:stop, None] == scope_codes[None, :]
+            allowed = (scope_codes[:, None] == -1) | (
+                scope_codes[:, None] == index.scope_codes[None, start:stop]
             )
-            scores = np.where(allowed, scores, -np.inf).astype(np.float32)
+            scores = np.where(allowed, scores, np.float32(-np.inf))
         take = min(depth, stop - start)
-        part = np.argpartition(-scores, take - 1, axis=0)[:take]
-        merged_scores = np.concatenate([best_scores, np.take_along_axis(scores, part, axis=0)])
-        merged_rows = np.concatenate([best_rows, part + start])
-        keep = np.argpartition(-merged_scores, depth - 1, axis=0)[:depth]
-        best_scores = np.take_along_axis(merged_scores, keep, axis=0)
-        best_rows = np.take_along_axis(merged_rows, keep, axis=0)
-    order = np.argsort(-best_scores, axis=0, kind="stable")
-    best_rows = np.take_along_axis(best_rows, order, axis=0)
-    best_rows[~np.isfinite(np.take_along_axis(best_scores, order, axis=0))] = -1
-    ranked: npt.NDArray[np.intp] = best_rows.T.copy()
+        part = np.argpartition(scores, stop - start - take, axis=1)[:, stop - start - take :]
+        merged_scores = np.concatenate([best_scores, np.take_along_axis(scores, part, axis=1)], axis=1)
+        merged_rows = np.concatenate([best_rows, part + start], axis=1)
+        keep = np.argpartition(merged_scores, merged_scores.shape[1] - depth, axis=1)[:, -depth:]
+        best_scores = np.take_along_axis(merged_scores, keep, axis=1)
+        best_rows = np.take_along_axis(merged_rows, keep, axis=1)
+    order = np.argsort(-best_scores, axis=1, kind="stable")
+    best_rows = np.take_along_axis(best_rows, order, axis=1)
+    best_rows[~np.isfinite(np.take_along_axis(best_scores, order, axis=1))] = -1
+    ranked: npt.NDArray[np.intp] = best_rows
     return ranked
 
 
