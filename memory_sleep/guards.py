@@ -14,8 +14,9 @@ _TRIM_ORDER = {"Action items": 0, "Facts": 1, "Decisions": 2}  # on the same day
 
 
 def removal_allowance(entries_before: int, share: float) -> int:
-    """How far a run may shrink MEMORY.md, in entries: `share` of them, and at least one."""
-    return max(1, int(entries_before * share))
+    """How far a run may shrink MEMORY.md, in entries: `share` of them, at least one, never all of them
+    (a sweep that emptied it would be refused by check_removals, and so would every later run)."""
+    return max(0, min(entries_before - 1, max(1, int(entries_before * share))))
 
 
 def check_removals(before: Sequence[Entry], document: MemoryDocument, share: float) -> None:

@@ -14,6 +14,7 @@ from itertools import pairwise
 
 from markdown_it import MarkdownIt
 
+from .errors import WorkspaceError
 from .models import Category, ProjectFields
 from .text import normalize, stable_id
 
@@ -40,7 +41,9 @@ _ALIASES = {
     "contacts": "People",
 }
 PROJECT_FIELDS = ("Status", "Contacts", "Last event", "Next")
-_MARKDOWN = MarkdownIt("commonmark")
+# Only block structure is used. The default maxNesting (20) silently drops the rest of the file after
+# ten levels of nested bullets; inline parsing is off because, unbounded, it recurses on "[[[[...".
+_MARKDOWN = MarkdownIt("commonmark", options_update={"maxNesting": 100_000}).disable("inline")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 _ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d+[.)])(?P<gap>[ \t]+)(?P<body>.*)$")
 _TRAILING_DATE = re.compile(r"\s*\((\d{4})-(\d{2})-(\d{2})\)\s*$")
@@ -49,6 +52,11 @@ _FIELD_LINE = re.compile(
     r"^[ \t]*[-*+][ \t]+(?:\*\*)?(Status|Contacts|Last event|Next)(?:\*\*)?:(?:\*\*)?[ \t]*(.*)$",
     re.I,
 )
+# Where a code fence or HTML block left open at the end of the file ends. It renders as nothing while
+# it is the last thing in the file, and as the closing line once the tool adds anything after it:
+# otherwise new sections and entries would land inside the block, unseen by readers and by the next parse.
+_OPEN_BLOCK_END = "\ue000memory-sleep:end-of-open-block\ue000"
+_HTML_BLOCK_ENDS = ("", "-->", "?>", "]]>", ">", "</pre>", "</script>", "</style>", "</textarea>")
 
 
 def _lines(text: str) -> list[str]:
@@ -187,6 +195,7 @@ class MemoryDocument:
     sections: list[Section]
     newline: str = "\n"
     bom: bool = False
+    open_block_end: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> MemoryDocument:
@@ -195,7 +204,13 @@ class MemoryDocument:
             text = text[1:]
         lines = _lines(text)
         newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-        tokens = _MARKDOWN.parse(text.replace("\r\n", "\n").replace("\r", " "))
+        try:
+            tokens = _MARKDOWN.parse(text.replace("\r\n", "\n").replace("\r", " "))
+        except RecursionError:
+            raise WorkspaceError(
+                "MEMORY.md: lists or quotes nested too deeply to read (hundreds of levels). Nothing was changed; "
+                "flatten the nesting."
+            ) from None
         h2_starts = [
             t.map[0] for t in tokens if t.type == "heading_open" and t.tag == "h2" and t.level == 0 and t.map
         ]
@@ -204,10 +219,26 @@ class MemoryDocument:
         bounds = [*h2_starts, len(lines)]
         for start, end in pairwise(bounds):
             sections.append(_parse_section(lines, start, end, tokens))
-        return cls(preamble="".join(lines[:first]), sections=sections, newline=newline, bom=bom)
+        document = cls(preamble="".join(lines[:first]), sections=sections, newline=newline, bom=bom)
+        document.open_block_end = _open_block_end(text, tokens, lines)
+        if document.open_block_end is not None:
+            marker = _OPEN_BLOCK_END + newline
+            if sections:
+                sections[-1].blocks.append(RawBlock(marker))
+            else:
+                document.preamble += marker
+        return document
 
     def render(self) -> str:
         body = self.preamble + "".join(section.render(self.newline) for section in self.sections)
+        if self.open_block_end is not None:
+            marker = body.find(_OPEN_BLOCK_END)
+            after = body[marker + len(_OPEN_BLOCK_END) :].removeprefix(self.newline)
+            if not after:
+                body = body[:marker]
+            else:
+                lead = "" if body[:marker].endswith("\n") or marker == 0 else self.newline
+                body = body[:marker] + lead + self.open_block_end + self.newline + after
         return (BOM if self.bom else "") + body
 
     def entries(self) -> Iterator[tuple[Section, Entry]]:
@@ -250,6 +281,8 @@ class MemoryDocument:
         section = self.section(title)
         entries_at = [i for i, block in enumerate(section.blocks) if isinstance(block, Entry)]
         position = entries_at[-1] + 1 if entries_at else _tail_start(section.blocks)
+        if _continues_a_bullet(section.blocks[position:]):
+            position = _tail_start(section.blocks)  # right after the new bullet it would continue the bullet
         # the file may end without a newline; the new bullet must start a line of its own
         previous = section.blocks[position - 1] if position > 0 else None
         if previous is None:
@@ -258,6 +291,16 @@ class MemoryDocument:
         elif isinstance(previous, Entry | RawBlock) and previous.raw and not previous.raw.endswith("\n"):
             previous.raw += self.newline
         section.blocks.insert(position, entry)
+        self._end_before_setext_heading(section)
+
+    def _end_before_setext_heading(self, section: Section) -> None:
+        """A line underlined as a heading right after a bullet would fold into the bullet: keep a blank between."""
+        index = self.sections.index(section)
+        following = self.sections[index + 1] if index + 1 < len(self.sections) else None
+        if following is None or following.heading_raw.lstrip().startswith("#"):
+            return
+        if not _ends_with_blank(section.render(self.newline), self.newline):
+            section.blocks.append(RawBlock(self.newline))
 
     def remove_entry(self, entry: Entry) -> None:
         for section in self.sections:
@@ -286,6 +329,7 @@ class MemoryDocument:
             section.blocks.insert(tail, RawBlock(self.newline))
             tail += 1
         section.blocks.insert(tail, block)
+        self._end_before_setext_heading(section)
         return block
 
     def remove_project(self, name: str) -> ProjectBlock:
@@ -294,6 +338,47 @@ class MemoryDocument:
         assert section is not None
         section.blocks.remove(block)
         return block
+
+
+def _open_block_end(text: str, tokens: list, lines: list[str]) -> str | None:  # type: ignore[type-arg]
+    """The line that closes a fence or HTML block still open at the end of `text` ("" for a blank line),
+    so that a heading added after it is a heading; None when nothing is left open."""
+    last = next((t for t in reversed(tokens) if t.level == 0 and t.map), None)
+    if last is None or last.type not in ("fence", "html_block") or _content_end(lines) > last.map[1]:
+        return None
+    flat = text.replace("\r\n", "\n").replace("\r", " ")
+    if _heading_follows(flat, None):
+        return None
+    for end in (last.markup,) if last.type == "fence" else _HTML_BLOCK_ENDS:
+        if _heading_follows(flat, end):
+            return end
+    return None
+
+
+def _heading_follows(text: str, end: str | None) -> bool:
+    probe = text if text.endswith("\n") or not text else text + "\n"
+    probe += "" if end is None else end + "\n"
+    line = probe.count("\n")
+    probe += "## probe\n"
+    return any(
+        t.type == "heading_open" and t.level == 0 and t.map and t.map[0] == line
+        for t in _MARKDOWN.parse(probe)
+    )
+
+
+def _continues_a_bullet(blocks: list[Block]) -> bool:
+    """Whether the raw text at the start of `blocks` would be read as part of a bullet put just before it
+    (a lazy continuation line, or one indented as a continuation after a blank line)."""
+    following = ""
+    for block in blocks:
+        if not isinstance(block, RawBlock):
+            break
+        following += block.raw
+    if not following.strip():
+        return False
+    probe = "- probe\n" + following.replace("\r\n", "\n").replace("\r", " ")
+    item = next(t for t in _MARKDOWN.parse(probe) if t.type == "list_item_open")
+    return item.map is not None and any(line.strip() for line in probe.split("\n")[1 : item.map[1]])
 
 
 def _canonical_field(name: str) -> str:

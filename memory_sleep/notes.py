@@ -15,7 +15,13 @@ from .models import ItemKind, NoteItem
 from .text import normalize, stable_id
 from .workspace import NoteFile
 
-_MARKDOWN = MarkdownIt("commonmark").enable("table")
+# Only block structure is used. The default maxNesting (20) silently drops the rest of a file after
+# ten levels of nested bullets; inline parsing is off because, unbounded, it recurses on "[[[[...".
+_MARKDOWN = MarkdownIt("commonmark", options_update={"maxNesting": 100_000}).enable("table").disable("inline")
+# for a note nested past what Python's recursion allows: read down to this depth, stop there, and say so
+_SHALLOW_MARKDOWN = (
+    MarkdownIt("commonmark", options_update={"maxNesting": 200}).enable("table").disable("inline")
+)
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(\r?\n|\Z)", re.DOTALL)
 _LINE_STARTS_ITEM = re.compile(
     r"^\s*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?(?:\s|$)|\*\*\d{1,2}:\d{2}\*\*|\*\*[^*\n]{1,60}?(?::\*\*|\*\*:))"
@@ -83,13 +89,21 @@ def parse_note_text(note: NoteFile, text: str) -> ParsedNote:
         body_offset = match.group(0).count("\n")
         text = "\n" * body_offset + text[match.end() :]
     project = meta.get("project") if isinstance(meta.get("project"), str) else None
-    items = _split_items(note, text, project or note.topic)
+    try:
+        tokens = _MARKDOWN.parse(text)
+    except RecursionError:
+        tokens = _SHALLOW_MARKDOWN.parse(text)
+        warning = (
+            f"{note.relative}: lists or quotes nested too deeply (hundreds of levels); read only up to the "
+            "deepest part, the rest of the note was skipped. Flatten the nesting."
+            + (f" Also: {warning}" if warning else "")
+        )
+    items = _split_items(note, text, tokens, project or note.topic)
     return ParsedNote(items=items, front_matter=meta, warning=warning)
 
 
-def _split_items(note: NoteFile, text: str, project_hint: str | None) -> list[NoteItem]:
+def _split_items(note: NoteFile, text: str, tokens: list[Token], project_hint: str | None) -> list[NoteItem]:
     lines = _LINE_BREAK.split(text)
-    tokens = _MARKDOWN.parse(text)
     headings: list[tuple[int, str]] = []
     spans: list[tuple[ItemKind, int, int, tuple[str, ...]]] = []
     index = 0

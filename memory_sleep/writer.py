@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from .errors import UndoError, WorkspaceError
 
 _TEST_HOOK_ENV = "MEMORY_SLEEP_CRASH_AFTER_WRITES"
+_SLEEP_LOG = "memory/sleep-log.json"
 
 
 @dataclass(frozen=True)
@@ -95,24 +96,43 @@ class SafeWriter:
         if not real:
             return None
         folder = self.snapshots_dir / run_id
+        self._check_no_link(self.snapshots_dir)
         files = []
-        for change in real:
-            before = self._current(change.path)
-            if before is not None:
-                atomic_write(folder / "files" / change.path, before)
-            files.append(
-                SnapshotFile(
-                    path=change.path,
-                    before_sha256=sha256(before) if before is not None else None,
-                    after_sha256=sha256(change.content) if change.content is not None else None,
+        try:
+            for change in real:
+                before = self._current(change.path)
+                if before is not None:
+                    atomic_write(folder / "files" / change.path, before)
+                files.append(
+                    SnapshotFile(
+                        path=change.path,
+                        before_sha256=sha256(before) if before is not None else None,
+                        after_sha256=sha256(change.content) if change.content is not None else None,
+                    )
+                )
+            manifest = Manifest(run_id=run_id, created=datetime.now(UTC), status="writing", files=files)
+            self._save(manifest)
+        except OSError as error:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise WorkspaceError(
+                f"{self._shown(folder)}: cannot write the snapshot ({error.strerror or error}). "
+                "Nothing was changed; check free space and permissions."
+            ) from error
+        try:
+            for change in real:
+                self._put(change.path, change.content)
+            manifest.status = "done"
+            self._save(manifest)
+        except (OSError, WorkspaceError) as error:
+            failure = (
+                error
+                if isinstance(error, WorkspaceError)
+                else WorkspaceError(
+                    f"{self._shown(folder)}/manifest.json: cannot write ({error.strerror or error}). "
+                    "Check free space and permissions."
                 )
             )
-        manifest = Manifest(run_id=run_id, created=datetime.now(UTC), status="writing", files=files)
-        self._save(manifest)
-        for change in real:
-            self._put(change.path, change.content)
-        manifest.status = "done"
-        self._save(manifest)
+            raise self._roll_back(manifest, failure) from error
         self._prune()
         return manifest
 
@@ -127,6 +147,19 @@ class SafeWriter:
                 rolled.append(manifest.run_id)
         return rolled
 
+    def _roll_back(self, manifest: Manifest, error: WorkspaceError) -> WorkspaceError:
+        """After a failed write, put back the files already written; the error to raise says how that went."""
+        try:
+            self._restore(manifest, check=False)
+            manifest.status = "rolled-back"
+            self._save(manifest)
+        except (OSError, WorkspaceError):
+            return WorkspaceError(
+                f"{error} The files already written could not be put back now; the next `memory-sleep run` "
+                "(or `memory-sleep undo`) rolls them back."
+            )
+        return WorkspaceError(f"{error} Every file of this run was put back: nothing was changed.")
+
     def undo(self, force: bool = False) -> Manifest:
         """Put back every file the last run changed, as it was before that run."""
         # a run that died mid-write is the last run; undoing an earlier one instead would leave its
@@ -138,7 +171,14 @@ class SafeWriter:
         if not done:
             raise UndoError("Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots.")
         manifest = done[-1]
-        self._restore(manifest, check=not force)
+        try:
+            self._restore(manifest, check=not force)
+        except WorkspaceError as error:
+            if manifest.status != "writing":
+                raise
+            raise WorkspaceError(
+                f"{error} The undo stopped half-way; run `memory-sleep undo` again to finish it."
+            ) from error
         manifest.status = "undone"
         self._save(manifest)
         return manifest
@@ -158,12 +198,18 @@ class SafeWriter:
             for f in manifest.files
             if _hash_or_none(self._current(f.path)) not in (f.after_sha256, f.before_sha256)
         ]
-        if edited and check:
+        # a failed run after this one appends its record to the log: the tool's own line, not an edit to protect
+        blocking = [path for path in edited if path != _SLEEP_LOG]
+        if blocking and check:
             raise UndoError(
-                f"Changed since run {manifest.run_id}: {', '.join(edited)}. Undo would overwrite those edits; "
+                f"Changed since run {manifest.run_id}: {', '.join(blocking)}. Undo would overwrite those edits; "
                 "run `memory-sleep undo --force` to restore anyway (the current versions are kept in the snapshot)."
             )
         self._keep_copy(manifest.run_id, [FileChange(path, self._current(path)) for path in edited])
+        if manifest.status == "done":
+            # an undo that dies half-way leaves a run "writing": the next run or undo finishes it
+            manifest.status = "writing"
+            self._save(manifest)
         for entry in manifest.files:
             if entry.before_sha256 is None:
                 self._put(entry.path, None)
@@ -196,20 +242,33 @@ class SafeWriter:
                 atomic_write(path, content)
         except OSError as error:
             raise WorkspaceError(
-                f"{relative}: cannot write ({error.strerror}). Check free space and permissions; "
-                "`memory-sleep run` rolls back the unfinished run next time."
+                f"{relative}: cannot write ({error.strerror or error}). Check free space and permissions."
             ) from error
 
     def _current(self, relative: str) -> bytes | None:
         path = self.root / relative
-        if path.is_symlink():
-            raise WorkspaceError(
-                f"{relative}: is a link; memory-sleep never writes through links. Replace it with a file."
-            )
+        self._check_no_link(path)
         try:
             return path.read_bytes()
         except FileNotFoundError:
             return None
+
+    def _shown(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
+    def _check_no_link(self, path: Path) -> None:
+        """Refuse a path that passes through a link (the file, or a folder on the way to it)."""
+        if not path.is_relative_to(self.root):
+            return
+        relative = path.relative_to(self.root)
+        for depth in range(1, len(relative.parts) + 1):
+            part = Path(*relative.parts[:depth])
+            if (self.root / part).is_symlink():
+                kind = "file" if depth == len(relative.parts) and path != self.snapshots_dir else "folder"
+                raise WorkspaceError(
+                    f"{part.as_posix()}: is a link; memory-sleep never writes through links. "
+                    f"Replace it with a {kind}."
+                )
 
     def _save(self, manifest: Manifest) -> None:
         atomic_write(
