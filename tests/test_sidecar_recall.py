@@ -13,9 +13,9 @@ from .sidecar_helpers import NOW, make_workspace, open_at
 
 PARAPHRASES = [
     (
-        "Which database did the Atlas job queue end up on after the load test?",
+        "Why do jobs fail when two workers share the SQLite queue?",
         "memory/2026-11-17.md",
-        "moves from SQLite to Postgres",
+        "SQLite locked under concurrent writers",
     ),
     (
         "Who needs to approve the numbers before the new invoicing goes live?",
@@ -53,7 +53,7 @@ def test_recall_finds_the_entry_that_answers_a_paraphrased_question(
 
 
 def test_soft_deleted_entries_never_appear_in_any_mode(indexed: Path) -> None:
-    question = "Which database did the Atlas job queue end up on after the load test?"
+    question = "Why do jobs fail when two workers share the SQLite queue?"
     with open_at(indexed) as sidecar:
         first = sidecar.search(question, k=5)
         gone = [hit.id for hit in first[:3]]
@@ -101,7 +101,7 @@ def test_the_query_log_and_access_counts_are_exact(indexed: Path) -> None:
         ]
         assert all(created == NOW for _, _, _, created, _ in logged)
         embedding = store.db.execute("SELECT embedder, length(embedding) FROM queries LIMIT 1").fetchone()
-        assert embedding == ("offline-hash-v1/384", 384 * 4)
+        assert embedding == ("offline-hash-v2/384", 384 * 4)
         expected = {hit.id: 0 for hit in first}
         for hit in [*first, *second]:
             expected[hit.id] += 1
