@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,7 @@ from .errors import ConfigError
 
 def template_folders(override: Path | None) -> list[Path]:
     """Where templates are looked up, first match wins: the user's prompts_dir, then the packaged ones."""
-    import memory_sleep.prompts as packaged
-
-    folders = [Path(next(iter(packaged.__path__)))]
+    folders = [Path(str(resources.files("memory_sleep.prompts")))]
     return [override, *folders] if override else folders
 
 
