@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -70,6 +71,24 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.unlink(temp_name)
         raise
     _fsync_dir(path.parent)
+
+
+_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what atomic_write's mkstemp names
+
+
+def sweep_temporary_files(root: Path) -> list[Path]:
+    """Delete atomic_write's leftovers (a process killed between mkstemp and rename) in the workspace."""
+    folders = [
+        root,
+        *(path for path in (root / "memory").rglob("*") if path.is_dir() and not path.is_symlink()),
+    ]
+    removed = []
+    for folder in folders:
+        for path in folder.glob(".*.tmp"):
+            if _TEMPORARY.match(path.name) and path.is_file() and not path.is_symlink():
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -137,7 +156,9 @@ class SafeWriter:
         return manifest
 
     def recover(self) -> list[str]:
-        """Roll back any run that died while writing; returns the run ids rolled back."""
+        """Roll back any run that died while writing, and remove the temporary files a killed write
+        left behind (the caller holds the lock, so none is in use); returns the run ids rolled back."""
+        sweep_temporary_files(self.root)
         rolled = []
         for manifest in self.manifests():
             if manifest.status == "writing":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,9 +53,14 @@ def run_command(workspace: Path, *options: str, quiet: bool = True) -> list[str]
     ]
 
 
+TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")
+
+
 def is_compared(relative: str) -> bool:
     """User files, and the tool's own state files (not snapshots, the lock, the sidecar or caches)."""
     parts = relative.split("/")
+    if TEMPORARY.match(parts[-1]):
+        return False  # a killed atomic_write's temp file: never a version of a file; the next run sweeps it
     if ".sleep" not in parts:
         return True
     inside = parts[parts.index(".sleep") + 1 :]

@@ -23,6 +23,7 @@ from memory_sleep.writer import SafeWriter
 
 from .conftest import run_offline, snapshot_tree
 from .reliability_support import (
+    TEMPORARY,
     changed_count,
     cli,
     comparable_tree,
@@ -112,6 +113,7 @@ def _assert_recovers(folder: Path, reference: Reference, config: Config = NO_SID
     """The next run completes with the clean run's result; undo then restores the old workspace."""
     report = run_offline(folder, config=config)
     assert comparable_tree(folder) == reference.new
+    assert not [p for p in folder.rglob(".*.tmp") if TEMPORARY.match(p.name)]  # leftovers swept
     _writer(folder).undo()
     assert snapshot_tree(folder) == reference.old_user
     return report.rolled_back

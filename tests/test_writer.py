@@ -256,3 +256,18 @@ def test_undo_after_a_crashed_run_rolls_that_run_back_and_stops(root: Path) -> N
     assert [m.status for m in writer.manifests()] == ["done", "rolled-back"]
     assert writer.recover() == []
     assert (root / "MEMORY.md").read_bytes() == b"one\n"
+
+
+def test_recover_sweeps_temporary_files_left_by_a_killed_write(tmp_path: Path) -> None:
+    from memory_sleep.writer import SafeWriter
+
+    (tmp_path / "memory" / "weekly").mkdir(parents=True)
+    leftover = tmp_path / "memory" / "weekly" / ".2026-W47.md.k3j_9xq2.tmp"
+    leftover.write_text("half a file")
+    top_leftover = tmp_path / ".MEMORY.md.abcd1234.tmp"
+    top_leftover.write_text("half")
+    user_file = tmp_path / "memory" / ".my-notes.tmp"  # not a name atomic_write makes: left alone
+    user_file.write_text("mine")
+    SafeWriter(tmp_path, tmp_path / "memory" / ".sleep" / "snapshots").recover()
+    assert not leftover.exists() and not top_leftover.exists()
+    assert user_file.read_text() == "mine"
