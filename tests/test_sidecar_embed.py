@@ -113,7 +113,7 @@ def fake_server() -> Iterator[str]:
     _FakeEmbeddings.failures = []
     _FakeEmbeddings.requests = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeEmbeddings)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}/v1"
     server.shutdown()
