@@ -23,7 +23,7 @@ from .index import IndexReport, index_workspace
 from .search import Hit, Mode, SearchOptions, search
 from .stats import sidecar_stats
 from .store import DB_NAME, Store
-from .vectors import VectorIndex, newest_cache
+from .vectors import VectorIndex, cache_generations
 
 Clock = Callable[[], float]
 
@@ -80,7 +80,7 @@ class Sidecar:
         if (
             not dry_run
             and self.cache_dir is not None
-            and newest_cache(self.cache_dir, self.store.generation(), self.embedder.dimensions) is None
+            and not cache_generations(self.cache_dir, self.store.generation(), self.embedder.dimensions)
         ):
             # the first build writes the matrix file; later passes leave it to be patched on load
             self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions)

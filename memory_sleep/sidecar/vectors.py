@@ -183,15 +183,21 @@ def _paths(folder: Path, generation: int, dim: int) -> tuple[Path, Path]:
     return folder / f"{stem}.npy", folder / f"{stem}.rows.npz"
 
 
-def newest_cache(folder: Path, generation: int, dimensions: int) -> VectorIndex | None:
-    """The newest readable cache of these dimensions at or before `generation`."""
+def cache_generations(folder: Path, generation: int, dimensions: int) -> list[int]:
+    """Generations of the cache files of these dimensions at or before `generation`, newest first
+    (read nothing but the folder, so asking whether a cache exists costs nothing)."""
     found = []
     for path in folder.glob(f"{PREFIX}-g*-d{dimensions}.npy"):
         try:
             found.append(int(path.name.removeprefix(f"{PREFIX}-g").split("-d")[0]))
         except ValueError:
             continue
-    for candidate in sorted((g for g in found if g <= generation), reverse=True):
+    return sorted((g for g in found if g <= generation), reverse=True)
+
+
+def newest_cache(folder: Path, generation: int, dimensions: int) -> VectorIndex | None:
+    """The newest readable cache of these dimensions at or before `generation`."""
+    for candidate in cache_generations(folder, generation, dimensions):
         cached = read_cache(folder, candidate, dimensions)
         if cached is not None:
             return cached
