@@ -78,12 +78,19 @@ _TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what atomic_write's 
 
 def sweep_temporary_files(root: Path) -> list[Path]:
     """Delete atomic_write's leftovers (a process killed between mkstemp and rename) in the workspace."""
+    memory = root / "memory"
     folders = [
         root,
-        *(path for path in (root / "memory").rglob("*") if path.is_dir() and not path.is_symlink()),
+        memory,
+        memory / "weekly",
+        memory / "archive" / "daily",
+        memory / ".sleep",
+        memory / ".sleep" / "notes",
     ]
     removed = []
     for folder in folders:
+        if not folder.is_dir() or folder.is_symlink():
+            continue
         for path in folder.glob(".*.tmp"):
             if _TEMPORARY.match(path.name) and path.is_file() and not path.is_symlink():
                 path.unlink(missing_ok=True)
