@@ -92,7 +92,7 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[st
         if category == "status" and cues.FINISHED.search(text):
             return _keep(item, "status", text, closes=True)
         return _discard("resolved", "finished task with no lasting lesson", closes=True)
-    if cues.STRONG_ROUTINE.search(first_line) and category not in ("lesson", "decision"):
+    if cues.STRONG_ROUTINE.search(first_line.replace("**", "")) and category not in ("lesson", "decision"):
         return _discard("routine", "routine log")
     if cues.NARRATION.search(first_line) and category not in ("decision", "lesson"):
         return _discard("narration", "narrates what the agent is doing")

@@ -151,9 +151,15 @@ def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Oper
         and best_score >= _SAME
         and jaccard(words, best.words) >= 0.5
         and len(words - best.words) <= max(1, _NEW_WORDS * len(words))
-        and not matching.values_conflict(text, best.text)
+        and (kept.category == "lesson" or not matching.values_conflict(text, best.text))
     ):
         return _noop(item_id, best, "already in memory")
+    if kept.category == "lesson":
+        lesson = tokens(_first_clause(text))
+        for _, candidate in scored[:5]:
+            known = tokens(_first_clause(candidate.text))
+            if candidate.section == section and len(lesson) >= 3 and jaccard(lesson, known) >= 0.8:
+                return _noop(item_id, candidate, "the same lesson, told again")
     same_section = [c for c in comparable if c.section == section]
     statement_sections = _STATEMENT_SECTIONS if section in _STATEMENT_SECTIONS else {section}
     rival = _contradicted(kept, text, [c for c in comparable if c.section in statement_sections])
