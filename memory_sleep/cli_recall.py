@@ -1,0 +1,173 @@
+"""CLI verbs of the vector sidecar and SleepGate: index, recall, stats, forget, restore."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .cli import CONTEXT, WORKSPACE_ARG, _config, _handle_errors, main
+from .workspace import Workspace
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--dry-run", is_flag=True, help="Count what would be added, updated or removed; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_handle_errors
+def index(workspace: Path, dry_run: bool, as_json: bool) -> None:
+    """Index MEMORY.md entries, weekly summaries and daily-note items into the vector sidecar.
+
+    Incremental: only changed files are read and only changed items embedded. `memory-sleep run`
+    does this too, after writing the markdown.
+    """
+    from .sidecar import display, open_sidecar
+
+    with open_sidecar(workspace) as sidecar:
+        report = sidecar.index(dry_run=dry_run)
+    if as_json:
+        click.echo(json.dumps(display.index_dict(report), indent=2))
+        return
+    click.echo("\n".join(display.index_lines(report, dry_run)))
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("query")
+@WORKSPACE_ARG
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=5, show_default=True, help="How many results.")
+@click.option("--scope", help="Only entries of this scope (a user or agent id). Default: every scope.")
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "vector", "text"]),
+    default="hybrid",
+    show_default=True,
+    help="Vector and full-text fused, or one of them alone.",
+)
+@click.option("--dry-run", is_flag=True, help="Search only: log no query and count no access.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@_handle_errors
+def recall(
+    query: str, workspace: Path, k: int, scope: str | None, mode: str, dry_run: bool, as_json: bool
+) -> None:
+    """Search the sidecar for QUERY; print ranked entries with source file, line and date.
+
+    Each recall is logged (query, embedding, time, returned ids and ranks) and counts an access of
+    every entry it returns: the forgetting pass scores and replays that log.
+    """
+    from .sidecar import display, open_sidecar
+
+    with open_sidecar(workspace) as sidecar:
+        find = sidecar.search if dry_run else sidecar.recall
+        hits = find(query, k=k, scope=scope, mode=mode)  # type: ignore[arg-type]
+    if as_json:
+        click.echo(json.dumps([hit.as_dict() for hit in hits], indent=2, ensure_ascii=False))
+        return
+    click.echo("\n".join(display.hit_lines(hits)))
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_handle_errors
+def stats(workspace: Path, as_json: bool) -> None:
+    """Show what the vector sidecar holds: entries, soft-deleted, by source and scope, queries, size."""
+    from .sidecar import display, open_sidecar
+
+    with open_sidecar(workspace) as sidecar:
+        report = sidecar.stats()
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    click.echo("\n".join(display.stats_lines(report)))
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--dry-run", is_flag=True, help="Score and judge every entry; soft-delete nothing.")
+@click.option(
+    "--all", "explain_all", is_flag=True, help="List every entry, not only those below the threshold."
+)
+@click.option(
+    "--rebuild-density",
+    is_flag=True,
+    help="Finish building the density counts however long it takes (a resumable background job at 1M).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the pass as JSON.")
+@_handle_errors
+def forget(workspace: Path, dry_run: bool, explain_all: bool, rebuild_density: bool, as_json: bool) -> None:
+    """Run a forgetting pass (SleepGate) now, due or not, and print each entry's scores and verdict.
+
+    Entries scoring below [memory.forgetting] retention_threshold are soft-deleted (kept in SQLite,
+    out of recall) unless a replayed logged query needs them (load-bearing) or they are the last of
+    their near-duplicate cluster. `memory-sleep restore` brings them back.
+    """
+    from .sidecar import open_sidecar
+    from .sleepgate import display
+    from .sleepgate.session import forget as forget_now
+
+    space = Workspace.open(workspace)
+    config = _config(space, None)
+    settings = config.memory.forgetting
+    with open_sidecar(space.root, config) as sidecar:
+        budget = None if rebuild_density else settings.rebuild_budget_secs
+        report = forget_now(sidecar, settings, dry_run, explain_all, budget)
+    if as_json:
+        click.echo(json.dumps(display.pass_dict(report), indent=2))
+        return
+    click.echo("\n".join(display.pass_lines(report, explain_all)))
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("ids", nargs=-1, type=int)
+@click.option(
+    "-w",
+    "--workspace",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    help="The workspace (default: this folder).",
+)
+@click.option("--pass", "pass_id", metavar="PASS_ID", help="Every entry a forgetting pass soft-deleted.")
+@click.option(
+    "--since", metavar="TIME", help="Every entry forgotten at or after TIME (ISO date or date-time)."
+)
+@click.option("--dry-run", is_flag=True, help="Say what would be restored; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@_handle_errors
+def restore(
+    ids: tuple[int, ...],
+    workspace: Path,
+    pass_id: str | None,
+    since: str | None,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """Bring forgotten entries back exactly: restore ID..., --pass PASS_ID or --since TIME.
+
+    The entries return to recall with their text, embedding, access counts and history unchanged.
+    """
+    from .sidecar import open_sidecar
+    from .sleepgate import display
+    from .sleepgate.session import restore as restore_now
+
+    if sum(bool(choice) for choice in (ids, pass_id, since)) != 1:
+        raise click.UsageError("Name entries to restore: IDs, --pass PASS_ID or --since TIME (one of them).")
+    moment = _parse_time(since) if since else None
+    with open_sidecar(workspace) as sidecar:
+        report = restore_now(sidecar, list(ids), pass_id, moment, dry_run)
+    if as_json:
+        click.echo(json.dumps({"restored": report.restored, "skipped": report.skipped}, indent=2))
+        return
+    click.echo("\n".join(display.restore_lines(report, dry_run)))
+
+
+def _parse_time(text: str) -> float:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r}: give an ISO date or date-time, e.g. 2026-11-24 or 2026-11-24T04:00",
+            param_hint="--since",
+        ) from None
