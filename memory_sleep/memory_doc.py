@@ -8,26 +8,40 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from itertools import pairwise
 
 from markdown_it import MarkdownIt
 
 from .errors import WorkspaceError
-from .models import Category, ProjectFields
-from .text import normalize, stable_id
+from .memory_blocks import (
+    PROJECT_FIELDS,
+    PROJECTS,
+    SECTION_FOR,
+    Block,
+    Entry,
+    ProjectBlock,
+    RawBlock,
+    Section,
+    content_end,
+    strip_newline,
+)
 
 BOM = "\ufeff"
 HEADER = "# MEMORY.md\n"
-PROJECTS = "Projects"
-SECTION_FOR: dict[Category, str] = {
-    "decision": "Decisions",
-    "fact": "Facts",
-    "lesson": "Lessons",
-    "action": "Action items",
-    "relationship": "People",
-}
+__all__ = [
+    "BOM",
+    "HEADER",
+    "PROJECTS",
+    "PROJECT_FIELDS",
+    "SECTION_FOR",
+    "Entry",
+    "MemoryDocument",
+    "ProjectBlock",
+    "RawBlock",
+    "Section",
+]
 _ALIASES = {
     "decisions": "Decisions",
     "key decisions": "Decisions",
@@ -40,7 +54,6 @@ _ALIASES = {
     "people": "People",
     "contacts": "People",
 }
-PROJECT_FIELDS = ("Status", "Contacts", "Last event", "Next")
 # Only block structure is used. The default maxNesting (20) silently drops the rest of the file after
 # ten levels of nested bullets; inline parsing is off because, unbounded, it recurses on "[[[[...".
 _MARKDOWN = MarkdownIt("commonmark", options_update={"maxNesting": 100_000}).disable("inline")
@@ -48,10 +61,6 @@ _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 _ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d+[.)])(?P<gap>[ \t]+)(?P<body>.*)$")
 _TRAILING_DATE = re.compile(r"\s*\((\d{4})-(\d{2})-(\d{2})\)\s*$")
 _TOPIC = re.compile(r"^\[(?![xX ]\])([A-Za-z0-9][^\]\n]{0,40})\]\s+")
-_FIELD_LINE = re.compile(
-    r"^[ \t]*[-*+][ \t]+(?:\*\*)?(Status|Contacts|Last event|Next)(?:\*\*)?:(?:\*\*)?[ \t]*(.*)$",
-    re.I,
-)
 # Where a code fence or HTML block left open at the end of the file ends. It renders as nothing while
 # it is the last thing in the file, and as the closing line once the tool adds anything after it:
 # otherwise new sections and entries would land inside the block, unseen by readers and by the next parse.
@@ -62,129 +71,6 @@ _HTML_BLOCK_ENDS = ("", "-->", "?>", "]]>", ">", "</pre>", "</script>", "</style
 def _lines(text: str) -> list[str]:
     """Lines with their endings; only "\\n" ends a line, as for markdown-it once "\\r" is blanked."""
     return _LINE.findall(text)
-
-
-def _strip_newline(line: str) -> str:
-    return line.rstrip("\r\n")
-
-
-@dataclass
-class RawBlock:
-    """Lines the tool does not own, kept verbatim."""
-
-    raw: str
-
-
-@dataclass
-class Entry:
-    """A bullet in one of the tool's sections; `raw` is None once the tool changed it."""
-
-    text: str
-    topic: str | None
-    day: date | None
-    raw: str | None = None
-    prefix: str = "- "
-
-    @property
-    def key(self) -> str:
-        """Identity of the entry's content, used to remember when it was first seen and referenced."""
-        return stable_id(normalize(self.text))
-
-    def render(self, newline: str) -> str:
-        if self.raw is not None:
-            return self.raw
-        topic = f"[{self.topic}] " if self.topic else ""
-        day = f" ({self.day.isoformat()})" if self.day else ""
-        return f"{self.prefix}{topic}{' '.join(self.text.split())}{day}{newline}"
-
-    def display(self) -> str:
-        """The entry as one line, for the archive and messages."""
-        return _strip_newline(self.render("\n"))
-
-
-@dataclass
-class ProjectBlock:
-    """A `### Name` summary under `## Projects`; the four field lines are the tool's, the rest stays."""
-
-    name: str
-    heading_raw: str
-    lines: list[str]
-
-    def fields(self) -> dict[str, str]:
-        found = {}
-        for line in self.lines:
-            match = _FIELD_LINE.match(_strip_newline(line))
-            if match:
-                found[_canonical_field(match.group(1))] = match.group(2).strip()
-        return found
-
-    def set_fields(self, values: ProjectFields, newline: str) -> bool:
-        """Write the four lines in place (appending missing ones); True if anything changed."""
-        wanted = dict(
-            zip(
-                PROJECT_FIELDS,
-                (values.status, values.contacts, values.last_event, values.next),
-                strict=True,
-            )
-        )
-        changed = False
-        last_field_index = -1
-        for index, line in enumerate(self.lines):
-            match = _FIELD_LINE.match(_strip_newline(line))
-            if not match:
-                continue
-            name = _canonical_field(match.group(1))
-            last_field_index = index
-            value = " ".join(wanted.pop(name).split())
-            if match.group(2).strip() != value:
-                ending = line[len(_strip_newline(line)) :] or newline
-                self.lines[index] = _strip_newline(line)[: match.start(2)] + value + ending
-                changed = True
-        insert_at = last_field_index + 1 if last_field_index >= 0 else _content_end(self.lines)
-        if wanted:
-            # the block may end the file without a newline; new lines must not run on from it
-            if insert_at > 0 and not self.lines[insert_at - 1].endswith("\n"):
-                self.lines[insert_at - 1] += newline
-            elif insert_at == 0 and not self.heading_raw.endswith("\n"):
-                self.heading_raw += newline
-        for offset, (name, value) in enumerate(wanted.items()):
-            self.lines.insert(insert_at + offset, f"- {name}: {' '.join(value.split())}{newline}")
-            changed = True
-        return changed
-
-    def render(self) -> str:
-        return self.heading_raw + "".join(self.lines)
-
-
-Block = RawBlock | Entry | ProjectBlock
-
-
-@dataclass
-class Section:
-    """A `##` section; `owned` sections hold entries the tool may change."""
-
-    title: str
-    heading_raw: str
-    blocks: list[Block] = field(default_factory=list)
-
-    @property
-    def owned(self) -> bool:
-        return self.title in SECTION_FOR.values() or self.title == PROJECTS
-
-    def entries(self) -> list[Entry]:
-        return [block for block in self.blocks if isinstance(block, Entry)]
-
-    def render(self, newline: str) -> str:
-        parts = [self.heading_raw]
-        for block in self.blocks:
-            parts.append(
-                block.render(newline)
-                if isinstance(block, Entry)
-                else block.render()
-                if isinstance(block, ProjectBlock)
-                else block.raw
-            )
-        return "".join(parts)
 
 
 @dataclass
@@ -344,7 +230,7 @@ def _open_block_end(text: str, tokens: list, lines: list[str]) -> str | None:  #
     """The line that closes a fence or HTML block still open at the end of `text` ("" for a blank line),
     so that a heading added after it is a heading; None when nothing is left open."""
     last = next((t for t in reversed(tokens) if t.level == 0 and t.map), None)
-    if last is None or last.type not in ("fence", "html_block") or _content_end(lines) > last.map[1]:
+    if last is None or last.type not in ("fence", "html_block") or content_end(lines) > last.map[1]:
         return None
     flat = text.replace("\r\n", "\n").replace("\r", " ")
     if _heading_follows(flat, None):
@@ -381,10 +267,6 @@ def _continues_a_bullet(blocks: list[Block]) -> bool:
     return item.map is not None and any(line.strip() for line in probe.split("\n")[1 : item.map[1]])
 
 
-def _canonical_field(name: str) -> str:
-    return next(f for f in PROJECT_FIELDS if f.lower() == name.lower())
-
-
 def _block_text(block: Block, newline: str) -> str:
     if isinstance(block, Entry):
         return block.render(newline)
@@ -393,13 +275,6 @@ def _block_text(block: Block, newline: str) -> str:
 
 def _ends_with_blank(text: str, newline: str) -> bool:
     return text.endswith(newline * 2) or text == newline
-
-
-def _content_end(lines: list[str]) -> int:
-    end = len(lines)
-    while end > 0 and not lines[end - 1].strip():
-        end -= 1
-    return end
 
 
 def _tail_start(blocks: list[Block]) -> int:
@@ -411,7 +286,7 @@ def _tail_start(blocks: list[Block]) -> int:
 
 
 def _parse_section(lines: list[str], start: int, end: int, tokens: list) -> Section:  # type: ignore[type-arg]
-    title = " ".join(_strip_newline(lines[start]).strip().lstrip("#").strip().rstrip("#").split())
+    title = " ".join(strip_newline(lines[start]).strip().lstrip("#").strip().rstrip("#").split())
     title = _ALIASES.get(title.lower(), title)
     section = Section(title=title, heading_raw=lines[start])
     body_start = start + 1
@@ -439,11 +314,11 @@ def _parse_entries(section: Section, lines: list[str], start: int, end: int, tok
 
 
 def _parse_entry(item_lines: list[str]) -> Entry | None:
-    match = _ITEM_START.match(_strip_newline(item_lines[0]))
+    match = _ITEM_START.match(strip_newline(item_lines[0]))
     if not match:
         return None
     body = " ".join(
-        [match.group("body").strip(), *(_strip_newline(x).strip() for x in item_lines[1:])]
+        [match.group("body").strip(), *(strip_newline(x).strip() for x in item_lines[1:])]
     ).strip()
     day = None
     date_match = _TRAILING_DATE.search(body)
@@ -471,13 +346,11 @@ def _parse_projects(section: Section, lines: list[str], start: int, end: int, to
     _append_raw(section.blocks, lines[start : h3[0] if h3 else end])
     bounds = [*h3, end]
     for block_start, block_end in pairwise(bounds):
-        name = _strip_newline(lines[block_start]).strip().lstrip("#").strip().rstrip("#").strip()
+        name = strip_newline(lines[block_start]).strip().lstrip("#").strip().rstrip("#").strip()
         body = lines[block_start + 1 : block_end]
-        content_end = _content_end(body)
-        section.blocks.append(
-            ProjectBlock(name=name, heading_raw=lines[block_start], lines=body[:content_end])
-        )
-        _append_raw(section.blocks, body[content_end:])
+        last = content_end(body)
+        section.blocks.append(ProjectBlock(name=name, heading_raw=lines[block_start], lines=body[:last]))
+        _append_raw(section.blocks, body[last:])
 
 
 def _top_level_items(tokens: list, start: int, end: int) -> list[tuple[int, int]]:  # type: ignore[type-arg]
@@ -504,7 +377,7 @@ def _split_tail(blocks: list[Block]) -> None:
         return
     raw = blocks[-1].raw
     lines = _lines(raw)
-    keep = _content_end(lines)
+    keep = content_end(lines)
     if 0 < keep < len(lines):
         blocks[-1] = RawBlock("".join(lines[:keep]))
         blocks.append(RawBlock("".join(lines[keep:])))
