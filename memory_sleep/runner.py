@@ -115,6 +115,7 @@ class _Planner:
         self.warnings: list[str] = []
         self.archived: list[ArchiveRecord] = []
         self.operation_counts: dict[str, int] = {}
+        self.memory_bytes_before = 0
 
     def plan(self) -> RunReport:
         started = time.monotonic()
@@ -122,7 +123,9 @@ class _Planner:
         found = discover(self.workspace)
         self.warnings.extend(found.problems)
         memory_before = _read_bytes(self.workspace.memory_md)
-        document = MemoryDocument.parse(_decode_memory(memory_before))
+        memory_text = _decode_memory(memory_before)
+        self.memory_bytes_before = len(memory_text.encode("utf-8"))
+        document = MemoryDocument.parse(memory_text)
         entries_before = [entry for _, entry in document.entries()]
         result = nrem.NremResult()
         if "nrem" in self.options.phases:
@@ -241,10 +244,12 @@ class _Planner:
             name = kept.item.file.removeprefix("memory/")
             self.note_states[name].items[kept.item.id].operation = operation.op
             self.changed_notes.add(name)
+        placed = outcome.integrated_ids()
         self.state.pending = {
-            k: [i for i in ids if i not in outcome.integrated_ids] for k, ids in self.state.pending.items()
+            name: left
+            for name, ids in self.state.pending.items()
+            if (left := [i for i in ids if i not in placed])
         }
-        self.state.pending = {k: ids for k, ids in self.state.pending.items() if ids}
         for entry, day in outcome.referenced:
             record = self.state.entries.get(entry.key)
             first_seen = record.first_seen if record else (entry.day or day)
@@ -272,10 +277,7 @@ class _Planner:
             self.warnings.append(
                 f"{swept.deferred} stale entries left for a later run (max_removal_share {self.config.max_removal_share:.0%})."
             )
-        limit = max(
-            self.config.memory_max_bytes,
-            len(_decode_memory(_read_bytes(self.workspace.memory_md)).encode()),
-        )
+        limit = max(self.config.memory_max_bytes, self.memory_bytes_before)
         trimmed = guards.trim_to_size(document, limit, budget - len(swept.archived), today, self._last_used)
         self.archived.extend(trimmed)
         guards.check_removals(entries_before, document, self.config.max_removal_share)

@@ -52,7 +52,7 @@ def test_an_operation_naming_a_missing_entry_is_rejected_and_the_item_carried_ov
     scripted = _Scripted([Operation(item_id="i1", op="update", target="E99", text="Alpha runs on 9090")])
     result = rem.integrate([_kept("- Alpha moved to port 9090")], document, scripted, date(2026, 11, 21), 20)
     assert document.render() == before
-    assert result.applied == [] and result.integrated_ids == set()
+    assert result.applied == [] and result.integrated_ids() == set()
     assert result.rejected == [
         "update for item i1: names entry E99, which does not exist",
         "no operation for item i1 (memory/2026-11-20.md:3); carried over",

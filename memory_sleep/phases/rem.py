@@ -24,7 +24,10 @@ class RemResult:
     referenced: list[tuple[Entry, date]] = field(default_factory=list)
     archived: list[ArchiveRecord] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
-    integrated_ids: set[str] = field(default_factory=set)
+
+    def integrated_ids(self) -> set[str]:
+        """The items REM placed (any operation, noop included)."""
+        return {kept.item.id for kept, _ in self.applied}
 
     def counts(self) -> dict[str, int]:
         counts = {"noop": 0, "update": 0, "add": 0, "supersede": 0}
@@ -66,7 +69,6 @@ def integrate(
                 item_id=item.item.id, op="update", target=f"project:{item.topic}", reason="project status"
             )
             result.applied.append((item, summary))
-            result.integrated_ids.add(item.item.id)
     to_place = [k for k in kept if not (k.category == "status" and k.topic)]
     ordered = sorted(to_place, key=lambda k: (k.item.day, k.item.file, k.item.line_start))
     for start in range(0, len(ordered), batch_size):
@@ -101,7 +103,6 @@ def _apply(
             )
         _apply_one(kept, operation, target, document, by_ref, today, result)
         result.applied.append((kept, operation))
-        result.integrated_ids.add(kept.item.id)
     for item_id in by_item.keys() - decided:
         result.rejected.append(
             f"no operation for item {item_id} ({by_item[item_id].item.source}); carried over"
