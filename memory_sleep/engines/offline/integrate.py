@@ -91,15 +91,13 @@ class _Candidates:
         return sorted(seen.values(), key=lambda candidate: candidate.order)
 
     def rewrite(self, ref: str, text: str) -> None:
+        """New wording for an entry; postings of words it lost stay (scores use `words`, not the index)."""
         for candidate in self.all:
             if candidate.ref == ref:
-                candidate.text, candidate.words = text, tokens(text)
-                self.add_words(candidate)
-
-    def add_words(self, candidate: _Candidate) -> None:
-        for word in candidate.words:
-            if candidate not in self.by_word[word]:
-                self.by_word[word].append(candidate)
+                words = tokens(text)
+                for word in words - candidate.words:
+                    self.by_word[word].append(candidate)
+                candidate.text, candidate.words = text, words
 
 
 class OfflineIntegrator:
