@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ... import matching
+from ... import matching, routine
 from ...models import Category, Classification, DiscardReason, NoteItem
 from ...text import deadline_in, similarity, tokens
 from ..base import ClassifyContext
@@ -77,7 +77,7 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[st
         return _discard("recalled", "text the tool wrote (briefing or recall), not new memory")
     if cues.HEARTBEAT.search(text) and len(text) < 160:
         return _discard("heartbeat", "heartbeat or idle check")
-    if cues.DEBUG.search(first_line) or _looks_like_log(item.text):
+    if cues.DEBUG.search(first_line) or _looks_like_log(item.text) or routine.is_stack_trace(text):
         return _discard("debug", "log or debug output")
     if cues.RESTATED.search(first_line):
         return _discard("duplicate", "restates something noted before")
@@ -86,6 +86,12 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[st
         return _discard("debug", "pasted quotation")
     if _LEAD_IN.match(text.replace("**", "")) and len(text) < 120:
         return _discard("other", "introduces the lines that follow")
+    if (
+        routine.is_reading(first_line)
+        and category not in ("lesson", "decision")
+        and not cues.CHECKBOX_OPEN.match(item.text)
+    ):
+        return _discard("routine", "a routine reading (build, uptime, backup, disk): no durable fact")
     if cues.CHECKBOX_DONE.match(item.text) or cues.DONE.search(text):
         if category == "lesson" or (category == "decision" and not cues.CHECKBOX_DONE.match(item.text)):
             return _keep(item, category, text, closes=True)
@@ -96,8 +102,8 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[st
         return _discard("routine", "routine log")
     if cues.NARRATION.search(first_line) and category not in ("decision", "lesson"):
         return _discard("narration", "narrates what the agent is doing")
-    routine = cues.ROUTINE.search(text) and not cues.CHECKBOX_OPEN.match(item.text)
-    if category is None or (category in ("fact", "status", "action") and routine):
+    routine_log = cues.ROUTINE.search(text) and not cues.CHECKBOX_OPEN.match(item.text)
+    if category is None or (category in ("fact", "status", "action") and routine_log):
         if cues.ROUTINE.search(text):
             return _discard("routine", "routine log")
         return _discard("other", "no decision, fact, lesson, action, person or status in it")

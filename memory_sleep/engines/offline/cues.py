@@ -47,8 +47,6 @@ STRONG_ROUTINE = _words(
     r"^updated the \S+ (?:changelog|readme|docs|dashboard)\b",
     r"已部署|部署到|デプロイしました|をデプロイ",
     r"^(?:deployed|shipped|pushed)\s+\S+\s+v?\d[\w.]*\s+(?:to|→|->)\s+(?:staging|dev|test|qa)\b",
-    r"^\*\*(?:deploy|deployed|uptime|build|builds|tests?|backup|backups|ci|lint|coverage|disk|cpu|load|queue depth|error rate|cron)\*\*\s*:",
-    r"^\*\*(?:deploy|deployed|uptime|build|builds|tests?|backup|backups|ci|lint|coverage|disk|cpu|load|queue depth|error rate|cron):\*\*",
     r"^(?:pushed|tagged|built) (?:image|release|tag|v\d)",
     r"\b(?:EOD|end-of-day|daily) summary\b",
     r"\bsummary sent\b",
