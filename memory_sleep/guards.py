@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import date, timedelta
 
+from . import routine
 from .archive import ArchiveRecord
 from .errors import GuardError
 from .memory_doc import Entry, MemoryDocument
 
-_NEVER_TRIM = frozenset({"Lessons", "People"})
+_NEVER_TRIM = frozenset({"Lessons"})
 _TRIM_ORDER = {"Action items": 0, "Facts": 1, "Decisions": 2}  # on the same day, actions go first
+_ROUTINE_PENALTY = timedelta(days=365)
+_CURRENT_BONUS = timedelta(days=14)
 
 
 def removal_allowance(entries_before: int, share: float) -> int:
@@ -36,12 +39,19 @@ def check_removals(before: Sequence[Entry], document: MemoryDocument, share: flo
 def trim_to_size(
     document: MemoryDocument, limit: int, budget: int, today: date, last_used: Callable[[Entry], date]
 ) -> list[ArchiveRecord]:
-    """Archive the entries used longest ago (written or referenced) until MEMORY.md fits `limit` bytes;
-    lessons and people are never trimmed. GuardError if the budget runs out first."""
+    """Archive entries until MEMORY.md fits `limit` bytes, those of least use first: by the day an entry
+    was last written or referenced, moved back for a routine reading (no durable fact) and forward for a
+    decision, a person or a fact that replaced an older one; lessons are never trimmed. GuardError if
+    the budget runs out first."""
     records: list[ArchiveRecord] = []
     candidates = sorted(
         (
-            (last_used(entry), _TRIM_ORDER.get(section.title, 1), section.title, entry)
+            (
+                last_used(entry) + _worth(section.title, entry),
+                _TRIM_ORDER.get(section.title, 1),
+                section.title,
+                entry,
+            )
             for section, entry in document.entries()
             if section.title not in _NEVER_TRIM
         ),
@@ -60,6 +70,16 @@ def trim_to_size(
         reason = f"MEMORY.md over memory_max_bytes ({limit:,})"
         records.append(ArchiveRecord(day=today, section=title, entry=entry.display(), reason=reason))
     return records
+
+
+def _worth(section: str, entry: Entry) -> timedelta:
+    """How much longer than its age an entry deserves its place: a routine reading none, a decision or
+    a person or a changed fact (it carries "(previously: ...)") two weeks more."""
+    if routine.is_reading(entry.text) or routine.is_stack_trace(entry.text):
+        return -_ROUTINE_PENALTY
+    if section == "Decisions" or "(previously: " in entry.text:
+        return _CURRENT_BONUS
+    return timedelta()
 
 
 def _size(document: MemoryDocument) -> int:

@@ -243,3 +243,20 @@ def test_a_run_that_cannot_trim_its_growth_is_refused_and_changes_no_file(tmp_pa
         run_offline(workspace, today=date(2026, 11, 25), config=config)
     assert snapshot_tree(workspace) == before
     assert not (workspace / "memory" / ".sleep" / "snapshots").exists()  # no run was written
+
+
+def test_trimming_takes_routine_readings_first_and_keeps_decisions_and_changed_facts_longest() -> None:
+    text = (
+        "# MEMORY.md\n\n## Facts\n"
+        "- Build: #3,107 green (7m34s) (2026-11-10)\n"
+        "- Alpha runs on port 8080 (2026-11-01)\n"
+        "- Beta lives at beta2.internal (previously: Beta lives at beta.internal) (2026-10-31)\n"
+        "\n## Decisions\n- Gamma moves to Postgres 16 (2026-10-30)\n"
+    )
+    document = MemoryDocument.parse(text)
+    limit = len(text.encode()) - 60
+    records = trim_to_size(document, limit, budget=3, today=date(2026, 11, 21), last_used=_written)
+    assert [r.entry for r in records] == [
+        "- Build: #3,107 green (7m34s) (2026-11-10)",
+        "- Alpha runs on port 8080 (2026-11-01)",
+    ]
