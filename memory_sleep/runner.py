@@ -16,8 +16,8 @@ from .engines.base import ClassifyContext, Engine
 from .errors import WorkspaceError
 from .lock import workspace_lock
 from .memory_doc import HEADER, Entry, MemoryDocument
-from .models import KeptItem
-from .phases import briefing, nrem, projects, rem, stale, weekly
+from .models import KeptItem, NoteItem
+from .phases import briefing, nrem, projects, references, rem, stale, weekly
 from .sidecar.hook import index_after_run
 from .sleepgate.hook import forget_after_run, note_in_sleep_log
 from .state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
@@ -143,9 +143,12 @@ class _Planner:
         ]
         for item in kept:
             self.state.pending.setdefault(item.item.file.removeprefix("memory/"), []).append(item.item.id)
+        repeats = [
+            i for i, c in result.classified if c.verdict == "DISCARD" and c.discard_reason == "duplicate"
+        ]
         if "rem" in self.options.phases:
             self.say("REM: integrating into MEMORY.md")
-            self._rem(document, entries_before, completions)
+            self._rem(document, entries_before, completions, repeats)
         changes: list[FileChange] = []
         weekly_written: list[str] = []
         briefing_written = False
@@ -232,7 +235,13 @@ class _Planner:
             self.changed_notes.add(name)
         return result
 
-    def _rem(self, document: MemoryDocument, entries_before: list, completions: list[KeptItem]) -> None:  # type: ignore[type-arg]
+    def _rem(
+        self,
+        document: MemoryDocument,
+        entries_before: list[Entry],
+        completions: list[KeptItem],
+        repeats: list[NoteItem],
+    ) -> None:
         today = self.options.today
         waiting = self._pending_items()
         batch_size = self.engine.integrate_batch_size or self.config.engine.batch_size
@@ -250,11 +259,9 @@ class _Planner:
             for name, ids in self.state.pending.items()
             if (left := [i for i in ids if i not in placed])
         }
-        for entry, day in outcome.referenced:
-            record = self.state.entries.get(entry.key)
-            first_seen = record.first_seen if record else (entry.day or day)
-            last = max(day, record.last_referenced) if record else day
-            self.state.entries[entry.key] = EntryRecord(first_seen=first_seen, last_referenced=last)
+        self._referenced(outcome.referenced)
+        self._referenced(references.restated_entries(document, repeats))
+        self._referenced(references.people_named(document, (k.item for k in waiting), document.projects()))
         self.archived.extend(stale.close_done_actions(document, completions, today))
         summaries = projects.update_projects(
             document, waiting, self.engine.summarizer, today, self.config.stale_after_days
@@ -288,6 +295,14 @@ class _Planner:
                 first_seen=entry.day or today, last_referenced=entry.day or today
             )
         self.state.entries = present
+
+    def _referenced(self, uses: Iterable[tuple[Entry, date]]) -> None:
+        """Remember that a note of `date` used each entry (restated it, changed it or named its person)."""
+        for entry, day in uses:
+            record = self.state.entries.get(entry.key)
+            first_seen = record.first_seen if record else (entry.day or day)
+            last = max(day, record.last_referenced) if record else day
+            self.state.entries[entry.key] = EntryRecord(first_seen=first_seen, last_referenced=last)
 
     def _last_used(self, entry: Entry) -> date:
         """The day an entry was last written or referenced by a note."""

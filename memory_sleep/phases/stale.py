@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from .. import matching
+from .. import absences, matching
 from ..archive import ArchiveRecord
 from ..memory_doc import Entry, MemoryDocument
 from ..models import KeptItem
@@ -56,7 +56,8 @@ def remove_stale(
     stale_after_days: int,
     budget: int,
 ) -> StaleResult:
-    """Archive up to `budget` entries: those of finished projects first, then those nobody used lately."""
+    """Archive up to `budget` entries: those about finished business first (a finished project, an
+    absence that is over), then those nobody used lately."""
     result = StaleResult()
     candidates: list[_Candidate] = []
     horizon = today - timedelta(days=stale_after_days)
@@ -66,6 +67,9 @@ def remove_stale(
         last_used = max(written, record.last_referenced) if record else written
         if entry.topic in finished_projects and section.title not in _KEEP_FOR_FINISHED:
             candidates.append(_Candidate(1, written, section.title, entry, f"project {entry.topic} finished"))
+        elif (away := absences.ended_before(entry.text, today)) is not None:
+            reason = f"finished: the absence it announces ended {away.end.isoformat()}"
+            candidates.append(_Candidate(1, written, section.title, entry, reason))
         elif last_used < horizon:
             reason = f"stale: no reference since {last_used.isoformat()}"
             candidates.append(_Candidate(2, written, section.title, entry, reason))

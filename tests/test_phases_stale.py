@@ -1,0 +1,63 @@
+"""The stale sweep: absences that are over leave MEMORY.md; entries later notes still use stay."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from memory_sleep.memory_doc import MemoryDocument
+from memory_sleep.phases.references import people_named, restated_entries
+from memory_sleep.phases.stale import remove_stale
+
+from .conftest import run_offline
+from .item_helpers import note_item
+
+PEOPLE = """# MEMORY.md
+
+## People
+- heads-up: Raj on leave 2026-11-20, 4 days, ping Lena instead (2026-11-02)
+- Lena on leave 2026-12-05 to 2026-12-08 (4 days) (2026-11-10)
+- Nadia is in America/Sao_Paulo, keep that in mind for calls (2026-09-25)
+- Raj GitHub: @raj_ (2026-10-04)
+"""
+
+
+def test_an_absence_that_is_over_is_archived_as_finished_business() -> None:
+    document = MemoryDocument.parse(PEOPLE)
+    result = remove_stale(document, {}, set(), date(2026, 11, 25), stale_after_days=90, budget=5)
+    assert [(r.entry, r.reason) for r in result.archived] == [
+        (
+            "- heads-up: Raj on leave 2026-11-20, 4 days, ping Lena instead (2026-11-02)",
+            "finished: the absence it announces ended 2026-11-23",
+        )
+    ]
+    assert "Lena on leave 2026-12-05" in document.render()  # still to come
+
+
+def test_a_repeat_or_a_mention_of_the_person_references_an_entry() -> None:
+    document = MemoryDocument.parse(PEOPLE)
+    day = date(2026, 11, 20)
+    restated = restated_entries(document, [note_item("For the record, Raj GitHub: @raj_", day)])
+    named = people_named(
+        document, [note_item("Nadia: send Yuki the Meridian load numbers by Friday", day)], ["Meridian"]
+    )
+    assert [(entry.text, used) for entry, used in restated] == [("Raj GitHub: @raj_", day)]
+    assert [(entry.text, used) for entry, used in named] == [
+        ("Nadia is in America/Sao_Paulo, keep that in mind for calls", day)
+    ]
+
+
+def test_a_person_named_in_later_notes_is_not_stale(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text(
+        "# MEMORY.md\n\n## People\n- Nadia is in America/Sao_Paulo, keep that in mind for calls (2026-09-25)\n"
+        "- Wei prefers a written doc first over meetings (2026-09-25)\n"
+    )
+    (tmp_path / "memory" / "2026-11-19.md").write_text(
+        "- Decided: Nadia owns the Meridian export work from now on\n"
+    )
+    run_offline(tmp_path, today=date(2026, 11, 20))
+    memory = (tmp_path / "MEMORY.md").read_text()
+    assert "Nadia is in America/Sao_Paulo" in memory
+    assert "Wei prefers" not in memory
+    assert "Wei prefers" in (tmp_path / "memory" / "archive.md").read_text()
