@@ -81,9 +81,20 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
 _SUPERSEDED_VALUE = re.compile(
     r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|replaces?)\b[^)]*\)"
     r"|\bfrom\s+[^,;()]{1,40}?\s+to\b"
-    r"|\b(?:not|was|were|instead of|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?[^\s,;)]+",
+    r"|(?:\S+\s+)?\S+\s*(?:→|->)(?=\s*[^\s\d]*\d)"
+    r"|\b(?:not|was|were|instead of|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
     re.I,
 )
+_OLD_VALUE = re.compile(
+    r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|from)\s*:?\s+(?P<paren>[^)]{1,60})\)"
+    r"|\bfrom\s+(?P<from>[^,;()]{1,40}?)\s+to\b"
+    r"|(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)"
+    r"|\binstead of\s+(?P<instead>[^,;.()]{1,40})"
+    r"|\b(?:not|no longer)\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
+    r"|[,;]\s*(?:was|before:|old:)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
+    re.I,
+)
+_LOOKS_LIKE_VALUE = re.compile(r"[\dA-Z@#/:]")
 _PLAIN_VALUE = re.compile(r"v?[\d.,:/-]+[a-z%]{0,3}")
 _NUMBER = re.compile(r"(?<![\w.:/@#$€£-])\d+(?![\w.:/%-])")
 
@@ -92,12 +103,9 @@ _NUMBER = re.compile(r"(?<![\w.:/@#$€£-])\d+(?![\w.:/%-])")
 def subject(text: str) -> frozenset[str]:
     """The content words before the statement's verb or colon ("Meridian exporter" in "Meridian
     exporter listens on 8000"), without labels such as "Correction:" or "Decided:"."""
-    head = _LABEL.sub("", text.strip())
+    head = re.split(r"(?:(?<!\d)\.|;)\s", _LABEL.sub("", text.strip()), maxsplit=1)[0]  # the first clause
     match = _PIVOT.search(head)
-    if match and match.start() > 0:
-        head = head[: match.start()]
-    else:
-        head = re.split(r"(?<!\d)[.;,]\s", head, maxsplit=1)[0]
+    head = head[: match.start()] if match and match.start() > 0 else re.split(r",\s", head, maxsplit=1)[0]
     return frozenset(
         word for word in tokens(head) if len(word) > 1 and word not in NOT_SUBJECT and not _is_value(word)
     )
@@ -119,6 +127,44 @@ def typed_values(text: str) -> dict[str, frozenset[str]]:
     return found
 
 
+@lru_cache(maxsize=16_384)
+def replaced_values(text: str) -> tuple[str, ...]:
+    """Values a statement says are gone: "(was 5432)", "from Kafka to", "4 → 16", "instead of Kenji",
+    "not 5432", "; before: wants a heads-up". A change names what it changes; these find the entry."""
+    found: list[str] = []
+    for match in _OLD_VALUE.finditer(text):
+        value = next(group for group in match.groups() if group)
+        if match.group("not") and not _LOOKS_LIKE_VALUE.search(value):
+            continue  # "not one of the cert-manager ones", "must not change": no value named
+        words = value.strip(" `*'\".:").split()
+        # "the `REQUEST_TIMEOUT_S` 4" before an arrow: the value is its last word, the rest may name it
+        candidates = [" ".join(words)]
+        if match.group("arrow") and len(words) > 1 and any(ch.isdigit() for ch in words[-1]):
+            candidates.append(words[-1])
+        # "not the :443 vhost", "not in Slack": a word like "the" names no value
+        found.extend(c.strip("`*'\".,:") for c in candidates if tokens(c.strip("`*'\".,:")))
+    return tuple(dict.fromkeys(found))
+
+
+def mentions_value(text: str, value: str) -> bool:
+    """`value` stands in `text` as a whole run of words, case aside ("8080" is not in "18080")."""
+    pattern = r"(?<![\w.])" + re.escape(value.lower()) + r"(?![\w]|\.\d)"
+    return re.search(pattern, text.lower()) is not None
+
+
+_HISTORY = re.compile(r"\s*\(previously: .*$")
+
+
+def without_history(text: str) -> str:
+    """An entry's statement without the "(previously: ...)" note REM adds when it supersedes one."""
+    return _HISTORY.sub("", text)
+
+
+def current_claim(text: str) -> str:
+    """What a statement claims now: without "(previously: ...)" notes and the values it says are gone."""
+    return _SUPERSEDED_VALUE.sub(" ", without_history(text))
+
+
 IDENTITY_KINDS = frozenset({"email", "url", "ip", "host", "channel", "handle"})
 
 
@@ -135,11 +181,36 @@ def shared_values(a: str, b: str) -> int:
 
 
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
+_BARE_NUMBER = re.compile(r"v?\d+(?:[.,]\d+){0,2}")  # not an IP address
+_UNITS_OF_TIME = frozenset(["ms", "s", "sec", "min", "minutes", "h", "hours", "days", "weeks", "months"])
 
 
-def same_named_thing(a: str, b: str) -> bool:
-    """Both name the same person or thing by capitalised words (two of them, or the only one)."""
-    names_a, names_b = set(_NAME.findall(a)), set(_NAME.findall(b))
+@lru_cache(maxsize=16_384)
+def number_words(text: str) -> frozenset[str]:
+    """The words next to a statement's bare numbers, which say what they measure: "4 replicas",
+    "port 5801", "Postgres 16", "16 seats" (units of time aside: "5 days" says how long, not what)."""
+    words = current_claim(text).split()
+    found: set[str] = set()
+    for index, word in enumerate(words):
+        if not _BARE_NUMBER.fullmatch(word.strip("`*()[],;:")):
+            continue
+        for neighbour in words[max(0, index - 1) : index] + words[index + 1 : index + 2]:
+            found.update(tokens(neighbour))
+    return frozenset(
+        word for word in found if word.isalpha() and word not in _UNITS_OF_TIME and word not in NOT_SUBJECT
+    )
+
+
+def names(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Capitalised words (people, customers, tools), lower-cased, less those in `ignore` (project names)."""
+    found = frozenset(word.lower() for word in _NAME.findall(text)) & tokens(text)  # "The" is no name
+    return found - ignore - NOT_SUBJECT
+
+
+def same_named_thing(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """Both name the same person or thing by capitalised words (two of them, or the only one), leaving
+    out the names in `ignore`: a project's name says where a statement belongs, not what it is about."""
+    names_a, names_b = names(a, ignore), names(b, ignore)
     shared = names_a & names_b
     return len(shared) >= 2 or (len(shared) == 1 and len(names_a) == 1 and len(names_b) == 1)
 

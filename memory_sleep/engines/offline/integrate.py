@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ... import matching
+from ... import absences, matching
 from ...memory_doc import SECTION_FOR
-from ...models import EntryView, KeptItem, Operation
+from ...models import EntryView, KeptItem, Operation, OperationKind
 from ...text import jaccard, shorten, similarity, tokens
 from . import cues
 
@@ -25,7 +25,12 @@ _STATEMENT_SECTIONS = frozenset({"Facts", "Decisions", "People"})
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _VALUE = re.compile(r"\d[\w.:/-]*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
-_CLAUSE_END = re.compile(r"(?<!\d)[.;]\s|\s[—–]\s|\s-\s")
+# verbs that join a project to what it runs or uses ("Nimbus runs on Node 18"): not what it is about
+_RESCHEDULED = 0.6
+_RESCHEDULED_WORDS = 4
+_PERSONAL = frozenset(["email", "handle"])  # a person's new address replaces the old one
+_VERBS = frozenset(["runs", "run", "uses", "use", "got", "has", "have", "is", "are", "now", "moved", "lives"])
+_CLAUSE_END = re.compile(r"(?:(?<!\d)\.|;)\s|\s[—–]\s|\s-\s")
 _LABELS = frozenset(
     [
         "note",
@@ -75,7 +80,8 @@ class _Candidates:
         self.all: list[_Candidate] = []
         self.by_word: dict[str, list[_Candidate]] = defaultdict(list)
         for entry in entries:
-            self.add(_Candidate(entry.ref, entry.section, entry.topic, entry.text, tokens(entry.text)))
+            text = matching.without_history(entry.text)  # compare what an entry says now
+            self.add(_Candidate(entry.ref, entry.section, entry.topic, text, tokens(text)))
 
     def add(self, candidate: _Candidate) -> None:
         candidate.order = len(self.all)
@@ -105,16 +111,23 @@ class OfflineIntegrator:
 
     def integrate(self, items: Sequence[KeptItem], entries: Sequence[EntryView]) -> list[Operation]:
         candidates = _Candidates(entries)
+        projects = frozenset(
+            word
+            for topic in {*(e.topic for e in entries), *(k.topic for k in items)}
+            if topic
+            for word in tokens(topic)
+        )
         operations = []
         for kept in items:
             text = entry_text(kept)
-            operation = _decide(kept, text, candidates.sharing_words(tokens(text)))
+            operation = _decide(kept, text, candidates.sharing_words(tokens(text)), projects)
             operations.append(operation)
+            written = operation.text or text
             if operation.op == "add":
                 section = SECTION_FOR.get(kept.category, "Facts")
-                candidates.add(_Candidate(kept.item.id, section, kept.topic, text, tokens(text)))
+                candidates.add(_Candidate(kept.item.id, section, kept.topic, written, tokens(written)))
             elif operation.op in ("update", "supersede") and operation.target:
-                candidates.rewrite(operation.target, text)
+                candidates.rewrite(operation.target, written)
         return operations
 
 
@@ -137,38 +150,43 @@ def entry_text(kept: KeptItem) -> str:
     return text
 
 
-def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Operation:
+def _decide(
+    kept: KeptItem, text: str, candidates: Sequence[_Candidate], projects: frozenset[str]
+) -> Operation:
     words = tokens(text)
     section = SECTION_FOR.get(kept.category)
     item_id = kept.item.id
+    away = absences.absence(text)
+    if away is not None:
+        return _absence_operation(item_id, text, away, candidates)
+    candidates = [c for c in candidates if absences.absence(c.text) is None]  # events, not facts
     comparable = [c for c in candidates if not (kept.topic and c.topic and c.topic != kept.topic)]
     scored = sorted(((similarity(words, c.words), c) for c in comparable), key=lambda pair: -pair[0])
     best_score, best = scored[0] if scored else (0.0, None)
+    if kept.category == "lesson":
+        lesson = tokens(_first_clause(text))
+        lessons = [c for c in candidates if c.section == section]  # a lesson holds in every project
+        for candidate in sorted(lessons, key=lambda c: -similarity(words, c.words))[:5]:
+            known = tokens(_first_clause(candidate.text))
+            if len(lesson) < 3 or jaccard(lesson, known) < 0.8:
+                continue
+            if _informative(lesson) <= known:
+                return _noop(item_id, candidate, "the same lesson, told again")
+            return _change(item_id, "update", candidate.ref, text, "the same lesson, learned again elsewhere")
     if (
         best is not None
         and best_score >= _SAME
         and jaccard(words, best.words) >= 0.5
         and len(words - best.words) <= max(1, _NEW_WORDS * len(words))
         and (kept.category == "lesson" or not matching.values_conflict(text, best.text))
+        and not _says_gone(text, best.text)
     ):
         return _noop(item_id, best, "already in memory")
-    if kept.category == "lesson":
-        lesson = tokens(_first_clause(text))
-        for _, candidate in scored[:5]:
-            known = tokens(_first_clause(candidate.text))
-            if candidate.section == section and len(lesson) >= 3 and jaccard(lesson, known) >= 0.8:
-                return _noop(item_id, candidate, "the same lesson, told again")
     same_section = [c for c in comparable if c.section == section]
     statement_sections = _STATEMENT_SECTIONS if section in _STATEMENT_SECTIONS else {section}
-    rival = _contradicted(kept, text, [c for c in comparable if c.section in statement_sections])
+    rival = _contradicted(kept, text, [c for c in comparable if c.section in statement_sections], projects)
     if rival is not None:
-        return Operation(
-            item_id=item_id,
-            op="supersede",
-            target=rival.ref,
-            text=text,
-            reason="newer statement on the same subject",
-        )
+        return _change(item_id, "supersede", rival.ref, text, "newer statement on the same subject")
     for score, candidate in scored:
         if candidate.section == section and _restates(text, candidate.text, score):
             return _noop(item_id, candidate, "restates a fact already in memory")
@@ -178,51 +196,79 @@ def _decide(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> Oper
         if candidate.section != section:
             continue
         elaborates = len(words & candidate.words) >= _ELABORATES * len(candidate.words)
-        if elaborates and jaccard(words, candidate.words) >= 0.4:
-            return Operation(
-                item_id=item_id,
-                op="update",
-                target=candidate.ref,
-                text=text,
-                reason="newer wording of an entry",
-            )
+        if (
+            elaborates
+            and jaccard(words, candidate.words) >= 0.4
+            and _may_be_same(text, candidate.text, projects)
+        ):
+            return _change(item_id, "update", candidate.ref, text, "newer wording of an entry")
     if kept.category == "action" and kept.deadline:
         same_task = _same_deadline_task(kept, words, same_section)
         if same_task is not None:
-            return Operation(
-                item_id=item_id, op="update", target=same_task.ref, text=text, reason="news on an open action"
-            )
+            return _change(item_id, "update", same_task.ref, text, "news on an open action")
     return Operation(item_id=item_id, op="add", text=text, reason="new")
+
+
+def _absence_operation(
+    item_id: str, text: str, away: absences.Absence, candidates: Sequence[_Candidate]
+) -> Operation:
+    """An absence notice changes only a notice of the same absence (same person, same first day, or
+    the first day it says is gone): a repeat is a noop, other dates supersede; else it is new. It is
+    written in one shape with its last day, whatever shape the note gave it."""
+    gone = matching.replaced_values(text)
+    line = absences.describe(away, text)
+    for candidate in candidates:
+        known = absences.absence(candidate.text)
+        if known is None or known.person != away.person:
+            continue
+        if known == away:
+            return _noop(item_id, candidate, "the same absence, told again")
+        if known.start == away.start or known.start.isoformat() in gone:
+            return _change(item_id, "supersede", candidate.ref, line, "new dates for an absence")
+    return Operation(item_id=item_id, op="add", text=line, reason="new")
+
+
+def _change(item_id: str, op: OperationKind, target: str, text: str, reason: str) -> Operation:
+    return Operation(item_id=item_id, op=op, target=target, text=text, reason=reason)
 
 
 def _noop(item_id: str, candidate: _Candidate, reason: str) -> Operation:
     return Operation(item_id=item_id, op="noop", target=candidate.ref, reason=reason)
 
 
-def _contradicted(kept: KeptItem, text: str, same_section: Sequence[_Candidate]) -> _Candidate | None:
-    """An entry this newer item changes: the same key or subject with a new value of the same kind,
-    or an explicit reversal ("switching back to", "instead of", "reversing") of the same subject."""
+def _contradicted(
+    kept: KeptItem, text: str, candidates: Sequence[_Candidate], projects: frozenset[str]
+) -> _Candidate | None:
+    """An entry this newer item changes: the one holding the value it says is gone ("(was 5432)",
+    "from Kafka to"); else the same key or subject with a new value of the same kind; else an explicit
+    reversal ("switching back to", "reversing") of the same subject. Project names say where a
+    statement belongs, never what it is about: "Beacon auth port" and "Beacon runs Postgres" differ."""
     if kept.category not in ("decision", "fact", "relationship", "status"):
         return None
+    named = _named_change(text, candidates, projects)
+    if named is not None:
+        return named
     reversal = bool(cues.REVERSAL.search(text))
-    key = _subject_key(text)
-    own_subject = matching.subject(text)
-    first_clause = _subject_words(text)
+    key = _subject_key(text, projects)
+    own_subject = _about(text, projects)
+    first_clause = _subject_words(text) - projects
     best, best_score = None, 0.0
-    for candidate in same_section:
-        if key and key == _subject_key(candidate.text) and _value_part(text) != _value_part(candidate.text):
+    for candidate in candidates:
+        if (
+            key
+            and key == _subject_key(candidate.text, projects)
+            and _value_part(text) != _value_part(candidate.text)
+        ):
             return candidate
-        other = matching.subject(candidate.text)
-        same_subject = (
-            own_subject <= other or other <= own_subject or jaccard(own_subject, other) >= _SAME_SUBJECT
-        )
-        if own_subject and other and same_subject and matching.values_conflict(text, candidate.text):
+        other = _about(candidate.text, projects)
+        same = _same_subject(own_subject, other, text, candidate.text)
+        if same and _new_value(text, candidate.text, own_subject == other):
             score = 1.0 + jaccard(own_subject, other)
             if score > best_score:
                 best, best_score = candidate, score
             continue
-        if matching.same_named_thing(text, candidate.text) and matching.values_conflict(
-            text, candidate.text, matching.IDENTITY_KINDS
+        if matching.same_named_thing(text, candidate.text, projects) and matching.values_conflict(
+            text, candidate.text, _PERSONAL
         ):
             return candidate  # "Noah ... has a new address: noah.z@..." after "contact: Noah, noah@..."
         own_values = matching.typed_values(_first_clause(text))
@@ -230,11 +276,102 @@ def _contradicted(kept: KeptItem, text: str, same_section: Sequence[_Candidate])
             own_values and not own_values.keys() & matching.typed_values(candidate.text).keys()
         ):
             continue
-        other_clause = _subject_words(candidate.text)
+        if _names_differ(text, candidate.text) or _separate_events(text, candidate.text, False):
+            continue  # "Nadia on leave, ping Wei instead" is no reversal of "Wei on leave"
+        other_clause = _subject_words(candidate.text) - projects
         overlap = similarity(first_clause, other_clause)
         if len(first_clause & other_clause) >= 2 and overlap >= 0.4 and overlap > best_score:
             best, best_score = candidate, overlap
     return best
+
+
+def _named_change(text: str, candidates: Sequence[_Candidate], projects: frozenset[str]) -> _Candidate | None:
+    """The entry whose current claim holds a value this statement says is gone, and that shares
+    what the statement is about (a word beyond the values, or a distinctive old value)."""
+    gone = matching.replaced_values(text)
+    if not gone:
+        return None
+    anchors = _informative(tokens(matching.current_claim(text))) - projects
+    best, best_score = None, 0
+    for candidate in candidates:
+        claim = matching.current_claim(candidate.text)
+        held = [value for value in gone if matching.mentions_value(claim, value)]  # see _says_gone
+        if not held:
+            continue
+        shared = len(anchors & _informative(candidate.words))
+        distinctive = any(_distinctive(value) for value in held)
+        score = shared * 2 + distinctive
+        if (shared or distinctive) and score > best_score:
+            best, best_score = candidate, score
+    return best
+
+
+def _says_gone(text: str, other: str) -> bool:
+    """`text` says a value `other` still claims is gone ("Zara instead of Yuki" after "... Yuki")."""
+    claim = matching.current_claim(other)
+    return any(matching.mentions_value(claim, value) for value in matching.replaced_values(text))
+
+
+def _distinctive(value: str) -> bool:
+    """A value that names one thing ("Postgres 15", "s3://raw-events"), not a bare amount ("14 days")."""
+    letters = sum(ch.isalpha() for ch in value)
+    return letters >= 4 and not matching.VALUE_KINDS["duration"].fullmatch(value)
+
+
+def _about(text: str, projects: frozenset[str]) -> frozenset[str]:
+    """What a statement is about: its subject without project names, plus the words that say what its
+    numbers measure ("4 replicas", "port 5801"); when the subject is only a project ("Nimbus runs on Node 18"), the
+    content words of its first clause that are not values."""
+    about = matching.subject(text) - projects
+    if not about:
+        about = _subject_words(text) - projects - _VERBS
+    return about | (matching.number_words(text) - projects - _VERBS)
+
+
+def _same_subject(own: frozenset[str], other: frozenset[str], own_text: str, other_text: str) -> bool:
+    """One subject holds the other ("Harbor demo" and "Harbor demo env"), and they do not name
+    different things ("GitHub handle for Nadia", "GitHub handle for Raj")."""
+    if not own or not other or not (own <= other or other <= own):
+        return False
+    return not _names_differ(own_text, other_text)
+
+
+def _names_differ(a: str, b: str) -> bool:
+    """The subjects name things by capitalised words, and each names one the other does not
+    ("Meridian production region", "Beacon production region")."""
+    names_a = matching.names(a) & matching.subject(a)
+    names_b = matching.names(b) & matching.subject(b)
+    return bool(names_a - names_b) and bool(names_b - names_a)
+
+
+def _may_be_same(text: str, other: str, projects: frozenset[str]) -> bool:
+    """Nothing says two similar statements are about different things."""
+    own_about, other_about = _about(text, projects), _about(other, projects)
+    if own_about and other_about and not (own_about <= other_about or other_about <= own_about):
+        return jaccard(own_about, other_about) >= 0.5 and not _names_differ(text, other)
+    return not _names_differ(text, other)
+
+
+def _new_value(text: str, other: str, identical_subject: bool) -> bool:
+    """A value of the same kind differs, and the two are not separate dated events."""
+    return not _separate_events(text, other, identical_subject) and matching.values_conflict(text, other)
+
+
+def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
+    """Two different dates name two events ("on leave from Nov 4 for 5 days", "on leave from Dec 2
+    for 3 days"), not a change, unless the date is all the two statements say about exactly the same
+    thing ("the Globex contract renews on ...")."""
+    own_values, other_values = matching.typed_values(text), matching.typed_values(other)
+    if "date" not in own_values or "date" not in other_values:
+        return False
+    if not own_values["date"].isdisjoint(other_values["date"]):
+        return False
+    if jaccard(tokens(text), tokens(other)) >= _RESCHEDULED:
+        return False  # the same words with another date: the event moved
+    own_clause, other_clause = _subject_words(text), _subject_words(other)
+    if own_clause == other_clause and len(_informative(own_clause)) >= _RESCHEDULED_WORDS:
+        return False  # the same first clause with another date ("freeze until ..."), reasons aside
+    return not (identical_subject and own_values.keys() == other_values.keys() == {"date"})
 
 
 def _same_deadline_task(
@@ -275,12 +412,13 @@ def _restates(a: str, b: str, word_similarity: float) -> bool:
     return distinctive and (word_similarity >= _RESTATED or len(shared) >= 2)
 
 
-def _subject_key(text: str) -> str | None:
-    """The key of a `Key: value` statement, unless the key is a label such as "Decided" or "TODO"."""
+def _subject_key(text: str, projects: frozenset[str]) -> str | None:
+    """The key of a `Key: value` statement, unless the key is a label such as "Decided" or "TODO" or
+    only a project's name ("Beacon: Acme pays for Team")."""
     match = _KEY_VALUE.match(text)
     if not match:
         return None
-    words = tokens(match.group(1)) - matching.NOT_SUBJECT - _LABELS
+    words = tokens(match.group(1)) - matching.NOT_SUBJECT - _LABELS - projects
     return " ".join(sorted(words)) or None
 
 

@@ -1,0 +1,100 @@
+"""Offline REM decisions on absences, lessons told again and rescheduled decisions."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from memory_sleep import matching
+from memory_sleep.engines.offline.integrate import OfflineIntegrator
+from memory_sleep.models import Category, EntryView, KeptItem, Operation
+
+from .item_helpers import note_item
+
+
+def _decide(
+    entry: str, new: str, category: Category = "fact", section: str = "Facts", topic: str | None = None
+) -> Operation:
+    item = note_item(new)
+    known = EntryView(ref="E1", section=section, topic=None, text=entry, day=date(2026, 11, 1))
+    return OfflineIntegrator().integrate([KeptItem(item=item, category=category, topic=topic)], [known])[0]
+
+
+def test_the_same_absence_told_again_in_other_words_is_a_repeat() -> None:
+    operation = _decide(
+        "Lena is out from 2026-12-05 for 4 days",
+        "Just confirming: heads-up: Lena on leave 2026-12-05, 4 days",
+        "relationship",
+        "People",
+    )
+    assert (operation.op, operation.target) == ("noop", "E1")
+
+
+def test_a_new_length_of_the_same_absence_supersedes_it_and_names_the_last_day() -> None:
+    operation = _decide(
+        "heads-up: Felix on leave 2026-12-24, 3 days, ping Yuki instead",
+        "Felix's leave from 2026-12-24 is now 14 days (was 3 days)",
+        "relationship",
+        "People",
+    )
+    assert (operation.op, operation.target) == ("supersede", "E1")
+    assert operation.text == "Felix on leave 2026-12-24 to 2027-01-06 (14 days)"
+
+
+def test_absences_of_other_days_or_other_people_are_separate_events() -> None:
+    later = _decide(
+        "Felix's leave from 2026-12-24 is now 14 days (was 3 days)",
+        "Felix is out from 2026-12-02 for 5 days; Diego covers",
+        "relationship",
+        "People",
+    )
+    other = _decide(
+        "heads-up: Wei on leave 2026-10-22, 7 days, ping Raj instead",
+        "heads-up: Nadia on leave 2026-11-21, 7 days, ping Wei instead",
+        "relationship",
+        "People",
+    )
+    assert (later.op, later.text) == ("add", "Felix on leave 2026-12-02 to 2026-12-06 (5 days)")
+    assert other.op == "add"
+
+
+def test_a_lesson_learned_again_about_another_part_rewords_the_entry() -> None:
+    operation = _decide(
+        "Merke: notifier braucht ein eigenes Timeout, das globale ist zu lang",
+        "Merke: reports braucht ein eigenes Timeout, das globale ist zu lang.",
+        "lesson",
+        "Lessons",
+        topic="Meridian",
+    )
+    told_again = _decide(
+        "Merke: notifier braucht ein eigenes Timeout, das globale ist zu lang",
+        "Merke: notifier braucht ein eigenes Timeout, das globale ist zu lang; context: NIM-931",
+        "lesson",
+        "Lessons",
+    )
+    assert (operation.op, operation.target) == ("update", "E1")
+    assert told_again.op == "noop"
+
+
+def test_a_decision_moved_to_another_date_supersedes_it_whatever_the_reason() -> None:
+    operation = _decide(
+        "Decidimos congelar las features de Meridian hasta el 2026-12-10; the vendor quote came in at $1,200/month",
+        "**Decision:** Decidimos congelar las features de Meridian hasta el 2027-01-07; legal wants the data in the EU.",
+        "decision",
+        "Decisions",
+    )
+    assert (operation.op, operation.target) == ("supersede", "E1")
+
+
+def test_not_followed_by_a_plain_word_names_no_old_value() -> None:
+    assert (
+        matching.replaced_values("Atlas staging is at staging.atlas.internal:8443 — NOT the :443 vhost") == ()
+    )
+    assert matching.replaced_values("the old cert, not one of the cert-manager ones") == ()
+    assert matching.replaced_values("Meridian exporter listens on 8000, not 5432") == ("5432",)
+    operation = _decide(
+        "New: Dana Whitfield — finance controller. Prefers numbers in a spreadsheet (one row per customer)",
+        "billing.fernhill.io certificate expires 2026-12-02, not one of the cert-manager ones",
+        "fact",
+        "People",
+    )
+    assert operation.op == "add"
