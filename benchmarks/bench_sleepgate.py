@@ -36,8 +36,10 @@ sys.path.insert(0, str(REPO))
 from memory_sleep.config import ForgettingConfig  # noqa: E402
 from memory_sleep.sidecar.store import Store, to_blob  # noqa: E402
 from memory_sleep.sidecar.vectors import VectorIndex  # noqa: E402
-from memory_sleep.sleepgate import density  # noqa: E402
+from memory_sleep.sleepgate.build import Build  # noqa: E402
 from memory_sleep.sleepgate.forget import PassReport, run_pass  # noqa: E402
+from memory_sleep.sleepgate.pairs import all_pairs  # noqa: E402
+from memory_sleep.sleepgate.state import save_build  # noqa: E402
 
 DIM = 384
 DAY = 86_400.0
@@ -156,12 +158,29 @@ def without(index: VectorIndex, ids: list[int]) -> VectorIndex:
     )
 
 
+def finished_build(ids: np.ndarray, facts: np.ndarray) -> Build:
+    """A completed density build in which the entries sharing a fact are exactly the near pairs."""
+    order = np.argsort(facts, kind="stable")
+    _, starts, sizes = np.unique(facts[order], return_index=True, return_counts=True)
+    firsts, seconds = [], []
+    for size in range(2, int(sizes.max()) + 1):
+        groups = starts[sizes == size]
+        for a in range(size):
+            for b in range(a + 1, size):
+                firsts.append(ids[order[groups + a]])
+                seconds.append(ids[order[groups + b]])
+    counts = np.zeros(len(ids), dtype=np.int64)
+    counts[order] = np.repeat(sizes - 1, sizes)
+    pairs = (np.concatenate(firsts), np.concatenate(seconds)) if firsts else None
+    return Build(ids.astype(np.int64), counts, len(ids), pairs)
+
+
 def timed_pass(
     store: Store, index: VectorIndex, config: ForgettingConfig, now: float
 ) -> tuple[PassReport, float, float]:
     tracemalloc.start()
     started = time.perf_counter()
-    report = run_pass(store, index, config, EMBEDDER, now)
+    report = run_pass(store, index, config, EMBEDDER, now, explain="none")  # as the nightly run does
     seconds = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -186,26 +205,17 @@ def measure(size: int, query_count: int, estimate_rebuild: bool) -> dict[str, ob
     if estimate_rebuild:
         counts = np.zeros(size, dtype=np.int64)
         started = time.perf_counter()
-        rows = density.all_pairs(
-            index.matrix, None, config.density_threshold, counts, 0, time.monotonic() + 60
-        )
+        rows = all_pairs(index.matrix, None, config.density_threshold, counts, 0, time.monotonic() + 60)
         elapsed = time.perf_counter() - started
         done_share = 1 - ((size - rows) / size) ** 2  # blocks from the top cover the widest rows first
         row["first_density_s"] = f"~{elapsed / done_share:.0f} (est.)"
-        full = np.zeros(size, dtype=np.int64)
-        # ground truth stands in for the finished build: copies of one fact and stray neighbours
-        _, inverse, sizes = np.unique(facts, return_inverse=True, return_counts=True)
-        full[:] = sizes[inverse] - 1
+        # ground truth stands in for the finished background build: near-copies of one fact are
+        # each other's neighbours (the pass then finds a finished build, as the night after it ends)
         with store.transaction():
-            store.db.executemany(
-                "INSERT INTO entry_density (entry_id, neighbours) VALUES (?, ?)",
-                zip(ids.tolist(), full.tolist(), strict=True),
-            )
-            store.set_meta("density_threshold", repr(config.density_threshold))
-            store.set_meta("density_embedder", EMBEDDER)
+            save_build(store, finished_build(ids, facts), config.density_threshold, EMBEDDER)
         report, seconds, memory = timed_pass(store, index, config, NOW)
         row["first_pass_s"] = (
-            f"~{elapsed / done_share + seconds - report.seconds.get('density', 0):.0f} (est.)"
+            f"~{elapsed / done_share + seconds:.0f} (est.)"
         )
     else:
         report, seconds, memory = timed_pass(store, index, config, NOW)

@@ -111,7 +111,7 @@ def forget(workspace: Path, dry_run: bool, explain_all: bool, rebuild_density: b
     settings = config.memory.forgetting
     with open_sidecar(space.root, config) as sidecar:
         budget = None if rebuild_density else settings.rebuild_budget_secs
-        report = forget_now(sidecar, settings, dry_run, explain_all, budget)
+        report = forget_now(sidecar, settings, dry_run, "all" if explain_all else "candidates", budget)
     if as_json:
         click.echo(json.dumps(display.pass_dict(report), indent=2))
         return

@@ -57,7 +57,7 @@ def config(**changes: object) -> ForgettingConfig:
 
 def forget(store: Store, settings: ForgettingConfig | None = None, dry_run: bool = False) -> PassReport:
     index = VectorIndex.from_store(store, DIM)
-    return run_pass(store, index, settings or config(), EMBEDDER, NOW, dry_run=dry_run, explain_all=True)
+    return run_pass(store, index, settings or config(), EMBEDDER, NOW, dry_run=dry_run, explain="all")
 
 
 def log_query(store: Store, vector: np.ndarray, served: list[int], k: int = 1) -> None:

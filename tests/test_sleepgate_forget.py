@@ -6,6 +6,7 @@ import numpy as np
 
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.sleepgate import density
+from memory_sleep.sleepgate.pairs import all_pairs
 
 from .sleepgate_helpers import DAY, NOW, config, forget, log_query, store_with, unit, verdicts
 
@@ -94,9 +95,9 @@ def test_incremental_density_matches_a_full_rebuild() -> None:
     store, ids = store_with(vectors)
     threshold = 0.9
     index = VectorIndex.from_store(store, 16)
-    result = density.rebuild(store, index, threshold, "e", None, None)
+    result = density.rebuild(store, index, threshold, "e", None)
     with store.transaction():
-        density.save(store, result, threshold, "e", replace_all=True)
+        density.save(store, result, threshold, "e")
     # new entries, a soft delete and an edit, then an incremental update
     with store.transaction():
         from .sleepgate_helpers import entry
@@ -111,7 +112,7 @@ def test_incremental_density_matches_a_full_rebuild() -> None:
     with store.transaction():
         density.save(store, updated, threshold, "e")
     full = np.zeros(len(index.ids), dtype=np.int64)
-    density.all_pairs(index.matrix, None, threshold, full)
+    all_pairs(index.matrix, None, threshold, full)
     assert updated.counts is not None
     assert list(updated.counts) == list(full)
     stored = dict(store.db.execute("SELECT entry_id, neighbours FROM entry_density").fetchall())

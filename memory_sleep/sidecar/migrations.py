@@ -218,3 +218,23 @@ def m005_vector_generation(db: sqlite3.Connection) -> None:
         "ALTER TABLE entries ADD COLUMN vector_generation INTEGER NOT NULL DEFAULT 0",
         "CREATE INDEX entries_by_vector_generation ON entries (vector_generation)",
     )
+
+
+@MIGRATIONS.register
+def m006_density_build(db: sqlite3.Connection) -> None:
+    """An unfinished full density count (entry ids in build order, their counts, the next row, and
+    the near pairs found while they are few), saved in the database so that resuming it and
+    consuming the retired embeddings it has accounted for commit together."""
+    _run(
+        db,
+        """CREATE TABLE density_build (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            threshold REAL NOT NULL,
+            embedder TEXT NOT NULL,
+            next_row INTEGER NOT NULL,
+            ids BLOB NOT NULL,
+            counts BLOB NOT NULL,
+            pair_firsts BLOB,
+            pair_seconds BLOB
+        )""",
+    )

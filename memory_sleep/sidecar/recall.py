@@ -91,10 +91,13 @@ class Sidecar:
         self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions, self._vectors)
         return self._vectors
 
-    def _refresh(self, generation: int, changed: set[int]) -> None:
-        """Bring the vector index up to date after entries changed (what `vectors()` does on demand;
-        kept for callers that patch after a write)."""
-        self.vectors()
+    def forget_vectors(self, ids: Sequence[int]) -> None:
+        """Drop entries just soft-deleted from the index `vectors()` last returned (compacted in
+        place) and save it as the store's current generation, so no load has to patch them out."""
+        index = (self._vectors or self.vectors()).drop(ids, self.store.generation())
+        self._vectors = index
+        if self.cache_dir is not None:
+            index.save(self.cache_dir)
 
     def search(self, query: str, k: int = 5, scope: str | None = None, mode: Mode = "hybrid") -> list[Hit]:
         """Ranked hits for a query; logs nothing and counts no access (use `recall` for that)."""

@@ -45,6 +45,18 @@ class VectorIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def drop(self, ids: Sequence[int], generation: int) -> VectorIndex:
+        """This index without `ids`, as `generation`: the matrix is compacted in place (no second
+        copy of the vectors), so this index must not be used afterwards."""
+        keep = ~np.isin(self.ids, np.array(ids, dtype=np.int64))
+        rows = np.flatnonzero(keep)
+        for start in range(0, len(rows), 65_536):
+            chunk = rows[start : start + 65_536]
+            self.matrix[start : start + len(chunk)] = self.matrix[chunk]
+        return VectorIndex(
+            self.ids[keep], self.scope_codes[keep], self.scope_names, self.matrix[: len(rows)], generation
+        )
+
     @classmethod
     def from_store(cls, store: Store, dimensions: int) -> VectorIndex:
         ids, scopes, matrix = store.live_vectors(dimensions)

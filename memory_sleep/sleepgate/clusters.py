@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from ..sidecar.vectors import VectorIndex
-
-BLOCK = 1024
+from .pairs import PairLog, Positions, all_pairs
 
 
 def last_of_clusters(
@@ -18,15 +18,16 @@ def last_of_clusters(
     neighbours: npt.NDArray[np.int64],
     retention: npt.NDArray[np.float64],
     threshold: float,
+    near: tuple[Positions, Positions] | None = None,
 ) -> set[int]:
     """Candidates (index rows) to keep so that every forgotten near-duplicate has a surviving
     neighbour. A candidate with a neighbour that is not a candidate needs nothing; among candidates
-    whose neighbours are all candidates, the best scorer of each group stays."""
+    whose neighbours are all candidates, the best scorer of each group stays. `near` (every near
+    pair of the index, by row, when a rebuild just listed them) saves counting pairs again."""
     rows = np.array([c for c in candidates if neighbours[c] > 0], dtype=np.intp)
     if len(rows) == 0:
         return set()
-    codes = index.scope_codes if len(index.scope_names) > 1 else None
-    firsts, seconds = _pairs(index, rows, threshold, codes)  # positions into rows, each pair once
+    firsts, seconds = _pairs_among(index, rows, threshold, near)  # positions into rows
     inside = np.bincount(firsts, minlength=len(rows)) + np.bincount(seconds, minlength=len(rows))
     enclosed = inside >= neighbours[rows]
     keep = enclosed[firsts] & enclosed[seconds]
@@ -44,21 +45,17 @@ def last_of_clusters(
     return {int(rows[position]) for position in staying}
 
 
-def _pairs(
-    index: VectorIndex, rows: npt.NDArray[np.intp], threshold: float, codes: npt.NDArray[np.int32] | None
-) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
-    """Near pairs (i < j) among `rows`, as positions into it, in blocks."""
-    vectors = index.matrix[rows]
-    firsts: list[npt.NDArray[np.intp]] = []
-    seconds: list[npt.NDArray[np.intp]] = []
-    for start in range(0, len(rows), BLOCK):
-        block = vectors[start : start + BLOCK]
-        near = (block @ vectors[start:].T) >= threshold
-        a, b = np.nonzero(near)
-        a, b = a + start, b + start
-        keep = b > a
-        if codes is not None:
-            keep &= codes[rows[a]] == codes[rows[b]]
-        firsts.append(a[keep])
-        seconds.append(b[keep])
-    return np.concatenate(firsts), np.concatenate(seconds)
+def _pairs_among(
+    index: VectorIndex, rows: Positions, threshold: float, near: tuple[Positions, Positions] | None
+) -> tuple[Positions, Positions]:
+    """Near pairs among `rows`, each once, as positions into `rows`."""
+    if near is not None:
+        position = np.full(len(index.ids), -1, dtype=np.intp)
+        position[rows] = np.arange(len(rows))
+        firsts, seconds = position[near[0]], position[near[1]]
+        inside = (firsts >= 0) & (seconds >= 0)
+        return firsts[inside], seconds[inside]
+    codes = index.scope_codes[rows] if len(index.scope_names) > 1 else None
+    found = PairLog(limit=sys.maxsize)
+    all_pairs(index.matrix, codes, threshold, np.zeros(len(rows), dtype=np.int64), order=rows, log=found)
+    return found.pairs() or (np.zeros(0, np.intp), np.zeros(0, np.intp))

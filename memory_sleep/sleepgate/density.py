@@ -1,134 +1,54 @@
 """Semantic density: for every live entry, how many other live entries of its scope lie within the
-similarity threshold. Rebuilt once with a blocked, symmetric all-pairs matmul (resumable from a
-checkpoint), then kept exact incrementally: new, changed and removed entries are compared with the
-live matrix once, which adjusts their own counts and their neighbours'."""
+similarity threshold.
+
+Counts are kept as a build: entries in build order and their counts, where every pair with an end
+among the first `next_row` entries has been counted. A finished table is a build with every row
+done. Bringing a build up to date with the live index (`reconcile`) takes removed and re-embedded
+entries out of the counts they were part of and has new ones meet the done rows, so a nightly
+update pays only for the day's changes, and a full rebuild (hours at a million entries) can stop at
+a time budget, be saved, and resume the next night over an index that has changed meanwhile."""
 
 from __future__ import annotations
 
 import logging
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from ..sidecar.store import Store, Vectors
+from ..sidecar.store import Store
 from ..sidecar.vectors import VectorIndex
 from . import state
+from .build import Build, pair_limit
+from .pairs import Codes, Counts, PairLog, Positions, against, all_pairs
 
 log = logging.getLogger("memory_sleep")
-Counts = npt.NDArray[np.int64]
-Codes = npt.NDArray[np.int32]
-ROW_BLOCK = 1024
-COLUMN_BLOCK = 32_768
-CHECKPOINT = "density-build.npz"
+Ids = npt.NDArray[np.int64]
 
 
 @dataclass
 class DensityResult:
-    """Neighbour counts aligned with the index rows, or why they are not ready yet."""
+    """Neighbour counts aligned with the index rows, or why they are not ready yet, and what to
+    store: counts to write, ids to drop, consumed retired embeddings."""
 
     counts: Counts | None
     mode: str  # "incremental", "rebuilt" or "building"
     seconds: float = 0.0
     progress: float = 1.0
-    changed: int = 0
-    writes: list[tuple[int, int]] = field(default_factory=list)
+    write_ids: Ids = field(default_factory=lambda: np.zeros(0, np.int64))
+    write_counts: Counts = field(default_factory=lambda: np.zeros(0, np.int64))
     drop: list[int] = field(default_factory=list)
     retired: list[int] = field(default_factory=list)
-
-
-def _column_block(rows: int, total: int) -> int:
-    """Columns per block: a score buffer of at most ~1/8 of the raw vectors (4 MB at least), so the
-    pass's peak memory stays well under twice the matrix."""
-    budget = max(4 * 2**20, total * 384 * 4 // 8)
-    return int(max(1024, min(COLUMN_BLOCK, budget // (4 * max(rows, 1)))))
-
-
-def _near_pairs(
-    block: Vectors,
-    columns: Vectors,
-    threshold: float,
-    scores: Vectors,
-    near: npt.NDArray[np.bool_],
-) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
-    """(row, column) of every pair at or above the threshold. Near pairs are rare, so listing them
-    and counting with bincount beats reducing a dense boolean matrix along both axes."""
-    shape = (len(block), len(columns))
-    size = shape[0] * shape[1]
-    out = scores.reshape(-1)[:size].reshape(shape)  # contiguous: a strided `out` leaves BLAS
-    np.matmul(block, columns.T, out=out)
-    mask = near.reshape(-1)[:size].reshape(shape)
-    np.greater_equal(out, threshold, out=mask)
-    rows, cols = np.nonzero(mask)
-    return rows, cols
-
-
-def all_pairs(
-    matrix: Vectors,
-    codes: Codes | None,
-    threshold: float,
-    counts: Counts,
-    start_row: int = 0,
-    deadline: float | None = None,
-) -> int:
-    """Add each row's neighbour count to `counts`, block row by block row from `start_row`, using
-    symmetry (block i meets only columns from i on). Returns the next row to do (len(matrix) when done)."""
-    total = len(matrix)
-    step = _column_block(ROW_BLOCK, total)
-    scores = np.empty((ROW_BLOCK, step), dtype=np.float32)
-    near = np.empty((ROW_BLOCK, step), dtype=bool)
-    row = start_row
-    while row < total:
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        end = min(row + ROW_BLOCK, total)
-        for column in range(row, total, step):
-            stop = min(column + step, total)
-            rows, cols = _near_pairs(matrix[row:end], matrix[column:stop], threshold, scores, near)
-            rows, cols = rows + row, cols + column
-            keep = cols > rows  # each pair once, never an entry with itself
-            if codes is not None:
-                keep &= codes[rows] == codes[cols]
-            rows, cols = rows[keep], cols[keep]
-            counts[row:end] += np.bincount(rows - row, minlength=end - row)
-            counts[column:stop] += np.bincount(cols - column, minlength=stop - column)
-        row = end
-    return row
-
-
-def against(
-    probes: Vectors, probe_codes: Codes | None, matrix: Vectors, codes: Codes | None, threshold: float
-) -> tuple[Counts, Counts]:
-    """(near rows per probe, near probes per row) between probes and the whole matrix."""
-    per_probe = np.zeros(len(probes), dtype=np.int64)
-    per_row = np.zeros(len(matrix), dtype=np.int64)
-    if len(probes) == 0:
-        return per_probe, per_row
-    step = _column_block(ROW_BLOCK, len(matrix))
-    scores = np.empty((ROW_BLOCK, step), dtype=np.float32)
-    near = np.empty((ROW_BLOCK, step), dtype=bool)
-    for first in range(0, len(probes), ROW_BLOCK):
-        last = min(first + ROW_BLOCK, len(probes))
-        for column in range(0, len(matrix), step):
-            stop = min(column + step, len(matrix))
-            rows, cols = _near_pairs(probes[first:last], matrix[column:stop], threshold, scores, near)
-            if probe_codes is not None and codes is not None:
-                keep = probe_codes[rows + first] == codes[cols + column]
-                rows, cols = rows[keep], cols[keep]
-            per_probe[first:last] += np.bincount(rows, minlength=last - first)
-            per_row[column:stop] += np.bincount(cols, minlength=stop - column)
-    return per_probe, per_row
+    pairs: tuple[Positions, Positions] | None = None  # near pairs by index row, after a one-go rebuild
+    build: Build | None = None  # an unfinished rebuild to save
 
 
 def _codes(index: VectorIndex) -> Codes | None:
     return index.scope_codes if len(index.scope_names) > 1 else None
 
 
-def _positions(
-    index: VectorIndex, ids: npt.NDArray[np.int64]
-) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
+def _positions(index: VectorIndex, ids: Ids) -> tuple[Positions, npt.NDArray[np.bool_]]:
     """Row of each id in the index, and whether it is there."""
     if len(index.ids) == 0:
         return np.zeros(len(ids), dtype=np.intp), np.zeros(len(ids), dtype=bool)
@@ -136,66 +56,224 @@ def _positions(
     return positions, index.ids[positions] == ids
 
 
-def _code_of(index: VectorIndex, scope: str) -> int:
-    return index.scope_names.index(scope) if scope in index.scope_names else -1
+def _old_vectors(
+    store: Store, index: VectorIndex, ids: Ids, retired: dict[int, tuple[str, bytes]]
+) -> tuple[npt.NDArray[np.float32], Codes, npt.NDArray[np.bool_]]:
+    """The embeddings `ids` had when they were counted (a re-embedded entry's old one, a removed
+    entry's stored one), their scope codes, and which of them are known."""
+    dim = index.matrix.shape[1]
+    stored = state.stored_embeddings(store, [int(i) for i in ids if int(i) not in retired])
+    vectors = np.zeros((len(ids), dim), dtype=np.float32)
+    codes = np.full(len(ids), -1, dtype=np.int32)
+    known = np.zeros(len(ids), dtype=bool)
+    for row, entry_id in enumerate(ids.tolist()):
+        scope_blob = retired.get(entry_id) or stored.get(entry_id)
+        if scope_blob is None or len(scope_blob[1]) != dim * 4:
+            continue
+        vectors[row] = np.frombuffer(scope_blob[1], dtype="<f4")
+        codes[row] = index.scope_names.index(scope_blob[0]) if scope_blob[0] in index.scope_names else -1
+        known[row] = True
+    return vectors, codes, known
+
+
+def reconcile(
+    store: Store, build: Build, index: VectorIndex, threshold: float
+) -> tuple[Build, list[int], Ids]:
+    """The build brought in step with the live index, the retired embeddings it consumed, and the
+    ids that left it.
+
+    Entries gone from the index or re-embedded since they were counted leave the build, and their
+    counted pairs come out of the other rows' counts (a done row met every row; a row still to do
+    met only the done ones). Live entries the build lacks (new, restored, re-embedded) meet the done
+    rows and join the rows still to do."""
+    retired = state.retired_embeddings(store)
+    codes = _codes(index)
+    positions, live = _positions(index, build.ids)
+    changed = np.isin(build.ids, np.fromiter(retired, dtype=np.int64, count=len(retired)))
+    stale = ~live | changed
+    done = np.arange(len(build.ids)) < build.next_row
+    counts = build.counts.copy()
+    if stale.any():
+        vectors, stale_codes, known = _old_vectors(store, index, build.ids[stale], retired)
+        if not known.all():
+            log.debug(
+                "sleepgate: %d removed entries have no stored embedding; their neighbours' counts "
+                "stay high until a rebuild",
+                int((~known).sum()),
+            )
+        met = np.zeros(len(index.ids), dtype=np.int64)
+        # a done row met every row; a row still to do met the done ones
+        for probes, columns in ((done[stale] & known, ~stale), (~done[stale] & known, ~stale & done)):
+            met += against(
+                vectors[probes],
+                None if codes is None else stale_codes[probes],
+                index.matrix,
+                codes,
+                threshold,
+                columns=positions[columns],
+            )[1]
+        counts[~stale] -= met[positions[~stale]]
+    kept = ~stale
+    ids, counts, next_row = build.ids[kept], counts[kept], int((kept & done).sum())
+    pairs = build.pairs
+    if pairs is not None and stale.any():
+        gone = build.ids[stale]
+        valid = ~(np.isin(pairs[0], gone) | np.isin(pairs[1], gone))
+        pairs = (pairs[0][valid], pairs[1][valid])
+    result = Build(ids, counts, next_row, pairs)
+    present = np.zeros(len(index.ids), dtype=bool)
+    present[positions[kept]] = True
+    missing = np.flatnonzero(~present)
+    if len(missing):
+        done_positions = _positions(index, ids[:next_row])[0]
+        found = PairLog(pair_limit(len(index.ids))) if pairs is not None else None
+        met, met_by = _rows_against(index, missing, done_positions, threshold, found)
+        counts[:next_row] += met_by[done_positions]
+        result = Build(
+            np.concatenate([ids, index.ids[missing]]), np.concatenate([counts, met]), next_row, pairs
+        )
+        _keep_logged(result, found, index.ids[missing], index.ids)
+    result.counts = np.maximum(result.counts, 0)
+    return result, list(retired), build.ids[stale]
+
+
+def _rows_against(
+    index: VectorIndex, rows: Positions, columns: Positions, threshold: float, found: PairLog | None = None
+) -> tuple[Counts, Counts]:
+    """`against` for index rows meeting other index rows."""
+    codes = _codes(index)
+    return against(
+        index.matrix[rows],
+        None if codes is None else codes[rows],
+        index.matrix,
+        codes,
+        threshold,
+        columns=columns,
+        log=found,
+    )
+
+
+def _keep_logged(build: Build, found: PairLog | None, first_ids: Ids, second_ids: Ids) -> None:
+    """Add a count's logged pairs (positions into `first_ids` and `second_ids`) to the build's."""
+    if found is None:
+        return
+    logged = found.pairs()
+    if logged is None:
+        build.pairs = None
+    else:
+        build.keep_pairs(first_ids[logged[0]], second_ids[logged[1]])
+
+
+def _advance(build: Build, index: VectorIndex, threshold: float, deadline: float | None) -> Positions:
+    """Count the rows still to do (until the deadline), keeping the pairs if the build keeps them;
+    returns the build's rows in the index."""
+    positions = _positions(index, build.ids)[0]
+    identity = len(positions) == len(index.ids) and bool(np.all(positions == np.arange(len(positions))))
+    order = None if identity else positions
+    codes = _codes(index)
+    pair_log = PairLog(pair_limit(len(build.ids))) if build.pairs is not None else None
+    build.next_row = all_pairs(
+        index.matrix,
+        None if codes is None else codes[positions],
+        threshold,
+        build.counts,
+        build.next_row,
+        deadline,
+        order,
+        pair_log,
+    )
+    _keep_logged(build, pair_log, build.ids, build.ids)
+    return positions
 
 
 def update(store: Store, index: VectorIndex, threshold: float) -> DensityResult:
-    """Bring stored counts up to the live index: count new and changed entries against every live
-    row, take removed ones (and changed ones' old embeddings) out of their neighbours' counts."""
+    """Bring the stored, finished counts up to the live index; only changed counts are written."""
     started = time.perf_counter()
     counted_ids, counted = state.density_counts(store)
-    retired = state.retired_embeddings(store)
-    positions, live = _positions(index, counted_ids)
-    changed = np.array([entry_id in retired for entry_id in counted_ids.tolist()], dtype=bool)
-    kept = live & ~changed
-    counts = np.full(len(index.ids), -1, dtype=np.int64)
-    counts[positions[kept]] = counted[kept]
-    added = np.flatnonzero(counts < 0)
-    removed_ids = counted_ids[~kept]
-    old = state.stored_embeddings(store, [int(i) for i in removed_ids if int(i) not in retired])
-    old.update({int(i): retired[int(i)] for i in removed_ids if int(i) in retired})
-    lost = [int(i) for i in removed_ids if int(i) not in old]
-    if lost:
-        log.debug(
-            "sleepgate: %d hard-deleted entries left their neighbours' counts high until a rebuild", len(lost)
-        )
-    dim = index.matrix.shape[1]
-    gone = [int(i) for i in removed_ids if int(i) in old and len(old[int(i)][1]) == dim * 4]
-    gone_vectors = np.zeros((len(gone), dim), dtype=np.float32)
-    for row, entry_id in enumerate(gone):
-        gone_vectors[row] = np.frombuffer(old[entry_id][1], dtype="<f4")
-    codes = _codes(index)
-    added_codes = gone_codes = None
-    if codes is not None:
-        added_codes = codes[added]
-        gone_codes = np.array([_code_of(index, old[i][0]) for i in gone], dtype=np.int32)
-    per_probe, per_row_new = against(index.matrix[added], added_codes, index.matrix, codes, threshold)
-    _, per_row_gone = against(gone_vectors, gone_codes, index.matrix, codes, threshold)
-    delta = per_row_new - per_row_gone
-    is_new = np.zeros(len(index.ids), dtype=bool)
-    is_new[added] = True
-    touched = np.flatnonzero(~is_new & (delta != 0))
-    counts[touched] += delta[touched]
-    counts[added] = per_probe - 1  # each new row met itself
-    np.maximum(counts, 0, out=counts)
-    writes = [(int(index.ids[p]), int(counts[p])) for p in np.concatenate([touched, added])]
+    build, consumed, dropped = reconcile(
+        store, Build(counted_ids, counted, len(counted_ids)), index, threshold
+    )
+    positions = _advance(build, index, threshold, None)
+    counts = np.zeros(len(index.ids), dtype=np.int64)
+    counts[positions] = build.counts
+    fresh = np.ones(len(build.ids), dtype=bool)
+    if len(counted_ids):
+        at = np.minimum(np.searchsorted(counted_ids, build.ids), len(counted_ids) - 1)
+        fresh = (counted_ids[at] != build.ids) | (counted[at] != build.counts)
+    dropped = dropped[~_positions(index, dropped)[1]]  # re-embedded entries left and came back
     return DensityResult(
         counts,
         "incremental",
         time.perf_counter() - started,
-        changed=len(added) + len(gone),
-        writes=writes,
-        drop=[int(i) for i in removed_ids],
-        retired=list(retired),
+        write_ids=build.ids[fresh],
+        write_counts=build.counts[fresh],
+        drop=[int(i) for i in dropped],
+        retired=consumed,
     )
 
 
-def save(
-    store: Store, result: DensityResult, threshold: float, embedder: str, replace_all: bool = False
-) -> None:
-    """Write what `update` or a finished rebuild computed (inside the caller's transaction)."""
-    state.write_density(store, result.writes, result.drop, result.retired, replace_all=replace_all)
+def rebuild(
+    store: Store,
+    index: VectorIndex,
+    threshold: float,
+    embedder: str,
+    budget_secs: float | None,
+    persist: bool = True,
+) -> DensityResult:
+    """All-pairs counts, resuming the saved build for this threshold and embedder if there is one
+    (reconciled with today's index); stops at the budget and returns mode "building" with the build
+    to save, or the finished counts. `persist` False (a dry run) neither reads nor clears state."""
+    started = time.perf_counter()
+    saved = state.load_build(store, threshold, embedder) if persist else None
+    consumed: list[int] = []
+    if saved is None:
+        if persist:
+            with store.transaction():
+                state.clear_retired(store)  # edits from now on are changes against this snapshot
+        empty = np.zeros(0, dtype=np.int64)
+        build = Build(index.ids.copy(), np.zeros(len(index.ids), dtype=np.int64), 0, (empty, empty))
+    else:
+        build, consumed, _ = reconcile(store, saved, index, threshold)
+    deadline = None if budget_secs is None else time.monotonic() + budget_secs
+    positions = _advance(build, index, threshold, deadline)
+    if not build.done:
+        progress = build.next_row / len(build.ids)
+        share = 1 - (1 - progress) ** 2  # the pairs counted so far
+        return DensityResult(
+            None, "building", time.perf_counter() - started, share, retired=consumed, build=build
+        )
+    counts = np.zeros(len(index.ids), dtype=np.int64)
+    counts[positions] = build.counts
+    pairs = None
+    if build.pairs is not None:
+        pairs = (_positions(index, build.pairs[0])[0], _positions(index, build.pairs[1])[0])
+    return DensityResult(
+        counts,
+        "rebuilt",
+        time.perf_counter() - started,
+        write_ids=build.ids,
+        write_counts=build.counts,
+        retired=consumed,
+        pairs=pairs,
+    )
+
+
+def save(store: Store, result: DensityResult, threshold: float, embedder: str) -> None:
+    """Write what `update` or `rebuild` computed (inside the caller's transaction): the finished
+    counts (all of them after a rebuild), or the unfinished build to resume."""
+    if result.build is not None:
+        state.save_build(store, result.build, threshold, embedder)
+        state.write_density(store, [], [], result.retired)
+        return
+    if result.mode == "rebuilt":
+        state.discard_build(store)
+    state.write_density(
+        store,
+        zip(result.write_ids.tolist(), result.write_counts.tolist(), strict=True),
+        result.drop,
+        result.retired,
+        replace_all=result.mode == "rebuilt",
+    )
     store.set_meta("density_threshold", repr(threshold))
     store.set_meta("density_embedder", embedder)
 
@@ -204,98 +282,33 @@ def is_built(store: Store, threshold: float, embedder: str) -> bool:
     return store.meta("density_threshold") == repr(threshold) and store.meta("density_embedder") == embedder
 
 
-@dataclass
-class _Build:
-    ids: npt.NDArray[np.int64]
-    counts: Counts
-    next_row: int
-
-
-def rebuild(
+def forget_rows(
     store: Store,
     index: VectorIndex,
+    rows: Positions,
+    counts: Counts,
     threshold: float,
-    embedder: str,
-    folder: Path | None,
-    budget_secs: float | None,
-) -> DensityResult:
-    """All-pairs counts, resumed from the checkpoint in `folder` if one matches; stops at the budget
-    (saving a checkpoint) and returns mode "building" with its progress, or the finished counts."""
-    started = time.perf_counter()
-    build = _load_checkpoint(folder, threshold, embedder, index)
-    if build is None:
-        with store.transaction():
-            state.clear_retired(store)  # edits from now on are changes against this snapshot
-        build = _Build(index.ids.copy(), np.zeros(len(index.ids), dtype=np.int64), 0)
-    deadline = None if budget_secs is None else time.monotonic() + budget_secs
-    build.next_row = all_pairs(index.matrix, _codes(index), threshold, build.counts, build.next_row, deadline)
-    total = len(build.ids)
-    if build.next_row < total:
-        _save_checkpoint(folder, threshold, embedder, build)
-        progress = build.next_row / total if total else 1.0
-        return DensityResult(None, "building", time.perf_counter() - started, progress)
-    result = DensityResult(build.counts, "rebuilt", time.perf_counter() - started)
-    result.writes = list(zip(build.ids.tolist(), build.counts.tolist(), strict=True))
-    result.changed = total
-    if folder is not None:
-        (folder / CHECKPOINT).unlink(missing_ok=True)
-    return result
-
-
-def _load_checkpoint(
-    folder: Path | None, threshold: float, embedder: str, index: VectorIndex
-) -> _Build | None:
-    """A saved build for this threshold and embedder over exactly the index's current rows
-    (a build whose rows changed meanwhile starts over: its finished blocks no longer add up)."""
-    if folder is None:
-        return None
-    try:
-        with np.load(folder / CHECKPOINT) as saved:
-            if float(saved["threshold"]) != threshold or str(saved["embedder"]) != embedder:
-                return None
-            ids, counts, next_row = saved["ids"], saved["counts"], int(saved["next_row"])
-    except (FileNotFoundError, OSError, ValueError, KeyError):
-        return None
-    if len(ids) != len(index.ids) or not np.array_equal(ids, index.ids):
-        return None
-    return _Build(ids, counts.astype(np.int64), next_row)
-
-
-def _save_checkpoint(folder: Path | None, threshold: float, embedder: str, build: _Build) -> None:
-    if folder is None:
-        return
-    folder.mkdir(parents=True, exist_ok=True)
-    temporary = folder / (CHECKPOINT + ".tmp")
-    with open(temporary, "wb") as handle:
-        np.savez(
-            handle,
-            ids=build.ids,
-            counts=build.counts,
-            next_row=np.int64(build.next_row),
-            threshold=np.float64(threshold),
-            embedder=np.array(embedder),
-        )
-    temporary.replace(folder / CHECKPOINT)
-
-
-def forget_rows(
-    store: Store, index: VectorIndex, rows: npt.NDArray[np.intp], counts: Counts, threshold: float
+    pairs: tuple[Positions, Positions] | None = None,
 ) -> None:
     """Take soft-deleted rows out of their neighbours' stored counts (inside the caller's transaction),
-    so the next update starts from the live set and a nightly pass pays only for the day's changes."""
+    so the next update starts from the live set. With the near pairs of the rebuild that produced
+    `counts` this is a lookup; otherwise rows with neighbours meet the rows that have some."""
     if len(rows) == 0:
         return
-    codes = _codes(index)
-    _, per_row = against(
-        index.matrix[rows], None if codes is None else codes[rows], index.matrix, codes, threshold
-    )
     gone = np.zeros(len(index.ids), dtype=bool)
     gone[rows] = True
+    if pairs is not None:
+        firsts, seconds = pairs
+        per_row = np.bincount(seconds[gone[firsts]], minlength=len(gone))
+        per_row += np.bincount(firsts[gone[seconds]], minlength=len(gone))
+    else:
+        probes = rows[counts[rows] > 0]  # an entry without neighbours is nobody's neighbour
+        _, per_row = _rows_against(index, probes, np.flatnonzero(counts > 0), threshold)
     touched = np.flatnonzero(~gone & (per_row > 0))
     counts[touched] = np.maximum(counts[touched] - per_row[touched], 0)
     state.write_density(
         store,
-        [(int(index.ids[p]), int(counts[p])) for p in touched],
+        zip(index.ids[touched].tolist(), counts[touched].tolist(), strict=True),
         [int(index.ids[p]) for p in rows],
         [],
     )

@@ -6,7 +6,6 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -20,7 +19,9 @@ from . import clusters, density, predictor, scoring, state
 log = logging.getLogger("memory_sleep")
 REASON = "forgotten"
 REPLAY_MARGIN = 10
+CHECKPOINT_SECS = 60.0
 Verdict = Literal["kept", "load-bearing", "forgotten"]
+Explain = Literal["none", "candidates", "all"]
 
 
 @dataclass(frozen=True)
@@ -97,15 +98,15 @@ def run_pass(
     config: ForgettingConfig,
     embedder: str,
     now: float,
-    folder: Path | None = None,
     dry_run: bool = False,
     rebuild_budget_secs: float | None = None,
-    explain_all: bool = False,
+    explain: Explain = "candidates",
 ) -> PassReport:
     """Score every live entry and soft-delete those below the threshold that no replayed query needs.
 
-    `index` is the live vector index of the store's current generation; `folder` holds the density
-    build checkpoint. Verdicts list the candidates (every entry with `explain_all`). Never deletes anything for good: forgotten entries keep their text and embedding.
+    `index` is the live vector index of the store's current generation. Verdicts list the candidates,
+    every entry or none (`explain`). Never deletes anything for good: forgotten entries keep their
+    text and embedding.
     """
     report = PassReport(new_pass_id(now), dry_run, entries=len(index.ids))
     if len(index.ids) < config.min_entries:
@@ -114,33 +115,27 @@ def run_pass(
             "too few to need forgetting"
         )
         return _finish(store, report, now)
-    report.seconds["density"] = 0.0
-    counts = _density(store, index, config, embedder, folder, dry_run, rebuild_budget_secs, report)
-    if counts is None:
+    counted = _density(store, index, config, embedder, dry_run, rebuild_budget_secs, report)
+    if counted.counts is None:
         report.skipped = (
             f"density index being built ({report.density_progress:.0%} done); "
             "forgetting waits for it. `memory-sleep forget --rebuild-density` finishes it in one go."
         )
         return _finish(store, report, now)
     started = time.perf_counter()
-    signals = state.entry_signals(store)
-    if len(signals.ids) != len(index.ids) or not np.array_equal(signals.ids, index.ids):
-        aligned = np.searchsorted(signals.ids, index.ids)
-        aligned = np.minimum(aligned, max(len(signals.ids) - 1, 0))
-        touched, accesses = signals.touched[aligned], signals.access_counts[aligned]
-    else:
-        touched, accesses = signals.touched, signals.access_counts
-    recent = scoring.recency(touched, now, config.half_life_days)
-    frequent = scoring.frequency(accesses, config.frequency_saturation)
-    dense = scoring.density(counts)
-    retention = scoring.retention(recent, frequent, dense, config.weights)
-    candidates = np.flatnonzero(retention < config.retention_threshold)
+    scores = _scores(store, index, counted.counts, config, now)
+    candidates = np.flatnonzero(scores.retention < config.retention_threshold)
     report.candidates = len(candidates)
     report.seconds["scoring"] = time.perf_counter() - started
 
     started = time.perf_counter()
     survivors = clusters.last_of_clusters(
-        index, candidates.tolist(), counts, retention, config.density_threshold
+        index,
+        candidates.tolist(),
+        scores.neighbours,
+        scores.retention,
+        config.density_threshold,
+        counted.pairs,
     )
     removable = [int(c) for c in candidates if int(c) not in survivors]
     queries = state.logged_queries(store, config.replay_queries, embedder, index.matrix.shape[1])
@@ -151,52 +146,79 @@ def run_pass(
         report.recall_after = float(np.mean(judgement.recall_after))
     report.seconds["prediction"] = time.perf_counter() - started
 
-    saved = survivors | set(judgement.load_bearing)
-    forget_rows = [row for row in removable if row not in judgement.load_bearing]
-    report.load_bearing = len(saved)
+    forget_rows = np.array([row for row in removable if row not in judgement.load_bearing], dtype=np.intp)
+    report.load_bearing = len(survivors) + len(judgement.load_bearing)
     report.forgotten = len(forget_rows)
-    report.forgotten_ids = [int(index.ids[row]) for row in forget_rows]
-    listed = np.arange(len(index.ids)) if explain_all else candidates
-    rows = store.fetch(int(index.ids[row]) for row in listed)
-    is_candidate = np.zeros(len(index.ids), dtype=bool)
-    is_candidate[candidates] = True
-    for row in listed.tolist():
-        entry_id = int(index.ids[row])
-        if row in saved:
-            verdict: Verdict = "load-bearing"
-            reason = (
-                f"needed by {judgement.load_bearing[row]} replayed queries"
-                if row in judgement.load_bearing
-                else "last of its near-duplicate cluster"
-            )
-        elif is_candidate[row]:
-            verdict, reason = "forgotten", "below the threshold; no replayed query needs it"
-        else:
-            verdict, reason = "kept", "at or above the threshold"
-        entry = rows.get(entry_id)
-        report.verdicts.append(
-            EntryVerdict(
-                entry_id,
-                entry.source_path if entry else "",
-                entry.line_start if entry else 0,
-                float(recent[row]),
-                float(frequent[row]),
-                float(dense[row]),
-                int(counts[row]),
-                int(accesses[row]),
-                float(retention[row]),
-                verdict,
-                reason,
-            )
+    report.forgotten_ids = index.ids[forget_rows].tolist()
+    if explain != "none":
+        listed = np.arange(len(index.ids)) if explain == "all" else candidates
+        report.verdicts = _verdicts(
+            store, index, scores, listed, candidates, survivors, judgement.load_bearing
         )
     if not dry_run and report.forgotten_ids:
         started = time.perf_counter()
         with store.transaction():
             store.soft_delete(report.forgotten_ids, REASON, now, report.pass_id)
-            rows_gone = np.array(forget_rows, dtype=np.intp)
-            density.forget_rows(store, index, rows_gone, counts.copy(), config.density_threshold)
+            density.forget_rows(
+                store, index, forget_rows, counted.counts, config.density_threshold, counted.pairs
+            )
         report.seconds["density"] += time.perf_counter() - started
     return _finish(store, report, now)
+
+
+def _scores(
+    store: Store, index: VectorIndex, counts: npt.NDArray[np.int64], config: ForgettingConfig, now: float
+) -> scoring.Scores:
+    signals = state.entry_signals(store)
+    touched, accesses = signals.touched, signals.access_counts
+    if len(signals.ids) != len(index.ids) or not np.array_equal(signals.ids, index.ids):
+        aligned = np.minimum(np.searchsorted(signals.ids, index.ids), max(len(signals.ids) - 1, 0))
+        touched, accesses = touched[aligned], accesses[aligned]
+    return scoring.score(touched, accesses, counts, config, now)
+
+
+def _verdicts(
+    store: Store,
+    index: VectorIndex,
+    scores: scoring.Scores,
+    listed: npt.NDArray[np.intp],
+    candidates: npt.NDArray[np.intp],
+    survivors: set[int],
+    load_bearing: dict[int, int],
+) -> list[EntryVerdict]:
+    """Each listed row's signals and fate in words."""
+    rows = store.fetch(int(index.ids[row]) for row in listed)
+    is_candidate = np.zeros(len(index.ids), dtype=bool)
+    is_candidate[candidates] = True
+    verdicts = []
+    for row in listed.tolist():
+        verdict: Verdict
+        if row in load_bearing:
+            verdict, reason = "load-bearing", f"needed by {load_bearing[row]} replayed queries"
+        elif row in survivors:
+            verdict, reason = "load-bearing", "last of its near-duplicate cluster"
+        elif is_candidate[row]:
+            verdict, reason = "forgotten", "below the threshold; no replayed query needs it"
+        else:
+            verdict, reason = "kept", "at or above the threshold"
+        entry_id = int(index.ids[row])
+        entry = rows.get(entry_id)
+        verdicts.append(
+            EntryVerdict(
+                entry_id,
+                entry.source_path if entry else "",
+                entry.line_start if entry else 0,
+                float(scores.recency[row]),
+                float(scores.frequency[row]),
+                float(scores.density[row]),
+                int(scores.neighbours[row]),
+                int(scores.access_counts[row]),
+                float(scores.retention[row]),
+                verdict,
+                reason,
+            )
+        )
+    return verdicts
 
 
 def _density(
@@ -204,27 +226,34 @@ def _density(
     index: VectorIndex,
     config: ForgettingConfig,
     embedder: str,
-    folder: Path | None,
     dry_run: bool,
     budget: float | None,
     report: PassReport,
-) -> npt.NDArray[np.int64] | None:
+) -> density.DensityResult:
+    """Counts brought up to date, or a rebuild advanced within `budget` seconds (None: to the end),
+    saved every CHECKPOINT_SECS so that an interrupted rebuild loses at most that much work."""
     threshold = config.density_threshold
-    if density.is_built(store, threshold, embedder):
-        result = density.update(store, index, threshold)
-        replace = False
-    else:
-        result = density.rebuild(store, index, threshold, embedder, None if dry_run else folder, budget)
-        replace = True
+    built = density.is_built(store, threshold, embedder)
+    deadline = None if budget is None else time.monotonic() + budget
+    report.seconds["density"] = 0.0
+    while True:
+        if built:
+            result = density.update(store, index, threshold)
+        elif dry_run:  # nothing saved, so no slices: one go within the budget
+            result = density.rebuild(store, index, threshold, embedder, budget, persist=False)
+        else:
+            left = CHECKPOINT_SECS if deadline is None else min(CHECKPOINT_SECS, deadline - time.monotonic())
+            result = density.rebuild(store, index, threshold, embedder, max(left, 0.0))
+        report.seconds["density"] += result.seconds
+        if not dry_run:
+            with store.transaction():
+                density.save(store, result, threshold, embedder)
+        out_of_time = deadline is not None and time.monotonic() >= deadline
+        if result.mode != "building" or dry_run or out_of_time:
+            break
     report.density_mode = result.mode
     report.density_progress = result.progress
-    report.seconds["density"] = result.seconds
-    if result.counts is None:
-        return None
-    if not dry_run:
-        with store.transaction():
-            density.save(store, result, threshold, embedder, replace_all=replace)
-    return result.counts
+    return result
 
 
 def _finish(store: Store, report: PassReport, now: float) -> PassReport:

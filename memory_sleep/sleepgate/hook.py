@@ -26,7 +26,9 @@ def forget_after_run(workspace: Workspace, config: Config) -> tuple[dict[str, in
             if reason is not None:
                 log.debug("sleepgate: not due: %s", reason)
                 return {}, None
-            report = forget(sidecar, settings, rebuild_budget_secs=settings.rebuild_budget_secs)
+            report = forget(
+                sidecar, settings, explain="none", rebuild_budget_secs=settings.rebuild_budget_secs
+            )
         return report.counts(), None
     except Exception as error:  # the markdown run has succeeded; forgetting can wait a night
         log.debug("sleepgate pass failed", exc_info=True)

@@ -18,10 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..sidecar.vectors import VectorIndex
+from .pairs import MIN_BUFFER
 from .state import LoggedQuery
 
 Positions = npt.NDArray[np.intp]
-BLOCK_ROWS = 16_384
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,13 @@ class Judgement:
     load_bearing: dict[int, int] = field(default_factory=dict)  # row -> queries that needed it
     recall_before: list[float] = field(default_factory=list)
     recall_after: list[float] = field(default_factory=list)
+
+
+def _rows_per_block(queries: int, index: VectorIndex) -> int:
+    """Index rows scored per block: the scores and argpartition's positions (12 bytes a cell) within
+    an eighth of the raw vectors (1 MB at least), and never fewer rows than a top list holds."""
+    budget = max(MIN_BUFFER, index.matrix.nbytes // 8)
+    return max(256, budget // (12 * max(queries, 1)))
 
 
 def top_lists(index: VectorIndex, queries: Sequence[LoggedQuery], margin: int) -> npt.NDArray[np.intp]:
@@ -63,8 +70,9 @@ def top_lists(index: VectorIndex, queries: Sequence[LoggedQuery], margin: int) -
     scoped = bool(np.any(scope_codes != -1))
     best_scores = np.full((len(queries), depth), -np.inf, dtype=np.float32)
     best_rows = np.full((len(queries), depth), -1, dtype=np.intp)
-    for start in range(0, count, BLOCK_ROWS):
-        stop = min(start + BLOCK_ROWS, count)
+    step = _rows_per_block(len(queries), index)
+    for start in range(0, count, step):
+        stop = min(start + step, count)
         scores = embeddings @ index.matrix[start:stop].T  # queries x rows: partitions run along rows
         if scoped:
             allowed = (scope_codes[:, None] == -1) | (

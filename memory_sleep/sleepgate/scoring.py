@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..config import RetentionWeights
+from ..config import ForgettingConfig, RetentionWeights
 
 Floats = npt.NDArray[np.float64]
 DAY = 86_400.0
@@ -54,3 +54,19 @@ class Scores:
     retention: Floats
     neighbours: npt.NDArray[np.int64]
     access_counts: npt.NDArray[np.int64]
+
+
+def score(
+    touched: Floats,
+    access_counts: npt.NDArray[np.int64],
+    neighbours: npt.NDArray[np.int64],
+    config: ForgettingConfig,
+    now: float,
+) -> Scores:
+    """Each entry's three signals and composite retention under the pass's settings."""
+    recent = recency(touched, now, config.half_life_days)
+    frequent = frequency(access_counts, config.frequency_saturation)
+    dense = density(neighbours)
+    return Scores(
+        recent, frequent, dense, retention(recent, frequent, dense, config.weights), neighbours, access_counts
+    )

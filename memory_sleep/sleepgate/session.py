@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..config import ForgettingConfig
 from ..sidecar.recall import Sidecar
-from ..sidecar.vectors import VectorIndex
 from . import state
-from .forget import PassReport, run_pass
+from .forget import Explain, PassReport, run_pass
 from .restore import RestoreReport, restore_entries
 
 
@@ -29,24 +26,22 @@ def forget(
     sidecar: Sidecar,
     config: ForgettingConfig,
     dry_run: bool = False,
-    explain_all: bool = False,
+    explain: Explain = "candidates",
     rebuild_budget_secs: float | None = None,
 ) -> PassReport:
     """Run a pass now on the sidecar's live index, then drop the forgotten rows from its vector cache."""
-    index = sidecar.vectors()
     report = run_pass(
         sidecar.store,
-        index,
+        sidecar.vectors(),
         config,
         sidecar.embedder.id,
         sidecar.clock(),
-        sidecar.cache_dir,
         dry_run=dry_run,
         rebuild_budget_secs=rebuild_budget_secs,
-        explain_all=explain_all,
+        explain=explain,
     )
     if report.forgotten_ids and not dry_run:
-        _drop_rows(sidecar, index, report.forgotten_ids)
+        sidecar.forget_vectors(report.forgotten_ids)
     return report
 
 
@@ -57,29 +52,8 @@ def restore(
     since: float | None,
     dry_run: bool = False,
 ) -> RestoreReport:
-    """Restore forgotten entries and patch them back into the vector cache."""
-    generation = sidecar.store.generation()
+    """Restore forgotten entries and bring the vector cache up to date with them."""
     report = restore_entries(sidecar.store, sidecar.clock(), ids, pass_id, since, dry_run)
     if report.restored and not dry_run:
-        sidecar._refresh(generation, set(report.restored))
+        sidecar.vectors()
     return report
-
-
-def _drop_rows(sidecar: Sidecar, index: VectorIndex, ids: list[int]) -> None:
-    """Compact the matrix in place (no second copy of the vectors) and save it as the new generation."""
-    keep = ~np.isin(index.ids, np.array(ids, dtype=np.int64))
-    kept = int(keep.sum())
-    rows = np.flatnonzero(keep)
-    for start in range(0, kept, 65_536):
-        chunk = rows[start : start + 65_536]
-        index.matrix[start : start + len(chunk)] = index.matrix[chunk]
-    compacted = VectorIndex(
-        index.ids[keep],
-        index.scope_codes[keep],
-        index.scope_names,
-        index.matrix[:kept],
-        sidecar.store.generation(),
-    )
-    sidecar._vectors = compacted
-    if sidecar.cache_dir is not None:
-        compacted.save(sidecar.cache_dir)

@@ -4,13 +4,15 @@ log with embeddings, pass records and restores. The entries themselves change on
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..sidecar.store import Store
+from .build import Build
 
 Ids = npt.NDArray[np.int64]
 _DAY_NOON = "CAST(strftime('%s', day) AS REAL) + 43200.0"
@@ -31,20 +33,70 @@ def entry_signals(store: Store) -> EntrySignals:
         f"SELECT e.id, max(coalesce({_DAY_NOON}, e.updated_at), coalesce(e.last_accessed_at, 0),"
         " coalesce(r.restored_at, 0)), e.access_count FROM entries e"
         " LEFT JOIN entry_restores r ON r.entry_id = e.id WHERE e.deleted_at IS NULL ORDER BY e.id"
-    ).fetchall()
-    if not rows:
-        return EntrySignals(np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64))
-    columns = np.array(rows, dtype=np.float64)
+    )
+    columns = _columns(rows, 3, np.float64)
     return EntrySignals(columns[:, 0].astype(np.int64), columns[:, 1], columns[:, 2].astype(np.int64))
+
+
+def _columns(cursor: sqlite3.Cursor, width: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
+    """A query's numeric rows as one array, read in slices (never a million Python tuples at once)."""
+    parts = [np.zeros((0, width), dtype=dtype)]
+    while rows := cursor.fetchmany(65_536):
+        parts.append(np.array(rows, dtype=dtype).reshape(-1, width))
+    return np.concatenate(parts)
 
 
 def density_counts(store: Store) -> tuple[Ids, npt.NDArray[np.int64]]:
     """(ids, neighbour counts) of every counted entry, ascending."""
-    rows = store.db.execute("SELECT entry_id, neighbours FROM entry_density ORDER BY entry_id").fetchall()
-    if not rows:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    table = np.array(rows, dtype=np.int64)
+    table = _columns(
+        store.db.execute("SELECT entry_id, neighbours FROM entry_density ORDER BY entry_id"), 2, np.int64
+    )
     return table[:, 0].copy(), table[:, 1].copy()
+
+
+def load_build(store: Store, threshold: float, embedder: str) -> Build | None:
+    """The saved unfinished density count for this threshold and embedder."""
+    row = store.db.execute(
+        "SELECT ids, counts, next_row, pair_firsts, pair_seconds FROM density_build"
+        " WHERE threshold = ? AND embedder = ?",
+        (threshold, embedder),
+    ).fetchone()
+    if row is None:
+        return None
+    ids, counts = _int64s(row[0]), _int64s(row[1])
+    if len(ids) != len(counts):
+        return None
+    pairs = None if row[3] is None else (_int64s(row[3]), _int64s(row[4]))
+    return Build(ids, counts, int(row[2]), pairs)
+
+
+def save_build(store: Store, build: Build, threshold: float, embedder: str) -> None:
+    firsts, seconds = build.pairs if build.pairs is not None else (None, None)
+    store.db.execute(
+        "INSERT OR REPLACE INTO density_build (id, threshold, embedder, next_row, ids, counts, pair_firsts,"
+        " pair_seconds) VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            threshold,
+            embedder,
+            build.next_row,
+            _blob(build.ids),
+            _blob(build.counts),
+            None if firsts is None else _blob(firsts),
+            None if seconds is None else _blob(seconds),
+        ),
+    )
+
+
+def _int64s(blob: bytes) -> Ids:
+    return np.frombuffer(blob, dtype="<i8").astype(np.int64)
+
+
+def _blob(values: npt.NDArray[np.int64]) -> bytes:
+    return values.astype("<i8").tobytes()
+
+
+def discard_build(store: Store) -> None:
+    store.db.execute("DELETE FROM density_build")
 
 
 def retired_embeddings(store: Store) -> dict[int, tuple[str, bytes]]:
@@ -72,7 +124,7 @@ def stored_embeddings(store: Store, ids: Sequence[int]) -> dict[int, tuple[str, 
 
 def write_density(
     store: Store,
-    set_counts: Sequence[tuple[int, int]],
+    set_counts: Iterable[tuple[int, int]],
     drop: Sequence[int],
     retired: Sequence[int],
     replace_all: bool = False,
@@ -84,7 +136,7 @@ def write_density(
     store.db.executemany(
         "INSERT INTO entry_density (entry_id, neighbours) VALUES (?, ?)"
         " ON CONFLICT (entry_id) DO UPDATE SET neighbours = excluded.neighbours",
-        [(int(i), int(n)) for i, n in set_counts],
+        set_counts,
     )
     store.db.executemany("DELETE FROM density_retired WHERE entry_id = ?", [(int(i),) for i in retired])
 
