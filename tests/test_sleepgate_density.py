@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from memory_sleep.config import ForgettingConfig
 from memory_sleep.sidecar.store import Store
 from memory_sleep.sidecar.vectors import VectorIndex
-from memory_sleep.sleepgate import build, clusters, density, pairs
+from memory_sleep.sleepgate import build, clusters, density, forget, pairs, state
 
 from .sleepgate_helpers import DIM, EMBEDDER, NOW, entry, store_with, unit
 
@@ -187,3 +188,24 @@ def test_clusters_from_a_rebuilds_pairs_match_clusters_counted_afresh() -> None:
         index, candidates, result.counts, retention, THRESHOLD, result.pairs
     )
     assert afresh and afresh == looked_up
+
+
+def test_a_pass_without_a_budget_finishes_the_build_in_saved_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pairs, "ROW_BLOCK", 8)
+    monkeypatch.setattr(forget, "CHECKPOINT_SECS", 0.0)  # one row block per slice
+    saves: list[int] = []
+    save_build = state.save_build
+    monkeypatch.setattr(
+        state, "save_build", lambda store, b, *rest: (saves.append(b.next_row), save_build(store, b, *rest))
+    )
+    store, _ = store_with(clustered(40, 8))
+    index = VectorIndex.from_store(store, DIM)
+    settings = ForgettingConfig(min_entries=0)
+    scheduled = forget.run_pass(store, index, settings, EMBEDDER, NOW, rebuild_budget_secs=1e-9)
+    assert scheduled.skipped is not None and "being built" in scheduled.skipped
+    report = forget.run_pass(store, index, settings, EMBEDDER, NOW + 1)
+    assert report.skipped is None and report.density_mode == "rebuilt"
+    assert saves == [8, 16, 24, 32]  # progress saved after every slice but the last
+    live_ids, full, _ = exact_counts(store)  # after the pass's removals
+    assert report.forgotten > 0
+    assert [stored_counts(store)[int(i)] for i in live_ids] == list(full)
