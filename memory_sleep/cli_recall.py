@@ -71,15 +71,19 @@ def recall(
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @_handle_errors
 def stats(workspace: Path, as_json: bool) -> None:
-    """Show what the vector sidecar holds: entries, soft-deleted, by source and scope, queries, size."""
+    """Show what the vector sidecar holds: entries, soft-deleted, by source and scope, queries, size,
+    and the state of forgetting (last pass, density counts)."""
     from .sidecar import display, open_sidecar
+    from .sleepgate import display as forgetting_display
+    from .sleepgate import state as forgetting_state
 
     with open_sidecar(workspace) as sidecar:
         report = sidecar.stats()
+        forgetting = forgetting_state.status(sidecar.store)
     if as_json:
-        click.echo(json.dumps(report, indent=2))
+        click.echo(json.dumps({**report, "forgetting": forgetting}, indent=2))
         return
-    click.echo("\n".join(display.stats_lines(report)))
+    click.echo("\n".join([*display.stats_lines(report), forgetting_display.status_line(forgetting)]))
 
 
 @main.command(context_settings=CONTEXT)

@@ -203,6 +203,8 @@ def test_a_pass_without_a_budget_finishes_the_build_in_saved_slices(monkeypatch:
     settings = ForgettingConfig(min_entries=0)
     scheduled = forget.run_pass(store, index, settings, EMBEDDER, NOW, rebuild_budget_secs=1e-9)
     assert scheduled.skipped is not None and "being built" in scheduled.skipped
+    building = state.status(store)["density"]
+    assert building == {"state": "building", "progress": pytest.approx(1 - (1 - 8 / 40) ** 2)}
     report = forget.run_pass(store, index, settings, EMBEDDER, NOW + 1)
     assert report.skipped is None and report.density_mode == "rebuilt"
     assert saves == [8, 16, 24, 32]  # progress saved after every slice but the last

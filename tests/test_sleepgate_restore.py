@@ -115,7 +115,12 @@ def test_forget_and_restore_cli(tmp_path: Path) -> None:
     assert report["forgotten"] > 0
     assert {v["verdict"] for v in report["verdicts"]} <= {"kept", "load-bearing", "forgotten"}
     stats = runner.invoke(main, ["stats", str(folder), "--json"])
-    assert json.loads(stats.output)["soft_deleted_by_reason"]["forgotten"] == report["forgotten"]
+    shown = json.loads(stats.output)
+    assert shown["soft_deleted_by_reason"]["forgotten"] == report["forgotten"]
+    assert shown["forgetting"]["last_pass"]["id"] == report["pass_id"]
+    assert shown["forgetting"]["density"]["state"] == "counted"
+    plain = runner.invoke(main, ["stats", str(folder)])
+    assert f"Forgetting: last pass {report['pass_id']}" in plain.output, plain.output
     back = runner.invoke(main, ["restore", "-w", str(folder), "--pass", report["pass_id"]])
     assert back.exit_code == 0, back.output
     assert f"Restored {report['forgotten']} entries" in back.output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from .forget import PassReport
 from .restore import RestoreReport
 
@@ -66,3 +68,21 @@ def restore_lines(report: RestoreReport, dry_run: bool) -> list[str]:
 def _ids(ids: list[int]) -> str:
     shown = ", ".join(str(i) for i in ids[:20])
     return shown + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
+
+
+def status_line(status: dict[str, object]) -> str:
+    """One line for `stats`: the last pass and the density counts' state."""
+    last = status["last_pass"]
+    density = status["density"]
+    assert isinstance(density, dict)
+    if density["state"] == "building":
+        counts = f"density counts being built ({float(density['progress']):.0%} done)"
+    elif density["state"] == "counted":
+        counts = f"density counted for {density['entries']} entries"
+    else:
+        counts = "density not counted yet"
+    if not isinstance(last, dict):
+        return f"Forgetting: no pass yet; {counts}"
+    when = datetime.fromtimestamp(float(last["started_at"]), UTC).isoformat(timespec="seconds")
+    outcome = f"skipped: {last['skipped']}" if last["skipped"] else f"{last['forgotten']} forgotten"
+    return f"Forgetting: last pass {last['id']} at {when} ({outcome}); {counts}"

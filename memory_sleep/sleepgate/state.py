@@ -242,3 +242,32 @@ def forgotten_ids(
 
 def pass_exists(store: Store, pass_id: str) -> bool:
     return store.db.execute("SELECT 1 FROM forgetting_passes WHERE id = ?", (pass_id,)).fetchone() is not None
+
+
+def status(store: Store) -> dict[str, object]:
+    """For `stats`: the last real pass, and how far the density counts are (counted, or a build's
+    share of pairs done, or none yet)."""
+    last = store.db.execute(
+        "SELECT id, started_at, forgotten, load_bearing, skipped FROM forgetting_passes WHERE dry_run = 0"
+        " ORDER BY started_at DESC LIMIT 1"
+    ).fetchone()
+    build = store.db.execute("SELECT next_row, length(ids) / 8 FROM density_build").fetchone()
+    counted = store.db.execute("SELECT count(*) FROM entry_density").fetchone()[0]
+    if build is not None and build[1]:
+        density: dict[str, object] = {"state": "building", "progress": 1 - (1 - build[0] / build[1]) ** 2}
+    elif counted:
+        density = {"state": "counted", "entries": counted, "threshold": store.meta("density_threshold")}
+    else:
+        density = {"state": "none"}
+    return {
+        "last_pass": None
+        if last is None
+        else {
+            "id": last[0],
+            "started_at": last[1],
+            "forgotten": last[2],
+            "load_bearing": last[3],
+            "skipped": last[4],
+        },
+        "density": density,
+    }
