@@ -384,6 +384,11 @@ def _read_bytes(path: Path) -> bytes | None:
         return path.read_bytes()
     except FileNotFoundError:
         return None
+    except IsADirectoryError:
+        raise WorkspaceError(
+            f"{path}: is a folder, where memory-sleep keeps a file of that name. Nothing was changed. "
+            "Rename or move the folder, then run again."
+        ) from None
 
 
 def _decode_memory(raw: bytes | None) -> str:

@@ -208,6 +208,27 @@ def test_a_link_to_outside_is_never_written_through(
         assert json.loads(log)["status"] == "failed" and message in json.loads(log)["error"]
 
 
+@pytest.mark.parametrize(
+    "where", ["MEMORY.md", "memory/archive.md", "memory/briefing.md", "memory/weekly/2026-W44.md"]
+)
+def test_a_folder_named_like_a_tool_file_stops_the_run_with_a_clear_message(
+    fixture_workspace: Path, where: str
+) -> None:
+    target = fixture_workspace / where
+    if target.exists():
+        target.unlink()
+    target.mkdir(parents=True)
+    (target / "kept.txt").write_text("the user's own file\n")
+    before = snapshot_tree(fixture_workspace)
+    code, output = _cli_run(fixture_workspace)
+    assert code == 1
+    assert f"Error: {target}: is a folder, where memory-sleep keeps a file of that name." in output, output
+    assert "Rename or move the folder" in output and "unexpected" not in output
+    after = snapshot_tree(fixture_workspace)
+    after.pop("memory/sleep-log.json", None)  # a failed run leaves its record, nothing else
+    assert after == {k: v for k, v in before.items() if k != "memory/sleep-log.json"}
+
+
 @pytest.mark.parametrize("variant", ["crlf", "bom", "bom+crlf"])
 def test_memory_md_line_endings_and_bom_are_preserved(fixture_workspace: Path, variant: str) -> None:
     path = fixture_workspace / "MEMORY.md"
