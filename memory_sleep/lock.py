@@ -13,16 +13,13 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from .errors import LockedError, WorkspaceError
+from .workspace import refuse_linked_folders
 
 
 @contextmanager
 def workspace_lock(state_dir: Path, timeout: float) -> Iterator[None]:
     """Hold the workspace lock; wait up to `timeout` seconds, then fail naming the holder."""
-    for folder in (state_dir.parent, state_dir):
-        if folder.is_symlink():
-            raise WorkspaceError(
-                f"{folder}: is a link; memory-sleep never writes through links. Replace it with a folder."
-            )
+    refuse_linked_folders(state_dir.parent, state_dir)
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:

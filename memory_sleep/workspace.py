@@ -63,9 +63,23 @@ class Workspace:
     def state_dir(self) -> Path:
         return self.notes_dir / ".sleep"
 
+    def check_state_dir(self) -> Path:
+        """memory/.sleep, after refusing a memory/ or memory/.sleep that is a link (nothing is ever
+        written through one)."""
+        refuse_linked_folders(self.notes_dir, self.state_dir)
+        return self.state_dir
+
     def relative(self, path: Path) -> str:
         """The workspace-relative POSIX path of `path`, as shown to users and stored in state."""
         return path.relative_to(self.root).as_posix()
+
+
+def refuse_linked_folders(*folders: Path) -> None:
+    for folder in folders:
+        if folder.is_symlink():
+            raise WorkspaceError(
+                f"{folder}: is a link; memory-sleep never writes through links. Replace it with a folder."
+            )
 
 
 @dataclass(frozen=True)

@@ -209,6 +209,27 @@ def test_a_link_to_outside_is_never_written_through(
 
 
 @pytest.mark.parametrize(
+    "command",
+    [["index"], ["recall", "database"], ["stats"], ["forget"], ["restore", "--since", "2026-11-01"]],
+)
+def test_sidecar_commands_never_write_through_a_linked_state_folder(
+    fixture_workspace: Path, tmp_path: Path, command: list[str]
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (fixture_workspace / "memory" / ".sleep").symlink_to(outside)
+    arguments = (
+        [*command, str(fixture_workspace)]
+        if command[0] != "restore"
+        else [*command, "-w", str(fixture_workspace)]
+    )
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 1, result.output
+    assert "memory/.sleep: is a link; memory-sleep never writes through links." in result.output
+    assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize(
     "where", ["MEMORY.md", "memory/archive.md", "memory/briefing.md", "memory/weekly/2026-W44.md"]
 )
 def test_a_folder_named_like_a_tool_file_stops_the_run_with_a_clear_message(

@@ -150,7 +150,7 @@ def open_sidecar(
     """Open the sidecar of the workspace in `folder` (memory/.sleep/sidecar.db), creating it if needed."""
     workspace = Workspace.open(Path(folder))
     settings = config or load_config(workspace.config_file)
-    store = Store.open(workspace.state_dir / DB_NAME)
+    store = Store.open(workspace.check_state_dir() / DB_NAME)
     return Sidecar(
         store,
         embedder or build_embedder(settings.sidecar),
