@@ -94,6 +94,11 @@ _OLD_VALUE = re.compile(
     r"|[,;]\s*(?:was|before:|old:)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
     re.I,
 )
+_GONE = re.compile(
+    r"\s+(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|dead|retired|deprecated|removed|"
+    r"decommissioned|shut down|turned off|obsolete)\b.*$",
+    re.I,
+)
 _LOOKS_LIKE_VALUE = re.compile(r"[\dA-Z@#/:]")
 _PLAIN_VALUE = re.compile(r"v?[\d.,:/-]+[a-z%]{0,3}")
 _NUMBER = re.compile(r"(?<![\w.:/@#$€£-])\d+(?![\w.:/%-])")
@@ -136,6 +141,7 @@ def replaced_values(text: str) -> tuple[str, ...]:
         value = next(group for group in match.groups() if group)
         if match.group("not") and not _LOOKS_LIKE_VALUE.search(value):
             continue  # "not one of the cert-manager ones", "must not change": no value named
+        value = _GONE.sub("", value)  # "(old one https://... is gone)": the value, not its fate
         words = value.strip(" `*'\".:").split()
         # "the `REQUEST_TIMEOUT_S` 4" before an arrow: the value is its last word, the rest may name it
         candidates = [" ".join(words)]
@@ -165,6 +171,43 @@ def current_claim(text: str) -> str:
     return _SUPERSEDED_VALUE.sub(" ", without_history(text))
 
 
+_KEYED = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
+_NAMED_NUMBER = r"(?:(?-i:\b[A-Z][\w.+#-]*)\s+)?"  # "Postgres 15", "Go 1.22"
+_SAME_WORDING = 0.5
+
+
+def changed_value(new: str, old: str) -> str | None:
+    """The value of `old` that `new` replaces, when the change is one of value: the old value of the
+    same key ("Port: 5432" then "Port: 8000"), else the old value of the one kind of value that changed
+    ("listens on 5432" then "listens on 8000"), a number with the name before it ("Postgres 15").
+    None when the two differ in more than one value: then the change is the whole statement."""
+    old = without_history(old)
+    claim = current_claim(old)
+    named = [value for value in replaced_values(new) if mentions_value(claim, value)]
+    if named:
+        return named[0]  # "got a new IP: 10.6.205.72 (was 10.5.150.121)"
+    new_key, old_key = _KEYED.match(without_history(new)), _KEYED.match(old)
+    if new_key and old_key and tokens(new_key.group(1)) == tokens(old_key.group(1)):
+        return old_key.group(2).strip() if len(old_key.group(2)) <= 60 else None
+    old_values, new_values = typed_values(claim), typed_values(current_claim(new))
+    changed = [
+        kind
+        for kind in old_values.keys() & new_values.keys()
+        if old_values[kind].isdisjoint(new_values[kind])
+    ]
+    if len(changed) != 1 or len(old_values[changed[0]]) != 1:
+        return None
+    (value,) = old_values[changed[0]]
+    prefix = _NAMED_NUMBER if changed[0] in ("number", "version") else ""
+    found = re.search(prefix + r"(?<![\w.])" + re.escape(value) + r"(?![\w]|\.\d)", old, re.IGNORECASE)
+    if found is None:
+        return None
+    rest_old, rest_new = tokens(old.replace(found.group(0), " ")), tokens(current_claim(new))
+    if len(rest_old & rest_new) < _SAME_WORDING * len(rest_old | rest_new):
+        return None  # other words changed too ("Scope of v0.8.4: the dashboard" then "of v0.8.5: billing")
+    return found.group(0).strip()
+
+
 IDENTITY_KINDS = frozenset({"email", "url", "ip", "host", "channel", "handle"})
 
 
@@ -175,12 +218,27 @@ def values_conflict(a: str, b: str, kinds: frozenset[str] | None = None) -> bool
     return any(values_a[kind].isdisjoint(values_b[kind]) for kind in shared)
 
 
+def measure_alike(a: str, b: str) -> bool:
+    """Their bare numbers may measure the same thing: the words beside them ("Python 3.13", "v0.2.4 will
+    ship") are not all different. Without such words either way, nothing says they differ."""
+    words_a, words_b = number_words(a), number_words(b)
+    return not (words_a and words_b) or bool(words_a & words_b)
+
+
+def people_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """Each names someone the other does not ("Wayne Corp contact: Aisha" and "Kenji is Wayne Corp's
+    CTO"): two people of one company, not one person's new address. Give it the statements' subjects
+    (first clauses): reasons name people too ("...; agreed with Wei")."""
+    names_a, names_b = names(a, ignore), names(b, ignore)
+    return bool(names_a - names_b) and bool(names_b - names_a)
+
+
 def shared_values(a: str, b: str) -> int:
     values_a, values_b = typed_values(a), typed_values(b)
     return sum(len(values_a[kind] & values_b[kind]) for kind in values_a.keys() & values_b.keys())
 
 
-_NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
+_WORD = re.compile(r"\b[^\W\d_]{3,}\b")
 _BARE_NUMBER = re.compile(r"v?\d+(?:[.,]\d+){0,2}")  # not an IP address
 _UNITS_OF_TIME = frozenset(["ms", "s", "sec", "min", "minutes", "h", "hours", "days", "weeks", "months"])
 
@@ -203,7 +261,9 @@ def number_words(text: str) -> frozenset[str]:
 
 def names(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
     """Capitalised words (people, customers, tools), lower-cased, less those in `ignore` (project names)."""
-    found = frozenset(word.lower() for word in _NAME.findall(text)) & tokens(text)  # "The" is no name
+    titled = (word for word in _WORD.findall(text) if word[0].isupper() and word[1:].islower())  # "Lucía"
+    words = tokens(text)  # "The" is no name; tokens() holds ASCII words only
+    found = frozenset(word.lower() for word in titled if not word.isascii() or word.lower() in words)
     return found - ignore - NOT_SUBJECT
 
 

@@ -1,4 +1,4 @@
-"""Offline REM decisions on absences, lessons told again and rescheduled decisions."""
+"""Offline REM decisions on absences, lessons told again, rescheduled decisions and what is no change."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def _decide(
     entry: str, new: str, category: Category = "fact", section: str = "Facts", topic: str | None = None
 ) -> Operation:
     item = note_item(new)
-    known = EntryView(ref="E1", section=section, topic=None, text=entry, day=date(2026, 11, 1))
+    known = EntryView(ref="E1", section=section, topic=topic, text=entry, day=date(2026, 11, 1))
     return OfflineIntegrator().integrate([KeptItem(item=item, category=category, topic=topic)], [known])[0]
 
 
@@ -98,3 +98,58 @@ def test_not_followed_by_a_plain_word_names_no_old_value() -> None:
         "People",
     )
     assert operation.op == "add"
+
+
+def test_a_value_said_to_be_gone_is_the_value_alone() -> None:
+    text = "New ingest dashboard at https://grafana.example.net/d/d9b/ingest (old one https://grafana.example.net/d/283/ingest is gone)"
+    assert matching.replaced_values(text) == ("https://grafana.example.net/d/283/ingest",)
+
+
+def test_another_link_on_the_same_host_is_no_repeat() -> None:
+    operation = _decide(
+        "Beacon exporter dashboard: https://grafana.example.net/d/22d4546/beacon-exporter",
+        "New Nimbus ingest dashboard at https://grafana.example.net/d/d9be78b/nimbus-ingest",
+    )
+    assert operation.op == "add"
+
+
+def test_a_decision_does_not_replace_a_fact_about_another_kind_of_thing() -> None:
+    operation = _decide(
+        "Correction: Meridian exporter listens on 8000, not 5432 as I noted earlier",
+        "Decision: Going with Yuki's proposal for the Meridian exporter retry policy (exponential, max 45 tries)",
+        "decision",
+        topic="Meridian",
+    )
+    assert operation.op == "add"
+
+
+def test_numbers_beside_other_words_measure_other_things() -> None:
+    assert _decide("Harbor needs Python 3.13", "Harbor v0.2.4 will ship SSO").op == "add"
+    assert _decide("Harbor needs Python 3.13", "Harbor needs Python 3.14").op == "supersede"
+
+
+def test_a_new_contact_at_the_same_company_is_not_a_new_address_of_another() -> None:
+    lucia = _decide(
+        "Sofia from Wayne Corp has a new address: sofia.a@waynecorp.example",
+        "Wayne Corp contact: Lucía (procurement), luca@waynecorp.example",
+        "relationship",
+        "People",
+    )
+    aisha = _decide(
+        "Kenji is Wayne Corp's CTO; email kenji@waynecorp-group.example",
+        "Wayne Corp contact: Aisha (data protection officer), aisha@waynecorp.example",
+        "relationship",
+        "People",
+    )
+    sofia = _decide(
+        "Sofia is Wayne Corp's VP engineering; email sofia@waynecorp-mail.example",
+        "Sofia from Wayne Corp has a new address: sofia.a@waynecorp.example",
+        "relationship",
+        "People",
+    )
+    assert (lucia.op, aisha.op, sofia.op) == ("add", "add", "supersede")
+
+
+def test_a_hosts_address_is_one_subject_however_it_is_said() -> None:
+    operation = _decide("ovh-gra-07 resolves to 10.9.24.84 internally", "ovh-gra-07 IP: 10.9.86.105")
+    assert (operation.op, operation.target) == ("supersede", "E1")

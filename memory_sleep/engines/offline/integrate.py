@@ -28,7 +28,8 @@ _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
 # verbs that join a project to what it runs or uses ("Nimbus runs on Node 18"): not what it is about
 _RESCHEDULED = 0.6
 _RESCHEDULED_WORDS = 4
-_PERSONAL = frozenset(["email", "handle"])  # a person's new address replaces the old one
+_PERSONAL = frozenset(["email", "handle"])
+_LINKS = frozenset(["url"])  # a person's new address replaces the old one
 _VERBS = frozenset(["runs", "run", "uses", "use", "got", "has", "have", "is", "are", "now", "moved", "lives"])
 _CLAUSE_END = re.compile(r"(?:(?<!\d)\.|;)\s|\s[—–]\s|\s-\s")
 _LABELS = frozenset(
@@ -261,14 +262,19 @@ def _contradicted(
         ):
             return candidate
         other = _about(candidate.text, projects)
-        same = _same_subject(own_subject, other, text, candidate.text)
+        same = _same_subject(own_subject, other, text, candidate.text) and not (
+            matching.people_differ(_first_clause(text), _first_clause(candidate.text), projects)
+            or (kept.category == "decision" and candidate.section != "Decisions")  # a port is no policy
+        )
         if same and _new_value(text, candidate.text, own_subject == other):
             score = 1.0 + jaccard(own_subject, other)
             if score > best_score:
                 best, best_score = candidate, score
             continue
-        if matching.same_named_thing(text, candidate.text, projects) and matching.values_conflict(
-            text, candidate.text, _PERSONAL
+        if (
+            matching.same_named_thing(text, candidate.text, projects)
+            and not matching.people_differ(_first_clause(text), _first_clause(candidate.text), projects)
+            and matching.values_conflict(text, candidate.text, _PERSONAL)
         ):
             return candidate  # "Noah ... has a new address: noah.z@..." after "contact: Noah, noah@..."
         own_values = matching.typed_values(_first_clause(text))
@@ -353,8 +359,13 @@ def _may_be_same(text: str, other: str, projects: frozenset[str]) -> bool:
 
 
 def _new_value(text: str, other: str, identical_subject: bool) -> bool:
-    """A value of the same kind differs, and the two are not separate dated events."""
-    return not _separate_events(text, other, identical_subject) and matching.values_conflict(text, other)
+    """A value of the same kind differs (bare numbers only if they may measure the same thing: not
+    "Python 3.13" and "v0.2.4 will ship"), and the two are not separate dated events."""
+    if _separate_events(text, other, identical_subject):
+        return False
+    own, theirs = matching.typed_values(text), matching.typed_values(other)
+    changed = {kind for kind in own.keys() & theirs.keys() if own[kind].isdisjoint(theirs[kind])}
+    return bool(changed - {"number", "version"}) or (bool(changed) and matching.measure_alike(text, other))
 
 
 def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
@@ -406,7 +417,11 @@ def _informative(words: frozenset[str]) -> frozenset[str]:
 
 
 def _restates(a: str, b: str, word_similarity: float) -> bool:
-    """Both name the same host, URL or identifier, and either the wording or more values agree."""
+    """Both name the same host, URL or identifier, and either the wording or more values agree; two
+    different URLs on one host ("grafana.example.net/d/22d4546", ".../d9be78b") are two things."""
+    a, b = matching.current_claim(a), matching.current_claim(b)
+    if matching.values_conflict(a, b, _LINKS):
+        return False
     shared = set(_VALUE.findall(a.lower())) & set(_VALUE.findall(b.lower()))
     distinctive = any(len(value) >= 6 and any(ch.isalpha() for ch in value) for value in shared)
     return distinctive and (word_similarity >= _RESTATED or len(shared) >= 2)
