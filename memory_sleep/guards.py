@@ -5,15 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 
-from . import routine
+from . import matching, routine
 from .archive import ArchiveRecord
 from .errors import GuardError
 from .memory_doc import Entry, MemoryDocument
 
 _NEVER_TRIM = frozenset({"Lessons"})
 _TRIM_ORDER = {"Action items": 0, "Facts": 1, "Decisions": 2}  # on the same day, actions go first
-_ROUTINE_PENALTY = timedelta(days=365)
+_FINISHED_PENALTY = timedelta(days=365)
 _CURRENT_BONUS = timedelta(days=14)
+_HISTORY_BONUS = timedelta(days=60)
+_NO_TRIM_PAST = frozenset({"Action items"})  # an overdue action is still open
 
 
 def removal_allowance(entries_before: int, share: float) -> int:
@@ -37,17 +39,23 @@ def check_removals(before: Sequence[Entry], document: MemoryDocument, share: flo
 
 
 def trim_to_size(
-    document: MemoryDocument, limit: int, budget: int, today: date, last_used: Callable[[Entry], date]
+    document: MemoryDocument,
+    limit: int,
+    budget: int,
+    today: date,
+    last_used: Callable[[Entry], date],
+    finished_projects: frozenset[str] = frozenset(),
 ) -> list[ArchiveRecord]:
     """Archive entries until MEMORY.md fits `limit` bytes, those of least use first: by the day an entry
-    was last written or referenced, moved back for a routine reading (no durable fact) and forward for a
-    decision, a person or a fact that replaced an older one; lessons are never trimmed. GuardError if
-    the budget runs out first."""
+    was last written or referenced, moved back a year for finished business (a routine reading, a
+    finished project, an event whose dates are all past), forward two weeks for a decision and two months
+    for a fact whose value changed (people keep it up to date); lessons are never trimmed. GuardError
+    if the budget runs out first."""
     records: list[ArchiveRecord] = []
     candidates = sorted(
         (
             (
-                last_used(entry) + _worth(section.title, entry),
+                last_used(entry) + _worth(section.title, entry, today, finished_projects),
                 _TRIM_ORDER.get(section.title, 1),
                 section.title,
                 entry,
@@ -72,14 +80,31 @@ def trim_to_size(
     return records
 
 
-def _worth(section: str, entry: Entry) -> timedelta:
-    """How much longer than its age an entry deserves its place: a routine reading none, a decision or
-    a person or a changed fact (it carries "(previously: ...)") two weeks more."""
-    if routine.is_reading(entry.text) or routine.is_stack_trace(entry.text):
-        return -_ROUTINE_PENALTY
-    if section == "Decisions" or "(previously: " in entry.text:
+def _worth(section: str, entry: Entry, today: date, finished_projects: frozenset[str]) -> timedelta:
+    """How much longer than its age an entry deserves its place."""
+    if (
+        routine.is_reading(entry.text)
+        or routine.is_stack_trace(entry.text)
+        or (entry.topic in finished_projects and section != "People")  # people outlive projects
+        or (section not in _NO_TRIM_PAST and _past_event(entry.text, today))
+    ):
+        return -_FINISHED_PENALTY
+    if has_history(entry.text):
+        return _HISTORY_BONUS
+    if section == "Decisions":
         return _CURRENT_BONUS
     return timedelta()
+
+
+def has_history(text: str) -> bool:
+    """The entry replaced an older value: REM noted it ("(previously: ...)") or the note named it ("(was 5432)")."""
+    return "(previously: " in text or bool(matching.replaced_values(text))
+
+
+def _past_event(text: str, today: date) -> bool:
+    """Every date the entry names is over: an event that happened, not a fact that holds."""
+    days = matching.typed_values(matching.current_claim(text)).get("date", frozenset())
+    return bool(days) and all(day < today.isoformat() for day in days)
 
 
 def _size(document: MemoryDocument) -> int:

@@ -285,7 +285,14 @@ class _Planner:
                 f"{swept.deferred} stale entries left for a later run (max_removal_share {self.config.max_removal_share:.0%})."
             )
         limit = max(self.config.memory_max_bytes, self.memory_bytes_before)
-        trimmed = guards.trim_to_size(document, limit, budget - len(swept.archived), today, self._last_used)
+        trimmed = guards.trim_to_size(
+            document,
+            limit,
+            budget - len(swept.archived),
+            today,
+            self._last_used,
+            frozenset(summaries.finished),
+        )
         self.archived.extend(trimmed)
         guards.check_removals(entries_before, document, self.config.max_removal_share)
         present = {}

@@ -82,7 +82,7 @@ def test_supersede_archives_the_old_text_and_notes_the_change() -> None:
         [Operation(item_id="i1", op="supersede", target="E1", text="Alpha runs on port 9090")]
     )
     result = rem.integrate([_kept("- Alpha moved to port 9090")], document, scripted, date(2026, 11, 21), 20)
-    assert "- Alpha runs on port 9090 (previously: Alpha runs on port 8080) (2026-11-20)" in document.render()
+    assert "- Alpha runs on port 9090 (previously: 8080) (2026-11-20)" in document.render()
     assert [record.entry for record in result.archived] == ["- Alpha runs on port 8080 (2026-11-01)"]
     assert "superseded by memory/2026-11-20.md:3" in result.archived[0].reason
 
@@ -259,4 +259,65 @@ def test_trimming_takes_routine_readings_first_and_keeps_decisions_and_changed_f
     assert [r.entry for r in records] == [
         "- Build: #3,107 green (7m34s) (2026-11-10)",
         "- Alpha runs on port 8080 (2026-11-01)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "noted"),
+    [
+        ("Alpha runs on port 8080", "Alpha runs on port 9090", "Alpha runs on port 9090 (previously: 8080)"),
+        (
+            "Alpha needs Postgres 15",
+            "Alpha needs Postgres 16",
+            "Alpha needs Postgres 16 (previously: Postgres 15)",
+        ),
+        ("Alpha owner: Maya", "Alpha owner: Tom", "Alpha owner: Tom (previously: Maya)"),
+        (
+            "Alpha IP is 10.0.0.1",
+            "Alpha IP is 10.0.0.2 (was 10.0.0.1)",
+            "Alpha IP is 10.0.0.2 (was 10.0.0.1)",
+        ),
+        (
+            "Scope of Alpha 1.2: the new dashboard",
+            "Scope of Alpha 1.3: billing",
+            "Scope of Alpha 1.3: billing (previously: Scope of Alpha 1.2: the new dashboard)",
+        ),
+    ],
+)
+def test_a_supersede_notes_the_old_value_alone_when_only_a_value_changed(
+    old: str, new: str, noted: str
+) -> None:
+    document = MemoryDocument.parse(f"# MEMORY.md\n\n## Facts\n- {old} (2026-11-01)\n")
+    scripted = _Scripted([Operation(item_id="i1", op="supersede", target="E1", text=new)])
+    result = rem.integrate([_kept(f"- {new}")], document, scripted, date(2026, 11, 21), 20)
+    assert f"- {noted} (2026-11-20)" in document.render()
+    assert [record.entry for record in result.archived] == [
+        f"- {old} (2026-11-01)"
+    ]  # the archive keeps it whole
+
+
+def test_trimming_takes_finished_business_first_and_keeps_facts_people_keep_changing_longest() -> None:
+    text = (
+        "# MEMORY.md\n\n## Facts\n"
+        "- [Beta] Beta API on port 8080 (2026-11-15)\n"
+        "- Globex contract renews on 2026-11-18 (2026-11-16)\n"
+        "- Alpha runs on port 8080 (2026-11-10)\n"
+        "- Alpha DB is Postgres 16 (previously: Postgres 15) (2026-10-15)\n"
+        "\n## People\n- [Beta] Nadia is in Europe/Lisbon (2026-11-14)\n"
+        "\n## Action items\n- Renew the cert by 2026-11-19 (2026-11-16)\n"
+    )
+    document = MemoryDocument.parse(text)
+    limit = len(text.encode()) - 130  # three entries
+    records = trim_to_size(
+        document,
+        limit,
+        budget=3,
+        today=date(2026, 11, 21),
+        last_used=_written,
+        finished_projects=frozenset({"Beta"}),
+    )
+    assert [r.entry for r in records] == [
+        "- [Beta] Beta API on port 8080 (2026-11-15)",  # a finished project
+        "- Globex contract renews on 2026-11-18 (2026-11-16)",  # an event that is over
+        "- Alpha runs on port 8080 (2026-11-10)",  # written after the changed fact, still trimmed first
     ]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from .. import matching
 from ..archive import ArchiveRecord
 from ..engines.base import Integrator
 from ..memory_doc import SECTION_FOR, Entry, MemoryDocument, Section
@@ -128,6 +129,16 @@ def _problem(
     return None
 
 
+def _noting_change(text: str, old: str) -> str:
+    """The new text with the change noted: "(previously: 5432)" when one value changed, else the old
+    statement, shortened (the archive keeps it whole); nothing more when the text already names the old
+    value ("moved to 8000 (was 5432)")."""
+    value = matching.changed_value(text, old)
+    if value is not None and value in matching.replaced_values(text):
+        return text
+    return f"{text} (previously: {value or shorten(_PREVIOUSLY.sub('', old), 80)})"
+
+
 def _apply_one(
     kept: KeptItem,
     operation: Operation,
@@ -154,7 +165,7 @@ def _apply_one(
     section_title = by_ref[operation.target][0].title
     old = target.display()
     if operation.op == "supersede":
-        text = f"{text} (previously: {shorten(_PREVIOUSLY.sub('', target.text), 80)})"
+        text = _noting_change(text, target.text)
         reason = f"superseded by {source}"
     else:
         reason = f"updated by {source}"
