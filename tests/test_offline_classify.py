@@ -47,3 +47,16 @@ def test_routine_readings_are_discarded(text: str) -> None:
 )
 def test_facts_lessons_and_actions_about_the_same_things_are_kept(text: str) -> None:
     assert _classify(text).verdict == "KEEP"
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("- Meridian reports got rewritten from Rust 1.79 to Go 1.22", "fact"),
+        ("- Meridian backups retention changed 7 days → 365 days", "fact"),
+        ("11:12 Meridian leaves Sentry + Uptime Kuma for Honeycomb; nobody wants to own it", "decision"),
+    ],
+)
+def test_a_change_of_value_or_vendor_is_kept(text: str, category: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", category)

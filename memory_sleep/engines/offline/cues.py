@@ -132,6 +132,7 @@ DECISION = _words(
     r"\bdecision\b",
     r"\bwe(?:'ll| will) (?:go with|use|stick with|keep)\b",
     r"\bgoing with\b",
+    r"(?-i:\bleaves [A-Z][^;.]{0,40} for [A-Z])",  # "Sable leaves Sentry for Honeycomb": a vendor change
     r"\b(?:chose|choose|chosen)\b",
     r"\bagreed\b",
     r"\bsettled on\b",
@@ -337,6 +338,9 @@ FACT = _words(
     r"\bflag\b.{0,40}\b(?:is )?(?:on|off|enabled|disabled)\b",
     r"\b(?:quote|contract|invoice|price|budget)\b.{0,30}[$€£]\s?\d",
     r"\bcorrection\s*:",
+    # a value that changed: "retention changed 7 days → 365 days", "got rewritten from Rust to Go"
+    r"\b(?:changed|rewritten|bumped|upgraded|downgraded|raised|lowered|increased|reduced)\b.{0,40}"
+    r"(?:\bfrom\b.{1,40}\bto\b|→|->)",
     r"\b[\w.-]+\.(?:internal|local|com|io|net|org|dev|app)(?::\d+)?\b",
     r"\bport \d+\b",
     r"https?://",
