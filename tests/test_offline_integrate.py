@@ -153,3 +153,16 @@ def test_a_new_contact_at_the_same_company_is_not_a_new_address_of_another() -> 
 def test_a_hosts_address_is_one_subject_however_it_is_said() -> None:
     operation = _decide("ovh-gra-07 resolves to 10.9.24.84 internally", "ovh-gra-07 IP: 10.9.86.105")
     assert (operation.op, operation.target) == ("supersede", "E1")
+
+
+def test_a_release_is_what_a_statement_is_about() -> None:
+    other_release = _decide(
+        "Scope of Harbor v0.15.3: the new export flow plus bugfixes",
+        "Scope of Harbor v0.16.7: usage-based billing plus bugfixes",
+        topic="Harbor",
+    )
+    new_scope = _decide(
+        "Harbor v0.6.5 will ship audit log v2", "Harbor v0.6.5: the rebuilt dashboard", topic="Harbor"
+    )
+    assert other_release.op == "add"
+    assert (new_scope.op, new_scope.target) == ("supersede", "E1")

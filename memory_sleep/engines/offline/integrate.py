@@ -29,7 +29,8 @@ _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
 _RESCHEDULED = 0.6
 _RESCHEDULED_WORDS = 4
 _PERSONAL = frozenset(["email", "handle"])
-_LINKS = frozenset(["url"])  # a person's new address replaces the old one
+_LINKS = frozenset(["url"])
+_RELEASE = re.compile(r"\bv\d+\.\d+(?:\.\d+)?\b")  # a person's new address replaces the old one
 _VERBS = frozenset(["runs", "run", "uses", "use", "got", "has", "have", "is", "are", "now", "moved", "lives"])
 _CLAUSE_END = re.compile(r"(?:(?<!\d)\.|;)\s|\s[—–]\s|\s-\s")
 _LABELS = frozenset(
@@ -254,7 +255,20 @@ def _contradicted(
     own_subject = _about(text, projects)
     first_clause = _subject_words(text) - projects
     best, best_score = None, 0.0
+    own_releases = _releases(text)
     for candidate in candidates:
+        other_releases = _releases(candidate.text)
+        if own_releases and other_releases:
+            if own_releases.isdisjoint(other_releases):
+                continue  # "Scope of v0.15.3" and "Scope of v0.16.7": two releases
+            if (
+                key is not None
+                and set(key.split()) <= own_releases
+                and _value_part(text) != _value_part(candidate.text)
+            ):
+                return (
+                    candidate  # "Harbor v0.6.5: the rebuilt dashboard" after "v0.6.5 will ship audit log v2"
+                )
         if (
             key
             and key == _subject_key(candidate.text, projects)
@@ -425,6 +439,11 @@ def _restates(a: str, b: str, word_similarity: float) -> bool:
     shared = set(_VALUE.findall(a.lower())) & set(_VALUE.findall(b.lower()))
     distinctive = any(len(value) >= 6 and any(ch.isalpha() for ch in value) for value in shared)
     return distinctive and (word_similarity >= _RESTATED or len(shared) >= 2)
+
+
+def _releases(text: str) -> frozenset[str]:
+    """The releases a statement's first clause names ("Harbor v0.6.5 will ship ..."): what it is about."""
+    return frozenset(version.lower() for version in _RELEASE.findall(_first_clause(text)))
 
 
 def _subject_key(text: str, projects: frozenset[str]) -> str | None:
