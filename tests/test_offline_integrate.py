@@ -166,3 +166,24 @@ def test_a_release_is_what_a_statement_is_about() -> None:
     )
     assert other_release.op == "add"
     assert (new_scope.op, new_scope.target) == ("supersede", "E1")
+
+
+def test_statements_naming_different_projects_never_replace_each_other() -> None:
+    entries = [
+        EntryView(
+            ref="E1",
+            section="Facts",
+            topic="Beacon",
+            text="Beacon production region: fsn1",
+            day=date(2026, 11, 1),
+        ),
+        EntryView(
+            ref="E2",
+            section="Facts",
+            topic="Meridian",
+            text="Meridian runs Postgres 16",
+            day=date(2026, 11, 1),
+        ),
+    ]
+    item = KeptItem(item=note_item("Meridian production region: ams"), category="fact", topic=None)
+    assert OfflineIntegrator().integrate([item], entries)[0].op == "add"

@@ -162,7 +162,13 @@ def _decide(
     if away is not None:
         return _absence_operation(item_id, text, away, candidates)
     candidates = [c for c in candidates if absences.absence(c.text) is None]  # events, not facts
-    comparable = [c for c in candidates if not (kept.topic and c.topic and c.topic != kept.topic)]
+    named = words & projects  # "Meridian region" is not "Beacon region", whatever the topics say
+    comparable = [
+        c
+        for c in candidates
+        if not (kept.topic and c.topic and c.topic != kept.topic)
+        and not (named and c.words & projects and named.isdisjoint(c.words))
+    ]
     scored = sorted(((similarity(words, c.words), c) for c in comparable), key=lambda pair: -pair[0])
     best_score, best = scored[0] if scored else (0.0, None)
     if kept.category == "lesson":
