@@ -189,7 +189,15 @@ def changed_value(new: str, old: str) -> str | None:
     new_key, old_key = _KEYED.match(without_history(new)), _KEYED.match(old)
     if new_key and old_key and tokens(new_key.group(1)) == tokens(old_key.group(1)):
         return old_key.group(2).strip() if len(old_key.group(2)) <= 60 else None
-    old_values, new_values = typed_values(claim), typed_values(current_claim(new))
+    value = _one_changed_value(current_claim(new), claim)
+    if value is None:  # the reasons may differ: "freeze until 2026-12-10; the vendor quote ..."
+        value = _one_changed_value(_first_clause(current_claim(new)), _first_clause(claim))
+    return value
+
+
+def _one_changed_value(new: str, old: str) -> str | None:
+    """The one value of `old` that `new` states otherwise, the rest of their words mostly alike."""
+    old_values, new_values = typed_values(old), typed_values(new)
     changed = [
         kind
         for kind in old_values.keys() & new_values.keys()
@@ -202,10 +210,14 @@ def changed_value(new: str, old: str) -> str | None:
     found = re.search(prefix + r"(?<![\w.])" + re.escape(value) + r"(?![\w]|\.\d)", old, re.IGNORECASE)
     if found is None:
         return None
-    rest_old, rest_new = tokens(old.replace(found.group(0), " ")), tokens(current_claim(new))
+    rest_old, rest_new = tokens(old.replace(found.group(0), " ")), tokens(new)
     if len(rest_old & rest_new) < _SAME_WORDING * len(rest_old | rest_new):
         return None  # other words changed too ("Scope of v0.8.4: the dashboard" then "of v0.8.5: billing")
     return found.group(0).strip()
+
+
+def _first_clause(text: str) -> str:
+    return re.split(r"(?:(?<!\d)\.|;)\s|\s[—–]\s", text, maxsplit=1)[0]
 
 
 IDENTITY_KINDS = frozenset({"email", "url", "ip", "host", "channel", "handle"})

@@ -273,6 +273,11 @@ def test_trimming_takes_routine_readings_first_and_keeps_decisions_and_changed_f
         ),
         ("Alpha owner: Maya", "Alpha owner: Tom", "Alpha owner: Tom (previously: Maya)"),
         (
+            "Alpha freezes features until 2026-12-10; the vendor quote came in too high",
+            "Alpha freezes features until 2027-01-07; legal wants the data in the EU",
+            "Alpha freezes features until 2027-01-07; legal wants the data in the EU (previously: 2026-12-10)",
+        ),
+        (
             "Alpha IP is 10.0.0.1",
             "Alpha IP is 10.0.0.2 (was 10.0.0.1)",
             "Alpha IP is 10.0.0.2 (was 10.0.0.1)",
