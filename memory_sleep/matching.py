@@ -14,7 +14,7 @@ from .text import tokens
 
 _LABEL = re.compile(
     r"^(?:(?:correction|update|decision|decided|note|fyi|fact|status|reminder|todo|lesson|til|done|new|contact|"
-    r"heads-up|heads up|blocker|news|question|idea|entscheidung|decisi[oó]n)"
+    r"heads-up|heads up|blocker|news|question|idea|entscheidung|decisi[oó]n|recap|just confirming)"
     r"(?:\s+for\s+\w+)?\s*[:—–-]\s*)+",
     re.IGNORECASE,
 )

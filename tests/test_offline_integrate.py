@@ -187,3 +187,15 @@ def test_statements_naming_different_projects_never_replace_each_other() -> None
     ]
     item = KeptItem(item=note_item("Meridian production region: ams"), category="fact", topic=None)
     assert OfflineIntegrator().integrate([item], entries)[0].op == "add"
+
+
+def test_a_lead_in_such_as_recap_is_no_key() -> None:
+    recap = _decide(
+        "Recap: lena owns Sable scheduler",
+        "Recap: Raven releases every two weeks from now on, the old setup fell over twice",
+    )
+    confirming = _decide(
+        "Just confirming: fly-ams-05 has IP 10.7.25.32",
+        "Just confirming: the Harbor reports box is aws-euc1-02",
+    )
+    assert (recap.op, confirming.op) == ("add", "add")

@@ -60,6 +60,9 @@ _LABELS = frozenset(
         "heads-up",
         "blocker",
         "news",
+        "recap",
+        "confirming",
+        "record",
     ]
 )
 
