@@ -199,3 +199,15 @@ def test_a_lead_in_such_as_recap_is_no_key() -> None:
         "Just confirming: the Harbor reports box is aws-euc1-02",
     )
     assert (recap.op, confirming.op) == ("add", "add")
+
+
+def test_a_change_of_one_job_is_no_change_of_another() -> None:
+    other_job = _decide(
+        "Sable report job runs daily at 08:30 UTC",
+        "Sable vacuum job moved to every 6 h at 21:15 UTC (was every 6 h at 16:00 UTC)",
+        topic="Sable",
+    )
+    same_job = _decide(
+        "Sable report job runs daily at 08:30 UTC", "Sable report job moved to 09:30 UTC", topic="Sable"
+    )
+    assert (other_job.op, same_job.op) == ("add", "supersede")

@@ -307,6 +307,8 @@ def _contradicted(
             continue
         if _names_differ(text, candidate.text) or _separate_events(text, candidate.text, False):
             continue  # "Nadia on leave, ping Wei instead" is no reversal of "Wei on leave"
+        if _other_things(text, candidate.text, projects):
+            continue  # "the vacuum job moved to 21:15" is no change of "the report job runs at 08:30"
         other_clause = _subject_words(candidate.text) - projects
         overlap = similarity(first_clause, other_clause)
         if len(first_clause & other_clause) >= 2 and overlap >= 0.4 and overlap > best_score:
@@ -371,6 +373,12 @@ def _names_differ(a: str, b: str) -> bool:
     names_a = matching.names(a) & matching.subject(a)
     names_b = matching.names(b) & matching.subject(b)
     return bool(names_a - names_b) and bool(names_b - names_a)
+
+
+def _other_things(text: str, other: str, projects: frozenset[str]) -> bool:
+    """Both subjects say what they are about, and each says something the other does not."""
+    own, theirs = matching.subject(text) - projects, matching.subject(other) - projects
+    return bool(own) and bool(theirs) and not (own <= theirs or theirs <= own)
 
 
 def _may_be_same(text: str, other: str, projects: frozenset[str]) -> bool:
