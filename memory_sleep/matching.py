@@ -258,17 +258,22 @@ _UNITS_OF_TIME = frozenset(["ms", "s", "sec", "min", "minutes", "h", "hours", "d
 @lru_cache(maxsize=16_384)
 def number_words(text: str) -> frozenset[str]:
     """The words next to a statement's bare numbers, which say what they measure: "4 replicas",
-    "port 5801", "Postgres 16", "16 seats" (units of time aside: "5 days" says how long, not what)."""
+    "port 5801", "Postgres 16", "16 seats", "RATE_BURST=2" (units of time aside: "5 days" says how
+    long, not what)."""
     words = current_claim(text).split()
     found: set[str] = set()
+    settings: set[str] = set()  # "RATE_BURST=2": the setting's name says what 2 is
     for index, word in enumerate(words):
+        name, equals, value = word.strip("`*()[],;:").partition("=")
+        if equals and name and _BARE_NUMBER.fullmatch(value):
+            settings.add(name.lower())
         if not _BARE_NUMBER.fullmatch(word.strip("`*()[],;:")):
             continue
         for neighbour in words[max(0, index - 1) : index] + words[index + 1 : index + 2]:
             found.update(tokens(neighbour))
     return frozenset(
         word for word in found if word.isalpha() and word not in _UNITS_OF_TIME and word not in NOT_SUBJECT
-    )
+    ) | frozenset(settings)
 
 
 def names(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:

@@ -211,3 +211,11 @@ def test_a_change_of_one_job_is_no_change_of_another() -> None:
         "Sable report job runs daily at 08:30 UTC", "Sable report job moved to 09:30 UTC", topic="Sable"
     )
     assert (other_job.op, same_job.op) == ("add", "supersede")
+
+
+def test_a_setting_is_what_its_number_measures() -> None:
+    other = _decide("Beacon runs Postgres 16", "Beacon runs with `RATE_BURST=2` in prod")
+    same = _decide(
+        "Beacon runs with `RATE_BURST=2` in prod", "Beacon runs with `RATE_BURST=8` in prod", topic="Beacon"
+    )
+    assert (other.op, same.op) == ("add", "supersede")
