@@ -22,7 +22,10 @@ Definitions (the code in quality/ is the reference):
 - Contradictions: every fact or decision with more than one value. A line of memory restates the
   keyed statement whose words it holds best (>= 60%), and states that statement's value. Resolved:
   the final value is stated as current, no older value is, and every older value that was ever
-  current in MEMORY.md is stated by a line of archive.md.
+  current in MEMORY.md is stated by a line of archive.md. Where one of DESIGN.md's rules takes the
+  final value out of MEMORY.md (its project finished; or, by the truth, no note has mentioned the
+  fact for more than stale_after_days before the last night), the final value stated in archive.md
+  counts as current. The strict share (final value in MEMORY.md itself) is shown beside it.
 - Near-duplicates: entries with another in the same section at token Jaccard >= 0.6, or
   containment >= 0.8 when the smaller has at least 3 tokens.
 - Stale: entries about a finished project (its topic, outside Lessons and People) that were still in
@@ -54,7 +57,7 @@ from quality.simulate import ENGINES, simulate
 from quality.truthdata import GroundTruth, load_truth
 from workspace_gen import DEFAULT_END, generate_workspace
 
-from memory_sleep.config import load_config
+from memory_sleep.config import Config, load_config
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -102,6 +105,7 @@ def run(args: argparse.Namespace, scratch: Path) -> tuple[Scorecard, str]:
         )
     run_dir = args.keep_run or scratch / "run"
     say = (lambda message: print(message, file=sys.stderr)) if sys.stderr.isatty() else None
+    config = load_config(args.config, required=True) if args.config else Config()
     nights, history = simulate(
         source,
         run_dir,
@@ -109,10 +113,10 @@ def run(args: argparse.Namespace, scratch: Path) -> tuple[Scorecard, str]:
         date.fromisoformat(truth["end"]),
         args.engine,
         args.nights_every,
-        config=load_config(args.config, required=True) if args.config else None,
+        config=config,
         progress=say,
     )
-    card = score(source, run_dir, truth, nights, history)
+    card = score(source, run_dir, truth, nights, history, config.stale_after_days)
     described = (
         f"{truth['days']} days {truth['start']} .. {truth['end']}, seed {truth['seed']}, "
         f"{len(truth['files'])} notes, {len(truth['items'])} items, {len(nights)} nights, engine {args.engine}"

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from difflib import SequenceMatcher
 
 from workspace_gen.truth import KeyedTruth
@@ -17,6 +19,7 @@ from .simulate import History
 from .textmatch import LineIndex, contains_value, current_text, informative_tokens
 from .truthdata import GroundTruth, ItemTruth, TruthText
 
+_NOTE_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 RETAINED_CATEGORIES = ("decision", "lesson", "relationship")
 FINDABLE = 0.6
 ABOUT = 0.6
@@ -143,6 +146,8 @@ class KeyOutcome:
     stale_current: list[str]
     unarchived: list[str]
     never_in_memory: list[str]
+    final_in_memory: bool  # strictly: stated in MEMORY.md at the end, whatever DESIGN's rules archive
+    left_by_rule: str = ""  # why DESIGN has the final value leave MEMORY.md, when it does
 
     @property
     def resolved(self) -> bool:
@@ -160,14 +165,24 @@ def _stated(index: StatementIndex, lines: Iterable[str]) -> dict[str, set[str]]:
 
 
 def contradictions(
-    outputs: Outputs, truth: GroundTruth, text: TruthText, history: History | None = None
+    outputs: Outputs,
+    truth: GroundTruth,
+    text: TruthText,
+    history: History | None = None,
+    stale_after_days: int = 30,
 ) -> list[KeyOutcome]:
     """For each fact or decision with more than one value: the final value current, no older value
     current, and every older value that was ever current in MEMORY.md present in the archive.
 
-    A fact about a project that has finished (not a person: people outlive projects) leaves MEMORY.md
-    with its project, as DESIGN.md asks; for it, the final value stated in the archive counts as kept."""
+    DESIGN.md has two rules that take a final value out of MEMORY.md, and for them the final value
+    stated in the archive counts as kept: a fact about a project that has finished (not a person:
+    people outlive projects) leaves with its project; and an entry older than stale_after_days with
+    no reference since is stale. Both are decided from the truth (when the project finished, the
+    last note that mentions the fact), never from what the tool did; `final_in_memory` keeps the
+    strict reading."""
     finished = {p["name"] for p in truth["projects"] if p["finished_on"] and p["finished_on"] <= truth["end"]}
+    last_mention = _last_mentions(truth)
+    stale_before = date.fromisoformat(truth["end"]) - timedelta(days=stale_after_days)
     keyed = [*truth["facts"], *truth["decisions"]]
     index = StatementIndex(truth, text)
     now = _stated(index, outputs.current_lines())
@@ -182,19 +197,36 @@ def contradictions(
         older = [value for value in distinct if value != final]
         current = now.get(fact["key"], set())
         was = ever.get(fact["key"], set()) | current
-        gone_with_project = fact["topic"] in finished and fact["category"] != "relationship"
+        rule = ""
+        if fact["topic"] in finished and fact["category"] != "relationship":
+            rule = f"project {fact['topic']} finished"
+        elif fact["key"] in last_mention and last_mention[fact["key"]] < stale_before:
+            rule = f"stale: last mentioned {last_mention[fact['key']]}"
         in_archive = archived.get(fact["key"], set())
         outcomes.append(
             KeyOutcome(
                 key=fact["key"],
                 final=fact["final"],
-                final_current=final in current or (gone_with_project and final in in_archive),
+                final_current=final in current or (bool(rule) and final in in_archive),
                 stale_current=[value for value in older if value in current],
                 unarchived=[v for v in older if v in was and v not in in_archive],
                 never_in_memory=[value for value in older if value not in was],
+                final_in_memory=final in current,
+                left_by_rule=rule if final not in current and final in in_archive else "",
             )
         )
     return outcomes
+
+
+def _last_mentions(truth: GroundTruth) -> dict[str, date]:
+    """Each fact key's latest note day: the last time any item (kept or a repeat) mentioned it."""
+    latest: dict[str, date] = {}
+    for item in truth["items"]:
+        key = item["fact_key"]
+        day = _NOTE_DAY.match(item["file"].rsplit("/", 1)[-1])
+        if key and day:
+            latest[key] = max(latest.get(key, date.min), date.fromisoformat(day.group(0)))
+    return latest
 
 
 def _distinct(values: Iterable[str]) -> list[str]:
@@ -208,4 +240,5 @@ def contradiction_shares(outcomes: Sequence[KeyOutcome]) -> dict[str, float]:
         "final_current": sum(o.final_current for o in outcomes) / total,
         "no_stale_current": sum(not o.stale_current for o in outcomes) / total,
         "archived": sum(not o.unarchived for o in outcomes) / total,
+        "final_in_memory": sum(o.final_in_memory for o in outcomes) / total,
     }

@@ -70,7 +70,12 @@ def nightly_stats(nights: Sequence[Night]) -> list[tuple[str, float, float, floa
 
 
 def score(
-    source: Path, run_dir: Path, truth: GroundTruth, nights: Sequence[Night], history: History
+    source: Path,
+    run_dir: Path,
+    truth: GroundTruth,
+    nights: Sequence[Night],
+    history: History,
+    stale_after_days: int = 30,
 ) -> Scorecard:
     text = TruthText(source, truth)
     outputs = Outputs.load(run_dir)
@@ -117,7 +122,7 @@ def score(
         for item in kept.missing_items[:DETAIL_LINES]
     ]
 
-    outcomes = retention.contradictions(outputs, truth, text, history)
+    outcomes = retention.contradictions(outputs, truth, text, history, stale_after_days)
     shares = retention.contradiction_shares(outcomes)
     total = len(outcomes)
     rows.append(
@@ -129,8 +134,17 @@ def score(
         )
     )
     rows.append(Row("contradictions: final value current", f"{shares['final_current']:.3f}"))
+    rows.append(
+        Row(
+            "contradictions: final value in MEMORY.md itself (strict)",
+            _share(sum(o.final_in_memory for o in outcomes), total),
+        )
+    )
     rows.append(Row("contradictions: no older value current", f"{shares['no_stale_current']:.3f}"))
     rows.append(Row("contradictions: older values archived", f"{shares['archived']:.3f}"))
+    details["Contradictions whose final value DESIGN's rules moved to the archive"] = [
+        f"`{o.key}` final {o.final!r}: {o.left_by_rule}" for o in outcomes if o.resolved and o.left_by_rule
+    ][:DETAIL_LINES]
     details["Contradictions not resolved"] = [
         f"`{o.key}` final {o.final!r}: "
         + ", ".join(
