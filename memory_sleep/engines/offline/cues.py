@@ -117,6 +117,9 @@ RECALLED = _words(
 
 DECISION = _words(
     r"\b(?:mov(?:e|es|ed|ing)|switch(?:ed|ing)?|migrat(?:e|ed|ing)) from\b.{0,60}\bto\b",
+    # "Switching Tundra from a local Llama to Claude Haiku", "Back from Buildkite to Woodpecker for CI"
+    r"\b(?:mov(?:e|es|ed|ing)|switch(?:es|ed|ing)?|migrat(?:e|es|ed|ing))(?: [\w-]+){1,3} from\b.{1,60}\bto\b",
+    r"^(?:going |moving |switching )?back from\b.{1,60}\bto\b",
     r"[.;]\s*reason\s*:",
     r"^[\w /-]{2,40}:\s*[\w.-]+\.\s*reason\b",
     r"决定|決めた|に決定|beschlossen",
@@ -236,6 +239,7 @@ RELATIONSHIP = _words(
     r"\bdislikes\b",
     r"\bhates\b",
     r"\bowns\b",
+    r"\b(?:takes|took|taking|will take) over\b.{1,60}\bfrom (?-i:[A-Z])",  # "Zara takes over Ember admin from Chloe"
     r"\bhandles\b",
     r"\bin charge of\b",
     r"\bpoint of contact\b",
@@ -331,6 +335,9 @@ FACT = _words(
     r"\bchannel\b.{0,20}#[a-z][\w-]{2,}",
     r"\bs3://|gs://",
     r"\brenews? on\b",
+    # "Vandelay renewal pushed to 2026-10-25 (was 2026-10-19)": a value that changed, the old one named
+    r"\b(?:pushed|moved|postponed|rescheduled|slipped|bumped|changed|raised|lowered|reduced|increased)"
+    r"(?: back| out)? to\b[^()]{1,60}\((?:was|previously|formerly|old)\b",
     r"\bexpires? on\b",
     r"\bresolves to\b",
     r"\blistens on\b",
