@@ -82,14 +82,14 @@ _SUPERSEDED_VALUE = re.compile(
     r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|replaces?)\b[^)]*\)"
     r"|\bfrom\s+[^,;()]{1,40}?\s+to\b"
     r"|(?:\S+\s+)?\S+\s*(?:→|->)(?=\s*[^\s\d]*\d)"
-    r"|\b(?:not|was|were|instead of|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
+    r"|\b(?:not|was|were|instead of|rather than|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
     re.I,
 )
 _OLD_VALUE = re.compile(
     r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|from)\s*:?\s+(?P<paren>[^)]{1,60})\)"
     r"|\bfrom\s+(?P<from>[^,;()]{1,40}?)\s+to\b"
     r"|(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)"
-    r"|\binstead of\s+(?P<instead>[^,;.()]{1,40})"
+    r"|\b(?:instead of|rather than)\s+(?P<instead>[^,;.()]{1,40})"
     r"|\b(?:not|no longer)\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
     r"|[,;]\s*(?:was|before:|old:)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
     re.I,
@@ -135,7 +135,8 @@ def typed_values(text: str) -> dict[str, frozenset[str]]:
 @lru_cache(maxsize=16_384)
 def replaced_values(text: str) -> tuple[str, ...]:
     """Values a statement says are gone: "(was 5432)", "from Kafka to", "4 → 16", "instead of Kenji",
-    "not 5432", "; before: wants a heads-up". A change names what it changes; these find the entry."""
+    "rather than REST", "not 5432", "; before: wants a heads-up". A change names what it changes; these
+    find the entry."""
     found: list[str] = []
     for match in _OLD_VALUE.finditer(text):
         value = next(group for group in match.groups() if group)

@@ -219,3 +219,14 @@ def test_a_setting_is_what_its_number_measures() -> None:
         "Beacon runs with `RATE_BURST=2` in prod", "Beacon runs with `RATE_BURST=8` in prod", topic="Beacon"
     )
     assert (other.op, same.op) == ("add", "supersede")
+
+
+def test_rather_than_names_the_old_value_like_instead_of() -> None:
+    reversal = "Reversed: Ember API goes gRPC with a REST gateway rather than REST + OpenAPI; the load test failed"
+    assert matching.replaced_values(reversal) == ("REST + OpenAPI",)
+    operation = _decide(
+        "Ember API style settled: REST + OpenAPI, since the current setup fell over twice",
+        reversal,
+        "decision",
+    )
+    assert (operation.op, operation.target) == ("supersede", "E1")
