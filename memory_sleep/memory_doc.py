@@ -183,7 +183,12 @@ class MemoryDocument:
         """A line underlined as a heading right after a bullet would fold into the bullet: keep a blank between."""
         index = self.sections.index(section)
         following = self.sections[index + 1] if index + 1 < len(self.sections) else None
-        if following is None or following.heading_raw.lstrip().startswith("#"):
+        if following is None:
+            return
+        if following.heading_raw.lstrip().startswith("#"):
+            # "  ## Projects" after a bullet would read as the bullet's second paragraph; up to three
+            # spaces before a `#` heading mean nothing, so the heading loses them
+            following.heading_raw = following.heading_raw.lstrip(" ")
             return
         if not _ends_with_blank(section.render(self.newline), self.newline):
             section.blocks.append(RawBlock(self.newline))

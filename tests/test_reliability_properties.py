@@ -40,6 +40,7 @@ FOUND_BY_FUZZING = {
     "indented text after an empty bullet": "## Facts\n- \n\n  0",
     "indented dash after an empty bullet": "## Facts\n- \n\n  -",
     "a line after an empty bullet": "## Facts\n- \n(2026-11-03)",
+    "indented heading": "  ## Projects\n",
 }
 
 
