@@ -222,7 +222,9 @@ def test_a_setting_is_what_its_number_measures() -> None:
 
 
 def test_rather_than_names_the_old_value_like_instead_of() -> None:
-    reversal = "Reversed: Ember API goes gRPC with a REST gateway rather than REST + OpenAPI; the load test failed"
+    reversal = (
+        "Reversed: Ember API goes gRPC with a REST gateway rather than REST + OpenAPI; the load test failed"
+    )
     assert matching.replaced_values(reversal) == ("REST + OpenAPI",)
     operation = _decide(
         "Ember API style settled: REST + OpenAPI, since the current setup fell over twice",
