@@ -78,16 +78,18 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
         r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b", re.I
     ),
 }
+# the old value of "from ... to": "$4,000/month" and "Enterprise (45 seats)" are one value each
+_FROM_VALUE = r"(?:[^,;()]|,(?=\d)|\([^()]{1,20}\)){1,40}?"
 _SUPERSEDED_VALUE = re.compile(
     r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|replaces?)\b[^)]*\)"
-    r"|\bfrom\s+[^,;()]{1,40}?\s+to\b"
+    r"|\bfrom\s+" + _FROM_VALUE + r"\s+to\b"
     r"|(?:\S+\s+)?\S+\s*(?:→|->)(?=\s*[^\s\d]*\d)"
     r"|\b(?:not|was|were|instead of|rather than|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
     re.I,
 )
 _OLD_VALUE = re.compile(
     r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|from)\s*:?\s+(?P<paren>[^)]{1,60})\)"
-    r"|\bfrom\s+(?P<from>[^,;()]{1,40}?)\s+to\b"
+    r"|\bfrom\s+(?P<from>" + _FROM_VALUE + r")\s+to\b"
     r"|(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)"
     r"|\b(?:instead of|rather than)\s+(?P<instead>[^,;.()]{1,40})"
     r"|\b(?:not|no longer)\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"

@@ -6,6 +6,7 @@ from datetime import date
 
 from memory_sleep import matching
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
+from memory_sleep.guards import has_history
 from memory_sleep.models import Category, EntryView, KeptItem, Operation
 
 from .item_helpers import note_item
@@ -232,3 +233,11 @@ def test_rather_than_names_the_old_value_like_instead_of() -> None:
         "decision",
     )
     assert (operation.op, operation.target) == ("supersede", "E1")
+
+
+def test_an_old_value_with_a_thousands_comma_or_a_parenthesis_is_one_value() -> None:
+    budget = "Tundra budget changed from $4,000/month to €2,050/month"
+    plan = "Wonka moved from Enterprise (45 seats) to Starter (42 seats) on Ember"
+    assert matching.replaced_values(budget) == ("$4,000/month",)
+    assert matching.replaced_values(plan) == ("Enterprise (45 seats)",)
+    assert has_history(budget) and has_history(plan)  # a changed fact is trimmed last
