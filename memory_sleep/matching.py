@@ -20,7 +20,7 @@ _LABEL = re.compile(
 )
 _PIVOT = re.compile(
     r"\s(?:is|are|was|were|now|runs|lives|moved|moves|uses|listens|resolves|renews|expires|will|has|have|"
-    r"switched|changed|points|goes|starts|ends|costs|takes|needs|sits|stays|became|becomes)\b|\s*[:=]\s|\s[—–]\s",
+    r"switched|changed|points|goes|starts|ends|costs|takes|needs|sits|stays|became|becomes|allows)\b|\s*[:=]\s|\s[—–]\s",
     re.IGNORECASE,
 )
 NOT_SUBJECT = frozenset(
@@ -217,6 +217,30 @@ def _one_changed_value(new: str, old: str) -> str | None:
     if len(rest_old & rest_new) < _SAME_WORDING * len(rest_old | rest_new):
         return None  # other words changed too ("Scope of v0.8.4: the dashboard" then "of v0.8.5: billing")
     return found.group(0).strip()
+
+
+def restated(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """The same value of the same thing in other words: "SLO for Ember /v1/invoices: 180 ms p95" and
+    "Ember /v1/invoices has to stay under 180 ms p95". The values and the words from the first value on
+    agree, and what one is about (less the names in `ignore`) is all named in the other."""
+    a, b = current_claim(a), current_claim(b)
+    values = typed_values(a)
+    if not values or values != typed_values(b):
+        return False
+    phrase = _value_phrase(a)
+    if phrase is None or phrase != _value_phrase(b) or len(phrase.split()) < 2:
+        return False
+    about_a, about_b = subject(a) - ignore, subject(b) - ignore
+    return bool(about_a and about_b) and (about_a <= tokens(b) or about_b <= tokens(a))
+
+
+def _value_phrase(text: str) -> str | None:
+    """The first clause from its first value on, lower case: "180 ms p95", "5000 req/min per token"."""
+    clause = _first_clause(text)
+    starts = [
+        found.start() for pattern in (*VALUE_KINDS.values(), _NUMBER) if (found := pattern.search(clause))
+    ]
+    return " ".join(clause[min(starts) :].lower().split()).rstrip(" .") if starts else None
 
 
 def _first_clause(text: str) -> str:

@@ -241,3 +241,36 @@ def test_an_old_value_with_a_thousands_comma_or_a_parenthesis_is_one_value() -> 
     assert matching.replaced_values(budget) == ("$4,000/month",)
     assert matching.replaced_values(plan) == ("Enterprise (45 seats)",)
     assert has_history(budget) and has_history(plan)  # a changed fact is trimmed last
+
+
+def test_the_same_value_of_the_same_thing_in_other_words_is_a_repeat() -> None:
+    slo = _decide(
+        "SLO for Ember /v1/invoices: 180 ms p95",
+        "Just confirming: Ember /v1/invoices has to stay under 180 ms p95",
+        topic="Ember",
+    )
+    limit = _decide(
+        "Ember admin allows 5000 req/min per token",
+        "Ember admin rate limit: 5000 req/min per token",
+        topic="Ember",
+    )
+    assert (slo.op, limit.op) == ("noop", "noop")
+
+
+def test_the_same_value_of_another_component_is_no_repeat() -> None:
+    operation = _decide(
+        "Ember admin rate limit: 5000 req/min per token",
+        "Ember grpc allows 5000 req/min per token",
+        topic="Ember",
+    )
+    assert operation.op == "add"
+
+
+def test_a_lesson_told_again_under_another_lead_in_is_the_same_lesson() -> None:
+    operation = _decide(
+        "TIL benchmarks on a laptop on battery are worthless; plug in or use ovh-gra-06",
+        "Takeaway: benchmarks on a laptop on battery are worthless; plug in or use ovh-gra-05",
+        "lesson",
+        "Lessons",
+    )
+    assert (operation.op, operation.target) == ("noop", "E1")

@@ -24,6 +24,7 @@ _SAME_SUBJECT = 0.75
 _STATEMENT_SECTIONS = frozenset({"Facts", "Decisions", "People"})
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _VALUE = re.compile(r"\d[\w.:/-]*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
+_LESSON_LEAD = re.compile(r"^(?:(?:til|lesson(?: learned)?|learned|takeaway|remember)\b\s*[:—–-]?\s*)+", re.I)
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
 # verbs that join a project to what it runs or uses ("Nimbus runs on Node 18"): not what it is about
 _RESCHEDULED = 0.6
@@ -175,10 +176,10 @@ def _decide(
     scored = sorted(((similarity(words, c.words), c) for c in comparable), key=lambda pair: -pair[0])
     best_score, best = scored[0] if scored else (0.0, None)
     if kept.category == "lesson":
-        lesson = tokens(_first_clause(text))
+        lesson = tokens(_first_clause(_LESSON_LEAD.sub("", text)))
         lessons = [c for c in candidates if c.section == section]  # a lesson holds in every project
         for candidate in sorted(lessons, key=lambda c: -similarity(words, c.words))[:5]:
-            known = tokens(_first_clause(candidate.text))
+            known = tokens(_first_clause(_LESSON_LEAD.sub("", candidate.text)))
             if len(lesson) < 3 or jaccard(lesson, known) < 0.8:
                 continue
             if _informative(lesson) <= known:
@@ -195,6 +196,9 @@ def _decide(
         return _noop(item_id, best, "already in memory")
     same_section = [c for c in comparable if c.section == section]
     statement_sections = _STATEMENT_SECTIONS if section in _STATEMENT_SECTIONS else {section}
+    for _, candidate in scored:
+        if candidate.section in statement_sections and matching.restated(text, candidate.text, projects):
+            return _noop(item_id, candidate, "the same value of the same thing, in other words")
     rival = _contradicted(kept, text, [c for c in comparable if c.section in statement_sections], projects)
     if rival is not None:
         return _change(item_id, "supersede", rival.ref, text, "newer statement on the same subject")
