@@ -20,13 +20,24 @@ from datetime import date, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workspace_gen import generate_workspace  # noqa: E402
+from workspace_gen import generate_workspace
 
 END = date(2026, 11, 28)
 
 
 def timed_run(workspace: Path, today: date) -> float:
-    command = [sys.executable, "-m", "memory_sleep", "run", str(workspace), "--engine", "offline", "--today", today.isoformat(), "-q"]
+    command = [
+        sys.executable,
+        "-m",
+        "memory_sleep",
+        "run",
+        str(workspace),
+        "--engine",
+        "offline",
+        "--today",
+        today.isoformat(),
+        "-q",
+    ]
     started = time.perf_counter()
     subprocess.run(command, check=True)
     return time.perf_counter() - started
@@ -51,11 +62,19 @@ def measure(days: int, note_kb: float, repeats: int, scratch: Path) -> dict[str,
         shutil.rmtree(copy)
     notes = sorted((base / "memory").glob("*.md"))
     size = sum(n.stat().st_size for n in notes if n.name[:4].isdigit())
-    return {"days": days, "notes_kb": size / 1024, "first": first, "nightly": statistics.median(nightly), "nightly_max": max(nightly)}
+    return {
+        "days": days,
+        "notes_kb": size / 1024,
+        "first": first,
+        "nightly": statistics.median(nightly),
+        "nightly_max": max(nightly),
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--days", type=int, nargs="+", default=[30, 365])
     parser.add_argument("--note-kb", type=float, default=8.0)
     parser.add_argument("--repeats", type=int, default=5)
@@ -64,9 +83,13 @@ def main() -> None:
         rows = [measure(days, args.note_kb, args.repeats, Path(folder)) for days in args.days]
     print(f"{'history':>8} {'notes':>9} {'first run':>10} {'nightly p50':>12} {'nightly max':>12}")
     for row in rows:
-        print(f"{row['days']:>6} d {row['notes_kb']:>7.0f} KB {row['first']:>9.2f}s {row['nightly']:>11.2f}s {row['nightly_max']:>11.2f}s")
+        print(
+            f"{row['days']:>6} d {row['notes_kb']:>7.0f} KB {row['first']:>9.2f}s {row['nightly']:>11.2f}s {row['nightly_max']:>11.2f}s"
+        )
     if len(rows) > 1:
-        print(f"nightly ratio {rows[-1]['days']} d / {rows[0]['days']} d: {rows[-1]['nightly'] / rows[0]['nightly']:.2f}")
+        print(
+            f"nightly ratio {rows[-1]['days']} d / {rows[0]['days']} d: {rows[-1]['nightly'] / rows[0]['nightly']:.2f}"
+        )
 
 
 if __name__ == "__main__":

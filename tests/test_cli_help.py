@@ -17,9 +17,7 @@ WRITING = {"run", "undo", "index", "init", "cron install", "cron remove"}
 def readme_text() -> str:
     """README.md plus the README-*.md parts not yet merged into it."""
     return "\n".join(
-        path.read_text(encoding="utf-8")
-        for name in ("README.md",)
-        if (path := REPO / name).exists()
+        path.read_text(encoding="utf-8") for name in ("README.md",) if (path := REPO / name).exists()
     )
 
 

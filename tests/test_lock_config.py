@@ -120,7 +120,10 @@ def test_valid_file_is_read(tmp_path: Path) -> None:
     [
         ("lookback_dayz = 5\n", "lookback_dayz: unknown key (did you mean lookback_days?)"),
         ("[engine]\nnmae = 'openai'\n", "engine.nmae: unknown key (did you mean name?)"),
-        ("[memory.forgetting]\ninterval = 5\n", "memory.forgetting.interval: unknown key (did you mean interval_secs?)"),
+        (
+            "[memory.forgetting]\ninterval = 5\n",
+            "memory.forgetting.interval: unknown key (did you mean interval_secs?)",
+        ),
     ],
     ids=["top level", "engine", "forgetting"],
 )
