@@ -24,7 +24,7 @@ Definitions (the code in quality/ is the reference):
   the final value is stated as current, no older value is, and every older value that was ever
   current in MEMORY.md is stated by a line of archive.md. Where one of DESIGN.md's rules takes the
   final value out of MEMORY.md (its project finished; or, by the truth, no note has mentioned the
-  fact for more than stale_after_days before the last night), the final value stated in archive.md
+  fact for more than stale_after_days before the last run), the final value stated in archive.md
   counts as current. The strict share (final value in MEMORY.md itself) is shown beside it.
 - Near-duplicates: entries with another in the same section at token Jaccard >= 0.6, or
   containment >= 0.8 when the smaller has at least 3 tokens.

@@ -170,6 +170,7 @@ def contradictions(
     text: TruthText,
     history: History | None = None,
     stale_after_days: int = 30,
+    last_run: date | None = None,
 ) -> list[KeyOutcome]:
     """For each fact or decision with more than one value: the final value current, no older value
     current, and every older value that was ever current in MEMORY.md present in the archive.
@@ -177,12 +178,12 @@ def contradictions(
     DESIGN.md has two rules that take a final value out of MEMORY.md, and for them the final value
     stated in the archive counts as kept: a fact about a project that has finished (not a person:
     people outlive projects) leaves with its project; and an entry older than stale_after_days with
-    no reference since is stale. Both are decided from the truth (when the project finished, the
-    last note that mentions the fact), never from what the tool did; `final_in_memory` keeps the
-    strict reading."""
+    no reference since is stale on the day of the last run (`last_run`, default the last note day).
+    Both are decided from the truth (when the project finished, the last note that mentions the
+    fact), never from what the tool did; `final_in_memory` keeps the strict reading."""
     finished = {p["name"] for p in truth["projects"] if p["finished_on"] and p["finished_on"] <= truth["end"]}
     last_mention = _last_mentions(truth)
-    stale_before = date.fromisoformat(truth["end"]) - timedelta(days=stale_after_days)
+    stale_before = (last_run or date.fromisoformat(truth["end"])) - timedelta(days=stale_after_days)
     keyed = [*truth["facts"], *truth["decisions"]]
     index = StatementIndex(truth, text)
     now = _stated(index, outputs.current_lines())

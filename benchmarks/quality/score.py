@@ -122,7 +122,7 @@ def score(
         for item in kept.missing_items[:DETAIL_LINES]
     ]
 
-    outcomes = retention.contradictions(outputs, truth, text, history, stale_after_days)
+    outcomes = retention.contradictions(outputs, truth, text, history, stale_after_days, last_night)
     shares = retention.contradiction_shares(outcomes)
     total = len(outcomes)
     rows.append(
