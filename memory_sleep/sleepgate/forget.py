@@ -70,7 +70,6 @@ class PassReport:
     density_mode: str = ""
     density_progress: float = 1.0
     queries_replayed: int = 0
-    recall_before: float = 1.0
     recall_after: float = 1.0
     seconds: dict[str, float] = field(default_factory=dict)
     verdicts: list[EntryVerdict] = field(default_factory=list)

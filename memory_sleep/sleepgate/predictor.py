@@ -36,10 +36,9 @@ class Replay:
 
 @dataclass
 class Judgement:
-    """Which candidates are load-bearing, and per-query recall@k before and after the removals."""
+    """Which candidates are load-bearing, and each query's recall@k after the removals (1.0 before)."""
 
     load_bearing: dict[int, int] = field(default_factory=dict)  # row -> queries that needed it
-    recall_before: list[float] = field(default_factory=list)
     recall_after: list[float] = field(default_factory=list)
 
 
@@ -133,7 +132,6 @@ def judge(
             else:
                 settled[q] = recall
         pending = sorted(again)
-    judgement.recall_before = [1.0] * len(played.needed)
     judgement.recall_after = [settled[q] for q in range(len(played.needed))]
     return judgement
 
