@@ -17,7 +17,7 @@ from .errors import WorkspaceError
 from .lock import workspace_lock
 from .memory_doc import HEADER, Entry, MemoryDocument
 from .models import KeptItem, NoteItem
-from .phases import briefing, nrem, projects, references, rem, stale, weekly
+from .phases import briefing, done, nrem, projects, references, rem, stale, weekly
 from .sidecar.hook import index_after_run
 from .sleepgate.hook import forget_after_run, note_in_sleep_log
 from .state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
@@ -262,7 +262,7 @@ class _Planner:
         self._referenced(outcome.referenced)
         self._referenced(references.restated_entries(document, repeats))
         self._referenced(references.people_named(document, (k.item for k in waiting), document.projects()))
-        self.archived.extend(stale.close_done_actions(document, completions, today))
+        self.archived.extend(done.close_done_actions(document, completions, today))
         summaries = projects.update_projects(
             document, waiting, self.engine.summarizer, today, self.config.stale_after_days
         )

@@ -114,6 +114,12 @@ def tokens(text: str) -> frozenset[str]:
     return frozenset(result)
 
 
+def word_sequence(text: str) -> list[str]:
+    """The content words of `tokens`, in the order the text has them (CJK left out)."""
+    words = (w.strip(".:/-") for w in _WORD.findall(normalize(text)))
+    return [w for w in words if w and w not in _STOPWORDS]
+
+
 def similarity(a: frozenset[str], b: frozenset[str]) -> float:
     """Overlap of two token sets, relative to the smaller one (containment), in [0, 1]."""
     if not a or not b:

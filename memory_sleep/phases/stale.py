@@ -1,22 +1,16 @@
-"""The end of REM: archive finished actions, entries of finished projects and entries nobody used."""
+"""The end of REM: archive entries of finished projects and entries nobody used."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from .. import absences, matching
+from .. import absences
 from ..archive import ArchiveRecord
 from ..memory_doc import Entry, MemoryDocument
-from ..models import KeptItem
 from ..state import EntryRecord
-from ..text import similarity, tokens
 
-_DONE_SIMILARITY = 0.25
-_STEM = re.compile(r"(?:ed|ing|es|s)$")
 _KEEP_FOR_FINISHED = frozenset({"Lessons", "People"})
 
 
@@ -32,20 +26,6 @@ class _Candidate(NamedTuple):
 class StaleResult:
     archived: list[ArchiveRecord] = field(default_factory=list)
     deferred: int = 0
-
-
-def close_done_actions(
-    document: MemoryDocument, completions: Sequence[KeptItem], today: date
-) -> list[ArchiveRecord]:
-    """Archive the open action entries that later notes report done (each note closes its best match)."""
-    records = []
-    closed = _closed_actions(document, completions)
-    for section, entry in list(document.entries()):
-        source = closed.get(id(entry))
-        if source is not None:
-            records.append(ArchiveRecord(today, section.title, entry.display(), f"done ({source})"))
-            document.remove_entry(entry)
-    return records
 
 
 def remove_stale(
@@ -82,35 +62,3 @@ def remove_stale(
         result.archived.append(removed)
         document.remove_entry(candidate.entry)
     return result
-
-
-def _closed_actions(document: MemoryDocument, completions: Sequence[KeptItem]) -> dict[int, str]:
-    """Open action entries that a completion note reports done: each note closes its best match."""
-    actions = [
-        (entry, _informative(tokens(entry.text)))
-        for section, entry in document.entries()
-        if section.title == "Action items"
-    ]
-    closed: dict[int, str] = {}
-    for kept in completions:
-        words = _informative(tokens(kept.item.text))
-        best, best_score = None, 0.0
-        for entry, entry_words in actions:
-            if id(entry) in closed or (entry.day and kept.item.day < entry.day):
-                continue
-            if entry.topic and kept.topic and entry.topic != kept.topic:
-                continue
-            if matching.values_conflict(entry.text, kept.item.text, matching.IDENTITY_KINDS):
-                continue  # "migrate off build-box-10" is not "migrate off aws-euc1-06"
-            shared = len(words & entry_words)
-            score = similarity(words, entry_words)
-            if shared >= 2 and score >= _DONE_SIMILARITY and score > best_score:
-                best, best_score = entry, score
-        if best is not None:
-            closed[id(best)] = kept.item.source
-    return closed
-
-
-def _informative(words: frozenset[str]) -> frozenset[str]:
-    """Words long enough to carry meaning, crudely stemmed so that "renew" matches "renewed"."""
-    return frozenset(_STEM.sub("", word) for word in words if len(word) >= 4 and not word.isdigit())

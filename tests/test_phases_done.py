@@ -1,0 +1,99 @@
+"""Closing actions: a note that reports a task done archives that task's entry and no other."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from memory_sleep.memory_doc import MemoryDocument
+from memory_sleep.models import KeptItem
+from memory_sleep.phases.done import close_done_actions
+
+from .item_helpers import note_item
+
+TODAY = date(2026, 11, 20)
+
+
+def _closed(actions: list[str], done: str, topic: str | None = None) -> list[str]:
+    """The action entries the note line `done` closes, in a MEMORY.md that knows three projects."""
+    bullets = "".join(f"- {action} (2026-11-01)\n" for action in actions)
+    document = MemoryDocument.parse(
+        "# MEMORY.md\n\n## Action items\n"
+        + bullets
+        + "\n## Projects\n\n### Nimbus\n\n### Beacon\n\n### Sable\n"
+    )
+    completion = KeptItem(item=note_item(done, TODAY), category="status", topic=topic)
+    return [record.entry for record in close_done_actions(document, [completion], TODAY)]
+
+
+@pytest.mark.parametrize(
+    ("action", "done"),
+    [
+        (
+            "[Sable] Zara: fix the flaky Sable test `test_compute_usage` (SAB-867) due Oct 22 (due 2026-10-22)",
+            "16:28 完成：fix the flaky Sable test `test_compute_usage` (SAB-867)",
+        ),
+        (
+            "Still open: renew the harbor.corp.example domain (before Sunday) (due 2026-11-15)",
+            "Closed: renew the harbor.corp.example domain (Tom confirmed)",
+        ),
+        (
+            "ask Lena for the notifier load numbers (today, before I log off)",
+            "08:34 Ask Lena for the notifier load numbers: done, ticking it off",
+        ),
+        (
+            "send Initech the revised SOW for Sable — bis 18.9",
+            "**19:53** Done: send Initech the revised SOW for Sable",
+        ),
+        ("migrate billing off gcp-ew4-04", "- [x] migrate billing off gcp-ew4-04 (took two hours)"),
+        (  # told in other words, with more detail
+            "TODO: renew the TLS cert for billing.fernhill.io before Dec 2 (due 2026-12-02)",
+            "- done: Raj renewed the billing.fernhill.io TLS cert (new expiry 2027-02-17). The Dec 2 TODO is closed ✅",
+        ),
+        (
+            "QA regression pass on build 205 or later (Wei, from Monday)",
+            "- [x] QA regression pass (Wei, build 206)",
+        ),
+        (
+            "Get Maya's final onboarding screens by 2026-11-04",
+            'done: Maya\'s final onboarding screens are in Figma (page "1.4 / Onboarding v2 FINAL").',
+        ),
+    ],
+)
+def test_a_task_reported_done_closes_its_action(action: str, done: str) -> None:
+    assert _closed([action], done) == [f"- {action} (2026-11-01)"]
+
+
+@pytest.mark.parametrize(
+    ("action", "done"),
+    [
+        (  # a status with a finished milestone is not every task of its project
+            "[Nimbus] clean up the `new_checkout` flag in Nimbus (by Monday next week)",
+            "Nimbus milestone reached: SSO for Soylent ✅\\n- next: a beta for 10 users\\n- owner: Raj",
+        ),
+        ("file last month's expense report for Beacon", "- [x] file last month's expense report for Nimbus"),
+        ("rotate the staging TLS cert", "- [x] rotate the canary TLS cert"),
+        (
+            "add alerting for billing p95 > 120 ms deadline 2026-11-28",
+            "✅ add alerting for billing p95 > 240 ms",
+        ),
+        ("draft the Q2 roadmap for Sable", "完成：draft the Q3 roadmap for Sable"),
+        ("document the cleanup runbook", "- [x] document the vacuum runbook"),
+        (  # what comes next is not what was done
+            "update the pricing page copy with Yuki",
+            "15:52 Meridian のステータス：the v2 API freeze が完了、次は the pricing page。",
+        ),
+    ],
+)
+def test_a_task_reported_done_closes_no_other_action(action: str, done: str) -> None:
+    assert _closed([action], done) == []
+
+
+def test_of_two_alike_actions_the_one_naming_the_same_flag_is_closed() -> None:
+    actions = [
+        "clean up the `usage_billing` flag in Nimbus (bis 1.10.)",
+        "clean up the `new_checkout` flag in Nimbus",
+    ]
+    closed = _closed(actions, "Clean up the `new_checkout` flag in Nimbus — done", topic="Nimbus")
+    assert closed == ["- clean up the `new_checkout` flag in Nimbus (2026-11-01)"]
