@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 
 from . import matching, routine
-from .archive import ArchiveRecord
+from .archive import ArchiveRecord, trimmed_reason
 from .errors import GuardError
 from .memory_doc import Entry, MemoryDocument
 
@@ -75,8 +75,9 @@ def trim_to_size(
         _, _, title, entry = candidates.pop(0)
         size -= len(entry.render(document.newline).encode("utf-8"))
         document.remove_entry(entry)
-        reason = f"MEMORY.md over memory_max_bytes ({limit:,})"
-        records.append(ArchiveRecord(day=today, section=title, entry=entry.display(), reason=reason))
+        records.append(
+            ArchiveRecord(day=today, section=title, entry=entry.display(), reason=trimmed_reason(limit))
+        )
     return records
 
 

@@ -318,6 +318,14 @@ def _parse_entries(section: Section, lines: list[str], start: int, end: int, tok
     _append_raw(section.blocks, lines[cursor:end])
 
 
+def entry_from_display(line: str) -> Entry | None:
+    """An entry from its one-line display ("[Topic] text (2026-11-03)", as archive.md keeps it)."""
+    entry = _parse_entry([f"- {line}"])
+    if entry is not None:
+        entry.raw = None
+    return entry
+
+
 def _parse_entry(item_lines: list[str]) -> Entry | None:
     match = _ITEM_START.match(strip_newline(item_lines[0]))
     if not match:

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from . import guards, sleep_log
-from .archive import ArchiveRecord, append_records
+from .archive import ArchiveRecord, append_records, records_since
 from .config import Config
 from .engines.base import ClassifyContext, Engine
 from .errors import WorkspaceError
@@ -245,7 +245,8 @@ class _Planner:
         today = self.options.today
         waiting = self._pending_items()
         batch_size = self.engine.integrate_batch_size or self.config.engine.batch_size
-        outcome = rem.integrate(waiting, document, self.engine.integrator, today, batch_size)
+        archived = self._recently_archived(today - timedelta(days=self.config.stale_after_days))
+        outcome = rem.integrate(waiting, document, self.engine.integrator, today, batch_size, archived)
         self.operation_counts = outcome.counts()
         self.warnings.extend(outcome.rejected)
         self.archived.extend(outcome.archived)
@@ -310,6 +311,11 @@ class _Planner:
             first_seen = record.first_seen if record else (entry.day or day)
             last = max(day, record.last_referenced) if record else day
             self.state.entries[entry.key] = EntryRecord(first_seen=first_seen, last_referenced=last)
+
+    def _recently_archived(self, since: date) -> list[ArchiveRecord]:
+        """archive.md's records from `since` on: REM may still supersede an entry trimmed for room."""
+        current = _read_bytes(self.workspace.archive)
+        return list(records_since(current.decode("utf-8", errors="replace"), since)) if current else []
 
     def _last_used(self, entry: Entry) -> date:
         """The day an entry was last written or referenced by a note."""

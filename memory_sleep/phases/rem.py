@@ -10,9 +10,9 @@ from datetime import date
 from .. import matching
 from ..archive import ArchiveRecord
 from ..engines.base import Integrator
-from ..memory_doc import SECTION_FOR, Entry, MemoryDocument, Section
+from ..memory_doc import SECTION_FOR, Entry, MemoryDocument, Section, entry_from_display
 from ..models import EntryView, KeptItem, Operation
-from ..text import shorten
+from ..text import shorten, tokens
 
 _PREVIOUSLY = re.compile(r"\s*\(previously: .*$")
 
@@ -25,6 +25,7 @@ class RemResult:
     referenced: list[tuple[Entry, date]] = field(default_factory=list)
     archived: list[ArchiveRecord] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
+    added: list[tuple[KeptItem, Entry, str]] = field(default_factory=list)  # with the text it was added with
 
     def integrated_ids(self) -> set[str]:
         """The items REM placed (any operation, noop included)."""
@@ -57,8 +58,11 @@ def integrate(
     integrator: Integrator,
     today: date,
     batch_size: int,
+    archived: Sequence[ArchiveRecord] = (),
 ) -> RemResult:
-    """Apply the integrator's operations to `document` in place, batch by batch, oldest notes first.
+    """Apply the integrator's operations to `document` in place, batch by batch, oldest notes first;
+    then show the items it added the entries recently `archived` while still true, so a new value for
+    a fact trimmed for room still supersedes the old one.
 
     A project's status changes go to its summary under `## Projects` (written by the projects phase),
     not into entries: they are recorded as an update of that summary and never sent to the integrator.
@@ -77,7 +81,69 @@ def integrate(
         views, by_ref = entry_views(document)
         operations = integrator.integrate(batch, views)
         _apply(batch, operations, document, by_ref, today, result)
+    _supersede_archived(document, archived, integrator, batch_size, today, result)
     return result
+
+
+def _supersede_archived(
+    document: MemoryDocument,
+    archived: Sequence[ArchiveRecord],
+    integrator: Integrator,
+    batch_size: int,
+    today: date,
+    result: RemResult,
+) -> None:
+    """Newer wins over an entry that left MEMORY.md while still true, too: an added entry the integrator
+    finds superseding one gets the old value noted, and the archive records the old one superseded, so
+    it is never offered again. Only added items are shown these, so a live entry always comes first."""
+    dormant = _dormant(document, archived)
+    if not dormant or not result.added:
+        return
+    added = {kept.item.id: (kept, entry, text) for kept, entry, text in result.added}
+    projects = {word for _, entry in document.entries() if entry.topic for word in tokens(entry.topic)}
+    for start in range(0, len(result.added), batch_size):
+        batch = [kept for kept, _, _ in result.added[start : start + batch_size]]
+        subjects = {word for kept in batch for word in matching.subject(kept.item.text)} - projects
+        views = [  # only entries about what an item is about: a model is not asked in vain
+            EntryView(ref=ref, section=record.section, topic=old.topic, text=old.text, day=old.day)
+            for ref, (record, old) in dormant.items()
+            if matching.subject(old.text) & subjects
+        ]
+        if not views:
+            continue
+        for operation in integrator.integrate(batch, views):
+            if (
+                operation.op != "supersede"
+                or operation.target not in dormant
+                or operation.item_id not in added
+                or not operation.text
+            ):
+                continue
+            kept, entry, text = added[operation.item_id]
+            record, old = dormant[operation.target]
+            if entry.text != text or (old.day and kept.item.day < old.day):
+                continue  # changed again since it was added, or older than the archived entry
+            del dormant[operation.target]
+            entry.text = _noting_change(" ".join(operation.text.split()), old.text)
+            reason = f"superseded by {kept.item.source}"
+            result.archived.append(ArchiveRecord(today, record.section, record.entry, reason))
+            result.applied = [(k, operation if k is kept else op) for k, op in result.applied]
+
+
+def _dormant(
+    document: MemoryDocument, archived: Sequence[ArchiveRecord]
+) -> dict[str, tuple[ArchiveRecord, Entry]]:
+    """Archived entries whose last record moved them out while still true and that are not back in
+    MEMORY.md, each under a ref ("A1", ...)."""
+    live = {entry.key for _, entry in document.entries()}
+    latest: dict[str, tuple[ArchiveRecord, Entry]] = {}
+    for record in archived:
+        entry = entry_from_display(record.entry)
+        if entry is not None:
+            latest.pop(entry.key, None)  # keep the records in archive order
+            latest[entry.key] = (record, entry)
+    kept = [pair for key, pair in latest.items() if pair[0].still_true and key not in live]
+    return {f"A{number}": pair for number, pair in enumerate(kept, start=1)}
 
 
 def _apply(
@@ -160,6 +226,7 @@ def _apply_one(
         document.add_entry(section, entry)
         by_ref[kept.item.id] = (document.section(section), entry)  # later items of the batch may name it
         result.referenced.append((entry, kept.item.day))
+        result.added.append((kept, entry, text))
         return
     assert target is not None and operation.target is not None
     section_title = by_ref[operation.target][0].title

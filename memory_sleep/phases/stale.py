@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from typing import NamedTuple
 
 from .. import absences
-from ..archive import ArchiveRecord
+from ..archive import ArchiveRecord, stale_reason
 from ..memory_doc import Entry, MemoryDocument
 from ..state import EntryRecord
 
@@ -51,7 +51,7 @@ def remove_stale(
             reason = f"finished: the absence it announces ended {away.end.isoformat()}"
             candidates.append(_Candidate(1, written, section.title, entry, reason))
         elif last_used < horizon:
-            reason = f"stale: no reference since {last_used.isoformat()}"
+            reason = stale_reason(last_used)
             candidates.append(_Candidate(2, written, section.title, entry, reason))
     candidates.sort(key=lambda c: (c.rank, c.written))
     for position, candidate in enumerate(candidates):
