@@ -254,3 +254,20 @@ def test_main_writes_results(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     written = results.read_text(encoding="utf-8")
     assert "--days 2 --seed 3" in written
     assert "| KEEP recall |" in written and "## Worst missed KEEPs" in written
+
+
+def test_a_line_is_read_as_the_note_item_it_restates(tmp_path: Path) -> None:
+    """A list number is no word of a statement, and a line restating an item about no keyed fact (a
+    decision naming the port) states no value of that fact."""
+    truth = tiny_truth(tmp_path)
+    numbered = "# 2026-01-05\n\n2. Atlas API moved to port 9090 (was 8080)\n"
+    (tmp_path / "memory" / "2026-01-05.md").write_text(numbered, encoding="utf-8")
+    decision = "- Decided: keep the Atlas API port 8080 closed, behind the VPN"
+    (tmp_path / "memory" / "2026-01-03.md").write_text(f"# 2026-01-03\n\n{decision}\n", encoding="utf-8")
+    truth["items"][1]["text"] = numbered.splitlines()[2]
+    truth["items"].append(item("memory/2026-01-03.md", 3, "KEEP", "decision", decision))
+    truth["files"].append("memory/2026-01-03.md")
+    index = retention.StatementIndex(truth, TruthText(tmp_path, truth))
+    assert index.assign("Atlas API moved to port 9090 (was 8080)") == ("atlas.api.port", "9090")
+    assert index.assign("Decided: keep the Atlas API port 8080 closed, behind the VPN") is None
+    assert index.assign("Port for Atlas API is 8080") == ("atlas.api.port", "8080")

@@ -23,6 +23,7 @@ _NOTE_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 RETAINED_CATEGORIES = ("decision", "lesson", "relationship")
 FINDABLE = 0.6
 ABOUT = 0.6
+_LIST_MARKER = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*+])\s+")  # "2. " numbers a list, it states nothing
 
 
 @dataclass
@@ -71,15 +72,16 @@ def fact_retention(outputs: Outputs, truth: GroundTruth, text: TruthText) -> Ret
 
 @dataclass(frozen=True)
 class Statement:
-    key: str
+    key: str | None  # None: a kept item that states no keyed fact
     value: str
     text: str
     tokens: frozenset[str]
 
 
 class StatementIndex:
-    """Every note item that states a keyed fact or decision (its values and its restatements), to tell
-    which one a line of memory restates and so which value that line claims."""
+    """Every note item, to tell which one a line of memory restates and so which keyed fact or decision
+    and which value that line claims. A line that best restates an item about no keyed fact (a
+    decision that names a fact's old owner) is about no fact."""
 
     def __init__(self, truth: GroundTruth, text: TruthText) -> None:
         self.statements: list[Statement] = []
@@ -95,14 +97,14 @@ class StatementIndex:
             self.values[fact["key"]] = [value["value"] for value in fact["values"]]
         for item in truth["items"]:
             key = item["fact_key"]
-            if key not in keyed:
-                continue
-            body = text.of(item)
-            value = stated.get((item["file"], item["line"])) or _value_of(body, item["file"], keyed[key])
+            body = _LIST_MARKER.sub("", text.of(item))
+            value = ""
+            if key in keyed:
+                value = stated.get((item["file"], item["line"])) or _value_of(body, item["file"], keyed[key])
             words = informative_tokens(body)
             for word in words:
                 self._postings.setdefault(word, []).append(len(self.statements))
-            self.statements.append(Statement(key, value, normalize(body), words))
+            self.statements.append(Statement(key if key in keyed else None, value, normalize(body), words))
 
     def assign(self, line: str) -> tuple[str, str | None] | None:
         """(key, value it states) for the statement `line` best restates (>= 60% of its words), else None.
@@ -122,6 +124,8 @@ class StatementIndex:
             tied, key=lambda index: (SequenceMatcher(None, flat, self.statements[index].text).ratio(), index)
         )
         statement = self.statements[best]
+        if statement.key is None:
+            return None
         if contains_value(line, statement.value):
             return statement.key, statement.value
         held = {v.lower() for v in self.values[statement.key] if contains_value(line, v)}
