@@ -271,3 +271,80 @@ def test_a_line_is_read_as_the_note_item_it_restates(tmp_path: Path) -> None:
     assert index.assign("Atlas API moved to port 9090 (was 8080)") == ("atlas.api.port", "9090")
     assert index.assign("Decided: keep the Atlas API port 8080 closed, behind the VPN") is None
     assert index.assign("Port for Atlas API is 8080") == ("atlas.api.port", "8080")
+
+
+def leave_truth(folder: Path) -> GroundTruth:
+    """Wei's leave announced for 14 days then shortened to 4; Fatima's leave on other words."""
+    notes = {
+        "2026-01-01": "- Wei is out from 2026-01-10 for 14 days; Arjun covers",
+        "2026-01-05": "- Wei's leave from 2026-01-10 is now 4 days (was 14 days)",
+        "2026-01-06": "- Fatima on leave 2026-01-10 to 2026-01-13 (4 days)",
+    }
+    truth = tiny_truth(folder)
+    for day, line in notes.items():
+        (folder / "memory" / f"{day}.md").write_text(f"# {day}\n\n{line}\n", encoding="utf-8")
+    file = {day: f"memory/{day}.md" for day in notes}
+    truth["files"] = list(file.values())
+    truth["people"] = [
+        {"name": name, "role": "engineer", "org": None, "projects": []} for name in ("Wei", "Fatima")
+    ]
+    key = "person.wei.ooo.2026-01-10"
+    truth["items"] = [
+        item(file["2026-01-01"], 3, "KEEP", "relationship", notes["2026-01-01"], fact_key=key),
+        item(file["2026-01-05"], 3, "KEEP", "relationship", notes["2026-01-05"], fact_key=key),
+        item(file["2026-01-06"], 3, "KEEP", "relationship", notes["2026-01-06"]),
+    ]
+    values = [
+        {"value": "14 days", "date": "2026-01-01", "file": file["2026-01-01"], "line": 3},
+        {"value": "4 days", "date": "2026-01-05", "file": file["2026-01-05"], "line": 3},
+    ]
+    truth["facts"] = [
+        {"key": key, "category": "relationship", "topic": None, "values": values, "final": "4 days"}
+    ]
+    truth["end"] = "2026-01-20"
+    return truth
+
+
+def test_a_line_about_one_person_never_restates_another_persons_item(tmp_path: Path) -> None:
+    truth = leave_truth(tmp_path)
+    index = retention.StatementIndex(truth, TruthText(tmp_path, truth))
+    line = "Wei on leave 2026-01-10 to 2026-01-13 (4 days) (previously: 14 days)"
+    assert index.assign(current_text(line)) == ("person.wei.ooo.2026-01-10", "4 days")
+
+
+def test_a_leave_that_ended_is_finished_business_its_final_value_archived_counts(tmp_path: Path) -> None:
+    truth = leave_truth(tmp_path)
+    archive = (
+        "- Wei on leave 2026-01-10 to 2026-01-13 (4 days) (previously: 14 days) (2026-01-05) — from People; "
+        "finished: the absence it announces ended 2026-01-13\n"
+        "- Wei on leave 2026-01-10 to 2026-01-23 (14 days) (2026-01-01) — from People; superseded by memory/2026-01-05.md:3\n"
+    )
+    outputs = Outputs.from_texts("# MEMORY.md\n\n## People\n", archive)
+    (ended,) = retention.contradictions(
+        outputs, truth, TruthText(tmp_path, truth), last_run=date(2026, 1, 20)
+    )
+    assert ended.resolved and ended.left_by_rule == "finished: the absence ended 2026-01-13"
+    (running,) = retention.contradictions(
+        outputs, truth, TruthText(tmp_path, truth), last_run=date(2026, 1, 12)
+    )
+    assert not running.resolved  # on the 12th the leave is still on: it belongs in MEMORY.md
+
+
+def test_near_duplicates_are_told_apart_by_the_people_and_facts_they_are_about(tmp_path: Path) -> None:
+    truth = leave_truth(tmp_path)
+    index = retention.StatementIndex(truth, TruthText(tmp_path, truth))
+    memory = (
+        "## People\n"
+        "- Wei on leave 2026-01-10 to 2026-01-13 (4 days) (2026-01-05)\n"
+        "- Fatima on leave 2026-01-10 to 2026-01-13 (4 days) (2026-01-06)\n"
+        "- Wei is out from 2026-01-10 for 4 days, Arjun covers (2026-01-05)\n"
+    )
+    entries = Outputs.from_texts(memory).entries
+    worded = hygiene.near_duplicate_rate(entries)
+    told = hygiene.near_duplicate_rate(
+        entries,
+        lambda entry: f"fact {stated[0]}" if (stated := index.assign(entry.current)) else None,
+        lambda entry: index.people_in(entry.current),
+    )
+    assert [pair[1:] for pair in worded.pairs] == [(entries[0].current, entries[1].current)]
+    assert [pair[1:] for pair in told.pairs] == [(entries[0].current, entries[2].current)]  # Wei's, twice

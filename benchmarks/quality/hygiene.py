@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -35,18 +35,33 @@ class Duplicates:
         return self.duplicated / self.entries if self.entries else 0.0
 
 
-def near_duplicate_rate(entries: Sequence[MemoryEntry]) -> Duplicates:
-    """Share of entries with another in the same section at token Jaccard >= 0.6 or containment >= 0.8."""
+def near_duplicate_rate(
+    entries: Sequence[MemoryEntry],
+    about: Callable[[MemoryEntry], str | None] | None = None,
+    people: Callable[[MemoryEntry], frozenset[str]] | None = None,
+) -> Duplicates:
+    """Share of entries with a duplicate in the same section: another at token Jaccard >= 0.6 or
+    containment >= 0.8, or, when `about` tells what an entry states (the truth's fact or action),
+    another about the same thing. Two entries the truth tells apart (two facts, two actions, other
+    `people`) are not duplicates however alike their wording ("Wei works from Europe/London time",
+    "Fatima works from Europe/London time")."""
     by_section: dict[str, list[MemoryEntry]] = defaultdict(list)
     for entry in entries:
         by_section[entry.section].append(entry)
     result = Duplicates(entries=len(entries))
     for section, members in by_section.items():
         words = [informative_tokens(entry.current) for entry in members]
+        subjects = [about(entry) if about else None for entry in members]
+        named = [people(entry) if people else frozenset() for entry in members]
         marked: set[int] = set()
         for i in range(len(members)):
             for j in range(i + 1, len(members)):
-                if near_duplicates(words[i], words[j]):
+                alike = near_duplicates(words[i], words[j]) and not (
+                    named[i] and named[j] and named[i] != named[j]
+                )
+                if subjects[i] and subjects[j]:
+                    alike = subjects[i] == subjects[j]
+                if alike:
                     marked.update((i, j))
                     result.pairs.append((section, members[i].current, members[j].current))
         result.duplicated += len(marked)

@@ -20,6 +20,8 @@ from .textmatch import LineIndex, contains_value, current_text, informative_toke
 from .truthdata import GroundTruth, ItemTruth, TruthText
 
 _NOTE_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_ABSENCE_KEY = re.compile(r"person\.[^.]+\.ooo\.(\d{4}-\d{2}-\d{2})")
+_DAYS = re.compile(r"(\d+) days?")
 RETAINED_CATEGORIES = ("decision", "lesson", "relationship")
 FINDABLE = 0.6
 ABOUT = 0.6
@@ -76,12 +78,14 @@ class Statement:
     value: str
     text: str
     tokens: frozenset[str]
+    people: frozenset[str] = frozenset()  # the name words of the people it is about
 
 
 class StatementIndex:
     """Every note item, to tell which one a line of memory restates and so which keyed fact or decision
     and which value that line claims. A line that best restates an item about no keyed fact (a
-    decision that names a fact's old owner) is about no fact."""
+    decision that names a fact's old owner) is about no fact; a line restates an item about people
+    only if it names them ("Wei on leave ..." is not Fatima's leave on the same dates)."""
 
     def __init__(self, truth: GroundTruth, text: TruthText) -> None:
         self.statements: list[Statement] = []
@@ -95,6 +99,7 @@ class StatementIndex:
         }
         for fact in keyed.values():
             self.values[fact["key"]] = [value["value"] for value in fact["values"]]
+        self._names = _name_words(truth)
         for item in truth["items"]:
             key = item["fact_key"]
             body = _LIST_MARKER.sub("", text.of(item))
@@ -104,7 +109,14 @@ class StatementIndex:
             words = informative_tokens(body)
             for word in words:
                 self._postings.setdefault(word, []).append(len(self.statements))
-            self.statements.append(Statement(key if key in keyed else None, value, normalize(body), words))
+            people = words & self._names
+            self.statements.append(
+                Statement(key if key in keyed else None, value, normalize(body), words, people)
+            )
+
+    def people_in(self, line: str) -> frozenset[str]:
+        """The name words of the people and contacts `line` names."""
+        return informative_tokens(line) & self._names
 
     def assign(self, line: str) -> tuple[str, str | None] | None:
         """(key, value it states) for the statement `line` best restates (>= 60% of its words), else None.
@@ -114,7 +126,11 @@ class StatementIndex:
         counts: Counter[int] = Counter()
         for word in words:
             counts.update(self._postings.get(word, ()))
-        shares = {index: shared / len(self.statements[index].tokens) for index, shared in counts.items()}
+        shares = {
+            index: shared / len(self.statements[index].tokens)
+            for index, shared in counts.items()
+            if self.statements[index].people <= words
+        }
         best_share = max(shares.values(), default=0.0)
         if best_share < ABOUT:
             return None
@@ -130,6 +146,17 @@ class StatementIndex:
             return statement.key, statement.value
         held = {v.lower() for v in self.values[statement.key] if contains_value(line, v)}
         return statement.key, (held.pop() if len(held) == 1 else None)
+
+
+def _name_words(truth: GroundTruth) -> frozenset[str]:
+    """The words of every person's and contact's name (as the tokenizer splits them)."""
+    names = {person["name"] for person in truth["people"]}
+    names.update(
+        fact["key"].split(".")[1]
+        for fact in truth["facts"]
+        if fact["key"].startswith(("person.", "contact."))
+    )
+    return frozenset(word for name in names for word in informative_tokens(name))
 
 
 def _value_of(body: str, file: str, fact: KeyedTruth) -> str:
@@ -179,12 +206,13 @@ def contradictions(
     """For each fact or decision with more than one value: the final value current, no older value
     current, and every older value that was ever current in MEMORY.md present in the archive.
 
-    DESIGN.md has two rules that take a final value out of MEMORY.md, and for them the final value
-    stated in the archive counts as kept: a fact about a project that has finished (not a person:
-    people outlive projects) leaves with its project; and an entry older than stale_after_days with
-    no reference since is stale on the day of the last run (`last_run`, default the last note day).
-    Both are decided from the truth (when the project finished, the last note that mentions the
-    fact), never from what the tool did; `final_in_memory` keeps the strict reading."""
+    DESIGN.md has rules that take a final value out of MEMORY.md, and for them the final value
+    stated in the archive counts as kept: entries about finished work leave (a fact about a project
+    that has finished, not a person: people outlive projects; a leave whose last day is past on the
+    day of the last run, `last_run`, default the last note day); and an entry older than
+    stale_after_days with no reference since is stale on that day. All are decided from the truth
+    (when the project finished, when the leave ends, the last note that mentions the fact), never
+    from what the tool did; `final_in_memory` keeps the strict reading."""
     finished = {p["name"] for p in truth["projects"] if p["finished_on"] and p["finished_on"] <= truth["end"]}
     last_mention = _last_mentions(truth)
     stale_before = (last_run or date.fromisoformat(truth["end"])) - timedelta(days=stale_after_days)
@@ -203,8 +231,11 @@ def contradictions(
         current = now.get(fact["key"], set())
         was = ever.get(fact["key"], set()) | current
         rule = ""
+        ended = _absence_end(fact)
         if fact["topic"] in finished and fact["category"] != "relationship":
             rule = f"project {fact['topic']} finished"
+        elif ended and ended < (last_run or date.fromisoformat(truth["end"])):
+            rule = f"finished: the absence ended {ended}"
         elif fact["key"] in last_mention and last_mention[fact["key"]] < stale_before:
             rule = f"stale: last mentioned {last_mention[fact['key']]}"
         in_archive = archived.get(fact["key"], set())
@@ -221,6 +252,15 @@ def contradictions(
             )
         )
     return outcomes
+
+
+def _absence_end(fact: KeyedTruth) -> date | None:
+    """The last day of a leave ("person.wei.ooo.2026-11-25" lasting "10 days" ends 2026-12-04)."""
+    start = _ABSENCE_KEY.fullmatch(fact["key"])
+    length = _DAYS.fullmatch(fact["final"])
+    if not start or not length:
+        return None
+    return date.fromisoformat(start.group(1)) + timedelta(days=int(length.group(1)) - 1)
 
 
 def _last_mentions(truth: GroundTruth) -> dict[str, date]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 from memory_sleep.text import shorten
 
 from . import archive_audit, hygiene, retention, verdicts
-from .outputs import Outputs
+from .outputs import MemoryEntry, Outputs
 from .simulate import History, Night
 from .truthdata import GroundTruth, TruthText
 
@@ -185,7 +186,13 @@ def score(
         for record, key, other in audit.wrong_closed[:DETAIL_LINES]
     ]
 
-    duplicates = hygiene.near_duplicate_rate(outputs.entries)
+    statements = retention.StatementIndex(truth, text)
+    duplicates = hygiene.near_duplicate_rate(
+        outputs.entries,
+        _what_it_states(statements, truth, last_night),
+        lambda entry: statements.people_in(entry.current),
+    )
+    worded = hygiene.near_duplicate_rate(outputs.entries)
     rows.append(
         Row(
             "near-duplicate rate in MEMORY.md",
@@ -194,8 +201,18 @@ def score(
             duplicates.rate <= 0.02,
         )
     )
+    rows.append(
+        Row(
+            "near-duplicate rate by wording alone",
+            f"{worded.rate:.1%} ({worded.duplicated}/{worded.entries})",
+        )
+    )
     details["Near-duplicate pairs"] = [
         f"{section}: {a!r} ~ {b!r}" for section, a, b in duplicates.pairs[:DETAIL_LINES]
+    ]
+    details["Pairs alike in wording that the truth tells apart"] = [
+        f"{section}: {a!r} ~ {b!r}"
+        for section, a, b in [pair for pair in worded.pairs if pair not in duplicates.pairs][:DETAIL_LINES]
     ]
 
     stale = hygiene.finished_project_entries(outputs, truth, history)
@@ -283,3 +300,19 @@ def score(
         false_keeps=verdicts.false_keeps(judged, EXAMPLES),
         details={title: lines for title, lines in details.items() if lines},
     )
+
+
+def _what_it_states(
+    statements: retention.StatementIndex, truth: GroundTruth, last_night: date
+) -> Callable[[MemoryEntry], str | None]:
+    """The truth's fact or action an entry of MEMORY.md is about, when the truth knows."""
+    actions = hygiene.ActionIndex(truth["actions"])
+
+    def about(entry: MemoryEntry) -> str | None:
+        if entry.section == hygiene.ACTION_SECTION:
+            key = actions.assign(entry.current, entry.day or last_night)
+            return f"action {key}" if key else None
+        stated = statements.assign(entry.current)
+        return f"fact {stated[0]}" if stated else None
+
+    return about
