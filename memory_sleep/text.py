@@ -9,7 +9,10 @@ from datetime import date, timedelta
 from functools import lru_cache
 from itertools import pairwise
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.:/-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
+_LETTER = (
+    r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"  # any script's letters or digits but CJK
+)
+_WORD = re.compile(rf"{_LETTER}(?:{_LETTER}|[_.:/-])*{_LETTER}|{_LETTER}")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _MARKUP = re.compile(r"[*_`~>#]|\[[ xX]\]")
 _STOPWORDS = frozenset(
