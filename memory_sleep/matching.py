@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .text import tokens
+from .text import tokens, word_sequence
 
 _LABEL = re.compile(
     r"^(?:(?:correction|update|decision|decided|note|fyi|fact|status|reminder|todo|lesson|til|done|new|contact|"
@@ -45,6 +45,9 @@ NOT_SUBJECT = frozenset(
         "switch",
         "switching",
         "switched",
+        "bumped",
+        "upgraded",
+        "downgraded",
         "back",
         "instead",
         "from",
@@ -78,13 +81,23 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
         r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b", re.I
     ),
 }
+# "nuc-02 was the old box", "Asia/Shanghai is the previous one": the one word before it is the old value
+_OLD_ONE = r"(?<![^\s,;(])(?!(?:it|this|that|which|what|there)\s)(?P<oldone>[^\s,;()]+)"
+_OLD_ONE_TAIL = r"\s+(?:was|were|is|are)\s+the\s+(?:old|previous|former)\s+\w+"
+# "now ships SSO; the rebuilt dashboard slips": what slips or is dropped is no longer the value
+_DROPPED_TAIL = r"\s+(?:slips|slipped|(?:is|was|got)\s+(?:dropped|cut|descoped|pulled))\b"
 # the old value of "from ... to": "$4,000/month" and "Enterprise (45 seats)" are one value each
 _FROM_VALUE = r"(?:[^,;()]|,(?=\d)|\([^()]{1,20}\)){1,40}?"
 _SUPERSEDED_VALUE = re.compile(
     r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|replaces?)\b[^)]*\)"
     r"|\bfrom\s+" + _FROM_VALUE + r"\s+to\b"
     r"|(?:\S+\s+)?\S+\s*(?:→|->)(?=\s*[^\s\d]*\d)"
-    r"|\b(?:not|was|were|instead of|rather than|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
+    r"|"
+    + _OLD_ONE.replace("?P<oldone>", "?:")
+    + _OLD_ONE_TAIL
+    + r"|[;,]\s*[^;,()]{1,40}?"
+    + _DROPPED_TAIL
+    + r"|\b(?:not|was|were|instead of|rather than|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
     re.I,
 )
 _OLD_VALUE = re.compile(
@@ -93,7 +106,12 @@ _OLD_VALUE = re.compile(
     r"|(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)"
     r"|\b(?:instead of|rather than)\s+(?P<instead>[^,;.()]{1,40})"
     r"|\b(?:not|no longer)\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
-    r"|[,;]\s*(?:was|before:|old:)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
+    r"|"
+    + _OLD_ONE
+    + _OLD_ONE_TAIL
+    + r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
+    + _DROPPED_TAIL
+    + r"|[,;]\s*(?:was|before:|old:)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
     re.I,
 )
 _GONE = re.compile(
@@ -110,12 +128,24 @@ _NUMBER = re.compile(r"(?<![\w.:/@#$€£-])\d+(?![\w.:/%-])")
 def subject(text: str) -> frozenset[str]:
     """The content words before the statement's verb or colon ("Meridian exporter" in "Meridian
     exporter listens on 8000"), without labels such as "Correction:" or "Decided:"."""
+    return frozenset(word for word in tokens(_subject_phrase(text)) if _names_subject(word))
+
+
+def subject_head(text: str, ignore: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The last two words of the subject, less those in `ignore` (project names): the thing it names
+    and the word that says which one (("invoices", "retention") in "Harbor invoices retention changed ...")."""
+    words = word_sequence(_subject_phrase(text))
+    return tuple(word for word in words if _names_subject(word) and word not in ignore)[-2:]
+
+
+def _subject_phrase(text: str) -> str:
     head = re.split(r"(?:(?<!\d)\.|;)\s", _LABEL.sub("", text.strip()), maxsplit=1)[0]  # the first clause
     match = _PIVOT.search(head)
-    head = head[: match.start()] if match and match.start() > 0 else re.split(r",\s", head, maxsplit=1)[0]
-    return frozenset(
-        word for word in tokens(head) if len(word) > 1 and word not in NOT_SUBJECT and not _is_value(word)
-    )
+    return head[: match.start()] if match and match.start() > 0 else re.split(r",\s", head, maxsplit=1)[0]
+
+
+def _names_subject(word: str) -> bool:
+    return len(word) > 1 and word not in NOT_SUBJECT and not _is_value(word)
 
 
 @lru_cache(maxsize=16_384)

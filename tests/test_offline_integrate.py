@@ -274,3 +274,103 @@ def test_a_lesson_told_again_under_another_lead_in_is_the_same_lesson() -> None:
         "Lessons",
     )
     assert (operation.op, operation.target) == ("noop", "E1")
+
+
+def test_a_value_said_to_be_the_old_one_is_gone_and_the_new_value_supersedes() -> None:
+    line = "21:08 Correction: Harbor grpc is on do-fra1-06, hetzner-fsn1-06 was the old box"
+    assert matching.replaced_values(line) == ("hetzner-fsn1-06",)
+    assert matching.replaced_values("Correction: Beacon web is on build-box-10, nuc-02 was the old box") == (
+        "nuc-02",
+    )
+    assert matching.replaced_values("Asia/Tokyo now; Asia/Seoul is the previous one") == ("Asia/Seoul",)
+    assert matching.replaced_values("that was the old plan, keep the new one") == ()
+    assert has_history("Correction: Beacon web is on build-box-10, nuc-02 was the old box")
+    operation = _decide(
+        "Correction: Harbor grpc is on hetzner-fsn1-06, harbor-gateway-03 was the old box",
+        line,
+        topic="Harbor",
+    )
+    assert (operation.op, operation.target) == ("supersede", "E1")
+
+
+def test_a_change_of_another_subject_replaces_no_entry_holding_its_old_value() -> None:
+    operation = _decide(
+        "Harbor backups retention changed 90 days → 14 days",
+        "Harbor invoices retention changed 14 days → 90 days",
+        topic="Harbor",
+    )
+    same = _decide(
+        "Harbor backups retention changed 90 days → 14 days",
+        "Harbor backups retention changed 14 days → 90 days",
+        topic="Harbor",
+    )
+    assert (operation.op, same.op, same.target) == ("add", "supersede", "E1")
+    # other words for the same thing are no sibling: only "<this> X" against "<that> X" is
+    renewal = _decide(
+        "Wonka contract renews on 2026-12-13", "- Wonka renewal pushed to 2026-12-21 (was 2026-12-13)"
+    )
+    budget = _decide(
+        "Beacon /v1/search budget is 40 ms p95",
+        "Beacon /v1/search SLO changed to 120 ms p95 (was 40 ms p95)",
+        topic="Beacon",
+    )
+    weekly = _decide(
+        "For the record, Nimbus weekly sync is Fridays at 14:10",
+        "Nimbus sync moved to Mondays at 08:10 (was Fridays at 14:10)",
+        topic="Nimbus",
+    )  # a project's name says which project, not which sync
+    assert (renewal.op, budget.op, weekly.op) == ("supersede", "supersede", "supersede")
+
+
+def test_a_person_who_moved_replaces_their_own_entry_not_another_persons_with_the_old_value() -> None:
+    entries = [
+        EntryView(
+            ref="Z",
+            section="Decisions",
+            topic=None,
+            text="Zara moved to Asia/Shanghai (was America/New_York), adjust the standup time",
+            day=date(2026, 10, 3),
+        ),
+        EntryView(
+            ref="J",
+            section="People",
+            topic=None,
+            text="Jonas is in Asia/Shanghai, keep that in mind for calls",
+            day=date(2026, 11, 7),
+        ),
+    ]
+    item = note_item("21:04 Jonas moved to Asia/Tokyo (was Asia/Shanghai), adjust the standup time")
+    (operation,) = OfflineIntegrator().integrate(
+        [KeptItem(item=item, category="decision", topic=None)], entries
+    )
+    assert (operation.op, operation.target) == ("supersede", "J")
+
+
+def test_what_slips_from_a_release_is_its_old_scope() -> None:
+    line = "Beacon v1.11.4 now ships SSO; the rebuilt dashboard slips"
+    assert matching.replaced_values(line) == ("the rebuilt dashboard",)
+    assert matching.replaced_values("Ember 2.3 ships webhooks, audit log v2 was dropped") == ("audit log v2",)
+    same = _decide("Scope of Beacon v1.11.4: the rebuilt dashboard plus bugfixes", line, topic="Beacon")
+    other = _decide(
+        "Scope of Beacon v1.11.4: the rebuilt dashboard plus bugfixes",
+        "Beacon v1.12.0 now ships SSO; the rebuilt dashboard slips",
+        topic="Beacon",
+    )
+    assert (same.op, same.target, other.op) == ("supersede", "E1", "add")
+
+
+def test_a_bump_names_the_old_version_by_its_tool_and_number() -> None:
+    operation = _decide("Node version for Cobalt: 22.9", "Cobalt bumped Node 22.9 → 20.12", topic="Cobalt")
+    other_tool = _decide("Python version for Cobalt: 22.9", "Cobalt bumped Node 22.9 → 20.12", topic="Cobalt")
+    assert (operation.op, operation.target, other_tool.op) == ("supersede", "E1", "add")
+
+
+def test_amounts_with_a_thousands_comma_are_whole_values_not_a_shared_tail() -> None:
+    operation = _decide(
+        "Meridian may spend up to $3,400/month on infra",
+        "**Meridian budget**: $8,400/month",
+        "decision",
+        "Decisions",
+        topic="Meridian",
+    )
+    assert operation.op != "noop"

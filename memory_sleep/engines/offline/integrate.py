@@ -6,13 +6,12 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ... import absences, matching
 from ...memory_doc import SECTION_FOR
 from ...models import EntryView, KeptItem, Operation, OperationKind
 from ...text import jaccard, shorten, similarity, tokens
-from . import cues
+from . import cues, statements
 
 ENTRY_MAX_CHARS = 200
 _SAME = 0.8
@@ -23,49 +22,13 @@ _SAME_SUBJECT = 0.75
 # a statement may change one filed in another of these ("Nadia moved to ..." vs "Nadia is in ...")
 _STATEMENT_SECTIONS = frozenset({"Facts", "Decisions", "People"})
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
-_VALUE = re.compile(r"\d[\w.:/-]*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
 _LESSON_LEAD = re.compile(r"^(?:(?:til|lesson(?: learned)?|learned|takeaway|remember)\b\s*[:—–-]?\s*)+", re.I)
-_KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
-# verbs that join a project to what it runs or uses ("Nimbus runs on Node 18"): not what it is about
 _RESCHEDULED = 0.6
 _RESCHEDULED_WORDS = 4
 _PERSONAL = frozenset(["email", "handle"])
 _LINKS = frozenset(["url"])
-_RELEASE = re.compile(r"\bv\d+\.\d+(?:\.\d+)?\b")  # a person's new address replaces the old one
+# verbs that join a project to what it runs or uses ("Nimbus runs on Node 18"): not what it is about
 _VERBS = frozenset(["runs", "run", "uses", "use", "got", "has", "have", "is", "are", "now", "moved", "lives"])
-_CLAUSE_END = re.compile(r"(?:(?<!\d)\.|;)\s|\s[—–]\s|\s-\s")
-_LABELS = frozenset(
-    [
-        "note",
-        "todo",
-        "update",
-        "summary",
-        "lesson",
-        "til",
-        "status",
-        "fyi",
-        "done",
-        "next",
-        "plan",
-        "idea",
-        "question",
-        "answer",
-        "reason",
-        "why",
-        "eod",
-        "correction",
-        "important",
-        "reminder",
-        "action",
-        "contact",
-        "heads-up",
-        "blocker",
-        "news",
-        "recap",
-        "confirming",
-        "record",
-    ]
-)
 
 
 @dataclass(eq=False)  # compared by identity in the index
@@ -176,13 +139,13 @@ def _decide(
     scored = sorted(((similarity(words, c.words), c) for c in comparable), key=lambda pair: -pair[0])
     best_score, best = scored[0] if scored else (0.0, None)
     if kept.category == "lesson":
-        lesson = tokens(_first_clause(_LESSON_LEAD.sub("", text)))
+        lesson = tokens(statements.first_clause(_LESSON_LEAD.sub("", text)))
         lessons = [c for c in candidates if c.section == section]  # a lesson holds in every project
         for candidate in sorted(lessons, key=lambda c: -similarity(words, c.words))[:5]:
-            known = tokens(_first_clause(_LESSON_LEAD.sub("", candidate.text)))
+            known = tokens(statements.first_clause(_LESSON_LEAD.sub("", candidate.text)))
             if len(lesson) < 3 or jaccard(lesson, known) < 0.8:
                 continue
-            if _informative(lesson) <= known:
+            if statements.informative(lesson) <= known:
                 return _noop(item_id, candidate, "the same lesson, told again")
             return _change(item_id, "update", candidate.ref, text, "the same lesson, learned again elsewhere")
     if (
@@ -264,33 +227,35 @@ def _contradicted(
     if named is not None:
         return named
     reversal = bool(cues.REVERSAL.search(text))
-    key = _subject_key(text, projects)
+    key = statements.subject_key(text, projects)
     own_subject = _about(text, projects)
-    first_clause = _subject_words(text) - projects
+    first_clause = statements.subject_words(text) - projects
     best, best_score = None, 0.0
-    own_releases = _releases(text)
+    own_releases = statements.releases(text)
     for candidate in candidates:
-        other_releases = _releases(candidate.text)
+        other_releases = statements.releases(candidate.text)
         if own_releases and other_releases:
             if own_releases.isdisjoint(other_releases):
                 continue  # "Scope of v0.15.3" and "Scope of v0.16.7": two releases
             if (
                 key is not None
                 and set(key.split()) <= own_releases
-                and _value_part(text) != _value_part(candidate.text)
+                and statements.value_part(text) != statements.value_part(candidate.text)
             ):
                 return (
                     candidate  # "Harbor v0.6.5: the rebuilt dashboard" after "v0.6.5 will ship audit log v2"
                 )
         if (
             key
-            and key == _subject_key(candidate.text, projects)
-            and _value_part(text) != _value_part(candidate.text)
+            and key == statements.subject_key(candidate.text, projects)
+            and statements.value_part(text) != statements.value_part(candidate.text)
         ):
             return candidate
         other = _about(candidate.text, projects)
         same = _same_subject(own_subject, other, text, candidate.text) and not (
-            matching.people_differ(_first_clause(text), _first_clause(candidate.text), projects)
+            matching.people_differ(
+                statements.first_clause(text), statements.first_clause(candidate.text), projects
+            )
             or (kept.category == "decision" and candidate.section != "Decisions")  # a port is no policy
         )
         if same and _new_value(text, candidate.text, own_subject == other):
@@ -300,11 +265,13 @@ def _contradicted(
             continue
         if (
             matching.same_named_thing(text, candidate.text, projects)
-            and not matching.people_differ(_first_clause(text), _first_clause(candidate.text), projects)
+            and not matching.people_differ(
+                statements.first_clause(text), statements.first_clause(candidate.text), projects
+            )
             and matching.values_conflict(text, candidate.text, _PERSONAL)
         ):
             return candidate  # "Noah ... has a new address: noah.z@..." after "contact: Noah, noah@..."
-        own_values = matching.typed_values(_first_clause(text))
+        own_values = matching.typed_values(statements.first_clause(text))
         if not reversal or (
             own_values and not own_values.keys() & matching.typed_values(candidate.text).keys()
         ):
@@ -313,7 +280,7 @@ def _contradicted(
             continue  # "Nadia on leave, ping Wei instead" is no reversal of "Wei on leave"
         if _other_things(text, candidate.text, projects):
             continue  # "the vacuum job moved to 21:15" is no change of "the report job runs at 08:30"
-        other_clause = _subject_words(candidate.text) - projects
+        other_clause = statements.subject_words(candidate.text) - projects
         overlap = similarity(first_clause, other_clause)
         if len(first_clause & other_clause) >= 2 and overlap >= 0.4 and overlap > best_score:
             best, best_score = candidate, overlap
@@ -322,23 +289,39 @@ def _contradicted(
 
 def _named_change(text: str, candidates: Sequence[_Candidate], projects: frozenset[str]) -> _Candidate | None:
     """The entry whose current claim holds a value this statement says is gone, and that shares
-    what the statement is about (a word beyond the values, or a distinctive old value)."""
+    what the statement is about (a word beyond the values, or a distinctive old value): first one that
+    names its subject ("Jonas moved to ... (was Asia/Shanghai)" changes "Jonas is in Asia/Shanghai",
+    not "Zara moved to Asia/Shanghai"), never one about a sibling thing or another release."""
     gone = matching.replaced_values(text)
     if not gone:
         return None
-    anchors = _informative(tokens(matching.current_claim(text))) - projects
-    best, best_score = None, 0
+    anchors = statements.informative(tokens(matching.current_claim(text))) - projects
+    own_subject = matching.subject(text) - projects
+    own_releases = statements.releases(text)
+    best, best_score = None, (False, 0)
     for candidate in candidates:
+        other_releases = statements.releases(candidate.text)
+        if own_releases and other_releases and own_releases.isdisjoint(other_releases):
+            continue  # "v1.12.0 ships SSO; the dashboard slips" leaves the scope of v1.11.4 alone
         claim = matching.current_claim(candidate.text)
-        held = [value for value in gone if matching.mentions_value(claim, value)]  # see _says_gone
-        if not held:
+        held = [value for value in gone if _holds(claim, value)]
+        if not held or _siblings(text, candidate.text, projects):
             continue
-        shared = len(anchors & _informative(candidate.words))
+        shared = len(anchors & statements.informative(candidate.words))
         distinctive = any(_distinctive(value) for value in held)
-        score = shared * 2 + distinctive
+        score = (bool(own_subject) and own_subject <= candidate.words, shared * 2 + distinctive)
         if (shared or distinctive) and score > best_score:
             best, best_score = candidate, score
     return best
+
+
+def _holds(claim: str, value: str) -> bool:
+    """`claim` states `value` ("Postgres 15"), or its last word with the words naming it elsewhere: "Node
+    version for Cobalt: 22.9" holds the "Node 22.9" of "bumped Node 22.9 → 20.12"."""
+    if matching.mentions_value(claim, value):
+        return True
+    *name, last = value.split()
+    return bool(name) and matching.mentions_value(claim, last) and tokens(" ".join(name)) <= tokens(claim)
 
 
 def _says_gone(text: str, other: str) -> bool:
@@ -359,7 +342,7 @@ def _about(text: str, projects: frozenset[str]) -> frozenset[str]:
     content words of its first clause that are not values."""
     about = matching.subject(text) - projects
     if not about:
-        about = _subject_words(text) - projects - _VERBS
+        about = statements.subject_words(text) - projects - _VERBS
     return about | (matching.number_words(text) - projects - _VERBS)
 
 
@@ -385,8 +368,17 @@ def _other_things(text: str, other: str, projects: frozenset[str]) -> bool:
     return bool(own) and bool(theirs) and not (own <= theirs or theirs <= own)
 
 
+def _siblings(text: str, other: str, projects: frozenset[str]) -> bool:
+    """Two things of one kind: the subjects end in the same word after different ones ("Harbor invoices
+    retention", "Harbor backups retention"); a change of one never touches the other."""
+    own, theirs = matching.subject_head(text, projects), matching.subject_head(other, projects)
+    return len(own) == len(theirs) == 2 and own[1] == theirs[1] and own[0] != theirs[0]
+
+
 def _may_be_same(text: str, other: str, projects: frozenset[str]) -> bool:
     """Nothing says two similar statements are about different things."""
+    if _siblings(text, other, projects):
+        return False
     own_about, other_about = _about(text, projects), _about(other, projects)
     if own_about and other_about and not (own_about <= other_about or other_about <= own_about):
         return jaccard(own_about, other_about) >= 0.5 and not _names_differ(text, other)
@@ -414,8 +406,8 @@ def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
         return False
     if jaccard(tokens(text), tokens(other)) >= _RESCHEDULED:
         return False  # the same words with another date: the event moved
-    own_clause, other_clause = _subject_words(text), _subject_words(other)
-    if own_clause == other_clause and len(_informative(own_clause)) >= _RESCHEDULED_WORDS:
+    own_clause, other_clause = statements.subject_words(text), statements.subject_words(other)
+    if own_clause == other_clause and len(statements.informative(own_clause)) >= _RESCHEDULED_WORDS:
         return False  # the same first clause with another date ("freeze until ..."), reasons aside
     return not (identical_subject and own_values.keys() == other_values.keys() == {"date"})
 
@@ -426,29 +418,10 @@ def _same_deadline_task(
     assert kept.deadline is not None
     due = kept.deadline.isoformat()
     for candidate in actions:
-        shared = _informative(words) & _informative(candidate.words)
+        shared = statements.informative(words) & statements.informative(candidate.words)
         if due in candidate.text and (len(shared) >= 2 or any(len(word) >= 6 for word in shared)):
             return candidate
     return None
-
-
-@lru_cache(maxsize=16_384)
-def _first_clause(text: str) -> str:
-    return _CLAUSE_END.split(text, maxsplit=1)[0]
-
-
-@lru_cache(maxsize=16_384)
-def _subject_words(text: str) -> frozenset[str]:
-    """Content words of the first clause, without values and decision vocabulary."""
-    return frozenset(
-        w for w in tokens(_first_clause(text)) if not _VALUE.fullmatch(w) and w not in matching.NOT_SUBJECT
-    )
-
-
-def _informative(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(
-        w for w in words if len(w) >= 4 and w not in matching.NOT_SUBJECT and not _VALUE.fullmatch(w)
-    )
 
 
 def _restates(a: str, b: str, word_similarity: float) -> bool:
@@ -457,26 +430,6 @@ def _restates(a: str, b: str, word_similarity: float) -> bool:
     a, b = matching.current_claim(a), matching.current_claim(b)
     if matching.values_conflict(a, b, _LINKS):
         return False
-    shared = set(_VALUE.findall(a.lower())) & set(_VALUE.findall(b.lower()))
+    shared = set(statements.VALUE.findall(a.lower())) & set(statements.VALUE.findall(b.lower()))
     distinctive = any(len(value) >= 6 and any(ch.isalpha() for ch in value) for value in shared)
     return distinctive and (word_similarity >= _RESTATED or len(shared) >= 2)
-
-
-def _releases(text: str) -> frozenset[str]:
-    """The releases a statement's first clause names ("Harbor v0.6.5 will ship ..."): what it is about."""
-    return frozenset(version.lower() for version in _RELEASE.findall(_first_clause(text)))
-
-
-def _subject_key(text: str, projects: frozenset[str]) -> str | None:
-    """The key of a `Key: value` statement, unless the key is a label such as "Decided" or "TODO" or
-    only a project's name ("Beacon: Acme pays for Team")."""
-    match = _KEY_VALUE.match(text)
-    if not match:
-        return None
-    words = tokens(match.group(1)) - matching.NOT_SUBJECT - _LABELS - projects
-    return " ".join(sorted(words)) or None
-
-
-def _value_part(text: str) -> str:
-    match = _KEY_VALUE.match(text)
-    return match.group(2).strip().lower() if match else text.lower()

@@ -1,0 +1,89 @@
+"""The parts of a one-line statement that REM compares: its first clause, its key and value, the
+releases it names, its content words."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ... import matching
+from ...text import tokens
+
+# a value as one run: "10.0.0.5", "180ms", "$3,400/month" (not "3" and "400/month"), "db.internal"
+VALUE = re.compile(r"\d(?:[\w.:/-]|,(?=\d{3}))*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
+KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
+RELEASE = re.compile(r"\bv\d+\.\d+(?:\.\d+)?\b")
+CLAUSE_END = re.compile(r"(?:(?<!\d)\.|;)\s|\s[—–]\s|\s-\s")
+# lead-ins that name no subject: "Decided: ...", "TODO: ..."
+LABELS = frozenset(
+    [
+        "note",
+        "todo",
+        "update",
+        "summary",
+        "lesson",
+        "til",
+        "status",
+        "fyi",
+        "done",
+        "next",
+        "plan",
+        "idea",
+        "question",
+        "answer",
+        "reason",
+        "why",
+        "eod",
+        "correction",
+        "important",
+        "reminder",
+        "action",
+        "contact",
+        "heads-up",
+        "blocker",
+        "news",
+        "recap",
+        "confirming",
+        "record",
+    ]
+)
+
+
+@lru_cache(maxsize=16_384)
+def first_clause(text: str) -> str:
+    """A statement up to its first full stop, semicolon or dash: what it says before the reasons."""
+    return CLAUSE_END.split(text, maxsplit=1)[0]
+
+
+@lru_cache(maxsize=16_384)
+def subject_words(text: str) -> frozenset[str]:
+    """Content words of the first clause, without values and decision vocabulary."""
+    return frozenset(
+        w for w in tokens(first_clause(text)) if not VALUE.fullmatch(w) and w not in matching.NOT_SUBJECT
+    )
+
+
+def informative(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(
+        w for w in words if len(w) >= 4 and w not in matching.NOT_SUBJECT and not VALUE.fullmatch(w)
+    )
+
+
+def releases(text: str) -> frozenset[str]:
+    """The releases a statement's first clause names ("Harbor v0.6.5 will ship ..."): what it is about."""
+    return frozenset(version.lower() for version in RELEASE.findall(first_clause(text)))
+
+
+def subject_key(text: str, projects: frozenset[str]) -> str | None:
+    """The key of a `Key: value` statement, unless the key is a label such as "Decided" or "TODO" or
+    only a project's name ("Beacon: Acme pays for Team")."""
+    match = KEY_VALUE.match(text)
+    if not match:
+        return None
+    words = tokens(match.group(1)) - matching.NOT_SUBJECT - LABELS - projects
+    return " ".join(sorted(words)) or None
+
+
+def value_part(text: str) -> str:
+    match = KEY_VALUE.match(text)
+    return match.group(2).strip().lower() if match else text.lower()
