@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import re
 import unicodedata
@@ -172,11 +173,26 @@ _MONTHS = {
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\.?\s+([A-Za-z]{3,9})\b")  # "3 Dec", "1st of"
+_CJK_DATE = re.compile(r"(\d{1,2})月(\d{1,2})日")  # 12月7日
 _SLASH_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
-_WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
 _DEADLINE_CUE = re.compile(
-    r"\b(by|before|due|deadline|until|no later than|eod|bis|antes del?)\b", re.IGNORECASE
+    r"\b(by|before|due|deadline|until|no later than|eod|eow|bis|antes del?|today|tonight|tomorrow)\b|まで|までに",
+    re.IGNORECASE,
 )
+_DUE_MARK = re.compile(r"\(due (\d{4}-\d{2}-\d{2})\)")  # what REM wrote when it read the deadline
+# said only of deadlines: "bis 2.12.", "by Thu", "by EOD", "by end of month", "Thursday next week"
+_DOTTED_DATE = re.compile(r"^\S+\s+(\d{1,2})\.(\d{1,2})\.?(?![\d.])")
+_ANY_WEEKDAY = re.compile(
+    r"\b(" + "|".join(_WEEKDAYS) + r"|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\b", re.IGNORECASE
+)
+_NEXT_WEEK = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\s+next\s+week\b", re.IGNORECASE)
+_RELATIVE = {
+    re.compile(r"\b(?:eod|today|tonight)\b", re.IGNORECASE): 0,
+    re.compile(r"\btomorrow\b", re.IGNORECASE): 1,
+}
+_MONTH_END = re.compile(r"\bend of (?:the )?month\b", re.IGNORECASE)
+_WEEK_END = re.compile(r"\b(?:eow|end of (?:the )?week)\b", re.IGNORECASE)
 
 
 def _safe_date(year: int, month: int, day: int) -> date | None:
@@ -186,35 +202,77 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def mentioned_dates(text: str, written_on: date) -> list[tuple[int, date]]:
-    """Dates a text mentions with their positions, resolved against the day it was written."""
+def deadline_in(text: str, written_on: date) -> date | None:
+    """The deadline a text states ("by Dec 3", "by 3 Dec", "due 2026-12-03", "bis 2.12.",
+    "（12月7日まで）", "before Friday", "by Thu", "by Monday next week", "by EOD", "by end of month"),
+    if any; a "(due 2026-12-03)" REM wrote wins, and a date on the calendar beats a weekday or
+    "tomorrow" ("by Fri 2026-11-20")."""
+    marked = _DUE_MARK.search(text)
+    if marked:
+        return date.fromisoformat(marked.group(1))
+    cue = _DEADLINE_CUE.search(text)
+    if not cue:
+        return None
+    if cue.group(0) in ("まで", "までに"):  # the date comes before the cue: （12月7日まで）
+        found = _CJK_DATE.search(text[max(0, cue.start() - 8) : cue.start()])
+        return _day_of_year(written_on, int(found.group(1)), int(found.group(2))) if found else None
+    tail = text[cue.start() :]
+    for dates in (_calendar_dates(tail, written_on), _relative_dates(tail, written_on)):
+        if dates:
+            return min(dates)[1]
+    return None
+
+
+def _calendar_dates(tail: str, written_on: date) -> list[tuple[int, date]]:
+    """Calendar dates in `tail` (which starts at a deadline cue), by position."""
     found: list[tuple[int, date]] = []
-    for match in _ISO_DATE.finditer(text):
+    for match in _ISO_DATE.finditer(tail):
         if (parsed := _safe_date(*(int(part) for part in match.groups()))) is not None:
             found.append((match.start(), parsed))
-    for match in _MONTH_DAY.finditer(text):
-        month = _MONTHS.get(match.group(1).lower())
-        if month and (parsed := _safe_date(written_on.year, month, int(match.group(2)))) is not None:
-            if parsed < written_on - timedelta(days=180):
-                parsed = _safe_date(written_on.year + 1, month, int(match.group(2))) or parsed
+    for pattern, month_group, day_group in ((_MONTH_DAY, 1, 2), (_DAY_MONTH, 2, 1)):
+        for match in pattern.finditer(tail):
+            month = _MONTHS.get(match.group(month_group).lower())
+            if month and (parsed := _day_of_year(written_on, month, int(match.group(day_group)))):
+                found.append((match.start(), parsed))
+    for match in _CJK_DATE.finditer(tail):
+        if (parsed := _day_of_year(written_on, int(match.group(1)), int(match.group(2)))) is not None:
             found.append((match.start(), parsed))
-    for match in _SLASH_DATE.finditer(text):
+    for match in _SLASH_DATE.finditer(tail):
         month_text, day_text, year_text = match.groups()
-        year = written_on.year
-        if year_text:
-            year = int(year_text) + (2000 if len(year_text) == 2 else 0)
+        year = int(year_text) + (2000 if len(year_text) == 2 else 0) if year_text else written_on.year
         if (parsed := _safe_date(year, int(month_text), int(day_text))) is not None:
             found.append((match.start(), parsed))
-    for match in _WEEKDAY.finditer(text):
-        ahead = (_WEEKDAYS.index(match.group(1).lower()) - written_on.weekday()) % 7 or 7
-        found.append((match.start(), written_on + timedelta(days=ahead)))
-    return sorted(found, key=lambda pair: pair[0])
+    dotted = _DOTTED_DATE.match(tail)  # "bis 2.12.": day first, right after the cue
+    if dotted and (parsed := _day_of_year(written_on, int(dotted.group(2)), int(dotted.group(1)))):
+        found.append((dotted.start(1), parsed))
+    return found
 
 
-def deadline_in(text: str, written_on: date) -> date | None:
-    """The deadline a text states ("by Dec 3", "due 2026-12-03", "before Friday"), if any."""
-    match = _DEADLINE_CUE.search(text)
-    if not match:
-        return None
-    dates = mentioned_dates(text[match.start() :], written_on)
-    return dates[0][1] if dates else None
+def _relative_dates(tail: str, written_on: date) -> list[tuple[int, date]]:
+    """Days named relative to `written_on`: weekdays, "next week", "tomorrow", "end of month"."""
+    found: list[tuple[int, date]] = []
+    for match in _ANY_WEEKDAY.finditer(tail):
+        index = [day[:3] for day in _WEEKDAYS].index(match.group(1).lower()[:3])
+        if _NEXT_WEEK.match(tail, match.start()):
+            monday = written_on + timedelta(days=7 - written_on.weekday())
+            found.append((match.start(), monday + timedelta(days=index)))
+        else:
+            found.append(
+                (match.start(), written_on + timedelta(days=(index - written_on.weekday()) % 7 or 7))
+            )
+    for pattern, ahead in _RELATIVE.items():
+        found.extend((match.start(), written_on + timedelta(days=ahead)) for match in pattern.finditer(tail))
+    for match in _MONTH_END.finditer(tail):
+        last = calendar.monthrange(written_on.year, written_on.month)[1]
+        found.append((match.start(), written_on.replace(day=last)))
+    for match in _WEEK_END.finditer(tail):
+        found.append((match.start(), written_on + timedelta(days=(4 - written_on.weekday()) % 7)))
+    return found
+
+
+def _day_of_year(written_on: date, month: int, day: int) -> date | None:
+    """Month and day in the year that puts them nearest after `written_on` (up to half a year back)."""
+    parsed = _safe_date(written_on.year, month, day)
+    if parsed is not None and parsed < written_on - timedelta(days=180):
+        parsed = _safe_date(written_on.year + 1, month, day) or parsed
+    return parsed

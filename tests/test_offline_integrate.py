@@ -374,3 +374,15 @@ def test_amounts_with_a_thousands_comma_are_whole_values_not_a_shared_tail() -> 
         topic="Meridian",
     )
     assert operation.op != "noop"
+
+
+def test_two_tasks_of_one_project_due_the_same_day_stay_two() -> None:
+    """Sharing the project's name and the due day is no news on the other task."""
+    entry = (
+        "[Meridian] TODO ask Nadia for the Meridian billing load numbers （11月29日まで） (due 2026-11-29)"
+    )
+    item = note_item("TODO upgrade Meridian reports to react v0.15.0 before Sunday", date(2026, 11, 26))
+    kept = KeptItem(item=item, category="action", topic="Meridian", deadline=date(2026, 11, 29))
+    known = EntryView(ref="E1", section="Action items", topic="Meridian", text=entry, day=date(2026, 11, 26))
+    (operation,) = OfflineIntegrator().integrate([kept], [known])
+    assert operation.op == "add"

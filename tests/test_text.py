@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from memory_sleep.text import tokens, word_sequence
+from datetime import date
+
+import pytest
+
+from memory_sleep.text import deadline_in, tokens, word_sequence
 
 
 def test_words_with_accents_or_umlauts_stay_whole() -> None:
@@ -14,3 +18,49 @@ def test_words_with_accents_or_umlauts_stay_whole() -> None:
 def test_hosts_versions_and_cjk_keep_their_shape() -> None:
     assert tokens("deploy to billing.example.io at v1.2 on db-1") >= {"billing.example.io", "v1.2", "db-1"}
     assert {"東京", "京に"} <= tokens("東京に行く")
+
+
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        ("TODO renew the domain by 2026-12-04", "2026-12-04"),
+        ("ask Raj for the load numbers due Dec 3", "2026-12-03"),
+        ("Action: get Raj access to the staging cluster by 3 Dec", "2026-12-03"),
+        ("Next: fix the flaky test `test_resolve_tenant` (MER-1600) bis 2.12", "2026-12-02"),
+        ("document the reindex runbook (bis 15.12.)", "2026-12-15"),
+        ("TODO ask Nadia for the load numbers （11月29日まで）", "2026-11-29"),
+        ("need to migrate billing off meridian-billing-04 （12月7日まで）", "2026-12-07"),
+        ("review the PR due 12/03", "2026-12-03"),
+        ("rotate the TLS cert before Sunday", "2026-11-29"),
+        ("send the SOW by Mon", "2026-11-30"),
+        ("upgrade the exporter by Friday next week", "2026-12-04"),
+        ("ask Lena for the numbers (today, before I log off)", "2026-11-26"),
+        ("renew the domain by EOD", "2026-11-26"),
+        ("send the invoice by tomorrow morning", "2026-11-27"),
+        ("TODO send Yuki feedback on the alerts design by end of month", "2026-11-30"),
+        ("schedule the demo by Thursday next week (due 2026-12-03)", "2026-12-03"),
+        ("file the report by 10 Jan", "2027-01-10"),
+    ],
+)
+def test_deadlines_in_the_wordings_people_use(text: str, due: str) -> None:
+    """Written on Thursday 2026-11-26. An action whose deadline was not read never shows as due or
+    overdue in the briefing."""
+    assert deadline_in(text, date(2026, 11, 26)) == date.fromisoformat(due)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bump Python 3.11 to 3.12 for the worker",
+        "met at 10.30 by the way",
+        "the exporter runs 14 days of logs",
+    ],
+)
+def test_no_deadline_where_none_is_said(text: str) -> None:
+    assert deadline_in(text, date(2026, 11, 26)) is None
+
+
+def test_a_calendar_date_beats_the_weekday_said_with_it() -> None:
+    assert deadline_in("App Store / Play submission by Fri 2026-11-20", date(2026, 11, 12)) == date(
+        2026, 11, 20
+    )

@@ -181,7 +181,7 @@ def _decide(
         ):
             return _change(item_id, "update", candidate.ref, text, "newer wording of an entry")
     if kept.category == "action" and kept.deadline:
-        same_task = _same_deadline_task(kept, words, same_section)
+        same_task = _same_deadline_task(kept, words, same_section, projects)
         if same_task is not None:
             return _change(item_id, "update", same_task.ref, text, "news on an open action")
     return Operation(item_id=item_id, op="add", text=text, reason="new")
@@ -413,12 +413,14 @@ def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
 
 
 def _same_deadline_task(
-    kept: KeptItem, words: frozenset[str], actions: Sequence[_Candidate]
+    kept: KeptItem, words: frozenset[str], actions: Sequence[_Candidate], projects: frozenset[str]
 ) -> _Candidate | None:
+    """The open action with the item's deadline that shares its task words: two tasks of one
+    project due the same day share the project's name and nothing else."""
     assert kept.deadline is not None
     due = kept.deadline.isoformat()
     for candidate in actions:
-        shared = statements.informative(words) & statements.informative(candidate.words)
+        shared = statements.informative(words) & statements.informative(candidate.words) - projects
         if due in candidate.text and (len(shared) >= 2 or any(len(word) >= 6 for word in shared)):
             return candidate
     return None
