@@ -9,6 +9,7 @@ from . import matching, routine
 from .archive import ArchiveRecord, trimmed_reason
 from .errors import GuardError
 from .memory_doc import Entry, MemoryDocument
+from .text import deadline_in
 
 _NEVER_TRIM = frozenset({"Lessons"})
 _TRIM_ORDER = {"Action items": 0, "Facts": 1, "Decisions": 2}  # on the same day, actions go first
@@ -49,13 +50,13 @@ def trim_to_size(
     """Archive entries until MEMORY.md fits `limit` bytes, those of least use first: by the day an entry
     was last written or referenced, moved back a year for finished business (a routine reading, a
     finished project, an event whose dates are all past), forward two weeks for a decision and two months
-    for a fact whose value changed (people keep it up to date); lessons are never trimmed. GuardError
-    if the budget runs out first."""
+    for a fact whose value changed (people keep it up to date), to its due day for an open action;
+    lessons are never trimmed. GuardError if the budget runs out first."""
     records: list[ArchiveRecord] = []
     candidates = sorted(
         (
             (
-                last_used(entry) + _worth(section.title, entry, today, finished_projects),
+                _kept_until(section.title, entry, today, last_used(entry), finished_projects),
                 _TRIM_ORDER.get(section.title, 1),
                 section.title,
                 entry,
@@ -79,6 +80,16 @@ def trim_to_size(
             ArchiveRecord(day=today, section=title, entry=entry.display(), reason=trimmed_reason(limit))
         )
     return records
+
+
+def _kept_until(
+    section: str, entry: Entry, today: date, last_used: date, finished_projects: frozenset[str]
+) -> date:
+    """The day an entry's claim to its place runs out: its last use moved by its worth; an open
+    action keeps it at least until it is due (a task due Friday is not trimmed for room on Tuesday)."""
+    until = last_used + _worth(section, entry, today, finished_projects)
+    due = deadline_in(entry.text, entry.day or today) if section == "Action items" else None
+    return max(until, due) if due else until
 
 
 def _worth(section: str, entry: Entry, today: date, finished_projects: frozenset[str]) -> timedelta:

@@ -326,3 +326,16 @@ def test_trimming_takes_finished_business_first_and_keeps_facts_people_keep_chan
         "- Globex contract renews on 2026-11-18 (2026-11-16)",  # an event that is over
         "- Alpha runs on port 8080 (2026-11-10)",  # written after the changed fact, still trimmed first
     ]
+
+
+def test_an_open_action_keeps_its_place_until_it_is_due() -> None:
+    text = (
+        "# MEMORY.md\n\n## Facts\n"
+        "- Alpha runs on port 8080 (2026-11-10)\n"
+        "\n## Action items\n- send Hooli the revised SOW by 3 Dec (2026-11-01)\n"
+    )
+    document = MemoryDocument.parse(text)
+    records = trim_to_size(
+        document, len(text.encode()) - 10, budget=1, today=date(2026, 11, 21), last_used=_written
+    )
+    assert [r.entry for r in records] == ["- Alpha runs on port 8080 (2026-11-10)"]
