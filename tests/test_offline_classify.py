@@ -65,6 +65,27 @@ def test_facts_lessons_and_actions_about_the_same_things_are_kept(text: str) -> 
             "decision",
         ),
         ("- Zara takes over Nimbus admin from Chloe", "relationship"),
+        # a tool replaced, dropped or switched, a choice with the options weighed; in the notes' languages
+        (
+            "[09:12] Replacing Redis with Valkey for Meridian caching — the licence change, legal asked",
+            "decision",
+        ),
+        ("**14:03** Dropping Auth0 for Meridian; the per-MAU price doubled again", "decision"),
+        ("16:40 switching Meridian billing over to Stripe Billing, invoices stay in EUR", "decision"),
+        ("- Meridian queue: NATS (ops already runs it)\n  - considered: RabbitMQ, SQS", "decision"),
+        ("Meridian deploy target settled: Fly.io, since Wei already knows it", "decision"),
+        ("- 10:05 Wir ersetzen Jenkins durch GitHub Actions für Meridian", "decision"),
+        ("**11:20** Reemplazamos Mailgun por Postmark en Meridian, menos rebotes", "decision"),
+        ("- Meridian 的向量库改用 Qdrant，pgvector 太慢了", "decision"),
+        ("[18:02] Meridian の認証は Keycloak に切り替え、来週から", "decision"),
+        # a value resized, quoted or dated
+        ("**08:31** Meridian worker pool scaled from 6 to 10 nodes", "fact"),
+        ("- meridian-db resized from db.t3.large to db.r6g.xlarge", "fact"),
+        ("13:37 We quoted Initech €12,400 for the Meridian Q1 work", "fact"),
+        ("- Meridian goes live on 2026-12-01", "fact"),
+        ("* Meridian Timeout von 30s auf 90s erhöht", "fact"),
+        ("- Meridian 副本数从 3 调整为 5", "fact"),
+        ("[07:15] Meridian のタイムアウトを 30 秒から 60 秒に変更", "fact"),
     ],
 )
 def test_a_change_of_value_or_vendor_is_kept(text: str, category: str) -> None:
