@@ -70,7 +70,7 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
         r"\b(?:[\w-]+\.)+(?:internal|local|com|io|net|org|dev|app|example|cloud)\b|\b[a-z]+-[a-z]+\d*-\d+\b"
     ),
     "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
-    "money": re.compile(r"[$€£]\s?\d[\d,.]*\s?[kKmM]?|\b\d[\d,.]*\s?(?:USD|EUR|GBP)\b"),
+    "money": re.compile(r"[$€£]\s?\d(?:[\d,.]*\d)?(?:\s?[kKmM]\b)?|\b\d(?:[\d,.]*\d)?\s?(?:USD|EUR|GBP)\b"),
     "version": re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b"),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b"),
     "duration": re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|min|minutes|h|hours|days|weeks|months|%)\b"),
@@ -97,7 +97,14 @@ _SUPERSEDED_VALUE = re.compile(
     + _OLD_ONE_TAIL
     + r"|[;,]\s*[^;,()]{1,40}?"
     + _DROPPED_TAIL
-    + r"|\b(?:not|was|were|instead of|rather than|previously|formerly|from|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
+    + r"|\b(?:not|was|were|instead of|rather than|previously|formerly|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
+    re.I,
+)
+# a bare "from X" names an old value only after a verb of change ("switched the queue to Redis from
+# Kafka"); "works from Europe/Berlin" or "deploys from build-box-10" say where, not what was
+_FROM_OLD = re.compile(
+    r"\b(?:moved|moving|switched|switching|migrated|migrating|changed|changing|bumped|upgraded|downgraded|"
+    r"went|renamed|transferred|relocated|ported)\b(?:[^.;]|\.(?=\w))*?\b(from\s+(?:on\s+|at\s+)?(?:[^\s,;)]|,(?=\d))+)",
     re.I,
 )
 _OLD_VALUE = re.compile(
@@ -152,7 +159,7 @@ def _names_subject(word: str) -> bool:
 def typed_values(text: str) -> dict[str, frozenset[str]]:
     """Values a statement names, by kind; plain numbers are their own kind."""
     found: dict[str, frozenset[str]] = {}
-    rest = _SUPERSEDED_VALUE.sub(" ", text)
+    rest = _without_superseded(text)
     for kind, pattern in VALUE_KINDS.items():
         values = frozenset(v.lower().rstrip(".,;)") for v in pattern.findall(rest))
         if values:
@@ -201,7 +208,14 @@ def without_history(text: str) -> str:
 
 def current_claim(text: str) -> str:
     """What a statement claims now: without "(previously: ...)" notes and the values it says are gone."""
-    return _SUPERSEDED_VALUE.sub(" ", without_history(text))
+    return _without_superseded(without_history(text))
+
+
+def _without_superseded(text: str) -> str:
+    """The text with the values it says are gone blanked out."""
+    for match in reversed(list(_FROM_OLD.finditer(text))):
+        text = text[: match.start(1)] + " " + text[match.end(1) :]
+    return _SUPERSEDED_VALUE.sub(" ", text)
 
 
 _KEYED = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")

@@ -386,3 +386,51 @@ def test_two_tasks_of_one_project_due_the_same_day_stay_two() -> None:
     known = EntryView(ref="E1", section="Action items", topic="Meridian", text=entry, day=date(2026, 11, 26))
     (operation,) = OfflineIntegrator().integrate([kept], [known])
     assert operation.op == "add"
+
+
+def test_an_item_that_says_it_repeats_is_a_noop_on_the_entry_holding_it() -> None:
+    """ "For the record", "Just confirming", "Don't forget", "is still pending": the note repeats what
+    memory holds in other words; a new value or another thing is no repeat."""
+    repeats = [
+        (
+            "Tom works from Europe/Berlin time",
+            "For the record, Tom is in Europe/Berlin, keep that in mind for calls",
+        ),
+        (
+            "Acme quote for Sable (Feb): $7,050",
+            "Just confirming: we quoted Acme $7,050 for the Feb Sable work",
+        ),
+        (
+            "send Hooli the revised SOW for Meridian bis 7.12",
+            "[12:09] Send Hooli the revised SOW for Meridian is still pending",
+        ),
+        (
+            "add alerting for Sable web p95 > 1300 ms due Nov 26",
+            "Don't forget: add alerting for Sable web p95 > 1300 ms",
+        ),
+    ]
+    for entry, new in repeats:
+        assert _decide(entry, new).op == "noop", new
+    news = [
+        ("Tom works from Europe/Berlin time", "For the record, Tom moved to Europe/Paris"),
+        (
+            "Acme quote for Sable (Feb): $7,050",
+            "Just confirming: we quoted Acme $7,900 for the Feb Sable work",
+        ),
+        ("add alerting for Sable web p95 > 1300 ms", "Don't forget: add alerting for Sable api p95 > 800 ms"),
+        (
+            "Wei works from Europe/London time",
+            "For the record, Fatima is in Europe/London, keep that in mind",
+        ),
+    ]
+    for entry, new in news:
+        assert _decide(entry, new).op != "noop", new
+
+
+def test_where_someone_works_from_is_no_old_value() -> None:
+    """A bare "from X" names an old value only after a verb of change."""
+    assert matching.typed_values("Tom works from Europe/Berlin time") == {
+        "zone": frozenset({"europe/berlin"})
+    }
+    assert matching.typed_values("Billing moved to 10.0.0.2 from 10.0.0.1") == {"ip": frozenset({"10.0.0.2"})}
+    assert matching.typed_values("we quoted Acme $7,050 for the work") == {"money": frozenset({"$7,050"})}

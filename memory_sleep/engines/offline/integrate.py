@@ -24,6 +24,12 @@ _STATEMENT_SECTIONS = frozenset({"Facts", "Decisions", "People"})
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _LESSON_LEAD = re.compile(r"^(?:(?:til|lesson(?: learned)?|learned|takeaway|remember)\b\s*[:—–-]?\s*)+", re.I)
 _RESCHEDULED = 0.6
+_REPEATED = 0.7  # share of a self-declared repeat's words an entry must hold
+_SAYS_REPEAT = re.compile(
+    r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:for the record|just confirming|confirming|to confirm|recap|don't forget|do not forget)\b\s*[,:—–-]?"
+    r"|\bis still (?:pending|open|on my list)\b",
+    re.IGNORECASE,
+)
 _RESCHEDULED_WORDS = 4
 _PERSONAL = frozenset(["email", "handle"])
 _LINKS = frozenset(["url"])
@@ -162,6 +168,10 @@ def _decide(
     for _, candidate in scored:
         if candidate.section in statement_sections and matching.restated(text, candidate.text, projects):
             return _noop(item_id, candidate, "the same value of the same thing, in other words")
+    if _SAYS_REPEAT.search(text):
+        for _, candidate in scored:
+            if candidate.section in statement_sections and _repeats(text, candidate, projects):
+                return _noop(item_id, candidate, "says it repeats, and the entry holds what it says")
     rival = _contradicted(kept, text, [c for c in comparable if c.section in statement_sections], projects)
     if rival is not None:
         return _change(item_id, "supersede", rival.ref, text, "newer statement on the same subject")
@@ -410,6 +420,25 @@ def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
     if own_clause == other_clause and len(statements.informative(own_clause)) >= _RESCHEDULED_WORDS:
         return False  # the same first clause with another date ("freeze until ..."), reasons aside
     return not (identical_subject and own_values.keys() == other_values.keys() == {"date"})
+
+
+def _repeats(text: str, candidate: _Candidate, projects: frozenset[str]) -> bool:
+    """An item that says it repeats ("For the record, ...", "... is still pending") repeats the entry
+    that holds most of its words, or its values and a word of what they are about, and no other
+    value: "For the record, Tom is in Europe/Berlin" and "Tom works from Europe/Berlin time"."""
+    if matching.values_conflict(text, candidate.text):
+        return False
+    said = tokens(_SAYS_REPEAT.sub(" ", text)) - projects
+    if len(statements.informative(said) & candidate.words) >= _REPEATED * len(
+        statements.informative(said) or said
+    ):
+        return True
+    values = {kind: found for kind, found in matching.typed_values(text).items() if kind != "number"}
+    held = matching.typed_values(candidate.text)
+    if not values or any(found.isdisjoint(held.get(kind, frozenset())) for kind, found in values.items()):
+        return False
+    value_words = {word for found in values.values() for value in found for word in tokens(value)}
+    return bool((said - value_words) & candidate.words)
 
 
 def _same_deadline_task(
