@@ -434,3 +434,17 @@ def test_where_someone_works_from_is_no_old_value() -> None:
     }
     assert matching.typed_values("Billing moved to 10.0.0.2 from 10.0.0.1") == {"ip": frozenset({"10.0.0.2"})}
     assert matching.typed_values("we quoted Acme $7,050 for the work") == {"money": frozenset({"$7,050"})}
+
+
+def test_the_same_zone_or_address_of_the_same_subject_is_a_repeat() -> None:
+    for entry, new in [
+        ("Fatima works from Europe/London time", "Fatima timezone: Europe/London"),
+        ("Mateo works from Europe/London time", "Mateo is in Europe/London, keep that in mind for calls"),
+        ("Wei is @wei42 on GitHub", "GitHub handle for Wei: @wei42"),
+    ]:
+        assert _decide(entry, new, "relationship", "People").op == "noop", new
+    other_person = _decide(
+        "Wei works from Europe/London time", "Fatima works from Europe/London time", "relationship", "People"
+    )
+    other_service = _decide("Harbor api host: do-fra1-06", "Harbor grpc is on do-fra1-06", topic="Harbor")
+    assert other_person.op == "add" and other_service.op != "noop"

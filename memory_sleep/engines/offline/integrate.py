@@ -24,6 +24,7 @@ _STATEMENT_SECTIONS = frozenset({"Facts", "Decisions", "People"})
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _LESSON_LEAD = re.compile(r"^(?:(?:til|lesson(?: learned)?|learned|takeaway|remember)\b\s*[:—–-]?\s*)+", re.I)
 _RESCHEDULED = 0.6
+_ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
 _REPEATED = 0.7  # share of a self-declared repeat's words an entry must hold
 _SAYS_REPEAT = re.compile(
     r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:for the record|just confirming|confirming|to confirm|recap|don't forget|do not forget)\b\s*[,:—–-]?"
@@ -168,6 +169,9 @@ def _decide(
     for _, candidate in scored:
         if candidate.section in statement_sections and matching.restated(text, candidate.text, projects):
             return _noop(item_id, candidate, "the same value of the same thing, in other words")
+    for _, candidate in scored:
+        if candidate.section in statement_sections and _same_address(text, candidate.text, projects):
+            return _noop(item_id, candidate, "the same address of the same subject, in other words")
     if _SAYS_REPEAT.search(text):
         for _, candidate in scored:
             if candidate.section in statement_sections and _repeats(text, candidate, projects):
@@ -420,6 +424,31 @@ def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
     if own_clause == other_clause and len(statements.informative(own_clause)) >= _RESCHEDULED_WORDS:
         return False  # the same first clause with another date ("freeze until ..."), reasons aside
     return not (identical_subject and own_values.keys() == other_values.keys() == {"date"})
+
+
+def _same_address(text: str, other: str, projects: frozenset[str]) -> bool:
+    """Both give one subject the same time zone, e-mail, handle, host, IP, URL or channel, and no
+    other value: "Fatima timezone: Europe/London" and "Fatima works from Europe/London time", not
+    "Wei works from Europe/London time" (the same names, or what each is about named in the other)."""
+    if matching.values_conflict(text, other):
+        return False
+    own, theirs = matching.typed_values(text), matching.typed_values(other)
+    if not any(own.get(kind, frozenset()) & theirs.get(kind, frozenset()) for kind in _ADDRESS_KINDS):
+        return False
+    in_values = {
+        word
+        for found in (*own.values(), *theirs.values())
+        for v in found
+        for word in re.findall(r"[^\W\d_]+", v)
+    }
+    named, named_other = (
+        matching.names(text, projects) - in_values,
+        matching.names(other, projects) - in_values,
+    )
+    if named or named_other:
+        return named == named_other
+    about, about_other = matching.subject(text) - projects, matching.subject(other) - projects
+    return bool(about and about_other) and (about <= tokens(other) or about_other <= tokens(text))
 
 
 def _repeats(text: str, candidate: _Candidate, projects: frozenset[str]) -> bool:
