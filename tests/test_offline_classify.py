@@ -91,3 +91,16 @@ def test_facts_lessons_and_actions_about_the_same_things_are_kept(text: str) -> 
 def test_a_change_of_value_or_vendor_is_kept(text: str, category: str) -> None:
     verdict = _classify(text)
     assert (verdict.verdict, verdict.category) == ("KEEP", category)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("* Cobalt bumped Node 22.9 → 20.12", True),
+        ("**11:02** bumped the Meridian exporter from Python 3.11 to 3.12", True),
+        ("- bumped deps, lockfile refreshed", False),
+    ],
+)
+def test_a_bump_that_names_the_old_and_new_value_is_a_fact(text: str, kept: bool) -> None:
+    """ "bumped" reads as a routine log, unless it says from what to what."""
+    assert (_classify(text).verdict == "KEEP") is kept

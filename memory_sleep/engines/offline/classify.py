@@ -102,7 +102,11 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[st
         return _discard("routine", "routine log")
     if cues.NARRATION.search(first_line) and category not in ("decision", "lesson"):
         return _discard("narration", "narrates what the agent is doing")
-    routine_log = cues.ROUTINE.search(text) and not cues.CHECKBOX_OPEN.match(item.text)
+    routine_log = (
+        cues.ROUTINE.search(text)
+        and not cues.CHECKBOX_OPEN.match(item.text)
+        and not cues.VALUE_CHANGED.search(text)
+    )
     if category is None or (category in ("fact", "status", "action") and routine_log):
         if cues.ROUTINE.search(text):
             return _discard("routine", "routine log")

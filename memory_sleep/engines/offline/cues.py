@@ -341,6 +341,13 @@ DONE = _words(
     r"\b(?:is|was|now) (?:done|sent|fixed|resolved|merged|closed)\b",
     r"\bfinally (?:sent|fixed|done|renewed|merged)\b",
 )
+# a value that changed: "retention changed 7 days → 365 days", "got rewritten from Rust to Go",
+# "Cobalt bumped Node 22.9 → 20.12" (a fact, however routine "bumped" sounds)
+VALUE_CHANGED = _words(
+    r"\b(?:changed|rewritten|bumped|upgraded|downgraded|raised|lowered|increased|reduced|scaled|resized|renamed|"
+    r"extended|shortened|expanded|shrunk|doubled|halved)\b.{0,40}"
+    r"(?:\bfrom\b.{1,40}\bto\b|→|->)",
+)
 FACT = _words(
     r"(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]{2,}\b)",
     r"\b(?:env|setting|config|variable)\b.{0,30}\b(?:is|=)\s*\S",
@@ -363,10 +370,7 @@ FACT = _words(
     # "Harbor launches on 2026-10-16": a date the project is planned around
     r"\b(?:launch(?:es)?|ships|goes live|kicks off|freezes|cuts over) on \d{4}-\d{2}-\d{2}\b",
     r"\bcorrection\s*:",
-    # a value that changed: "retention changed 7 days → 365 days", "got rewritten from Rust to Go"
-    r"\b(?:changed|rewritten|bumped|upgraded|downgraded|raised|lowered|increased|reduced|scaled|resized|renamed|"
-    r"extended|shortened|expanded|shrunk|doubled|halved)\b.{0,40}"
-    r"(?:\bfrom\b.{1,40}\bto\b|→|->)",
+    VALUE_CHANGED.pattern,
     r"\b[\w.-]+\.(?:internal|local|com|io|net|org|dev|app)(?::\d+)?\b",
     r"\bport \d+\b",
     r"https?://",
