@@ -25,7 +25,7 @@ _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count
 _LESSON_LEAD = re.compile(r"^(?:(?:til|lesson(?: learned)?|learned|takeaway|remember)\b\s*[:—–-]?\s*)+", re.I)
 _RESCHEDULED = 0.6
 _ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
-_REPEATED = 0.7  # share of a self-declared repeat's words an entry must hold
+_REPEATED = 0.6  # share of a self-declared repeat's words an entry must hold
 _SAYS_REPEAT = re.compile(
     r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:for the record|just confirming|confirming|to confirm|recap|don't forget|do not forget)\b\s*[,:—–-]?"
     r"|\bis still (?:pending|open|on my list)\b",
