@@ -348,3 +348,30 @@ def test_near_duplicates_are_told_apart_by_the_people_and_facts_they_are_about(t
     )
     assert [pair[1:] for pair in worded.pairs] == [(entries[0].current, entries[1].current)]
     assert [pair[1:] for pair in told.pairs] == [(entries[0].current, entries[2].current)]  # Wei's, twice
+
+
+def test_two_kept_items_alike_in_wording_are_two_things(tmp_path: Path) -> None:
+    """Fact retention demands both decisions be kept; the duplicate count must not fault keeping both."""
+    truth = tiny_truth(tmp_path)
+    lines = [
+        "- Decided to postpone Atlas v0.9.2 by a week: the vendor quote came in too high",
+        "- Decided to postpone Atlas v0.8.7 by a week: the vendor quote came in too high",
+    ]
+    (tmp_path / "memory" / "2026-01-03.md").write_text(
+        "# 2026-01-03\n\n" + "\n".join(lines) + "\n", encoding="utf-8"
+    )
+    truth["items"] += [
+        item("memory/2026-01-03.md", 3 + n, "KEEP", "decision", line) for n, line in enumerate(lines)
+    ]
+    index = retention.StatementIndex(truth, TruthText(tmp_path, truth))
+    memory = (
+        "## Decisions\n"
+        + "".join(f"{line} (2026-01-03)\n" for line in lines)
+        + "## Facts\n"
+        + OLD_ENTRY
+        + NEW_ENTRY
+    )
+    entries = Outputs.from_texts(memory).entries
+    assert hygiene.near_duplicate_rate(entries).duplicated == 4  # by wording: both pairs
+    told = hygiene.near_duplicate_rate(entries, lambda entry: index.restated_item(entry.current))
+    assert told.pairs == [("Facts", entries[2].current, entries[3].current)]  # one fact, said twice

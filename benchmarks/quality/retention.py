@@ -79,6 +79,7 @@ class Statement:
     text: str
     tokens: frozenset[str]
     people: frozenset[str] = frozenset()  # the name words of the people it is about
+    item: str = ""  # what it states, for telling two lines apart: its key, else its note's place
 
 
 class StatementIndex:
@@ -110,8 +111,9 @@ class StatementIndex:
             for word in words:
                 self._postings.setdefault(word, []).append(len(self.statements))
             people = words & self._names
+            identity = key or f"{item['file']}:{item['line']}"
             self.statements.append(
-                Statement(key if key in keyed else None, value, normalize(body), words, people)
+                Statement(key if key in keyed else None, value, normalize(body), words, people, identity)
             )
 
     def people_in(self, line: str) -> frozenset[str]:
@@ -122,6 +124,21 @@ class StatementIndex:
         """(key, value it states) for the statement `line` best restates (>= 60% of its words), else None.
         Statements with the same words ("moved to A (was B)", "moved to B (was A)") are told apart by
         word order; the value is None when the line holds none of the key's values."""
+        statement = self._best(line)
+        if statement is None or statement.key is None:
+            return None
+        if contains_value(line, statement.value):
+            return statement.key, statement.value
+        held = {v.lower() for v in self.values[statement.key] if contains_value(line, v)}
+        return statement.key, (held.pop() if len(held) == 1 else None)
+
+    def restated_item(self, line: str) -> str | None:
+        """What `line` restates: a keyed fact's or decision's key (a repeat in the notes carries the
+        key of what it repeats), else the place of the one note item it restates."""
+        statement = self._best(line)
+        return statement.item if statement else None
+
+    def _best(self, line: str) -> Statement | None:
         words = informative_tokens(line)
         counts: Counter[int] = Counter()
         for word in words:
@@ -139,13 +156,7 @@ class StatementIndex:
         best = max(
             tied, key=lambda index: (SequenceMatcher(None, flat, self.statements[index].text).ratio(), index)
         )
-        statement = self.statements[best]
-        if statement.key is None:
-            return None
-        if contains_value(line, statement.value):
-            return statement.key, statement.value
-        held = {v.lower() for v in self.values[statement.key] if contains_value(line, v)}
-        return statement.key, (held.pop() if len(held) == 1 else None)
+        return self.statements[best]
 
 
 def _name_words(truth: GroundTruth) -> frozenset[str]:

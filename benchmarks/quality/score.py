@@ -305,14 +305,15 @@ def score(
 def _what_it_states(
     statements: retention.StatementIndex, truth: GroundTruth, last_night: date
 ) -> Callable[[MemoryEntry], str | None]:
-    """The truth's fact or action an entry of MEMORY.md is about, when the truth knows."""
+    """What an entry of MEMORY.md states by the truth, when it knows: the action, the keyed fact, or
+    the one note item it restates (two kept items are two things to keep, however alike)."""
     actions = hygiene.ActionIndex(truth["actions"])
 
     def about(entry: MemoryEntry) -> str | None:
         if entry.section == hygiene.ACTION_SECTION:
             key = actions.assign(entry.current, entry.day or last_night)
             return f"action {key}" if key else None
-        stated = statements.assign(entry.current)
-        return f"fact {stated[0]}" if stated else None
+        item = statements.restated_item(entry.current)
+        return f"item {item}" if item else None
 
     return about
