@@ -308,6 +308,13 @@ def measure_alike(a: str, b: str) -> bool:
     return not (words_a and words_b) or bool(words_a & words_b)
 
 
+def says_gone(text: str, other: str) -> bool:
+    """`text` says a value `other` still claims is gone ("Zara instead of Yuki" after "... Yuki",
+    "changed from on for internal users to off" after "changed from off to on for internal users")."""
+    claim = current_claim(other)
+    return any(mentions_value(claim, value) for value in replaced_values(text))
+
+
 def people_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
     """Each names someone the other does not ("Wayne Corp contact: Aisha" and "Kenji is Wayne Corp's
     CTO"): two people of one company, not one person's new address. Give it the statements' subjects

@@ -6,7 +6,7 @@ import pytest
 
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.offline.classify import OfflineClassifier
-from memory_sleep.models import Classification
+from memory_sleep.models import Classification, EntryView
 
 from .item_helpers import note_item
 
@@ -104,3 +104,17 @@ def test_a_change_of_value_or_vendor_is_kept(text: str, category: str) -> None:
 def test_a_bump_that_names_the_old_and_new_value_is_a_fact(text: str, kept: bool) -> None:
     """ "bumped" reads as a routine log, unless it says from what to what."""
     assert (_classify(text).verdict == "KEEP") is kept
+
+
+def test_a_change_back_is_no_repeat_of_the_change_it_undoes() -> None:
+    """Same words, other order: the later note says the value memory holds is gone."""
+    entry = EntryView(
+        ref="E1",
+        section="Facts",
+        topic="Onyx",
+        text="Onyx flag `dark_mode` changed from off to on for internal users",
+        day=None,
+    )
+    item = note_item("[21:06] Onyx flag `dark_mode` changed from on for internal users to off")
+    (verdict,) = OfflineClassifier().classify([item], ClassifyContext(projects=["Onyx"], memory=[entry]))
+    assert verdict.verdict == "KEEP"

@@ -448,3 +448,20 @@ def test_the_same_zone_or_address_of_the_same_subject_is_a_repeat() -> None:
     )
     other_service = _decide("Harbor api host: do-fra1-06", "Harbor grpc is on do-fra1-06", topic="Harbor")
     assert other_person.op == "add" and other_service.op != "noop"
+
+
+def test_a_persons_new_zone_supersedes_and_another_persons_wish_is_no_repeat() -> None:
+    moved = _decide(
+        "Sofia works from America/Los_Angeles time",
+        "**Sofia timezone:** America/Sao_Paulo",
+        "relationship",
+        "People",
+    )
+    assert (moved.op, moved.target) == ("supersede", "E1")
+    hiro = _decide(
+        "Felix (data engineer) wants cost estimates in every proposal",
+        "Hiro (Initech) now wants cost estimates in every proposal; before: gets annoyed by @here pings",
+        "relationship",
+        "People",
+    )
+    assert hiro.op == "add"

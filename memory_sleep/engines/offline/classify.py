@@ -118,6 +118,7 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[st
             repeats
             and not matching.values_conflict(text, known_text)
             and not _new_value_for_key(text, known_text)
+            and not matching.says_gone(text, known_text)
         ):
             return _discard("duplicate", "already in MEMORY.md")
     return _keep(item, category, text)

@@ -25,6 +25,7 @@ _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count
 _LESSON_LEAD = re.compile(r"^(?:(?:til|lesson(?: learned)?|learned|takeaway|remember)\b\s*[:—–-]?\s*)+", re.I)
 _RESCHEDULED = 0.6
 _ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
+_PERSONAL_KINDS = ("zone", "email", "handle")
 _REPEATED = 0.6  # share of a self-declared repeat's words an entry must hold
 _SAYS_REPEAT = re.compile(
     r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:for the record|just confirming|confirming|to confirm|recap|don't forget|do not forget)\b\s*[,:—–-]?"
@@ -161,7 +162,10 @@ def _decide(
         and jaccard(words, best.words) >= 0.5
         and len(words - best.words) <= max(1, _NEW_WORDS * len(words))
         and (kept.category == "lesson" or not matching.values_conflict(text, best.text))
-        and not _says_gone(text, best.text)
+        and not matching.says_gone(text, best.text)
+        and not matching.people_differ(
+            statements.first_clause(text), statements.first_clause(best.text), projects
+        )
     ):
         return _noop(item_id, best, "already in memory")
     same_section = [c for c in comparable if c.section == section]
@@ -172,6 +176,9 @@ def _decide(
     for _, candidate in scored:
         if candidate.section in statement_sections and _same_address(text, candidate.text, projects):
             return _noop(item_id, candidate, "the same address of the same subject, in other words")
+    for _, candidate in scored:
+        if candidate.section in statement_sections and _new_address(text, candidate.text, projects):
+            return _change(item_id, "supersede", candidate.ref, text, "a person's new zone or address")
     if _SAYS_REPEAT.search(text):
         for _, candidate in scored:
             if candidate.section in statement_sections and _repeats(text, candidate, projects):
@@ -338,12 +345,6 @@ def _holds(claim: str, value: str) -> bool:
     return bool(name) and matching.mentions_value(claim, last) and tokens(" ".join(name)) <= tokens(claim)
 
 
-def _says_gone(text: str, other: str) -> bool:
-    """`text` says a value `other` still claims is gone ("Zara instead of Yuki" after "... Yuki")."""
-    claim = matching.current_claim(other)
-    return any(matching.mentions_value(claim, value) for value in matching.replaced_values(text))
-
-
 def _distinctive(value: str) -> bool:
     """A value that names one thing ("Postgres 15", "s3://raw-events"), not a bare amount ("14 days")."""
     letters = sum(ch.isalpha() for ch in value)
@@ -435,20 +436,30 @@ def _same_address(text: str, other: str, projects: frozenset[str]) -> bool:
     own, theirs = matching.typed_values(text), matching.typed_values(other)
     if not any(own.get(kind, frozenset()) & theirs.get(kind, frozenset()) for kind in _ADDRESS_KINDS):
         return False
-    in_values = {
-        word
-        for found in (*own.values(), *theirs.values())
-        for v in found
-        for word in re.findall(r"[^\W\d_]+", v)
-    }
-    named, named_other = (
-        matching.names(text, projects) - in_values,
-        matching.names(other, projects) - in_values,
-    )
+    named, named_other = _people(text, projects), _people(other, projects)
     if named or named_other:
         return named == named_other
     about, about_other = matching.subject(text) - projects, matching.subject(other) - projects
     return bool(about and about_other) and (about <= tokens(other) or about_other <= tokens(text))
+
+
+def _new_address(text: str, other: str, projects: frozenset[str]) -> bool:
+    """The same person gets another time zone, e-mail, handle or channel: "Sofia timezone:
+    America/Sao_Paulo" after "Sofia works from America/Los_Angeles time"."""
+    own, theirs = matching.typed_values(text), matching.typed_values(other)
+    kinds = [kind for kind in _PERSONAL_KINDS if kind in own and kind in theirs]
+    if not kinds or not all(own[kind].isdisjoint(theirs[kind]) for kind in kinds):
+        return False
+    named = _people(text, projects)
+    return bool(named) and named == _people(other, projects)
+
+
+def _people(text: str, projects: frozenset[str]) -> frozenset[str]:
+    """The capitalised names a statement gives, less project names and a time zone's words."""
+    zones = matching.typed_values(text).get("zone", frozenset())
+    return matching.names(text, projects) - {
+        word for zone in zones for word in re.findall(r"[^\W\d_]+", zone)
+    }
 
 
 def _repeats(text: str, candidate: _Candidate, projects: frozenset[str]) -> bool:
