@@ -187,8 +187,8 @@ class MemoryDocument:
             return
         if following.heading_raw.lstrip().startswith("#"):
             # "  ## Projects" after a bullet would read as the bullet's second paragraph; up to three
-            # spaces before a `#` heading mean nothing, so the heading loses them
-            following.heading_raw = following.heading_raw.lstrip(" ")
+            # spaces (or stray carriage returns) before a `#` heading mean nothing, so the heading loses them
+            following.heading_raw = following.heading_raw.lstrip(" \r")
             return
         if not _ends_with_blank(section.render(self.newline), self.newline):
             section.blocks.append(RawBlock(self.newline))

@@ -33,6 +33,8 @@ FOUND_BY_FUZZING = {
     "unclosed longer fence": "## Projects\n````\n```\n",
     "unclosed comment": "<!-- x\n",
     "unclosed comment then lone cr": "<!--\n\r",
+    "lone carriage returns before a heading": "\r\r## Projects\n",
+    "a carriage return and spaces before a heading": "\r  ## Projects\n",
     "html block without blank line": "## Facts\n<div>\n",
     "ten nested levels": NESTED_10,
     "ten nested levels in projects": "## Projects\n" + NESTED_10,
