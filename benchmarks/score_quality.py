@@ -20,14 +20,18 @@ Definitions (the code in quality/ is the reference):
   decision, lesson and relationship item with >= 60% of its words (memory_sleep.text.tokens, clock
   times left out) on one line of MEMORY.md or a weekly summary.
 - Contradictions: every fact or decision with more than one value. A line of memory restates the
-  keyed statement whose words it holds best (>= 60%), and states that statement's value. Resolved:
-  the final value is stated as current, no older value is, and every older value that was ever
-  current in MEMORY.md is stated by a line of archive.md. Where one of DESIGN.md's rules takes the
-  final value out of MEMORY.md (its project finished; or, by the truth, no note has mentioned the
-  fact for more than stale_after_days before the last run), the final value stated in archive.md
-  counts as current. The strict share (final value in MEMORY.md itself) is shown beside it.
-- Near-duplicates: entries with another in the same section at token Jaccard >= 0.6, or
-  containment >= 0.8 when the smaller has at least 3 tokens.
+  note item whose words it holds best (>= 60%; an item about people only if the line names them;
+  list numbers are no words), and states that item's value when the item states a keyed fact.
+  Resolved: the final value is stated as current, no older value is, and every older value that
+  was ever current in MEMORY.md is stated by a line of archive.md. Where one of DESIGN.md's rules
+  takes the final value out of MEMORY.md (finished work: its project finished, or a leave whose
+  last day is past on the last run; or, by the truth, no note has mentioned the fact for more than
+  stale_after_days before the last run), the final value stated in archive.md counts as current.
+  The strict share (final value in MEMORY.md itself) is shown beside it.
+- Near-duplicates: entries in the same section that restate the same thing by the truth (the same
+  action, keyed fact, or note item). Where the truth cannot tell what an entry restates, wording
+  decides: token Jaccard >= 0.6, or containment >= 0.8 when the smaller has at least 3 tokens, and
+  not when the two name different people. The wording-only rate is shown beside it.
 - Stale: entries about a finished project (its topic, outside Lessons and People) that were still in
   MEMORY.md after it finished must be gone at the end and in archive.md; closed actions that were
   ever in "## Action items" must be out of it and in archive.md.
