@@ -75,7 +75,7 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
     "time": re.compile(r"\b\d{1,2}:\d{2}\b"),
     "duration": re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|min|minutes|h|hours|days|weeks|months|%)\b"),
     "channel": re.compile(r"(?<![\w/])#[a-z][\w-]+"),
-    "handle": re.compile(r"(?<![\w.])@\w+"),
+    "handle": re.compile(r"(?<![\w.])@\w+(?:[-.]\w+)*"),  # "@felix-dev" is not "@felix"
     "zone": re.compile(r"\b[A-Z][a-z]+/[A-Z][\w]+\b"),
     "weekday": re.compile(
         r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b", re.I

@@ -465,3 +465,13 @@ def test_a_persons_new_zone_supersedes_and_another_persons_wish_is_no_repeat() -
         "People",
     )
     assert hiro.op == "add"
+
+
+def test_a_handle_with_a_dash_is_its_own_value() -> None:
+    renamed = _decide(
+        "Felix is @felix-dev on GitHub",
+        "Felix renamed their GitHub account to @felix (was @felix-dev)",
+        "relationship",
+        "People",
+    )
+    assert (renamed.op, renamed.target) == ("supersede", "E1")
