@@ -11,7 +11,7 @@ from ... import absences, matching
 from ...memory_doc import SECTION_FOR
 from ...models import EntryView, KeptItem, Operation, OperationKind
 from ...text import jaccard, shorten, similarity, tokens
-from . import cues, statements
+from . import cues, repeats, statements
 
 ENTRY_MAX_CHARS = 200
 _SAME = 0.8
@@ -24,14 +24,6 @@ _STATEMENT_SECTIONS = frozenset({"Facts", "Decisions", "People"})
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _LESSON_LEAD = re.compile(r"^(?:(?:til|lesson(?: learned)?|learned|takeaway|remember)\b\s*[:—–-]?\s*)+", re.I)
 _RESCHEDULED = 0.6
-_ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
-_PERSONAL_KINDS = ("zone", "email", "handle")
-_REPEATED = 0.6  # share of a self-declared repeat's words an entry must hold
-_SAYS_REPEAT = re.compile(
-    r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:for the record|just confirming|confirming|to confirm|recap|don't forget|do not forget)\b\s*[,:—–-]?"
-    r"|\bis still (?:pending|open|on my list)\b",
-    re.IGNORECASE,
-)
 _RESCHEDULED_WORDS = 4
 _PERSONAL = frozenset(["email", "handle"])
 _LINKS = frozenset(["url"])
@@ -174,14 +166,16 @@ def _decide(
         if candidate.section in statement_sections and matching.restated(text, candidate.text, projects):
             return _noop(item_id, candidate, "the same value of the same thing, in other words")
     for _, candidate in scored:
-        if candidate.section in statement_sections and _same_address(text, candidate.text, projects):
+        if candidate.section in statement_sections and repeats.same_address(text, candidate.text, projects):
             return _noop(item_id, candidate, "the same address of the same subject, in other words")
     for _, candidate in scored:
-        if candidate.section in statement_sections and _new_address(text, candidate.text, projects):
+        if candidate.section in statement_sections and repeats.new_address(text, candidate.text, projects):
             return _change(item_id, "supersede", candidate.ref, text, "a person's new zone or address")
-    if _SAYS_REPEAT.search(text):
+    if repeats.says_repeat(text):
         for _, candidate in scored:
-            if candidate.section in statement_sections and _repeats(text, candidate, projects):
+            if candidate.section in statement_sections and repeats.repeats(
+                text, candidate.text, candidate.words, projects
+            ):
                 return _noop(item_id, candidate, "says it repeats, and the entry holds what it says")
     rival = _contradicted(kept, text, [c for c in comparable if c.section in statement_sections], projects)
     if rival is not None:
@@ -425,60 +419,6 @@ def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
     if own_clause == other_clause and len(statements.informative(own_clause)) >= _RESCHEDULED_WORDS:
         return False  # the same first clause with another date ("freeze until ..."), reasons aside
     return not (identical_subject and own_values.keys() == other_values.keys() == {"date"})
-
-
-def _same_address(text: str, other: str, projects: frozenset[str]) -> bool:
-    """Both give one subject the same time zone, e-mail, handle, host, IP, URL or channel, and no
-    other value: "Fatima timezone: Europe/London" and "Fatima works from Europe/London time", not
-    "Wei works from Europe/London time" (the same names, or what each is about named in the other)."""
-    if matching.values_conflict(text, other):
-        return False
-    own, theirs = matching.typed_values(text), matching.typed_values(other)
-    if not any(own.get(kind, frozenset()) & theirs.get(kind, frozenset()) for kind in _ADDRESS_KINDS):
-        return False
-    named, named_other = _people(text, projects), _people(other, projects)
-    if named or named_other:
-        return named == named_other
-    about, about_other = matching.subject(text) - projects, matching.subject(other) - projects
-    return bool(about and about_other) and (about <= tokens(other) or about_other <= tokens(text))
-
-
-def _new_address(text: str, other: str, projects: frozenset[str]) -> bool:
-    """The same person gets another time zone, e-mail, handle or channel: "Sofia timezone:
-    America/Sao_Paulo" after "Sofia works from America/Los_Angeles time"."""
-    own, theirs = matching.typed_values(text), matching.typed_values(other)
-    kinds = [kind for kind in _PERSONAL_KINDS if kind in own and kind in theirs]
-    if not kinds or not all(own[kind].isdisjoint(theirs[kind]) for kind in kinds):
-        return False
-    named = _people(text, projects)
-    return bool(named) and named == _people(other, projects)
-
-
-def _people(text: str, projects: frozenset[str]) -> frozenset[str]:
-    """The capitalised names a statement gives, less project names and a time zone's words."""
-    zones = matching.typed_values(text).get("zone", frozenset())
-    return matching.names(text, projects) - {
-        word for zone in zones for word in re.findall(r"[^\W\d_]+", zone)
-    }
-
-
-def _repeats(text: str, candidate: _Candidate, projects: frozenset[str]) -> bool:
-    """An item that says it repeats ("For the record, ...", "... is still pending") repeats the entry
-    that holds most of its words, or its values and a word of what they are about, and no other
-    value: "For the record, Tom is in Europe/Berlin" and "Tom works from Europe/Berlin time"."""
-    if matching.values_conflict(text, candidate.text):
-        return False
-    said = tokens(_SAYS_REPEAT.sub(" ", text)) - projects
-    if len(statements.informative(said) & candidate.words) >= _REPEATED * len(
-        statements.informative(said) or said
-    ):
-        return True
-    values = {kind: found for kind, found in matching.typed_values(text).items() if kind != "number"}
-    held = matching.typed_values(candidate.text)
-    if not values or any(found.isdisjoint(held.get(kind, frozenset())) for kind, found in values.items()):
-        return False
-    value_words = {word for found in values.values() for value in found for word in tokens(value)}
-    return bool((said - value_words) & candidate.words)
 
 
 def _same_deadline_task(
