@@ -357,8 +357,8 @@ def number_words(text: str) -> frozenset[str]:
 def names(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
     """Capitalised words (people, customers, tools), lower-cased, less those in `ignore` (project names)."""
     titled = (word for word in _WORD.findall(text) if word[0].isupper() and word[1:].islower())  # "Lucía"
-    words = tokens(text)  # "The" is no name; tokens() holds ASCII words only
-    found = frozenset(word.lower() for word in titled if not word.isascii() or word.lower() in words)
+    words = tokens(text)  # "The" is no name: tokens() leaves stopwords out
+    found = frozenset(word.lower() for word in titled if word.lower() in words)
     return found - ignore - NOT_SUBJECT
 
 
