@@ -10,11 +10,10 @@ from datetime import date, timedelta
 from functools import lru_cache
 from itertools import pairwise
 
-_LETTER = (
-    r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"  # any script's letters or digits but CJK
-)
+_CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"  # kana, CJK ideographs, hangul
+_LETTER = rf"[^\W_{_CJK_RANGES}]"  # any script's letters or digits but CJK
 _WORD = re.compile(rf"{_LETTER}(?:{_LETTER}|[_.:/-])*{_LETTER}|{_LETTER}")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = re.compile(rf"[{_CJK_RANGES}]")
 _MARKUP = re.compile(r"[*_`~>#]|\[[ xX]\]")
 _STOPWORDS = frozenset(
     [
@@ -109,8 +108,7 @@ def normalize(text: str) -> str:
 def tokens(text: str) -> frozenset[str]:
     """Content words of a text; CJK characters count as bigrams so that un-spaced scripts compare."""
     norm = normalize(text)
-    words = {w.strip(".:/-") for w in _WORD.findall(norm)}
-    result = {w for w in words if w and w not in _STOPWORDS}
+    result = set(_content_words(norm))
     cjk = _CJK.findall(norm)
     result.update(a + b for a, b in pairwise(cjk))
     if len(cjk) == 1:
@@ -120,7 +118,11 @@ def tokens(text: str) -> frozenset[str]:
 
 def word_sequence(text: str) -> list[str]:
     """The content words of `tokens`, in the order the text has them (CJK left out)."""
-    words = (w.strip(".:/-") for w in _WORD.findall(normalize(text)))
+    return _content_words(normalize(text))
+
+
+def _content_words(norm: str) -> list[str]:
+    words = (w.strip(".:/-") for w in _WORD.findall(norm))
     return [w for w in words if w and w not in _STOPWORDS]
 
 
