@@ -161,13 +161,8 @@ class _Planner:
         if memory_after != (memory_before or b""):
             changes.append(FileChange("MEMORY.md", memory_after))
         if self.archived:
-            current = _read_bytes(self.workspace.archive)
-            changes.append(
-                FileChange(
-                    "memory/archive.md",
-                    append_records(current.decode("utf-8") if current else None, self.archived).encode(),
-                )
-            )
+            current = _read_text(self.workspace.archive, "memory/archive.md")
+            changes.append(FileChange("memory/archive.md", append_records(current, self.archived).encode()))
         changes.extend(self._state_changes())
         changes = [c for c in changes if _read_bytes(self.workspace.root / c.path) != c.content]
         now = datetime.now(UTC)
@@ -314,8 +309,8 @@ class _Planner:
 
     def _recently_archived(self, since: date) -> list[ArchiveRecord]:
         """archive.md's records from `since` on: REM may still supersede an entry trimmed for room."""
-        current = _read_bytes(self.workspace.archive)
-        return list(records_since(current.decode("utf-8", errors="replace"), since)) if current else []
+        current = _read_text(self.workspace.archive, "memory/archive.md")
+        return list(records_since(current, since)) if current else []
 
     def _last_used(self, entry: Entry) -> date:
         """The day an entry was last written or referenced by a note."""
@@ -405,10 +400,19 @@ def _read_bytes(path: Path) -> bytes | None:
 
 
 def _decode_memory(raw: bytes | None) -> str:
+    text = _decode(raw or b"", "MEMORY.md")
+    return text if text.strip() else HEADER
+
+
+def _read_text(path: Path, name: str) -> str | None:
+    raw = _read_bytes(path)
+    return None if raw is None else _decode(raw, name)
+
+
+def _decode(raw: bytes, name: str) -> str:
     try:
-        text = (raw or b"").decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise WorkspaceError(
-            f"MEMORY.md: not valid UTF-8 (byte {error.start}). Nothing was changed; re-save it as UTF-8."
+            f"{name}: not valid UTF-8 (byte {error.start}). Nothing was changed; re-save it as UTF-8."
         ) from None
-    return text if text.strip() else HEADER

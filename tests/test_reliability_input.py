@@ -101,6 +101,19 @@ def test_invalid_utf8_note_is_skipped(fixture_workspace: Path, clean: dict[str, 
     )
 
 
+def test_an_archive_that_is_not_utf8_stops_the_run_and_says_so(fixture_workspace: Path) -> None:
+    """Appending to archive.md would need to read it: a Latin-1 archive stops the run, changed nothing."""
+    (fixture_workspace / "memory" / "archive.md").write_bytes(
+        "# Archive\n\n- café (2026-11-01)\n".encode("latin-1")
+    )
+    before = snapshot_tree(fixture_workspace)
+    with pytest.raises(
+        WorkspaceError, match=r"memory/archive.md: not valid UTF-8 \(byte 16\)\. Nothing was changed"
+    ):
+        run_offline(fixture_workspace, today=FIXTURE_TODAY)
+    assert snapshot_tree(fixture_workspace) == before
+
+
 def test_a_50_mb_note_is_skipped_by_size_quickly(fixture_workspace: Path, clean: dict[str, bytes]) -> None:
     name = f"{NOTE_DAY}-pasted-log.md"
     with (fixture_workspace / "memory" / name).open("wb") as handle:
