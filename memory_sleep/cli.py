@@ -6,8 +6,9 @@ import contextlib
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date, datetime
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,6 +29,19 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 WORKSPACE_ARG = click.argument(
     "workspace", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
 )
+TODAY_OPTION = click.option(
+    "--today",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="Pretend today is this date (reproducible output on any date). Default: today.",
+)
+
+
+def clock_for(today: datetime | None) -> Callable[[], float]:
+    """The clock a verb runs on: the real one, or noon UTC of `--today` for output that never ages."""
+    if today is None:
+        return time.time
+    moment = datetime(today.year, today.month, today.day, 12, tzinfo=UTC).timestamp()
+    return lambda: moment
 
 
 def _handle_errors(command: F) -> F:
@@ -105,11 +119,7 @@ def main() -> None:
     type=click.Choice(PHASES),
     help="Run only this phase (repeatable). Default: all three.",
 )
-@click.option(
-    "--today",
-    type=click.DateTime(formats=["%Y-%m-%d"]),
-    help="Pretend today is this date (reproducible runs). Default: today.",
-)
+@TODAY_OPTION
 @click.option(
     "--engine",
     type=click.Choice(["auto", "offline", "anthropic", "openai"]),
@@ -261,12 +271,13 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
 
 @main.command(context_settings=CONTEXT)
 @WORKSPACE_ARG
+@TODAY_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @_handle_errors
-def status(workspace: Path, as_json: bool) -> None:
+def status(workspace: Path, today: datetime | None, as_json: bool) -> None:
     """Show the last run, counts, and what is pending for the next one."""
     space = Workspace.open(workspace)
-    report = workspace_status(space, _config(space, None))
+    report = workspace_status(space, _config(space, None), today.date() if today else date.today())
     if as_json:
         click.echo(json.dumps(report, indent=2, default=str))
         return

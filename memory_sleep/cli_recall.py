@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import click
 
-from .cli import CONTEXT, WORKSPACE_ARG, _config, _handle_errors, main
+from .cli import CONTEXT, TODAY_OPTION, WORKSPACE_ARG, _config, _handle_errors, clock_for, main
 from .workspace import Workspace
 
 
 @main.command(context_settings=CONTEXT)
 @WORKSPACE_ARG
 @click.option("--dry-run", is_flag=True, help="Count what would be added, updated or removed; write nothing.")
+@TODAY_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_handle_errors
-def index(workspace: Path, dry_run: bool, as_json: bool) -> None:
+def index(workspace: Path, dry_run: bool, today: datetime | None, as_json: bool) -> None:
     """Index MEMORY.md entries, weekly summaries and daily-note items into the vector sidecar.
 
     Incremental: only changed files are read and only changed items embedded. `memory-sleep run`
@@ -24,7 +26,7 @@ def index(workspace: Path, dry_run: bool, as_json: bool) -> None:
     """
     from .sidecar import display, open_sidecar
 
-    with open_sidecar(workspace) as sidecar:
+    with open_sidecar(workspace, clock=clock_for(today)) as sidecar:
         report = sidecar.index(dry_run=dry_run)
     if as_json:
         click.echo(json.dumps(display.index_dict(report), indent=2))
@@ -45,10 +47,18 @@ def index(workspace: Path, dry_run: bool, as_json: bool) -> None:
     help="Vector and full-text fused, or one of them alone.",
 )
 @click.option("--dry-run", is_flag=True, help="Search only: log no query and count no access.")
+@TODAY_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @_handle_errors
 def recall(
-    query: str, workspace: Path, k: int, scope: str | None, mode: str, dry_run: bool, as_json: bool
+    query: str,
+    workspace: Path,
+    k: int,
+    scope: str | None,
+    mode: str,
+    dry_run: bool,
+    today: datetime | None,
+    as_json: bool,
 ) -> None:
     """Search the sidecar for QUERY; print ranked entries with source file, line and date.
 
@@ -57,7 +67,7 @@ def recall(
     """
     from .sidecar import display, open_sidecar
 
-    with open_sidecar(workspace) as sidecar:
+    with open_sidecar(workspace, clock=clock_for(today)) as sidecar:
         find = sidecar.search if dry_run else sidecar.recall
         hits = find(query, k=k, scope=scope, mode=mode)  # type: ignore[arg-type]
     if as_json:
@@ -97,9 +107,17 @@ def stats(workspace: Path, as_json: bool) -> None:
     is_flag=True,
     help="Finish building the density counts however long it takes (a resumable background job at 1M).",
 )
+@TODAY_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the pass as JSON.")
 @_handle_errors
-def forget(workspace: Path, dry_run: bool, explain_all: bool, rebuild_density: bool, as_json: bool) -> None:
+def forget(
+    workspace: Path,
+    dry_run: bool,
+    explain_all: bool,
+    rebuild_density: bool,
+    today: datetime | None,
+    as_json: bool,
+) -> None:
     """Run a forgetting pass (SleepGate) now, due or not, and print each entry's scores and verdict.
 
     Entries scoring below [memory.forgetting] retention_threshold are soft-deleted (kept in SQLite,
@@ -113,7 +131,7 @@ def forget(workspace: Path, dry_run: bool, explain_all: bool, rebuild_density: b
     space = Workspace.open(workspace)
     config = _config(space, None)
     settings = config.memory.forgetting
-    with open_sidecar(space.root, config) as sidecar:
+    with open_sidecar(space.root, config, clock=clock_for(today)) as sidecar:
         budget = None if rebuild_density else settings.rebuild_budget_secs
         report = forget_now(sidecar, settings, dry_run, "all" if explain_all else "candidates", budget)
     if as_json:
@@ -166,8 +184,6 @@ def restore(
 
 
 def _parse_time(text: str) -> float:
-    from datetime import datetime
-
     try:
         return datetime.fromisoformat(text).timestamp()
     except ValueError:

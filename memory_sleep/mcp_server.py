@@ -89,7 +89,7 @@ def build_server(
         """When the sleep cycle last ran (and whether it failed), note counts, and what the next run picks up."""
         from .status import workspace_status
 
-        report = _tool(lambda: workspace_status(workspace, load_config(workspace.config_file)))
+        report = _tool(lambda: workspace_status(workspace, load_config(workspace.config_file), today()))
         return json.loads(json.dumps(report, default=str))  # type: ignore[no-any-return]
 
     @server.tool()

@@ -11,11 +11,10 @@ from .state import StateStore
 from .workspace import Workspace, discover
 
 
-def workspace_status(workspace: Workspace, config: Config) -> dict[str, Any]:
+def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[str, Any]:
     state = StateStore(workspace.state_dir).load_workspace()
     found = discover(workspace)
     log = read_sleep_log(workspace.sleep_log.read_bytes() if workspace.sleep_log.exists() else None)
-    today = date.today()
     unread = [n.relative for n in found.notes if n.name not in state.seen]
     recent = [n.relative for n in found.notes if n.day >= today - timedelta(days=config.lookback_days)]
     return {

@@ -11,9 +11,11 @@ import os
 import re
 import shlex
 import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import time_machine
 from click.testing import CliRunner
 
 from memory_sleep.cli import main
@@ -107,3 +109,15 @@ def test_the_tour_prints_what_the_readme_shows(tmp_path: Path) -> None:
             f"{command}: the README shows other output. If the change is intended, run "
             "MEMORY_SLEEP_UPDATE_README=1 .venv/bin/python -m pytest tests/test_cli_readme.py and review the diff."
         )
+
+
+def test_the_tour_prints_the_same_a_year_from_now(tmp_path: Path) -> None:
+    """Every date the tour depends on is given on its command line: the real clock a year ahead
+    (or behind the tour's dates by any amount) changes nothing it prints."""
+    steps = tour_steps(readme_text())
+    workspace = tmp_path / "ms-tour"
+    a_year_ahead = datetime.now(UTC) + timedelta(days=366)
+    with time_machine.travel(a_year_ahead, tick=True):
+        done = run_tour(workspace, steps)
+    for command, shown, printed in done:
+        assert normalized(printed, workspace) == normalized(shown, workspace), command

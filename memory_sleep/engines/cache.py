@@ -53,7 +53,7 @@ class ResponseCache:
             return None
         self.hits += 1
         with contextlib.suppress(OSError):
-            os.utime(path)
+            os.utime(path, (time.time(), time.time()))  # last use, on the same clock as prune()
         return answer
 
     def put(self, key: str, answer: BaseModel) -> None:
@@ -64,6 +64,7 @@ class ResponseCache:
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 json.dump(payload, out)
+            os.utime(temporary, (payload["saved"], payload["saved"]))
             os.replace(temporary, path)
         except OSError:
             return  # a cache that cannot be written only costs a call next time
