@@ -205,11 +205,15 @@ def run(
         from .schedule import mark_success
 
         mark_success(space)  # a run with nothing to do writes no sleep-log record; the schedule counts it
+    if as_json and dry_run:
+        plan = [edit.model_dump(mode="json", exclude_none=True) for edit in report.plan]
+        click.echo(json.dumps({"plan": plan, "record": report.record.model_dump(mode="json")}, indent=2))
+        return
     if as_json:
         click.echo(report.record.model_dump_json(indent=2))
         return
     if dry_run:
-        click.echo(report.diff() or "No file would change.", nl=False)
+        click.echo(report.plan_text() + (report.diff() or "No file would change.\n"), nl=False)
         return
     if quiet:
         return

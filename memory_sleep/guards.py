@@ -6,9 +6,10 @@ from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 
 from . import matching, routine
-from .archive import ArchiveRecord, trimmed_reason
+from .archive import trimmed_reason
 from .errors import GuardError
 from .memory_doc import Entry, MemoryDocument
+from .plan import DocumentEditor, Edit
 from .text import deadline_in
 
 _NEVER_TRIM = frozenset({"Lessons"})
@@ -40,19 +41,20 @@ def check_removals(before: Sequence[Entry], document: MemoryDocument, share: flo
 
 
 def trim_to_size(
-    document: MemoryDocument,
+    editor: DocumentEditor,
     limit: int,
     budget: int,
     today: date,
     last_used: Callable[[Entry], date],
     finished_projects: frozenset[str] = frozenset(),
-) -> list[ArchiveRecord]:
-    """Archive entries until MEMORY.md fits `limit` bytes, those of least use first: by the day an entry
+) -> list[Edit]:
+    """Archive edits for entries until MEMORY.md fits `limit` bytes, those of least use first: by the day an entry
     was last written or referenced, moved back a year for finished business (a routine reading, a
     finished project, an event whose dates are all past), forward two weeks for a decision and two months
     for a fact whose value changed (people keep it up to date), to its due day for an open action;
     lessons are never trimmed. GuardError if the budget runs out first."""
-    records: list[ArchiveRecord] = []
+    document = editor.document
+    edits: list[Edit] = []
     candidates = sorted(
         (
             (
@@ -68,18 +70,15 @@ def trim_to_size(
     )
     size = _size(document)
     while size > limit:
-        if not candidates or len(records) >= budget:
+        if not candidates or len(edits) >= budget:
             raise GuardError(
                 f"Refused: MEMORY.md would grow to {size:,} bytes, over memory_max_bytes ({limit:,}), "
                 "and trimming it would remove too many entries. Nothing was changed. Raise memory_max_bytes."
             )
-        _, _, title, entry = candidates.pop(0)
+        _, _, _, entry = candidates.pop(0)
         size -= len(entry.render(document.newline).encode("utf-8"))
-        document.remove_entry(entry)
-        records.append(
-            ArchiveRecord(day=today, section=title, entry=entry.display(), reason=trimmed_reason(limit))
-        )
-    return records
+        edits.append(editor.archive(entry, trimmed_reason(limit)))
+    return edits
 
 
 def _kept_until(

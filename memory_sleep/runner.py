@@ -18,6 +18,7 @@ from .lock import workspace_lock
 from .memory_doc import HEADER, Entry, MemoryDocument
 from .models import KeptItem, NoteItem
 from .phases import briefing, done, nrem, projects, references, rem, stale, weekly
+from .plan import Applied, DocumentEditor, Edit
 from .sidecar.hook import index_after_run
 from .sleepgate.hook import forget_after_run, note_in_sleep_log
 from .state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
@@ -46,6 +47,15 @@ class RunReport:
     kept: list[KeptItem] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
     rolled_back: list[str] = field(default_factory=list)
+    plan: list[Edit] = field(default_factory=list)
+
+    def plan_text(self) -> str:
+        """The edit plan, one line per edit, for a dry run ("" when it has none)."""
+        if not self.plan:
+            return ""
+        lines = [f"Plan: {len(self.plan)} edit{'s' if len(self.plan) != 1 else ''} of MEMORY.md"]
+        lines.extend(f"  {edit.describe()}" for edit in self.plan)
+        return "\n".join(lines) + "\n\n"
 
     def diff(self) -> str:
         """Unified diff of every file the run changes (state files under .sleep/ left out)."""
@@ -115,6 +125,7 @@ class _Planner:
         self.warnings: list[str] = []
         self.archived: list[ArchiveRecord] = []
         self.operation_counts: dict[str, int] = {}
+        self.edits: list[Edit] = []
         self.memory_bytes_before = 0
 
     def plan(self) -> RunReport:
@@ -194,7 +205,12 @@ class _Planner:
             log = sleep_log.with_run(previous, record, self.config.history_runs)
             changes.append(FileChange("memory/sleep-log.json", sleep_log.render(log)))
         report = RunReport(
-            run_id=new_run_id(now), record=record, changes=changes, kept=kept, strays=found.strays
+            run_id=new_run_id(now),
+            record=record,
+            changes=changes,
+            kept=kept,
+            strays=found.strays,
+            plan=self.edits,
         )
         report.before = {c.path: _read_bytes(self.workspace.root / c.path) for c in changes}
         return report
@@ -242,9 +258,10 @@ class _Planner:
         batch_size = self.engine.integrate_batch_size or self.config.engine.batch_size
         archived = self._recently_archived(today - timedelta(days=self.config.stale_after_days))
         outcome = rem.integrate(waiting, document, self.engine.integrator, today, batch_size, archived)
+        editor = DocumentEditor(document, today)
+        applied = self._apply(editor, outcome.edits)
         self.operation_counts = outcome.counts()
         self.warnings.extend(outcome.rejected)
-        self.archived.extend(outcome.archived)
         for kept, operation in outcome.applied:
             name = kept.item.file.removeprefix("memory/")
             self.note_states[name].items[kept.item.id].operation = operation.op
@@ -255,10 +272,10 @@ class _Planner:
             for name, ids in self.state.pending.items()
             if (left := [i for i in ids if i not in placed])
         }
-        self._referenced(outcome.referenced)
+        self._referenced(applied.touched)
         self._referenced(references.restated_entries(document, repeats))
         self._referenced(references.people_named(document, (k.item for k in waiting), document.projects()))
-        self.archived.extend(done.close_done_actions(document, completions, today))
+        self._apply(editor, done.close_done_actions(editor, completions))
         summaries = projects.update_projects(
             document, waiting, self.engine.summarizer, today, self.config.stale_after_days
         )
@@ -268,28 +285,28 @@ class _Planner:
         allowance = guards.removal_allowance(len(entries_before), self.config.max_removal_share)
         budget = entries_now - len(entries_before) + allowance
         swept = stale.remove_stale(
-            document,
+            editor,
             self.state.entries,
             summaries.finished,
             today,
             self.config.stale_after_days,
             budget,
         )
-        self.archived.extend(swept.archived)
+        self._apply(editor, swept.edits)
         if swept.deferred:
             self.warnings.append(
                 f"{swept.deferred} stale entries left for a later run (max_removal_share {self.config.max_removal_share:.0%})."
             )
         limit = max(self.config.memory_max_bytes, self.memory_bytes_before)
         trimmed = guards.trim_to_size(
-            document,
+            editor,
             limit,
-            budget - len(swept.archived),
+            budget - len(swept.edits),
             today,
             self._last_used,
             frozenset(summaries.finished),
         )
-        self.archived.extend(trimmed)
+        self._apply(editor, trimmed)
         guards.check_removals(entries_before, document, self.config.max_removal_share)
         present = {}
         for _, entry in document.entries():
@@ -298,6 +315,13 @@ class _Planner:
                 first_seen=entry.day or today, last_referenced=entry.day or today
             )
         self.state.entries = present
+
+    def _apply(self, editor: DocumentEditor, edits: list[Edit]) -> Applied:
+        """Apply a phase's edits to MEMORY.md and add them to the run's plan."""
+        applied = editor.apply(edits)
+        self.edits.extend(edits)
+        self.archived.extend(applied.archived)
+        return applied
 
     def _referenced(self, uses: Iterable[tuple[Entry, date]]) -> None:
         """Remember that a note of `date` used each entry (restated it, changed it or named its person)."""

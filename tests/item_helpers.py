@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import date
 
-from memory_sleep.models import ItemKind, NoteItem
+from memory_sleep.archive import ArchiveRecord
+from memory_sleep.engines.base import Integrator
+from memory_sleep.memory_doc import MemoryDocument
+from memory_sleep.models import ItemKind, KeptItem, NoteItem
+from memory_sleep.phases import rem
+from memory_sleep.plan import Applied, DocumentEditor, Edit
 
 
 def note_item(text: str, day: date = date(2026, 11, 20), kind: ItemKind = "line") -> NoteItem:
@@ -12,3 +18,24 @@ def note_item(text: str, day: date = date(2026, 11, 20), kind: ItemKind = "line"
     return NoteItem(
         id="i1", file=f"memory/{day.isoformat()}.md", day=day, line_start=3, line_end=3, kind=kind, text=text
     )
+
+
+def integrate_and_apply(
+    kept: Sequence[KeptItem],
+    document: MemoryDocument,
+    integrator: Integrator,
+    today: date,
+    batch_size: int,
+    archived: Sequence[ArchiveRecord] = (),
+) -> tuple[rem.RemResult, Applied]:
+    """REM's plan for `kept`, and what applying it to `document` did, as a run applies it."""
+    result = rem.integrate(kept, document, integrator, today, batch_size, archived)
+    return result, DocumentEditor(document, today).apply(result.edits)
+
+
+def archived_by(
+    document: MemoryDocument, today: date, plan: Callable[[DocumentEditor], list[Edit]]
+) -> list[ArchiveRecord]:
+    """Apply the edits a phase plans for `document` (as a run does); what they archived."""
+    editor = DocumentEditor(document, today)
+    return editor.apply(plan(editor)).archived

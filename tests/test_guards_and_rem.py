@@ -13,9 +13,10 @@ from memory_sleep.errors import GuardError
 from memory_sleep.guards import check_removals, trim_to_size
 from memory_sleep.memory_doc import Entry, MemoryDocument
 from memory_sleep.models import EntryView, KeptItem, NoteItem, Operation
-from memory_sleep.phases import rem
+from memory_sleep.plan import DocumentEditor
 
 from .conftest import run_offline, snapshot_tree
+from .item_helpers import archived_by, integrate_and_apply
 
 MEMORY = """# MEMORY.md
 
@@ -34,6 +35,9 @@ def _kept(text: str, item_id: str = "i1", day: date = date(2026, 11, 20)) -> Kep
     return KeptItem(item=item, category="fact", topic=None)
 
 
+TODAY = date(2026, 11, 21)
+
+
 class _Scripted:
     """An Integrator that answers with fixed operations."""
 
@@ -50,7 +54,9 @@ def test_an_operation_naming_a_missing_entry_is_rejected_and_the_item_carried_ov
     document = MemoryDocument.parse(MEMORY)
     before = document.render()
     scripted = _Scripted([Operation(item_id="i1", op="update", target="E99", text="Alpha runs on 9090")])
-    result = rem.integrate([_kept("- Alpha moved to port 9090")], document, scripted, date(2026, 11, 21), 20)
+    result, _applied = integrate_and_apply(
+        [_kept("- Alpha moved to port 9090")], document, scripted, date(2026, 11, 21), 20
+    )
     assert document.render() == before
     assert result.applied == [] and result.integrated_ids() == set()
     assert result.rejected == [
@@ -69,7 +75,7 @@ def test_an_operation_naming_a_missing_entry_is_rejected_and_the_item_carried_ov
 )
 def test_invalid_operations_change_nothing(operation: Operation, problem: str) -> None:
     document = MemoryDocument.parse(MEMORY)
-    result = rem.integrate(
+    result, _applied = integrate_and_apply(
         [_kept("- Alpha moved to port 9090")], document, _Scripted([operation]), date(2026, 11, 21), 20
     )
     assert document.render() == MEMORY
@@ -81,17 +87,19 @@ def test_supersede_archives_the_old_text_and_notes_the_change() -> None:
     scripted = _Scripted(
         [Operation(item_id="i1", op="supersede", target="E1", text="Alpha runs on port 9090")]
     )
-    result = rem.integrate([_kept("- Alpha moved to port 9090")], document, scripted, date(2026, 11, 21), 20)
+    _result, applied = integrate_and_apply(
+        [_kept("- Alpha moved to port 9090")], document, scripted, date(2026, 11, 21), 20
+    )
     assert "- Alpha runs on port 9090 (previously: 8080) (2026-11-20)" in document.render()
-    assert [record.entry for record in result.archived] == ["- Alpha runs on port 8080 (2026-11-01)"]
-    assert "superseded by memory/2026-11-20.md:3" in result.archived[0].reason
+    assert [record.entry for record in applied.archived] == ["- Alpha runs on port 8080 (2026-11-01)"]
+    assert "superseded by memory/2026-11-20.md:3" in applied.archived[0].reason
 
 
 def test_an_older_note_never_overwrites_a_newer_entry() -> None:
     document = MemoryDocument.parse(MEMORY)
     scripted = _Scripted([Operation(item_id="i1", op="supersede", target="E4", text="Delta owner is Maya")])
     old = _kept("- Delta owner is Maya", day=date(2026, 10, 1))
-    result = rem.integrate([old], document, scripted, date(2026, 11, 21), 20)
+    result, _applied = integrate_and_apply([old], document, scripted, date(2026, 11, 21), 20)
     assert document.render() == MEMORY
     assert result.applied[0][1].op == "noop"
 
@@ -105,7 +113,7 @@ def test_a_later_item_may_name_an_item_added_earlier_in_its_batch() -> None:
         ]
     )
     items = [_kept("- Epsilon deploys on Fridays", "a"), _kept("- Epsilon: Fridays before 15:00", "b")]
-    rem.integrate(items, document, scripted, date(2026, 11, 21), 20)
+    integrate_and_apply(items, document, scripted, date(2026, 11, 21), 20)
     text = document.render()
     assert text.count("Epsilon") == 1 and "before 15:00" in text
 
@@ -132,11 +140,15 @@ def test_emptying_memory_is_refused_whatever_the_share() -> None:
 def test_growth_past_the_limit_is_trimmed_by_archiving_the_oldest() -> None:
     document = MemoryDocument.parse(MEMORY)
     limit = len(MEMORY.encode()) - 30
-    records = trim_to_size(document, limit, budget=2, today=date(2026, 11, 21), last_used=_written)
+    records = archived_by(
+        document, TODAY, lambda e: trim_to_size(e, limit, budget=2, today=TODAY, last_used=_written)
+    )
     assert len(document.render().encode()) <= limit
     assert [r.entry for r in records] == ["- Alpha runs on port 8080 (2026-11-01)"]
     with pytest.raises(GuardError, match="memory_max_bytes"):
-        trim_to_size(MemoryDocument.parse(MEMORY), 60, budget=1, today=date(2026, 11, 21), last_used=_written)
+        trim_to_size(
+            DocumentEditor(MemoryDocument.parse(MEMORY), TODAY), 60, budget=1, today=TODAY, last_used=_written
+        )
 
 
 def _written(entry: Entry) -> date:
@@ -255,7 +267,9 @@ def test_trimming_takes_routine_readings_first_and_keeps_decisions_and_changed_f
     )
     document = MemoryDocument.parse(text)
     limit = len(text.encode()) - 60
-    records = trim_to_size(document, limit, budget=3, today=date(2026, 11, 21), last_used=_written)
+    records = archived_by(
+        document, TODAY, lambda e: trim_to_size(e, limit, budget=3, today=TODAY, last_used=_written)
+    )
     assert [r.entry for r in records] == [
         "- Build: #3,107 green (7m34s) (2026-11-10)",
         "- Alpha runs on port 8080 (2026-11-01)",
@@ -294,9 +308,9 @@ def test_a_supersede_notes_the_old_value_alone_when_only_a_value_changed(
 ) -> None:
     document = MemoryDocument.parse(f"# MEMORY.md\n\n## Facts\n- {old} (2026-11-01)\n")
     scripted = _Scripted([Operation(item_id="i1", op="supersede", target="E1", text=new)])
-    result = rem.integrate([_kept(f"- {new}")], document, scripted, date(2026, 11, 21), 20)
+    _result, applied = integrate_and_apply([_kept(f"- {new}")], document, scripted, date(2026, 11, 21), 20)
     assert f"- {noted} (2026-11-20)" in document.render()
-    assert [record.entry for record in result.archived] == [
+    assert [record.entry for record in applied.archived] == [
         f"- {old} (2026-11-01)"
     ]  # the archive keeps it whole
 
@@ -313,13 +327,12 @@ def test_trimming_takes_finished_business_first_and_keeps_facts_people_keep_chan
     )
     document = MemoryDocument.parse(text)
     limit = len(text.encode()) - 130  # three entries
-    records = trim_to_size(
+    records = archived_by(
         document,
-        limit,
-        budget=3,
-        today=date(2026, 11, 21),
-        last_used=_written,
-        finished_projects=frozenset({"Beta"}),
+        TODAY,
+        lambda e: trim_to_size(
+            e, limit, budget=3, today=TODAY, last_used=_written, finished_projects=frozenset({"Beta"})
+        ),
     )
     assert [r.entry for r in records] == [
         "- [Beta] Beta API on port 8080 (2026-11-15)",  # a finished project
@@ -335,7 +348,9 @@ def test_an_open_action_keeps_its_place_until_it_is_due() -> None:
         "\n## Action items\n- send Hooli the revised SOW by 3 Dec (2026-11-01)\n"
     )
     document = MemoryDocument.parse(text)
-    records = trim_to_size(
-        document, len(text.encode()) - 10, budget=1, today=date(2026, 11, 21), last_used=_written
+    records = archived_by(
+        document,
+        TODAY,
+        lambda e: trim_to_size(e, len(text.encode()) - 10, budget=1, today=TODAY, last_used=_written),
     )
     assert [r.entry for r in records] == ["- Alpha runs on port 8080 (2026-11-10)"]

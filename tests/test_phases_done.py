@@ -10,7 +10,7 @@ from memory_sleep.memory_doc import MemoryDocument
 from memory_sleep.models import KeptItem
 from memory_sleep.phases.done import close_done_actions
 
-from .item_helpers import note_item
+from .item_helpers import archived_by, note_item
 
 TODAY = date(2026, 11, 20)
 
@@ -24,7 +24,9 @@ def _closed(actions: list[str], done: str, topic: str | None = None) -> list[str
         + "\n## Projects\n\n### Nimbus\n\n### Beacon\n\n### Sable\n"
     )
     completion = KeptItem(item=note_item(done, TODAY), category="status", topic=topic)
-    return [record.entry for record in close_done_actions(document, [completion], TODAY)]
+    return [
+        record.entry for record in archived_by(document, TODAY, lambda e: close_done_actions(e, [completion]))
+    ]
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from memory_sleep.phases.references import people_named, restated_entries
 from memory_sleep.phases.stale import remove_stale
 
 from .conftest import run_offline
-from .item_helpers import note_item
+from .item_helpers import archived_by, note_item
 
 PEOPLE = """# MEMORY.md
 
@@ -24,8 +24,11 @@ PEOPLE = """# MEMORY.md
 
 def test_an_absence_that_is_over_is_archived_as_finished_business() -> None:
     document = MemoryDocument.parse(PEOPLE)
-    result = remove_stale(document, {}, set(), date(2026, 11, 25), stale_after_days=90, budget=5)
-    assert [(r.entry, r.reason) for r in result.archived] == [
+    today = date(2026, 11, 25)
+    archived = archived_by(
+        document, today, lambda e: remove_stale(e, {}, set(), today, stale_after_days=90, budget=5).edits
+    )
+    assert [(r.entry, r.reason) for r in archived] == [
         (
             "- heads-up: Raj on leave 2026-11-20, 4 days, ping Lena instead (2026-11-02)",
             "finished: the absence it announces ended 2026-11-23",

@@ -11,9 +11,9 @@ from memory_sleep.archive import ArchiveRecord, records_since
 from memory_sleep.engines.offline import OfflineIntegrator
 from memory_sleep.memory_doc import MemoryDocument
 from memory_sleep.models import EntryView, KeptItem, NoteItem, Operation
-from memory_sleep.phases import rem
 
 from .conftest import run_offline
+from .item_helpers import integrate_and_apply
 
 ARCHIVE = """# Archive
 
@@ -72,12 +72,14 @@ def test_a_new_value_for_a_fact_trimmed_for_room_supersedes_it() -> None:
     document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n- Alpha runs on port 8080 (2026-10-01)\n")
     archived = list(records_since(ARCHIVE, date(2026, 10, 1)))
     kept = _kept("**ovh-gra-07 IP:** 10.9.86.105", "i1")
-    result = rem.integrate([kept], document, OfflineIntegrator(), date(2026, 11, 2), 20, archived)
+    result, applied = integrate_and_apply(
+        [kept], document, OfflineIntegrator(), date(2026, 11, 2), 20, archived
+    )
     assert (
         "- ovh-gra-07 IP: 10.9.86.105 (previously: ovh-gra-07 resolves to 10.9.24.84 internally) (2026-11-01)"
         in document.render()
     )
-    assert result.archived == [
+    assert applied.archived == [
         ArchiveRecord(
             date(2026, 11, 2),
             "Facts",
@@ -94,13 +96,17 @@ def test_an_archived_entry_is_offered_once_and_never_when_replaced_or_back_in_me
     archived = [*records_since(ARCHIVE, date(2026, 10, 1)), replaced]
     integrator = _Answers([Operation(item_id="i1", op="add", text="Delta owner is Raj")])
     document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n")
-    rem.integrate([_kept("Delta owner is Raj", "i1")], document, integrator, date(2026, 11, 3), 20, archived)
+    integrate_and_apply(
+        [_kept("Delta owner is Raj", "i1")], document, integrator, date(2026, 11, 3), 20, archived
+    )
     assert len(integrator.shown) == 1  # nothing archived is still true: no second call
 
     back = MemoryDocument.parse(f"# MEMORY.md\n\n## Facts\n- {trimmed}\n")
     integrator = _Answers([Operation(item_id="i1", op="add", text="Delta owner is Raj")])
     archived = list(records_since(ARCHIVE, date(2026, 10, 1)))
-    rem.integrate([_kept("Delta owner is Raj", "i1")], back, integrator, date(2026, 11, 3), 20, archived)
+    integrate_and_apply(
+        [_kept("Delta owner is Raj", "i1")], back, integrator, date(2026, 11, 3), 20, archived
+    )
     assert len(integrator.shown) == 1
 
 
@@ -108,9 +114,11 @@ def test_a_live_entry_is_superseded_before_an_archived_one() -> None:
     document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n- ovh-gra-07 IP: 10.9.50.50 (2026-10-25)\n")
     archived = list(records_since(ARCHIVE, date(2026, 10, 1)))
     kept = _kept("**ovh-gra-07 IP:** 10.9.86.105", "i1")
-    result = rem.integrate([kept], document, OfflineIntegrator(), date(2026, 11, 2), 20, archived)
+    _result, applied = integrate_and_apply(
+        [kept], document, OfflineIntegrator(), date(2026, 11, 2), 20, archived
+    )
     assert "- ovh-gra-07 IP: 10.9.86.105 (previously: 10.9.50.50) (2026-11-01)" in document.render()
-    assert [record.entry for record in result.archived] == ["- ovh-gra-07 IP: 10.9.50.50 (2026-10-25)"]
+    assert [record.entry for record in applied.archived] == ["- ovh-gra-07 IP: 10.9.50.50 (2026-10-25)"]
 
 
 def test_an_older_item_or_one_changed_again_leaves_the_archived_entry_alone() -> None:
@@ -121,8 +129,8 @@ def test_an_older_item_or_one_changed_again_leaves_the_archived_entry_alone() ->
         [Operation(item_id="i1", op="supersede", target="A1", text="ovh-gra-07 IP: 10.9.1.1")],
     )
     document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n")
-    result = rem.integrate([old], document, integrator, date(2026, 11, 2), 20, archived)
-    assert "- ovh-gra-07 IP: 10.9.1.1 (2026-10-10)" in document.render() and result.archived == []
+    _result, applied = integrate_and_apply([old], document, integrator, date(2026, 11, 2), 20, archived)
+    assert "- ovh-gra-07 IP: 10.9.1.1 (2026-10-10)" in document.render() and applied.archived == []
 
     first, second = _kept("ovh-gra-07 IP: 10.9.2.2", "i1"), _kept("ovh-gra-07 IP: 10.9.3.3", "i2")
     integrator = _Answers(
@@ -133,9 +141,11 @@ def test_an_older_item_or_one_changed_again_leaves_the_archived_entry_alone() ->
         [Operation(item_id="i1", op="supersede", target="A1", text="ovh-gra-07 IP: 10.9.2.2")],
     )
     document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n")
-    result = rem.integrate([first, second], document, integrator, date(2026, 11, 2), 20, archived)
+    _result, applied = integrate_and_apply(
+        [first, second], document, integrator, date(2026, 11, 2), 20, archived
+    )
     assert "10.9.3.3 (previously: 10.9.2.2)" in document.render()
-    assert [record.reason for record in result.archived] == ["superseded by memory/2026-11-01.md:4"]
+    assert [record.reason for record in applied.archived] == ["superseded by memory/2026-11-01.md:4"]
     assert "10.9.24.84" not in document.render()
 
 

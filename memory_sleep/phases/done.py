@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import date
 from difflib import SequenceMatcher
 
 from .. import matching
-from ..archive import ArchiveRecord
 from ..memory_doc import Entry, MemoryDocument
 from ..models import KeptItem
+from ..plan import DocumentEditor, Edit
 from ..text import similarity, tokens, word_sequence
 
 _DONE_SIMILARITY = 0.25
@@ -39,18 +38,15 @@ _SAYS_WHEN = (
 _NOT_THE_TASK = frozenset(_STEM.sub("", word) for word in f"{_SAYS_DONE} {_SAYS_OPEN} {_SAYS_WHEN}".split())
 
 
-def close_done_actions(
-    document: MemoryDocument, completions: Sequence[KeptItem], today: date
-) -> list[ArchiveRecord]:
-    """Archive the open action entries that later notes report done (each note closes its best match)."""
-    records = []
-    closed = _closed_actions(document, completions)
-    for section, entry in list(document.entries()):
-        source = closed.get(id(entry))
-        if source is not None:
-            records.append(ArchiveRecord(today, section.title, entry.display(), f"done ({source})"))
-            document.remove_entry(entry)
-    return records
+def close_done_actions(editor: DocumentEditor, completions: Sequence[KeptItem]) -> list[Edit]:
+    """Archive edits for the open action entries that later notes report done (each note closes its
+    best match)."""
+    closed = _closed_actions(editor.document, completions)
+    return [
+        editor.archive(entry, f"done ({source})", source)
+        for _, entry in editor.document.entries()
+        if (source := closed.get(id(entry))) is not None
+    ]
 
 
 def _closed_actions(document: MemoryDocument, completions: Sequence[KeptItem]) -> dict[int, str]:

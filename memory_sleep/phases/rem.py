@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from ..archive import ArchiveRecord
 from ..engines.base import Integrator
 from ..memory_doc import SECTION_FOR, Entry, MemoryDocument, Section, entry_from_display
 from ..models import EntryView, KeptItem, Operation
+from ..plan import DocumentEditor, Edit, EditOp
 from ..text import shorten, tokens
 
 _PREVIOUSLY = re.compile(r"\s*\(previously: .*$")
@@ -19,13 +21,12 @@ _PREVIOUSLY = re.compile(r"\s*\(previously: .*$")
 
 @dataclass
 class RemResult:
-    """What REM did: operations applied, entries touched, texts archived, items it could not place."""
+    """What REM decided: the edit plan, the operation placed for each item, what it could not place."""
 
+    edits: list[Edit] = field(default_factory=list)
     applied: list[tuple[KeptItem, Operation]] = field(default_factory=list)
-    referenced: list[tuple[Entry, date]] = field(default_factory=list)
-    archived: list[ArchiveRecord] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
-    added: list[tuple[KeptItem, Entry, str]] = field(default_factory=list)  # with the text it was added with
+    added: list[tuple[KeptItem, str]] = field(default_factory=list)  # with the text it was added with
 
     def integrated_ids(self) -> set[str]:
         """The items REM placed (any operation, noop included)."""
@@ -60,9 +61,10 @@ def integrate(
     batch_size: int,
     archived: Sequence[ArchiveRecord] = (),
 ) -> RemResult:
-    """Apply the integrator's operations to `document` in place, batch by batch, oldest notes first;
-    then show the items it added the entries recently `archived` while still true, so a new value for
-    a fact trimmed for room still supersedes the old one.
+    """The edits that integrate `kept` into `document`, batch by batch, oldest notes first; then show
+    the items it added the entries recently `archived` while still true, so a new value for a fact
+    trimmed for room still supersedes the old one. `document` is left as it is: each batch is shown
+    the document with the edits of the batches before it applied to a copy.
 
     A project's status changes go to its summary under `## Projects` (written by the projects phase),
     not into entries: they are recorded as an update of that summary and never sent to the integrator.
@@ -76,17 +78,27 @@ def integrate(
             result.applied.append((item, summary))
     to_place = [k for k in kept if not (k.category == "status" and k.topic)]
     ordered = sorted(to_place, key=lambda k: (k.item.day, k.item.file, k.item.line_start))
+    editor = DocumentEditor(copy.deepcopy(document), today)
     for start in range(0, len(ordered), batch_size):
         batch = ordered[start : start + batch_size]
-        views, by_ref = entry_views(document)
-        operations = integrator.integrate(batch, views)
-        _apply(batch, operations, document, by_ref, today, result)
-    _supersede_archived(document, archived, integrator, batch_size, today, result)
+        views, by_ref = _views(editor)
+        result.edits.extend(_edits(batch, integrator.integrate(batch, views), by_ref, editor, result))
+    _supersede_archived(editor, archived, integrator, batch_size, today, result)
     return result
 
 
+def _views(editor: DocumentEditor) -> tuple[list[EntryView], dict[str, tuple[str, Entry]]]:
+    """The entries as an integrator sees them (refs E1, E2, ...), and each ref's plan ref and entry."""
+    views, by_ref = [], {}
+    for number, (plan_ref, section, entry) in enumerate(editor.entries(), start=1):
+        ref = f"E{number}"
+        views.append(EntryView(ref=ref, section=section, topic=entry.topic, text=entry.text, day=entry.day))
+        by_ref[ref] = (plan_ref, entry)
+    return views, by_ref
+
+
 def _supersede_archived(
-    document: MemoryDocument,
+    editor: DocumentEditor,
     archived: Sequence[ArchiveRecord],
     integrator: Integrator,
     batch_size: int,
@@ -96,13 +108,13 @@ def _supersede_archived(
     """Newer wins over an entry that left MEMORY.md while still true, too: an added entry the integrator
     finds superseding one gets the old value noted, and the archive records the old one superseded, so
     it is never offered again. Only added items are shown these, so a live entry always comes first."""
-    dormant = _dormant(document, archived)
+    dormant = _dormant(editor.document, archived)
     if not dormant or not result.added:
         return
-    added = {kept.item.id: (kept, entry, text) for kept, entry, text in result.added}
-    projects = {word for _, entry in document.entries() if entry.topic for word in tokens(entry.topic)}
+    added = {kept.item.id: (kept, text) for kept, text in result.added}
+    projects = {word for _, entry in editor.document.entries() if entry.topic for word in tokens(entry.topic)}
     for start in range(0, len(result.added), batch_size):
-        batch = [kept for kept, _, _ in result.added[start : start + batch_size]]
+        batch = [kept for kept, _ in result.added[start : start + batch_size]]
         subjects = {word for kept in batch for word in matching.subject(kept.item.text)} - projects
         views = [  # only entries about what an item is about: a model is not asked in vain
             EntryView(ref=ref, section=record.section, topic=old.topic, text=old.text, day=old.day)
@@ -119,14 +131,24 @@ def _supersede_archived(
                 or not operation.text
             ):
                 continue
-            kept, entry, text = added[operation.item_id]
+            kept, text = added[operation.item_id]
+            _, entry = editor.resolve(f"I:{kept.item.id}")
             record, old = dormant[operation.target]
             if entry.text != text or (old.day and kept.item.day < old.day):
                 continue  # changed again since it was added, or older than the archived entry
             del dormant[operation.target]
-            entry.text = _noting_change(" ".join(operation.text.split()), old.text)
-            reason = f"superseded by {kept.item.source}"
-            result.archived.append(ArchiveRecord(today, record.section, record.entry, reason))
+            edit = Edit(
+                op="supersede",
+                entry=f"I:{kept.item.id}",
+                item=kept.item.id,
+                text=_noting_change(" ".join(operation.text.split()), old.text),
+                reason=f"superseded by {kept.item.source}",
+                evidence=kept.item.source,
+                retires=record.entry,
+                retires_section=record.section,
+            )
+            editor.apply([edit])
+            result.edits.append(edit)
             result.applied = [(k, operation if k is kept else op) for k, op in result.applied]
 
 
@@ -146,16 +168,19 @@ def _dormant(
     return {f"A{number}": pair for number, pair in enumerate(kept, start=1)}
 
 
-def _apply(
+def _edits(
     batch: Sequence[KeptItem],
     operations: Sequence[Operation],
-    document: MemoryDocument,
-    by_ref: dict[str, tuple[Section, Entry]],
-    today: date,
+    by_ref: dict[str, tuple[str, Entry]],
+    editor: DocumentEditor,
     result: RemResult,
-) -> None:
+) -> list[Edit]:
+    """The integrator's operations for one batch as edits, each applied to the editor's copy at once
+    (a later operation of the batch may name what an earlier one added or changed); an invalid one is
+    rejected, its item carried over."""
     by_item = {kept.item.id: kept for kept in batch}
     decided: set[str] = set()
+    edits: list[Edit] = []
     for operation in operations:
         kept = by_item.get(operation.item_id)
         problem = _problem(operation, kept, by_ref, decided)
@@ -163,23 +188,30 @@ def _apply(
             result.rejected.append(f"{operation.op} for item {operation.item_id}: {problem}")
             continue
         decided.add(operation.item_id)
-        target = by_ref[operation.target][1] if operation.target else None
-        if target is not None and operation.op != "noop" and target.day and kept.item.day < target.day:
+        target = by_ref[operation.target] if operation.target else None
+        if target is not None and operation.op != "noop" and target[1].day and kept.item.day < target[1].day:
             operation = operation.model_copy(
                 update={"op": "noop", "reason": "older than the entry; newer wins"}
             )
-        _apply_one(kept, operation, target, document, by_ref, today, result)
+        edit = _edit(kept, operation, target)
+        if edit is not None:
+            editor.apply([edit])
+            edits.append(edit)
+        if operation.op == "add":
+            by_ref[kept.item.id] = (f"I:{kept.item.id}", editor.resolve(f"I:{kept.item.id}")[1])
+            result.added.append((kept, " ".join((operation.text or "").split())))
         result.applied.append((kept, operation))
     for item_id in by_item.keys() - decided:
         result.rejected.append(
             f"no operation for item {item_id} ({by_item[item_id].item.source}); carried over"
         )
+    return edits
 
 
 def _problem(
     operation: Operation,
     kept: KeptItem | None,
-    by_ref: dict[str, tuple[Section, Entry]],
+    by_ref: dict[str, tuple[str, Entry]],
     decided: set[str],
 ) -> str | None:
     if kept is None:
@@ -205,43 +237,30 @@ def _noting_change(text: str, old: str) -> str:
     return f"{text} (previously: {value or shorten(_PREVIOUSLY.sub('', old), 80)})"
 
 
-def _apply_one(
-    kept: KeptItem,
-    operation: Operation,
-    target: Entry | None,
-    document: MemoryDocument,
-    by_ref: dict[str, tuple[Section, Entry]],
-    today: date,
-    result: RemResult,
-) -> None:
+def _edit(kept: KeptItem, operation: Operation, target: tuple[str, Entry] | None) -> Edit | None:
+    """One operation as an edit of the plan (a noop with no entry changes nothing and is not one)."""
     text = " ".join((operation.text or "").split())
     source = kept.item.source
+    if operation.op == "noop" and target is None:
+        return None
+    op: EditOp
     if operation.op == "noop":
-        if target is not None:
-            result.referenced.append((target, kept.item.day))
-        return
-    if operation.op == "add":
-        section = SECTION_FOR.get(kept.category, "Facts")
-        entry = Entry(text=text, topic=kept.topic, day=kept.item.day)
-        document.add_entry(section, entry)
-        by_ref[kept.item.id] = (document.section(section), entry)  # later items of the batch may name it
-        result.referenced.append((entry, kept.item.day))
-        result.added.append((kept, entry, text))
-        return
-    assert target is not None and operation.target is not None
-    section_title = by_ref[operation.target][0].title
-    old = target.display()
-    if operation.op == "supersede":
-        text = _noting_change(text, target.text)
-        reason = f"superseded by {source}"
+        op, reason = "keep", operation.reason or "already in memory"
+    elif operation.op == "add":
+        op, reason = "add", operation.reason or "new"
+    elif operation.op == "supersede":
+        assert target is not None
+        op, reason, text = "supersede", f"superseded by {source}", _noting_change(text, target[1].text)
     else:
-        reason = f"updated by {source}"
-    result.archived.append(ArchiveRecord(day=today, section=section_title, entry=old, reason=reason))
-    target.text, target.day, target.raw = (
-        text,
-        max(kept.item.day, target.day or kept.item.day),
-        None,
+        op, reason = "update", f"updated by {source}"
+    return Edit(
+        op=op,
+        entry=target[0] if target else None,
+        item=kept.item.id,
+        section=SECTION_FOR.get(kept.category, "Facts") if op == "add" else None,
+        topic=kept.topic,
+        text=text if op != "keep" else None,
+        day=kept.item.day,
+        reason=reason,
+        evidence=source,
     )
-    if target.topic is None:
-        target.topic = kept.topic
-    result.referenced.append((target, kept.item.day))

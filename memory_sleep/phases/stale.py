@@ -7,8 +7,9 @@ from datetime import date, timedelta
 from typing import NamedTuple
 
 from .. import absences
-from ..archive import ArchiveRecord, stale_reason
-from ..memory_doc import Entry, MemoryDocument
+from ..archive import stale_reason
+from ..memory_doc import Entry
+from ..plan import DocumentEditor, Edit
 from ..state import EntryRecord
 
 _KEEP_FOR_FINISHED = frozenset({"Lessons", "People"})
@@ -24,24 +25,24 @@ class _Candidate(NamedTuple):
 
 @dataclass
 class StaleResult:
-    archived: list[ArchiveRecord] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)
     deferred: int = 0
 
 
 def remove_stale(
-    document: MemoryDocument,
+    editor: DocumentEditor,
     entry_records: dict[str, EntryRecord],
     finished_projects: set[str],
     today: date,
     stale_after_days: int,
     budget: int,
 ) -> StaleResult:
-    """Archive up to `budget` entries: those about finished business first (a finished project, an
-    absence that is over), then those nobody used lately."""
+    """Archive edits for up to `budget` entries: those about finished business first (a finished
+    project, an absence that is over), then those nobody used lately."""
     result = StaleResult()
     candidates: list[_Candidate] = []
     horizon = today - timedelta(days=stale_after_days)
-    for section, entry in document.entries():
+    for section, entry in editor.document.entries():
         record = entry_records.get(entry.key)
         written = entry.day or (record.first_seen if record else today)
         last_used = max(written, record.last_referenced) if record else written
@@ -58,7 +59,5 @@ def remove_stale(
         if position >= budget:
             result.deferred = len(candidates) - budget
             break
-        removed = ArchiveRecord(today, candidate.section, candidate.entry.display(), candidate.reason)
-        result.archived.append(removed)
-        document.remove_entry(candidate.entry)
+        result.edits.append(editor.archive(candidate.entry, candidate.reason))
     return result
