@@ -19,8 +19,9 @@ from .config import Config, load_config
 from .engines.select import build_engine
 from .errors import MemorySleepError
 from .runner import PHASES, RunOptions, run_cycle
-from .sleep_log import engine_line
-from .status import workspace_status
+from .sleep_log import engine_line, snake_case_record
+from .status import status_lines, workspace_status
+from .text import counted
 from .workspace import Workspace
 from .writer import SafeWriter
 
@@ -207,10 +208,10 @@ def run(
         mark_success(space)  # a run with nothing to do writes no sleep-log record; the schedule counts it
     if as_json and dry_run:
         plan = [edit.model_dump(mode="json", exclude_none=True) for edit in report.plan]
-        click.echo(json.dumps({"plan": plan, "record": report.record.model_dump(mode="json")}, indent=2))
+        click.echo(json.dumps({"plan": plan, "record": snake_case_record(report.record)}, indent=2))
         return
     if as_json:
-        click.echo(report.record.model_dump_json(indent=2))
+        click.echo(json.dumps(snake_case_record(report.record), indent=2))
         return
     if dry_run:
         click.echo(report.plan_text() + (report.diff() or "No file would change.\n"), nl=False)
@@ -226,20 +227,21 @@ def run(
         return
     ops = ", ".join(f"{n} {op}" for op, n in record.operations.items() if n) or "no changes"
     click.echo(
-        f"NREM: {record.dailyFilesProcessed} notes read, {record.itemsKept} items kept, {record.itemsDiscarded} discarded"
+        f"NREM: {counted(record.dailyFilesProcessed, 'note')} read, {counted(record.itemsKept, 'item')} kept, "
+        f"{record.itemsDiscarded} discarded"
     )
     click.echo(
         f"REM: {ops}; {record.entriesArchived} archived; MEMORY.md {record.memoryMdSizeBefore:,} -> {record.memoryMdSizeAfter:,} bytes"
     )
     click.echo(
-        f"Cleanup: {len(record.weeklyFilesWritten)} weekly summaries, briefing {'written' if record.briefingGenerated else 'skipped'}"
+        f"Cleanup: {counted(len(record.weeklyFilesWritten), 'weekly summary', 'weekly summaries')}, briefing {'written' if record.briefingGenerated else 'skipped'}"
     )
     shown = record.warnings if verbose else record.warnings[:5]
     for warning in shown:
         click.echo(f"Warning: {warning}", err=True)
     if len(record.warnings) > len(shown):
         click.echo(
-            f"({len(record.warnings) - len(shown)} more warnings: -v shows all, memory/sleep-log.json keeps them)",
+            f"({counted(len(record.warnings) - len(shown), 'more warning')}: -v shows all, memory/sleep-log.json keeps them)",
             err=True,
         )
     if report.strays and verbose:
@@ -270,23 +272,30 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
 
     with workspace_lock(space.state_dir, config.lock_timeout_secs):
         manifest = writer.undo(force=force)
-    click.echo(f"Undid run {manifest.run_id}: restored {len(manifest.files)} files.")
+    click.echo(f"Undid run {manifest.run_id}: restored {counted(len(manifest.files), 'file')}.")
 
 
 @main.command(context_settings=CONTEXT)
 @WORKSPACE_ARG
 @TODAY_OPTION
+@click.option(
+    "--pending", is_flag=True, help="List only the notes not consolidated yet (new or edited), one per line."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @_handle_errors
-def status(workspace: Path, today: datetime | None, as_json: bool) -> None:
+def status(workspace: Path, today: datetime | None, pending: bool, as_json: bool) -> None:
     """Show the last run, counts, and what is pending for the next one."""
     space = Workspace.open(workspace)
     report = workspace_status(space, _config(space, None), today.date() if today else date.today())
     if as_json:
-        click.echo(json.dumps(report, indent=2, default=str))
-        return
-    for key, value in report.items():
-        click.echo(f"{key}: {value}")
+        click.echo(json.dumps({"pending_notes": report["pending_notes"]} if pending else report, indent=2))
+    elif pending:
+        for note in report["pending_notes"]:
+            click.echo(note)
+        if not report["pending_notes"]:
+            click.echo("No note waiting: every daily note is consolidated.", err=True)
+    else:
+        click.echo("\n".join(status_lines(report)))
 
 
 def _progress(silent: bool) -> Callable[[str], None] | None:

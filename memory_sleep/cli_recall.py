@@ -34,8 +34,14 @@ def index(workspace: Path, dry_run: bool, today: datetime | None, as_json: bool)
     click.echo("\n".join(display.index_lines(report, dry_run)))
 
 
+def _words(context: click.Context, parameter: click.Parameter, query: str) -> str:
+    if not query.strip():
+        raise click.BadParameter('empty: give the words to search for, e.g. recall "billing cutover".')
+    return query
+
+
 @main.command(context_settings=CONTEXT)
-@click.argument("query")
+@click.argument("query", callback=_words)
 @WORKSPACE_ARG
 @click.option("-k", "k", type=click.IntRange(1, 1000), default=5, show_default=True, help="How many results.")
 @click.option("--scope", help="Only entries of this scope (a user or agent id). Default: every scope.")
@@ -141,13 +147,13 @@ def forget(
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("ids", nargs=-1, type=int)
+@click.argument("targets", nargs=-1, metavar="[ID]... [WORKSPACE]")
 @click.option(
     "-w",
     "--workspace",
+    "workspace_option",
     type=click.Path(file_okay=False, path_type=Path),
-    default=".",
-    help="The workspace (default: this folder).",
+    help="The workspace, as an option (for a folder whose name is a number).",
 )
 @click.option("--pass", "pass_id", metavar="PASS_ID", help="Every entry a forgetting pass soft-deleted.")
 @click.option(
@@ -157,8 +163,8 @@ def forget(
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @_handle_errors
 def restore(
-    ids: tuple[int, ...],
-    workspace: Path,
+    targets: tuple[str, ...],
+    workspace_option: Path | None,
     pass_id: str | None,
     since: str | None,
     dry_run: bool,
@@ -166,21 +172,40 @@ def restore(
 ) -> None:
     """Bring forgotten entries back exactly: restore ID..., --pass PASS_ID or --since TIME.
 
+    The workspace comes last, as for every verb (default: this folder): `restore 12 40 ~/agent`.
     The entries return to recall with their text, embedding, access counts and history unchanged.
     """
     from .sidecar import open_sidecar
     from .sleepgate import display
     from .sleepgate.session import restore as restore_now
 
+    ids, workspace = _ids_and_workspace(targets, workspace_option)
     if sum(bool(choice) for choice in (ids, pass_id, since)) != 1:
         raise click.UsageError("Name entries to restore: IDs, --pass PASS_ID or --since TIME (one of them).")
     moment = _parse_time(since) if since else None
     with open_sidecar(workspace) as sidecar:
         report = restore_now(sidecar, list(ids), pass_id, moment, dry_run)
     if as_json:
-        click.echo(json.dumps({"restored": report.restored, "skipped": report.skipped}, indent=2))
+        skipped = [{"id": entry_id, "reason": why} for entry_id, why in sorted(report.skipped.items())]
+        click.echo(json.dumps({"restored": report.restored, "skipped": skipped}, indent=2))
         return
     click.echo("\n".join(display.restore_lines(report, dry_run)))
+
+
+def _ids_and_workspace(targets: tuple[str, ...], workspace_option: Path | None) -> tuple[list[int], Path]:
+    """Entry ids are numbers; a last argument that is not a number is the workspace."""
+    workspace = workspace_option
+    if targets and not targets[-1].isdigit():
+        if workspace is not None:
+            raise click.UsageError(f"Two workspaces: {targets[-1]!r} and --workspace {workspace}; give one.")
+        workspace, targets = Path(targets[-1]), targets[:-1]
+    wrong = [target for target in targets if not target.isdigit()]
+    if wrong:
+        raise click.BadParameter(
+            f"{wrong[0]!r} is not an entry id: give the ids (numbers) first and the workspace last.",
+            param_hint="[ID]... [WORKSPACE]",
+        )
+    return [int(target) for target in targets], workspace or Path(".")
 
 
 def _parse_time(text: str) -> float:

@@ -15,8 +15,9 @@ from .workspace import Workspace
 @main.command(context_settings=CONTEXT)
 @WORKSPACE_ARG
 @click.option("--dry-run", is_flag=True, help="Say what would be created; create nothing.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @_handle_errors
-def init(workspace: Path, dry_run: bool) -> None:
+def init(workspace: Path, dry_run: bool, quiet: bool) -> None:
     """Create a workspace: MEMORY.md, memory/ and a memory-sleep.toml listing every key, commented out.
 
     Never overwrites: files already there are left as they are and listed.
@@ -24,6 +25,8 @@ def init(workspace: Path, dry_run: bool) -> None:
     from .scaffold import init_workspace
 
     report = init_workspace(workspace, dry_run=dry_run)
+    if quiet:
+        return
     verb = "Would create" if dry_run else "Created"
     click.echo(f"{verb} in {report.root}: {', '.join(report.created) or 'nothing'}")
     if report.kept:

@@ -147,5 +147,12 @@ def _describe(location: tuple[int | str, ...], message: str, kind: str) -> str:
         if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return f"{key}: unknown key"
         model = annotation
-    close = difflib.get_close_matches(str(location[-1]), list(model.model_fields), n=1)
+    name = str(location[-1])
+    if len(location) > 1 and name in Config.model_fields:
+        section = ".".join(str(part) for part in location[:-1])
+        return (
+            f"{key}: unknown key; {name} is a top-level key, and in TOML every key below [{section}] "
+            f"belongs to that section: move {name} above the first [section] header"
+        )
+    close = difflib.get_close_matches(name, list(model.model_fields), n=1)
     return f"{key}: unknown key" + (f" (did you mean {close[0]}?)" if close else "")

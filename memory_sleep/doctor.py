@@ -20,6 +20,7 @@ from typing import Literal
 
 from .config import Config, load_config
 from .errors import MemorySleepError
+from .text import counted
 from .workspace import Workspace, discover
 
 Level = Literal["ok", "warn", "fail"]
@@ -411,7 +412,9 @@ def _sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
     finally:
         store.close()
     yield Check(
-        "sidecar", "ok", f"{live} entries live, {deleted} soft-deleted, embedder {stored or 'none yet'}"
+        "sidecar",
+        "ok",
+        f"{counted(live, 'entry', 'entries')} live, {deleted} soft-deleted, embedder {stored or 'none yet'}",
     )
     if config.sidecar.embedder == "offline" and stored and not stored.startswith("offline"):
         yield Check(

@@ -10,7 +10,7 @@ from .archive import trimmed_reason
 from .errors import GuardError
 from .memory_doc import Entry, MemoryDocument
 from .plan import DocumentEditor, Edit
-from .text import deadline_in
+from .text import counted, deadline_in
 
 _NEVER_TRIM = frozenset({"Lessons"})
 _TRIM_ORDER = {"Action items": 0, "Facts": 1, "Decisions": 2}  # on the same day, actions go first
@@ -31,11 +31,11 @@ def check_removals(before: Sequence[Entry], document: MemoryDocument, share: flo
     after = sum(1 for _ in document.entries())
     if before and not after:
         raise GuardError(
-            f"Refused: this run would remove all {len(before)} entries of MEMORY.md. Nothing was changed."
+            f"Refused: this run would remove all {counted(len(before), 'entry', 'entries')} of MEMORY.md. Nothing was changed."
         )
     if len(before) - after > removal_allowance(len(before), share):
         raise GuardError(
-            f"Refused: this run would shrink MEMORY.md from {len(before)} to {after} entries, over max_removal_share "
+            f"Refused: this run would shrink MEMORY.md from {len(before)} to {counted(after, 'entry', 'entries')}, over max_removal_share "
             f"({share:.0%}). Nothing was changed. Check the notes, or raise max_removal_share in memory-sleep.toml."
         )
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .text import counted
 
 if TYPE_CHECKING:
     from .engines.base import PhaseUsage
@@ -92,7 +95,7 @@ def engine_line(record: RunRecord) -> str:
     if cached:
         line += f"; {cached} answers from the cache"
     if offline:
-        line += f"; {offline} batches decided offline (see warnings)"
+        line += f"; {counted(offline, 'batch', 'batches')} decided offline (see warnings)"
     return line
 
 
@@ -118,3 +121,20 @@ def with_run(previous: SleepLog | None, run: RunRecord, keep: int) -> SleepLog:
 
 def render(log: SleepLog) -> bytes:
     return (log.model_dump_json(indent=2) + "\n").encode("utf-8")
+
+
+def snake_case_record(record: RunRecord) -> dict[str, Any]:
+    """The record as `run --json` prints it: the file's camelCase keys in snake_case, like every verb's JSON."""
+    return {_snake(key): _snake_keys(value) for key, value in record.model_dump(mode="json").items()}
+
+
+def _snake_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_snake(key): _snake_keys(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_snake_keys(item) for item in value]
+    return value
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key).lower()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 
 from .config import Config
@@ -12,22 +13,60 @@ from .workspace import Workspace, discover
 
 
 def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[str, Any]:
+    """The report as JSON-ready data: snake_case keys, numbers as numbers, null for nothing."""
     state = StateStore(workspace.state_dir).load_workspace()
     found = discover(workspace)
     log = read_sleep_log(workspace.sleep_log.read_bytes() if workspace.sleep_log.exists() else None)
-    unread = [n.relative for n in found.notes if n.name not in state.seen]
+    pending = [n.relative for n in found.notes if _changed(n.path, state.seen.get(n.name))]
     recent = [n.relative for n in found.notes if n.day >= today - timedelta(days=config.lookback_days)]
+    last_run = (
+        {"at": log.lastRun.isoformat(), "status": log.status, "engine": log.engine, "error": log.error}
+        if log
+        else None
+    )
     return {
         "workspace": str(workspace.root),
-        "last run": f"{log.lastRun.isoformat()} ({log.status}, engine {log.engine})" if log else "never",
-        **({"last error": log.error} if log and log.error else {}),
-        "daily notes": len(found.notes),
-        "notes never processed": len(unread),
-        "recent notes re-read each run": len(recent),
-        "kept items awaiting REM": sum(len(ids) for ids in state.pending.values()),
-        "MEMORY.md entries tracked": len(state.entries),
-        "notes folded into weekly summaries": len(state.folded),
-        "MEMORY.md bytes": workspace.memory_md.stat().st_size if workspace.memory_md.exists() else 0,
-        "stray files (left alone)": ", ".join(found.strays) or "none",
-        "problems": "; ".join(found.problems) or "none",
+        "last_run": last_run,
+        "daily_notes": len(found.notes),
+        "pending_notes": pending,
+        "recent_notes_reread": len(recent),
+        "kept_items_awaiting_rem": sum(len(ids) for ids in state.pending.values()),
+        "memory_entries_tracked": len(state.entries),
+        "notes_folded_into_weekly": len(state.folded),
+        "memory_md_bytes": workspace.memory_md.stat().st_size if workspace.memory_md.exists() else 0,
+        "stray_files": list(found.strays),
+        "problems": list(found.problems),
     }
+
+
+def _changed(path: Path, seen: tuple[int, int] | None) -> bool:
+    """A note no run has read, or one edited since (the test the run itself uses to skip old notes)."""
+    if seen is None:
+        return True
+    stat = path.stat()
+    return (stat.st_size, stat.st_mtime_ns) != tuple(seen)
+
+
+def status_lines(report: dict[str, Any]) -> list[str]:
+    """The report for a person: one labelled line per figure."""
+    run = report["last_run"]
+    pending = report["pending_notes"]
+    return [
+        f"workspace: {report['workspace']}",
+        f"last run: {run['at']} ({run['status']}, engine {run['engine']})" if run else "last run: never",
+        *([f"last error: {run['error']}"] if run and run["error"] else []),
+        f"daily notes: {report['daily_notes']}",
+        f"notes not consolidated yet: {len(pending)}"
+        + (
+            f" ({', '.join(pending[:5])}{', …' if len(pending) > 5 else ''}; --pending lists them)"
+            if pending
+            else ""
+        ),
+        f"recent notes re-read each run: {report['recent_notes_reread']}",
+        f"kept items awaiting REM: {report['kept_items_awaiting_rem']}",
+        f"MEMORY.md entries tracked: {report['memory_entries_tracked']}",
+        f"notes folded into weekly summaries: {report['notes_folded_into_weekly']}",
+        f"MEMORY.md bytes: {report['memory_md_bytes']}",
+        f"stray files (left alone): {', '.join(report['stray_files']) or 'none'}",
+        f"problems: {'; '.join(report['problems']) or 'none'}",
+    ]

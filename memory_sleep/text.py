@@ -151,6 +151,11 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:-") + "…"
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 entry`, `2 entries`: a count and its noun in agreement (`plural` defaults to noun + "s")."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 _MONTHS = {
     m: i
     for i, names in enumerate(

@@ -200,7 +200,7 @@ def test_a_failed_run_is_recorded_and_retried(fixture_workspace: Path) -> None:
     assert log["today"] == "2026-11-26" and log["history"][0]["lastRun"] == good["lastRun"]
     assert list(log)[:7] == list(RunRecord.model_fields)[:7]  # the original skill's keys, first
     status = runner.invoke(main, ["status", root, "--json"])
-    assert json.loads(status.output)["last error"].startswith("MEMORY.md: not valid UTF-8")
+    assert json.loads(status.output)["last_run"]["error"].startswith("MEMORY.md: not valid UTF-8")
     # a failure does not count as a success: the schedule still runs from the last good run
     assert last_success(Workspace.open(fixture_workspace)) is not None
     dry = runner.invoke(main, ["run", root, "--dry-run"])

@@ -16,6 +16,7 @@ from memory_sleep.engines.schemas import ClassifyAnswer, IntegrateAnswer
 from memory_sleep.errors import ConfigError, ProviderError
 from memory_sleep.models import EntryView, KeptItem
 
+from .conftest import REPO
 from .fake_api import (
     FakeAPI,
     Reply,
@@ -234,6 +235,20 @@ def test_empty_rewrite_is_sent_back_to_the_model(api: FakeAPI, provider: str) ->
     operations, _ = _integrate_through(api, provider, {"operations": [_op("I1", "update", "E1", "")]})
     assert operations[0].op == "supersede" and operations[0].text
     assert "empty text" in json.dumps(api.requests[1].body["messages"])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_the_sdks_base_url_variables_apply_without_base_url(
+    api: FakeAPI, provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    variable = f"{provider.upper()}_BASE_URL"
+    monkeypatch.setenv(variable, api.url if provider == "anthropic" else api.url + "/v1")
+    api.queue.append(GOOD)
+    client = model_client(provider, EngineConfig(name=provider, max_retries=0, timeout_secs=5.0))  # type: ignore[arg-type]
+    answer, _ = client.complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+    assert answer.classifications[0].id == "I1" and len(api.requests) == 1
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert "the SDKs read `ANTHROPIC_BASE_URL` and `OPENAI_BASE_URL` from the environment" in readme
 
 
 def test_missing_key_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:

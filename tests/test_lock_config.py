@@ -124,8 +124,13 @@ def test_valid_file_is_read(tmp_path: Path) -> None:
             "[memory.forgetting]\ninterval = 5\n",
             "memory.forgetting.interval: unknown key (did you mean interval_secs?)",
         ),
+        (
+            "[schedule]\ninterval_secs = 3600\nmax_note_bytes = 5000\n",
+            "schedule.max_note_bytes: unknown key; max_note_bytes is a top-level key, and in TOML every key "
+            "below [schedule] belongs to that section: move max_note_bytes above the first [section] header",
+        ),
     ],
-    ids=["top level", "engine", "forgetting"],
+    ids=["top level", "engine", "forgetting", "top-level key appended after a section"],
 )
 def test_unknown_key_is_an_error_naming_the_key(tmp_path: Path, toml: str, problem: str) -> None:
     path = tmp_path / "memory-sleep.toml"

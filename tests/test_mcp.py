@@ -71,7 +71,8 @@ def test_every_tool_on_the_example_workspace(fixture_workspace: Path) -> None:
         briefing = await client.call_tool("briefing", {})
         assert briefing.content[0].text.startswith("# Morning briefing 2026-11-25")
         status = payload(await client.call_tool("status", {}))
-        assert status["workspace"] == str(fixture_workspace) and "(ok, engine offline)" in status["last run"]
+        assert status["workspace"] == str(fixture_workspace) and status["last_run"]["status"] == "ok"
+        assert status["last_run"]["engine"] == "offline"
         hits = payload(
             await client.call_tool("recall", {"query": "when does the TLS certificate expire?", "k": 3})
         )
@@ -154,6 +155,6 @@ def test_memory_sleep_mcp_serves_over_stdio(fixture_workspace: Path) -> None:
             names = {tool.name for tool in (await client.list_tools()).tools}
             assert names == TOOLS
             status = await client.call_tool("status", {})
-            assert json.loads(status.content[0].text)["daily notes"] == 22
+            assert json.loads(status.content[0].text)["daily_notes"] == 22
 
     anyio.run(main)

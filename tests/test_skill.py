@@ -7,12 +7,13 @@ import typing
 
 import frontmatter
 
+from memory_sleep.cli import main
 from memory_sleep.config import Config
 from memory_sleep.cron import cron_prompt
 from memory_sleep.models import Category, DiscardReason
 from memory_sleep.workspace import Workspace
 
-from .cli_helpers import verb_names
+from .cli_helpers import verb_names, verbs
 from .conftest import REPO
 
 SKILL = REPO / "SKILL.md"
@@ -64,6 +65,45 @@ def test_every_command_skill_md_mentions_exists() -> None:
     assert mentioned <= verb_names(), mentioned - verb_names()
 
 
+def test_every_option_skill_md_gives_a_command_exists() -> None:
+    commands = dict(verbs())
+    for line in re.findall(r"`memory-sleep ([^`]+)`", SKILL.read_text(encoding="utf-8")):
+        words = line.split()
+        verb = " ".join(words[:2]) if " ".join(words[:2]) in commands else words[0]
+        command = main if verb.startswith("-") else commands[verb]  # `memory-sleep --version`
+        options = {opt for param in command.params for opt in getattr(param, "opts", [])}
+        given = {word.split("=")[0] for word in words if word.startswith("-")}
+        assert given <= options | {"-h", "--help"}, (line, given - options)
+
+
+def _bullets(section: str) -> list[str]:
+    body = SKILL.read_text(encoding="utf-8").split(f"## {section}", 1)[1].split("\n## ", 1)[0]
+    return [" ".join(item.split()) for item in body.split("\n- ")[1:]]
+
+
+def test_an_explicit_request_runs_now_and_if_due_is_for_schedules() -> None:
+    bullets = _bullets("Running the sleep cycle")
+    now = next(b for b in bullets if b.startswith("`memory-sleep run` "))
+    due = next(b for b in bullets if b.startswith("`memory-sleep run --if-due`"))
+    assert '"consolidate notes"' in now and "whenever you are asked" in now
+    assert "consolidate notes" not in due and "never for an explicit request" in due
+
+
+def test_the_manual_procedure_redacts_secrets_and_finds_the_notes_not_consolidated() -> None:
+    manual = " ".join(SKILL.read_text(encoding="utf-8").split("## By hand", 1)[1].split())
+    assert "Never copy a secret" in manual and "`[redacted <kind>, see memory/<note>.md:<line>]`" in manual
+    nrem = manual.split("### 1. NREM", 1)[1].split("### 2.", 1)[0]
+    assert "`lastRun` in `memory/sleep-log.json`" in nrem and "modified after `lastRun`" in nrem
+    assert "`memory-sleep status --pending`" in nrem
+
+
+def test_skill_md_says_how_to_install_the_unpublished_package() -> None:
+    text = " ".join(SKILL.read_text(encoding="utf-8").split())
+    assert "pip install memory-sleep" not in text  # not on PyPI yet: it would not resolve
+    assert "not on PyPI yet" in text and "pip install /path/to/memory-sleep" in text
+    assert "pip install git+URL" in text
+
+
 def _words(literal: object) -> list[str]:
     return list(typing.get_args(literal))
 
@@ -87,8 +127,6 @@ def test_cron_prompt_names_the_workspace_files(tmp_path) -> None:  # type: ignor
 
 def test_the_package_ships_skill_md() -> None:
     from click.testing import CliRunner
-
-    from memory_sleep.cli import main
 
     result = CliRunner().invoke(main, ["skill"])
     assert result.exit_code == 0 and result.output == SKILL.read_text(encoding="utf-8")

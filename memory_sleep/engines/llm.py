@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..config import EngineConfig
 from ..models import Classification, EntryView, KeptItem, NoteItem, Operation
-from ..text import tokens
+from ..text import counted, tokens
 from .base import Classifier, ClassifyContext, Engine, Integrator, Usage
 from .cache import ResponseCache
 from .calls import Ask, ModelCalls
@@ -52,7 +52,7 @@ def llm_engine(
 
 def _where(items: Sequence[NoteItem]) -> str:
     first = items[0].source if items else "?"
-    return f"batch of {len(items)} items from {first}"
+    return f"batch of {counted(len(items), 'item')} from {first}"
 
 
 class LLMClassifier:

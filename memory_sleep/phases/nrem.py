@@ -12,6 +12,7 @@ from ..engines.redact import redact_items
 from ..models import Classification, NoteItem
 from ..notes import NoteReadError, read_note
 from ..state import ItemRecord, NoteState
+from ..text import counted
 from ..workspace import NoteFile
 
 RECORD_TEXT_CHARS = 600
@@ -81,7 +82,7 @@ def validated(items: Sequence[NoteItem], verdicts: Sequence[Classification]) -> 
     missing = [item.source for item in items if item.id not in by_id]
     if missing or len(by_id) != len(verdicts):
         raise ValueError(
-            f"classifier answered for {len(by_id)} of {len(items)} items (missing: {', '.join(missing[:5])})"
+            f"classifier answered for {len(by_id)} of {counted(len(items), 'item')} (missing: {', '.join(missing[:5])})"
         )
     for verdict in verdicts:
         if verdict.verdict == "KEEP" and verdict.category is None:

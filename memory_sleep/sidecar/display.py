@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
-from ..text import shorten
+from ..text import counted, shorten
 from .index import IndexReport
 from .search import Hit
 
@@ -13,13 +13,14 @@ from .search import Hit
 def index_lines(report: IndexReport, dry_run: bool = False) -> list[str]:
     verb = "Would index" if dry_run else "Indexed"
     lines = [
-        f"{verb} {report.sources_read} of {report.sources_seen} files with {report.embedder}: "
+        f"{verb} {report.sources_read} of {counted(report.sources_seen, 'file')} with {report.embedder}: "
         f"{report.added} added, {report.updated} updated, {report.moved} moved, {report.removed} removed, "
         f"{report.restored} restored ({report.seconds:.2f} s)"
     ]
     if report.reembedded:
         lines.append(
-            f"Embedder changed: {report.reembedded} entries {'would be ' if dry_run else ''}re-embedded."
+            f"Embedder changed: {counted(report.reembedded, 'entry', 'entries')} "
+            f"{'would be ' if dry_run else ''}re-embedded."
         )
     lines.extend(f"Warning: {warning}" for warning in report.warnings)
     return lines

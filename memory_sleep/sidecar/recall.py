@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ..config import Config, SidecarConfig, load_config
+from ..errors import MemorySleepError
 from ..workspace import Workspace
 from .embed import Embedder, build_embedder
 from .index import IndexReport, index_workspace
@@ -105,6 +106,10 @@ class Sidecar:
         return hits
 
     def _search(self, query: str, k: int, scope: str | None, mode: Mode) -> tuple[list[Hit], object]:
+        if not query.strip():  # it would match everything and count every hit as a use
+            raise MemorySleepError(
+                'Empty query: give the words to search for, e.g. recall "billing cutover".'
+            )
         vector = self.embedder.embed([query])[0] if mode != "text" else None
         options = SearchOptions(
             k=k,

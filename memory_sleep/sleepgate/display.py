@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from ..text import counted
 from .forget import PassReport
 from .restore import RestoreReport
 
@@ -28,10 +29,14 @@ def pass_lines(report: PassReport, explain_all: bool = False) -> list[str]:
         lines.append("(no entry scored below the threshold)")
     kept = report.entries - report.candidates
     if not explain_all and kept:
-        lines.append(f"{kept} entries at or above the threshold are kept (--all lists them).")
+        are = "is" if kept == 1 else "are"
+        lines.append(
+            f"{counted(kept, 'entry', 'entries')} at or above the threshold {are} kept (--all lists them)."
+        )
     lines.append(
-        f"{verb} {report.forgotten} of {report.entries} entries ({report.candidates} candidates, "
-        f"{report.load_bearing} load-bearing; {report.queries_replayed} queries replayed, "
+        f"{verb} {report.forgotten} of {counted(report.entries, 'entry', 'entries')} "
+        f"({counted(report.candidates, 'candidate')}, {report.load_bearing} load-bearing; "
+        f"{counted(report.queries_replayed, 'query', 'queries')} replayed, "
         f"recall@k after {report.recall_after:.3f}) in {total:.2f} s. Pass {report.pass_id}."
     )
     if report.forgotten and not report.dry_run:
@@ -59,7 +64,8 @@ def pass_dict(report: PassReport) -> dict[str, object]:
 def restore_lines(report: RestoreReport, dry_run: bool) -> list[str]:
     verb = "Would restore" if dry_run else "Restored"
     lines = [
-        f"{verb} {len(report.restored)} entries" + (f": {_ids(report.restored)}" if report.restored else ".")
+        f"{verb} {counted(len(report.restored), 'entry', 'entries')}"
+        + (f": {_ids(report.restored)}" if report.restored else ".")
     ]
     lines.extend(f"Left alone: {entry_id}: {why}" for entry_id, why in sorted(report.skipped.items()))
     return lines
@@ -78,7 +84,7 @@ def status_line(status: dict[str, object]) -> str:
     if density["state"] == "building":
         counts = f"density counts being built ({float(density['progress']):.0%} done)"
     elif density["state"] == "counted":
-        counts = f"density counted for {density['entries']} entries"
+        counts = f"density counted for {counted(int(str(density['entries'])), 'entry', 'entries')}"
     else:
         counts = "density not counted yet"
     if not isinstance(last, dict):
