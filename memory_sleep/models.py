@@ -86,6 +86,14 @@ class Operation(Strict):
     reason: str = ""
 
 
+class Closure(Strict):
+    """Which open action a note reports done (or cancelled)."""
+
+    item_id: str
+    target: str = Field(description="the action entry's ref (E1, E2, ...) as shown")
+    reason: str = ""
+
+
 class ProjectFields(Strict):
     """The four lines of a per-project summary under `## Projects`."""
 

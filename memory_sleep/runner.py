@@ -275,7 +275,9 @@ class _Planner:
         self._referenced(applied.touched)
         self._referenced(references.restated_entries(document, repeats))
         self._referenced(references.people_named(document, (k.item for k in waiting), document.projects()))
-        self._apply(editor, done.close_done_actions(editor, completions))
+        closing, refused = done.close_done_actions(editor, completions, self.engine.closer)
+        self._apply(editor, closing)
+        self.warnings.extend(refused)
         summaries = projects.update_projects(
             document, waiting, self.engine.summarizer, today, self.config.stale_after_days
         )

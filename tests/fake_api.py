@@ -23,6 +23,7 @@ from memory_sleep.engines.fake_brain import answer_for
 SCHEMA_BY_KEYS = {
     frozenset({"classifications"}): "ClassifyAnswer",
     frozenset({"operations"}): "IntegrateAnswer",
+    frozenset({"closures"}): "CloseAnswer",
     frozenset({"status", "contacts", "last_event", "next"}): "ProjectAnswer",
     frozenset({"overview", "highlights"}): "WeeklyAnswer",
     frozenset({"priorities", "actions", "context", "warnings"}): "BriefingAnswer",

@@ -68,6 +68,7 @@ def test_whole_cycle_writes_memory_weekly_and_briefing_from_model_output(fixture
     assert templates == {
         "nrem_classify.md.j2",
         "rem_integrate.md.j2",
+        "rem_close.md.j2",
         "project_summary.md.j2",
         "weekly_summary.md.j2",
         "briefing.md.j2",
@@ -158,11 +159,19 @@ def test_refusal_is_not_retried_and_the_batch_goes_offline() -> None:
     assert usage.input_tokens == 10 and "refused" in usage.warnings[0]
 
 
-def test_pasted_briefing_is_never_sent_and_never_relearned() -> None:
+def test_every_item_goes_to_the_model_and_its_verdict_stands() -> None:
+    """No offline rule screens items first: a pasted briefing is the model's to judge (the prompt
+    names it `recalled`), and what the model says is what the run does."""
     pasted = _item(1, "Morning briefing 2026-11-24: 1. Write the Cobalt memo (due 2026-11-13)")
-    model = ScriptedModel([])
-    verdicts, _ = _classify(model, [pasted])
-    assert model.requests == [] and verdicts[0].discard_reason == "recalled"
+    heartbeat = _item(2, "HEARTBEAT_OK")
+    reply = _classify_reply(["I1", "I2"], "DISCARD")
+    reply["classifications"][0]["discard_reason"] = "recalled"
+    reply["classifications"][1] |= {"verdict": "KEEP", "category": "fact", "discard_reason": None}
+    model = ScriptedModel([reply])
+    verdicts, _ = _classify(model, [pasted, heartbeat])
+    assert [item["id"] for item in model.requests[0].prompt.values["items"]] == ["I1", "I2"]
+    assert verdicts[0].discard_reason == "recalled"
+    assert verdicts[1].verdict == "KEEP"  # the offline rules would discard a heartbeat; the model decides
 
 
 def test_a_topic_the_item_never_mentions_is_not_invented() -> None:
@@ -170,7 +179,7 @@ def test_a_topic_the_item_never_mentions_is_not_invented() -> None:
     reply = _classify_reply(["I1"], "KEEP")
     reply["classifications"][0]["topic"] = "Zeppelin"
     verdicts, _ = _classify(ScriptedModel([reply]), items)
-    assert verdicts[0].topic != "Zeppelin"
+    assert verdicts[0].topic is None  # an unknown name is dropped, not replaced by an offline guess
 
 
 def _integrate(

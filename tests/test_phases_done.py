@@ -6,6 +6,7 @@ from datetime import date
 
 import pytest
 
+from memory_sleep.engines.offline.closing import OfflineCloser
 from memory_sleep.memory_doc import MemoryDocument
 from memory_sleep.models import KeptItem
 from memory_sleep.phases.done import close_done_actions
@@ -25,7 +26,10 @@ def _closed(actions: list[str], done: str, topic: str | None = None) -> list[str
     )
     completion = KeptItem(item=note_item(done, TODAY), category="status", topic=topic)
     return [
-        record.entry for record in archived_by(document, TODAY, lambda e: close_done_actions(e, [completion]))
+        record.entry
+        for record in archived_by(
+            document, TODAY, lambda e: close_done_actions(e, [completion], OfflineCloser())[0]
+        )
     ]
 
 

@@ -1,4 +1,4 @@
-"""The four decisions an engine makes, as Protocols; the phases call these and validate the answers."""
+"""The decisions an engine makes, as Protocols; the phases call these and validate the answers."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Protocol
 from ..models import (
     Briefing,
     Classification,
+    Closure,
     EntryView,
     KeptItem,
     NoteItem,
@@ -66,6 +67,15 @@ class Classifier(Protocol):
 class Integrator(Protocol):
     def integrate(self, items: Sequence[KeptItem], entries: Sequence[EntryView]) -> list[Operation]:
         """One Operation per kept item against the entries shown (REM)."""
+        ...
+
+
+class Closer(Protocol):
+    def close(
+        self, completions: Sequence[KeptItem], actions: Sequence[EntryView], projects: Sequence[str]
+    ) -> list[Closure]:
+        """For the notes that report an action done: which of the open `actions` each one closes
+        (at most one closure per note and per action; a note that closes none gets none)."""
         ...
 
 
@@ -131,12 +141,13 @@ class PhaseUsage:
 
 @dataclass
 class Engine:
-    """A named set of the four decision makers; the offline engine fills all four without a model."""
+    """A named set of the decision makers; the offline engine fills them all without a model."""
 
     name: str
     model: str | None
     classifier: Classifier
     integrator: Integrator
+    closer: Closer
     summarizer: Summarizer
     briefer: Briefer
     usage: Usage = field(default_factory=Usage)

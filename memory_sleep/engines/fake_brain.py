@@ -18,6 +18,8 @@ from .offline import cues
 
 _ATTRIBUTES = r'((?:[^>"]|"[^"]*")*)'
 _ITEM = re.compile(r'<item id="(I\d+)"' + _ATTRIBUTES + r">\n(.*?)\n</item>", re.S)
+_NOTE = re.compile(r'<note id="(I\d+)"' + _ATTRIBUTES + r">\n(.*?)\n</note>", re.S)
+_OPEN_ACTION = re.compile(r'<action id="(E\d+)"' + _ATTRIBUTES + r">(.*?)</action>", re.S)
 _ENTRY = re.compile(r'<entry id="(E\d+)"' + _ATTRIBUTES + r">(.*?)</entry>", re.S)
 _ACTION = re.compile(r"<action" + _ATTRIBUTES + r">(.*?)</action>", re.S)
 _EVENT = re.compile(r'<(?:event|item) date="([\d-]+)"' + _ATTRIBUTES + r">(.*?)</(?:event|item)>", re.S)
@@ -48,6 +50,7 @@ def answer_for(schema_name: str, text: str) -> dict[str, Any]:
     return {
         "ClassifyAnswer": _classify,
         "IntegrateAnswer": _integrate,
+        "CloseAnswer": _close,
         "ProjectAnswer": _project,
         "WeeklyAnswer": _weekly,
         "BriefingAnswer": _briefing,
@@ -109,6 +112,20 @@ def _integrate(text: str) -> dict[str, Any]:
         else:
             operations.append({"item_id": ref, "op": "add", "target": None, "text": wording, "reason": "new"})
     return {"operations": operations}
+
+
+def _close(text: str) -> dict[str, Any]:
+    """Each note closes the open action it shares the most words with, if at least half of them."""
+    actions = [(ref, tokens(body)) for ref, _, body in _OPEN_ACTION.findall(text)]
+    closures, taken = [], set()
+    for ref, _, body in _NOTE.findall(text):
+        words = tokens(body)
+        free = [action for action in actions if action[0] not in taken]
+        best = max(free, key=lambda action: similarity(words, action[1]), default=None)
+        if best is not None and similarity(words, best[1]) >= 0.5:
+            taken.add(best[0])
+            closures.append({"reason": "same task", "item_id": ref, "target": best[0]})
+    return {"closures": closures}
 
 
 def _project(text: str) -> dict[str, Any]:

@@ -12,16 +12,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..config import EngineConfig
-from ..models import Classification, EntryView, KeptItem, NoteItem, Operation
-from ..text import counted, tokens
-from .base import Classifier, ClassifyContext, Engine, Integrator, Usage
+from ..models import Classification, Closure, EntryView, KeptItem, NoteItem, Operation
+from ..text import counted
+from .base import Classifier, ClassifyContext, Closer, Engine, Integrator, Usage
 from .cache import ResponseCache
 from .calls import Ask, ModelCalls
 from .model import ModelClient
 from .offline import offline_engine
 from .redact import redact
 from .related import as_attribute, as_data, entry_data, related_entries
-from .schemas import ClassifyAnswer, EntryOperation, IntegrateAnswer, ItemVerdict
+from .schemas import ClassifyAnswer, CloseAnswer, EntryOperation, IntegrateAnswer, ItemVerdict
 from .summaries import LLMBriefer, LLMSummarizer
 
 ENTRY_MAX_CHARS = 300
@@ -43,6 +43,7 @@ def llm_engine(
         model=client.model,
         classifier=LLMClassifier(calls, fallback.classifier, config.context_bytes),
         integrator=LLMIntegrator(calls, fallback.integrator, config.context_bytes),
+        closer=LLMCloser(calls, fallback.closer),
         summarizer=LLMSummarizer(calls, fallback.summarizer),
         briefer=LLMBriefer(calls, fallback.briefer),
         usage=usage,
@@ -56,17 +57,15 @@ def _where(items: Sequence[NoteItem]) -> str:
 
 
 class LLMClassifier:
-    """NREM through the model; the tool's own pasted output is never sent, and never kept."""
+    """NREM through the model, every item of the batch; the offline engine only when the model fails."""
 
     def __init__(self, calls: ModelCalls, fallback: Classifier, context_bytes: int) -> None:
         self.calls, self.fallback, self.context_bytes = calls, fallback, context_bytes
 
     def classify(self, items: Sequence[NoteItem], context: ClassifyContext) -> list[Classification]:
-        offline = self.fallback.classify(items, context)
-        by_id = {verdict.item_id: verdict for verdict in offline}
-        asked = [item for item in items if by_id[item.id].discard_reason != "recalled"]
-        if not asked:
-            return list(offline)
+        if not items:
+            return []
+        asked = list(items)
         refs = {f"I{number}": item for number, item in enumerate(asked, start=1)}
         memory = related_entries(context.memory, [item.text for item in asked], (), self.context_bytes)
         views = [
@@ -89,11 +88,9 @@ class LLMClassifier:
             )
         )
         if answer is None:
-            return list(offline)
-        for verdict in answer.classifications:
-            item = refs[verdict.id]
-            by_id[item.id] = _classification(item, verdict, context.projects, by_id[item.id])
-        return [by_id[item.id] for item in items]
+            return list(self.fallback.classify(items, context))
+        by_id = {refs[verdict.id].id: verdict for verdict in answer.classifications}
+        return [_classification(item, by_id[item.id], context.projects) for item in items]
 
 
 def _classify_problems(answer: ClassifyAnswer, refs: dict[str, NoteItem]) -> list[str]:
@@ -114,33 +111,30 @@ def _classify_problems(answer: ClassifyAnswer, refs: dict[str, NoteItem]) -> lis
     return problems
 
 
-def _classification(
-    item: NoteItem, verdict: ItemVerdict, projects: Sequence[str], offline: Classification
-) -> Classification:
+def _classification(item: NoteItem, verdict: ItemVerdict, projects: Sequence[str]) -> Classification:
     keep = verdict.verdict == "KEEP"
     return Classification(
         item_id=item.id,
         verdict=verdict.verdict,
         category=verdict.category if keep else None,
         discard_reason=None if keep else (verdict.discard_reason or "other"),
-        topic=_topic(verdict.topic, item, projects, offline.topic),
+        topic=_topic(verdict.topic, item, projects),
         reason=verdict.reason[:200],
         closes_action=verdict.closes_action,
         deadline=verdict.deadline if keep and verdict.category == "action" else None,
     )
 
 
-def _topic(proposed: str | None, item: NoteItem, projects: Sequence[str], offline: str | None) -> str | None:
-    """A known project (in its known spelling), or a name the item itself mentions; else the offline guess."""
+def _topic(proposed: str | None, item: NoteItem, projects: Sequence[str]) -> str | None:
+    """The model's project in its known spelling; a name that is neither a known project nor written
+    in the item names nothing (like an id that does not exist) and is dropped."""
     if proposed is None or not proposed.strip():
         return None
     known = {name.lower(): name for name in projects}
     if proposed.strip().lower() in known:
         return known[proposed.strip().lower()]
     written = " ".join((item.text, *item.headings)).lower()
-    if proposed.strip().lower() in written:
-        return proposed.strip()
-    return offline
+    return proposed.strip() if proposed.strip().lower() in written else None
 
 
 class LLMIntegrator:
@@ -208,20 +202,7 @@ def _integrate_problems(
             problems.append(f"{label}: empty text; give the entry's full new wording")
         if op.text and len(op.text) > ENTRY_MAX_CHARS:
             problems.append(f"{label}: text over {ENTRY_MAX_CHARS} characters; one line")
-        if (
-            op.op in ("update", "supersede")
-            and op.target in shown
-            and not _related(refs[op.item_id], shown[op.target])
-        ):
-            problems.append(f"{label}: entry {op.target} is unrelated to the item; use add")
     return problems
-
-
-def _related(kept: KeptItem, entry: EntryView) -> bool:
-    """An update may only touch an entry on the same project or sharing a content word with the item."""
-    if kept.topic and entry.topic and kept.topic.lower() == entry.topic.lower():
-        return True
-    return bool(tokens(kept.item.text) & tokens(entry.text))
 
 
 def _operation(op: EntryOperation, kept: KeptItem) -> Operation:
@@ -233,3 +214,68 @@ def _operation(op: EntryOperation, kept: KeptItem) -> Operation:
         text=redact(text, kept.item.source) if text else text,
         reason=op.reason[:200],
     )
+
+
+class LLMCloser:
+    """Which open action each done note closes, through the model; the offline engine if it fails."""
+
+    def __init__(self, calls: ModelCalls, fallback: Closer) -> None:
+        self.calls, self.fallback = calls, fallback
+
+    def close(
+        self, completions: Sequence[KeptItem], actions: Sequence[EntryView], projects: Sequence[str]
+    ) -> list[Closure]:
+        if not completions or not actions:
+            return []
+        refs = {f"I{number}": kept for number, kept in enumerate(completions, start=1)}
+        shown = {action.ref for action in actions}
+        notes = [
+            {
+                "id": ref,
+                "source": kept.item.source,
+                "day": kept.item.day.isoformat(),
+                "topic": as_attribute(kept.topic),
+                "text": as_data(kept.item.text),
+            }
+            for ref, kept in refs.items()
+        ]
+        answer = self.calls.ask(
+            Ask(
+                phase="rem",
+                template="rem_close.md.j2",
+                values={
+                    "projects": [as_attribute(name) for name in projects],
+                    "actions": entry_data(actions),
+                    "notes": notes,
+                },
+                schema=CloseAnswer,
+                what=f"closing actions for {_where([kept.item for kept in completions])}",
+                check=lambda answer: _close_problems(answer, refs, shown),
+            )
+        )
+        if answer is None:
+            return list(self.fallback.close(completions, actions, projects))
+        return [
+            Closure(item_id=refs[closure.item_id].item.id, target=closure.target, reason=closure.reason[:200])
+            for closure in answer.closures
+        ]
+
+
+def _close_problems(answer: CloseAnswer, refs: dict[str, KeptItem], shown: set[str]) -> list[str]:
+    problems = []
+    notes = [closure.item_id for closure in answer.closures]
+    targets = [closure.target for closure in answer.closures]
+    for closure in answer.closures:
+        if closure.item_id not in refs:
+            problems.append(f"note {closure.item_id} does not exist (only {', '.join(refs)} exist)")
+        if closure.target not in shown:
+            problems.append(f"action {closure.target} does not exist; use only the action ids shown")
+    problems.extend(
+        f"note {ref} closes more than one action" for ref in sorted(set(notes)) if notes.count(ref) > 1
+    )
+    problems.extend(
+        f"action {ref} is closed by more than one note"
+        for ref in sorted(set(targets))
+        if targets.count(ref) > 1
+    )
+    return problems

@@ -48,6 +48,16 @@ class IntegrateAnswer(Answer):
     operations: list[EntryOperation]
 
 
+class NoteClosure(Answer):
+    reason: str = Field(description="a few words: why this note reports that action done or cancelled")
+    item_id: str = Field(description="the note's id as given, e.g. I2")
+    target: str = Field(description="the open action's id as given, e.g. E7")
+
+
+class CloseAnswer(Answer):
+    closures: list[NoteClosure] = Field(description="only the notes that close one of the actions shown")
+
+
 class ProjectAnswer(Answer):
     status: str = Field(description="active/blocked/completed/cancelled: what and since when")
     contacts: str = Field(description="people and their role, comma-separated, or —")

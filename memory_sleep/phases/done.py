@@ -1,131 +1,80 @@
-"""The end of REM: archive the open actions that later notes report done."""
+"""The end of REM: archive the open actions that later notes report done, as the engine decides."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 
-from .. import matching
-from ..memory_doc import Entry, MemoryDocument
-from ..models import KeptItem
+from ..engines.base import Closer
+from ..models import Closure, EntryView, KeptItem
 from ..plan import DocumentEditor, Edit
-from ..text import similarity, tokens, word_sequence
 
-_DONE_SIMILARITY = 0.25
-_SWAP_WORDS = 2
-_STEM = re.compile(r"(?:ed|ing|es|s)$")
-# names one thing among many alike: a flag or file in backticks, a ticket, a PR
-_IDENTIFIER = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]+-\d+\b|#\d+\b")
-_NEXT = re.compile(r"\n|\\n|次は|下一步|[,;、，。]\s*(?:next|then|als nächstes|luego)\b", re.I)
-_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
-_CONFIRMED = re.compile(r"\(\s*\w+ confirmed\s*\)", re.I)
-_DATE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\.?(?!\d)|（[^）]*まで）"
-    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?=[A-Z][a-z]{2})"  # "by 7 Oct"
-)
-# who does it or that it is done, in front: "Lena: fix ...", "Closed: ...", "完成：..."
-_LEAD = re.compile(r"^\W*(?:[A-Z][\w'-]*\s*){1,2}[:：]\s*|^\W*(?:完成|完了|已完成)[:：]?\s*")
-# how a note says a task is done, open or due: nothing about which task it is
-_SAYS_DONE = "done closed close confirmed finished complete completed ticking tick crossed off erledigt hecho 完成 完了"
-_SAYS_OPEN = "todo next follow-up followup need action still open don forget reminder please must remember"
-_SAYS_WHEN = (
-    "by due bis deadline eod eow asap before until end today tomorrow tonight yesterday last this week "
-    "weeks month months year morning evening afternoon monday tuesday wednesday thursday friday saturday "
-    "sunday mon tue wed thu fri sat sun jan feb mar apr may jun jul aug sep sept oct nov dec january "
-    "february march april june july august september october november december"
-)
-_NOT_THE_TASK = frozenset(_STEM.sub("", word) for word in f"{_SAYS_DONE} {_SAYS_OPEN} {_SAYS_WHEN}".split())
+ACTIONS = "Action items"
 
 
-def close_done_actions(editor: DocumentEditor, completions: Sequence[KeptItem]) -> list[Edit]:
-    """Archive edits for the open action entries that later notes report done (each note closes its
-    best match)."""
-    closed = _closed_actions(editor.document, completions)
-    return [
-        editor.archive(entry, f"done ({source})", source)
-        for _, entry in editor.document.entries()
-        if (source := closed.get(id(entry))) is not None
-    ]
+def close_done_actions(
+    editor: DocumentEditor, completions: Sequence[KeptItem], closer: Closer
+) -> tuple[list[Edit], list[str]]:
+    """Archive edits for the open actions the engine finds closed by `completions`, and the closures
+    refused: one naming no open action or no note of this run, a second closure of the same action or
+    by the same note, or a note older than the action it would close."""
+    if not completions:
+        return [], []
+    refs: dict[str, tuple[str, EntryView]] = {}
+    for number, (plan_ref, section, entry) in enumerate(editor.entries(), start=1):
+        if section == ACTIONS:
+            view = EntryView(
+                ref=f"E{number}", section=section, topic=entry.topic, text=entry.text, day=entry.day
+            )
+            refs[view.ref] = (plan_ref, view)
+    if not refs:
+        return [], []
+    by_item = {kept.item.id: kept for kept in completions}
+    actions = [view for _, view in refs.values()]
+    edits: list[Edit] = []
+    refused: list[str] = []
+    closed: set[str] = set()
+    closing: set[str] = set()
+    for closure in closer.close(completions, actions, sorted(editor.document.projects())):
+        problem = _problem(closure, by_item, refs, closed, closing)
+        if problem:
+            refused.append(f"close {closure.target} by item {closure.item_id}: {problem}")
+            continue
+        kept, (plan_ref, _) = by_item[closure.item_id], refs[closure.target]
+        closed.add(closure.target)
+        closing.add(closure.item_id)
+        source = kept.item.source
+        edits.append(
+            Edit(
+                op="archive",
+                entry=plan_ref,
+                item=kept.item.id,
+                text=refs[closure.target][1].text,
+                day=kept.item.day,
+                reason=f"done ({source})",
+                evidence=source,
+            )
+        )
+    order = {plan_ref: position for position, (plan_ref, _) in enumerate(refs.values())}
+    return sorted(edits, key=lambda edit: order[edit.entry or ""]), refused  # archived in document order
 
 
-def _closed_actions(document: MemoryDocument, completions: Sequence[KeptItem]) -> dict[int, str]:
-    """Open action entries that a completion note reports done: each note closes the action it shares
-    the most of its task with, never one of another project or naming another flag, ticket or host,
-    nor the same task said of something else ("the qa cert" is not "the staging cert")."""
-    projects = {name.lower() for name in document.projects()} | {
-        entry.topic.lower() for _, entry in document.entries() if entry.topic
-    }
-    actions = [entry for section, entry in document.entries() if section.title == "Action items"]
-    closed: dict[int, str] = {}
-    for kept in completions:
-        done = _what_was_done(kept.item.text)
-        task = _task(done, projects)
-        words = frozenset(task)
-        best, best_score = None, 0.0
-        for entry in actions:
-            if id(entry) in closed or (entry.day and kept.item.day < entry.day):
-                continue
-            if _other_thing(entry, kept, done, projects):
-                continue
-            entry_task = _task(entry.text, projects)
-            if _swapped(task, entry_task):
-                continue
-            entry_words = frozenset(entry_task)
-            score = similarity(words, entry_words)
-            if len(words & entry_words) >= 2 and score >= _DONE_SIMILARITY and score > best_score:
-                best, best_score = entry, score
-        if best is not None:
-            closed[id(best)] = kept.item.source
-    return closed
-
-
-def _other_thing(entry: Entry, kept: KeptItem, done: str, projects: set[str]) -> bool:
-    """The entry is about another project, or names another flag, ticket, PR, host or address."""
-    if entry.topic and kept.topic and entry.topic.lower() != kept.topic.lower():
-        return True
-    named_entry, named_done = _projects_named(entry.text, projects), _projects_named(done, projects)
-    if named_entry and named_done and named_entry.isdisjoint(named_done):
-        return True
-    ids_entry, ids_done = _identifiers(entry.text), _identifiers(done)
-    if ids_entry and ids_done and ids_entry.isdisjoint(ids_done):
-        return True
-    return matching.values_conflict(entry.text, done, matching.IDENTITY_KINDS)
-
-
-def _what_was_done(text: str) -> str:
-    """What a note reports done: not a status block's "next:" and "owner:" lines, nor what it says
-    comes next ("... が完了、次は the pricing page")."""
-    return _NEXT.split(text, maxsplit=1)[0]
-
-
-def _projects_named(text: str, projects: set[str]) -> frozenset[str]:
-    return frozenset(tokens(text) & projects)
-
-
-def _identifiers(text: str) -> frozenset[str]:
-    return frozenset(match.lower() for match in _IDENTIFIER.findall(text))
-
-
-def _swapped(done: list[str], action: list[str]) -> bool:
-    """The same wording with a word or two swapped inside it: "rotate the qa TLS cert" done is not
-    "rotate the staging TLS cert", nor "p95 > 240 ms" "p95 > 120 ms"."""
-    steps = SequenceMatcher(None, done, action, autojunk=False).get_opcodes()
-    return any(
-        tag == "replace"
-        and i2 - i1 <= _SWAP_WORDS
-        and j2 - j1 <= _SWAP_WORDS
-        and 0 < number < len(steps) - 1
-        and steps[number - 1][0] == steps[number + 1][0] == "equal"
-        for number, (tag, i1, i2, j1, j2) in enumerate(steps)
-    )
-
-
-def _task(text: str, projects: set[str]) -> list[str]:
-    """The words that say which task it is, in order, crudely stemmed so that "renew" matches
-    "renewed": without clock times, due dates, who confirmed it, labels, the assignee, project names."""
-    text = _DATE.sub(" ", _CONFIRMED.sub(" ", _CLOCK.sub(" ", text)))
-    for _ in range(3):  # "[x] Closed: Lena: ..."
-        text = _LEAD.sub("", text.strip().lstrip("-*+[]xX✓✅ "))
-    stems = (_STEM.sub("", word) for word in word_sequence(text) if len(word) >= 2 and word not in projects)
-    return [stem for stem in stems if stem not in _NOT_THE_TASK]
+def _problem(
+    closure: Closure,
+    by_item: dict[str, KeptItem],
+    refs: dict[str, tuple[str, EntryView]],
+    closed: set[str],
+    closing: set[str],
+) -> str | None:
+    kept = by_item.get(closure.item_id)
+    if kept is None:
+        return "names no note item of this run"
+    if closure.target not in refs:
+        return "names no open action item"
+    if closure.target in closed:
+        return "that action is already closed by another note"
+    if closure.item_id in closing:
+        return "that note already closed an action"
+    action = refs[closure.target][1]
+    if action.day and kept.item.day < action.day:
+        return "the note is older than the action"
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..base import Engine
 from .brief import OfflineBriefer
 from .classify import OfflineClassifier
+from .closing import OfflineCloser
 from .integrate import OfflineIntegrator
 from .summarize import OfflineSummarizer
 
@@ -15,6 +16,7 @@ def offline_engine() -> Engine:
         model=None,
         classifier=OfflineClassifier(),
         integrator=OfflineIntegrator(),
+        closer=OfflineCloser(),
         summarizer=OfflineSummarizer(),
         briefer=OfflineBriefer(),
         integrate_batch_size=200,  # no cost per call; items refer to earlier items of the batch by id

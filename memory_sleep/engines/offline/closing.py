@@ -1,0 +1,121 @@
+"""Which open action a note reports done, decided offline: the action it shares most of its task with."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+
+from ... import matching
+from ...models import Closure, EntryView, KeptItem
+from ...text import similarity, tokens, word_sequence
+
+_DONE_SIMILARITY = 0.25
+_SWAP_WORDS = 2
+_STEM = re.compile(r"(?:ed|ing|es|s)$")
+# names one thing among many alike: a flag or file in backticks, a ticket, a PR
+_IDENTIFIER = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]+-\d+\b|#\d+\b")
+_NEXT = re.compile(r"\n|\\n|次は|下一步|[,;、，。]\s*(?:next|then|als nächstes|luego)\b", re.I)
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+_CONFIRMED = re.compile(r"\(\s*\w+ confirmed\s*\)", re.I)
+_DATE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\.?(?!\d)|（[^）]*まで）"
+    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?=[A-Z][a-z]{2})"  # "by 7 Oct"
+)
+# who does it or that it is done, in front: "Lena: fix ...", "Closed: ...", "完成：..."
+_LEAD = re.compile(r"^\W*(?:[A-Z][\w'-]*\s*){1,2}[:：]\s*|^\W*(?:完成|完了|已完成)[:：]?\s*")
+# how a note says a task is done, open or due: nothing about which task it is
+_SAYS_DONE = "done closed close confirmed finished complete completed ticking tick crossed off erledigt hecho 完成 完了"
+_SAYS_OPEN = "todo next follow-up followup need action still open don forget reminder please must remember"
+_SAYS_WHEN = (
+    "by due bis deadline eod eow asap before until end today tomorrow tonight yesterday last this week "
+    "weeks month months year morning evening afternoon monday tuesday wednesday thursday friday saturday "
+    "sunday mon tue wed thu fri sat sun jan feb mar apr may jun jul aug sep sept oct nov dec january "
+    "february march april june july august september october november december"
+)
+_NOT_THE_TASK = frozenset(_STEM.sub("", word) for word in f"{_SAYS_DONE} {_SAYS_OPEN} {_SAYS_WHEN}".split())
+
+
+class OfflineCloser:
+    """Each note closes the open action it shares the most of its task with, never one of another
+    project or naming another flag, ticket or host, nor the same task said of something else ("the qa
+    cert" is not "the staging cert")."""
+
+    def close(
+        self, completions: Sequence[KeptItem], actions: Sequence[EntryView], projects: Sequence[str]
+    ) -> list[Closure]:
+        names = {name.lower() for name in projects} | {a.topic.lower() for a in actions if a.topic}
+        closures: list[Closure] = []
+        closed: set[str] = set()
+        for kept in completions:
+            done = _what_was_done(kept.item.text)
+            task = _task(done, names)
+            words = frozenset(task)
+            best, best_score = None, 0.0
+            for action in actions:
+                if action.ref in closed or (action.day and kept.item.day < action.day):
+                    continue
+                if _other_thing(action, kept, done, names):
+                    continue
+                action_task = _task(action.text, names)
+                if _swapped(task, action_task):
+                    continue
+                action_words = frozenset(action_task)
+                score = similarity(words, action_words)
+                if len(words & action_words) >= 2 and score >= _DONE_SIMILARITY and score > best_score:
+                    best, best_score = action, score
+            if best is not None:
+                closed.add(best.ref)
+                closures.append(Closure(item_id=kept.item.id, target=best.ref, reason="shares the task"))
+        return closures
+
+
+def _other_thing(entry: EntryView, kept: KeptItem, done: str, projects: set[str]) -> bool:
+    """The entry is about another project, or names another flag, ticket, PR, host or address."""
+    if entry.topic and kept.topic and entry.topic.lower() != kept.topic.lower():
+        return True
+    named_entry, named_done = _projects_named(entry.text, projects), _projects_named(done, projects)
+    if named_entry and named_done and named_entry.isdisjoint(named_done):
+        return True
+    ids_entry, ids_done = _identifiers(entry.text), _identifiers(done)
+    if ids_entry and ids_done and ids_entry.isdisjoint(ids_done):
+        return True
+    return matching.values_conflict(entry.text, done, matching.IDENTITY_KINDS)
+
+
+def _what_was_done(text: str) -> str:
+    """What a note reports done: not a status block's "next:" and "owner:" lines, nor what it says
+    comes next ("... が完了、次は the pricing page")."""
+    return _NEXT.split(text, maxsplit=1)[0]
+
+
+def _projects_named(text: str, projects: set[str]) -> frozenset[str]:
+    return frozenset(tokens(text) & projects)
+
+
+def _identifiers(text: str) -> frozenset[str]:
+    return frozenset(match.lower() for match in _IDENTIFIER.findall(text))
+
+
+def _swapped(done: list[str], action: list[str]) -> bool:
+    """The same wording with a word or two swapped inside it: "rotate the qa TLS cert" done is not
+    "rotate the staging TLS cert", nor "p95 > 240 ms" "p95 > 120 ms"."""
+    steps = SequenceMatcher(None, done, action, autojunk=False).get_opcodes()
+    return any(
+        tag == "replace"
+        and i2 - i1 <= _SWAP_WORDS
+        and j2 - j1 <= _SWAP_WORDS
+        and 0 < number < len(steps) - 1
+        and steps[number - 1][0] == steps[number + 1][0] == "equal"
+        for number, (tag, i1, i2, j1, j2) in enumerate(steps)
+    )
+
+
+def _task(text: str, projects: set[str]) -> list[str]:
+    """The words that say which task it is, in order, crudely stemmed so that "renew" matches
+    "renewed": without clock times, due dates, who confirmed it, labels, the assignee, project names."""
+    text = _DATE.sub(" ", _CONFIRMED.sub(" ", _CLOCK.sub(" ", text)))
+    for _ in range(3):  # "[x] Closed: Lena: ..."
+        text = _LEAD.sub("", text.strip().lstrip("-*+[]xX✓✅ "))
+    stems = (_STEM.sub("", word) for word in word_sequence(text) if len(word) >= 2 and word not in projects)
+    return [stem for stem in stems if stem not in _NOT_THE_TASK]
