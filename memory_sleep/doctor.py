@@ -92,6 +92,8 @@ def diagnose(workspace: Workspace, crontab: object | None = None) -> Diagnosis:
         ("sidecar", lambda: _sidecar(workspace, config)),
         ("cron", lambda: _cron(workspace, config, crontab)),
     ]
+    if workspace.layout_problem():  # not a workspace at all, or MEMORY.md not a file: the rest would mislead
+        steps = steps[:1]
     for area, step in steps:
         try:
             report.checks.extend(step())
@@ -122,6 +124,10 @@ def _config(workspace: Workspace) -> tuple[Config, Check]:
 
 
 def _layout(workspace: Workspace) -> Iterator[Check]:
+    problem = workspace.layout_problem()
+    if problem:
+        yield Check("layout", "fail", problem)
+        return
     missing = [
         name
         for name, path in (("MEMORY.md", workspace.memory_md), ("memory/", workspace.notes_dir))
