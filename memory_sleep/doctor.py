@@ -20,7 +20,7 @@ from typing import Literal
 
 from .config import Config, load_config
 from .errors import MemorySleepError
-from .workspace import Workspace, discover
+from .workspace import Workspace, discover, unwritable
 
 Level = Literal["ok", "warn", "fail"]
 _DATE_LIKE = re.compile(r"(\d{4})[-_.](\d{1,2})[-_.](\d{1,2})|(\d{1,2})[-_.](\d{1,2})[-_.](\d{4})")
@@ -142,6 +142,15 @@ def _layout(workspace: Workspace) -> Iterator[Check]:
         )
     else:
         yield Check("layout", "ok", "MEMORY.md and memory/ present")
+    read_only = unwritable(workspace.state_dir)
+    if read_only:
+        yield Check(
+            "layout",
+            "fail",
+            f"read-only: {read_only}; run, index, forget and undo cannot write, and recall is not logged",
+            "mount it read-write or run as the user who owns it; nothing needs moving or rebuilding "
+            "(`memory-sleep recall` still searches, unlogged)",
+        )
 
 
 def _engine(config: Config) -> Iterator[Check]:
@@ -222,6 +231,9 @@ def _lock(workspace: Workspace) -> Iterator[Check]:
     holder = _read_holder(holder_file)
     if not state.is_dir():
         yield Check("lock", "ok", "free (no run yet)")
+        return
+    if unwritable(state):
+        yield Check("lock", "ok", "not checked: the workspace is read-only (see layout), so no run can start")
         return
     lock = FileLock(state / "lock", timeout=0)
     try:
@@ -396,7 +408,7 @@ def _sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
         )
         return
     try:
-        store = Store.open(path)
+        store = Store.open(path, read_only=unwritable(path.parent) or unwritable(path))
     except MemorySleepError as error:
         yield Check("sidecar", "fail", str(error))
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -105,6 +106,17 @@ class Workspace:
     def relative(self, path: Path) -> str:
         """The workspace-relative POSIX path of `path`, as shown to users and stored in state."""
         return path.relative_to(self.root).as_posix()
+
+
+def unwritable(path: Path) -> str | None:
+    """Why `path` cannot be written (while it does not exist: the folder it would be made in); None when
+    it can. Says whether the cause is the file system or permissions, never that the file is damaged."""
+    existing = next(candidate for candidate in (path, *path.parents) if candidate.exists())
+    if os.access(existing, os.W_OK):
+        return None
+    if os.statvfs(existing).f_flag & os.ST_RDONLY:
+        return f"{existing} is on a read-only file system"
+    return f"{existing} is not writable by this user"
 
 
 def refuse_linked_folders(*folders: Path) -> None:

@@ -4,14 +4,23 @@ never a MEMORY.md that is a folder, and a read-only workspace is read, with advi
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from memory_sleep.cli import main
+from memory_sleep.errors import StoreError
+from memory_sleep.sidecar.store import Store
 
+from .conftest import snapshot_tree
+
+ReadOnlyCli = Callable[..., subprocess.CompletedProcess[str]]
 NOT_A_WORKSPACE = "not a memory-sleep workspace (no MEMORY.md, no memory/ folder); nothing was written."
 DATA_LOSING_ADVICE = "Move the file away"
 
@@ -114,3 +123,98 @@ def test_a_memory_md_folder_fails_doctor_and_index_keeps_its_entries(fixture_wor
     ).fetchone()
     db.close()
     assert live > 10 and deleted == 0
+
+
+# read-only workspaces
+
+
+def test_a_read_only_store_reads_and_refuses_writes_without_losing_anything(tmp_path: Path) -> None:
+    path = tmp_path / "sidecar.db"
+    Store.open(path).close()
+    store = Store.open(path, read_only=f"{tmp_path} is on a read-only file system")
+    assert store.meta("embedder") is None and store.read_only is not None
+    with pytest.raises(StoreError) as refused:
+        store.set_meta("embedder", "x")
+    store.close()
+    message = str(refused.value)
+    assert (
+        f"cannot write the sidecar: {tmp_path} is on a read-only file system; nothing was changed" in message
+    )
+    assert DATA_LOSING_ADVICE not in message
+    with pytest.raises(StoreError, match="no sidecar yet, and none can be built: because"):
+        Store.open(tmp_path / "absent.db", read_only="because")
+
+
+def _read_only_mounts() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+@pytest.fixture
+def read_only_cli(fixture_workspace: Path) -> ReadOnlyCli:
+    """Run the CLI with the workspace mounted read-only (a bind mount in an unprivileged user and mount
+    namespace, so it holds even for root, and the failures are the real EROFS ones)."""
+    if not _read_only_mounts():
+        pytest.skip("needs `unshare -rm` (user namespaces) to mount the workspace read-only")
+    indexed = CliRunner().invoke(main, ["index", str(fixture_workspace), "--today", "2026-11-25"])
+    assert indexed.exit_code == 0, indexed.output
+
+    def cli(*arguments: str) -> subprocess.CompletedProcess[str]:
+        folder = str(fixture_workspace)
+        script = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && shift && exec "$@"'
+        command = [sys.executable, "-m", "memory_sleep", *arguments]
+        return subprocess.run(
+            ["unshare", "-rm", "sh", "-c", script, "sh", folder, *command],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+
+    return cli
+
+
+def test_recall_on_a_read_only_workspace_prints_hits(
+    read_only_cli: ReadOnlyCli, fixture_workspace: Path
+) -> None:
+    before = snapshot_tree(fixture_workspace, skip_state=False)
+    searched = read_only_cli(
+        "recall", "billing", str(fixture_workspace), "--dry-run", "--today", "2026-11-25"
+    )
+    assert searched.returncode == 0, searched.stderr
+    assert searched.stdout.startswith(" 1. ") and searched.stderr == ""
+    recalled = read_only_cli("recall", "billing", str(fixture_workspace), "--today", "2026-11-25")
+    assert recalled.returncode == 0 and recalled.stdout == searched.stdout
+    assert recalled.stderr.startswith("Warning: cannot log this recall (")
+    assert "is on a read-only file system): the hits are shown" in recalled.stderr
+    assert snapshot_tree(fixture_workspace, skip_state=False) == before
+
+
+def test_writing_verbs_on_a_read_only_workspace_advise_nothing_that_loses_data(
+    read_only_cli: ReadOnlyCli, fixture_workspace: Path
+) -> None:
+    (fixture_workspace / "memory" / "2026-11-24.md").write_text("# 2026-11-24\n\n- Decided: new note\n")
+    indexed = read_only_cli("index", str(fixture_workspace))
+    forgot = read_only_cli("forget", str(fixture_workspace))
+    for result in (indexed, forgot):
+        assert result.returncode == 1
+        assert (
+            "cannot write the sidecar: " in result.stderr
+            and "read-only file system; nothing was changed" in (result.stderr)
+        )
+        assert DATA_LOSING_ADVICE not in result.stderr and "unexpected" not in result.stderr
+
+
+def test_doctor_on_a_read_only_workspace_says_what_is_wrong(
+    read_only_cli: ReadOnlyCli, fixture_workspace: Path
+) -> None:
+    result = read_only_cli("doctor", str(fixture_workspace), "--json")
+    assert result.returncode == 1, result.stderr
+    checks = {(check["area"], check["level"]): check for check in json.loads(result.stdout)["checks"]}
+    layout = checks["layout", "fail"]
+    assert layout["message"].startswith("read-only: ") and "read-only file system" in layout["message"]
+    assert "nothing needs moving or rebuilding" in layout["fix"]
+    assert " entries live, 0 soft-deleted" in checks["sidecar", "ok"]["message"]
+    assert "the check itself failed" not in result.stdout and DATA_LOSING_ADVICE not in result.stdout
