@@ -69,13 +69,21 @@ def recall(
     """Search the sidecar for QUERY; print ranked entries with source file, line and date.
 
     Each recall is logged (query, embedding, time, returned ids and ranks) and counts an access of
-    every entry it returns: the forgetting pass scores and replays that log.
+    every entry it returns: the forgetting pass scores and replays that log. On a read-only workspace
+    the hits are printed with a warning that the recall was not logged.
     """
     from .sidecar import display, open_sidecar
 
     with open_sidecar(workspace, clock=clock_for(today)) as sidecar:
-        find = sidecar.search if dry_run else sidecar.recall
+        unlogged = None if dry_run else sidecar.store.read_only
+        find = sidecar.search if dry_run or unlogged else sidecar.recall
         hits = find(query, k=k, scope=scope, mode=mode)  # type: ignore[arg-type]
+    if unlogged:
+        click.echo(
+            f"Warning: cannot log this recall ({unlogged}): the hits are shown, but forgetting will not "
+            "count them as used. Make the workspace writable to log recalls again.",
+            err=True,
+        )
     if as_json:
         click.echo(json.dumps([hit.as_dict() for hit in hits], indent=2, ensure_ascii=False))
         return

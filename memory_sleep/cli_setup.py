@@ -49,7 +49,7 @@ def doctor(workspace: Path, as_json: bool) -> None:
     """
     from .doctor import diagnose
 
-    report = diagnose(Workspace.open(workspace))
+    report = diagnose(Workspace.locate(workspace))
     if as_json:
         click.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
     else:
@@ -102,7 +102,7 @@ def cron_remove(workspace: Path, dry_run: bool) -> None:
     """Remove this workspace's crontab line; every other line is left as it is."""
     from . import cron as scheduling
 
-    change = scheduling.remove(scheduling.default_crontab(), Workspace.open(workspace), dry_run=dry_run)
+    change = scheduling.remove(scheduling.default_crontab(), Workspace.locate(workspace), dry_run=dry_run)
     if change.before is None:
         click.echo("No memory-sleep line for this workspace; nothing to remove.")
     else:

@@ -21,7 +21,7 @@ from typing import Literal
 from .config import Config, load_config
 from .errors import MemorySleepError
 from .text import counted
-from .workspace import Workspace, discover
+from .workspace import Workspace, discover, unwritable
 
 Level = Literal["ok", "warn", "fail"]
 _DATE_LIKE = re.compile(r"(\d{4})[-_.](\d{1,2})[-_.](\d{1,2})|(\d{1,2})[-_.](\d{1,2})[-_.](\d{4})")
@@ -93,6 +93,8 @@ def diagnose(workspace: Workspace, crontab: object | None = None) -> Diagnosis:
         ("sidecar", lambda: _sidecar(workspace, config)),
         ("cron", lambda: _cron(workspace, config, crontab)),
     ]
+    if workspace.layout_problem():  # not a workspace at all, or MEMORY.md not a file: the rest would mislead
+        steps = steps[:1]
     for area, step in steps:
         try:
             report.checks.extend(step())
@@ -123,6 +125,10 @@ def _config(workspace: Workspace) -> tuple[Config, Check]:
 
 
 def _layout(workspace: Workspace) -> Iterator[Check]:
+    problem = workspace.layout_problem()
+    if problem:
+        yield Check("layout", "fail", problem)
+        return
     missing = [
         name
         for name, path in (("MEMORY.md", workspace.memory_md), ("memory/", workspace.notes_dir))
@@ -137,6 +143,15 @@ def _layout(workspace: Workspace) -> Iterator[Check]:
         )
     else:
         yield Check("layout", "ok", "MEMORY.md and memory/ present")
+    read_only = unwritable(workspace.state_dir)
+    if read_only:
+        yield Check(
+            "layout",
+            "fail",
+            f"read-only: {read_only}; run, index, forget and undo cannot write, and recall is not logged",
+            "mount it read-write or run as the user who owns it; nothing needs moving or rebuilding "
+            "(`memory-sleep recall` still searches, unlogged)",
+        )
 
 
 def _engine(config: Config) -> Iterator[Check]:
@@ -217,6 +232,9 @@ def _lock(workspace: Workspace) -> Iterator[Check]:
     holder = _read_holder(holder_file)
     if not state.is_dir():
         yield Check("lock", "ok", "free (no run yet)")
+        return
+    if unwritable(state):
+        yield Check("lock", "ok", "not checked: the workspace is read-only (see layout), so no run can start")
         return
     lock = FileLock(state / "lock", timeout=0)
     try:
@@ -391,7 +409,7 @@ def _sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
         )
         return
     try:
-        store = Store.open(path)
+        store = Store.open(path, read_only=unwritable(path.parent) or unwritable(path))
     except MemorySleepError as error:
         yield Check("sidecar", "fail", str(error))
         return

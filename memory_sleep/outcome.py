@@ -60,12 +60,15 @@ def describe(error: BaseException) -> str:
 def record_failure(attempt: Attempt, error: BaseException) -> bool:
     """Add a `failed` record (`refused` for a guard) to memory/sleep-log.json; False when it could not.
 
-    Writes only into an existing workspace, under the workspace lock, and never raises: the caller is
-    already reporting an error and must not lose it to a second one.
+    Writes only into an existing memory/ folder (a damaged layout is worth a record, a folder that is
+    no workspace gets none), under the workspace lock, and never raises: the caller is already
+    reporting an error and must not lose it to a second one.
     """
     try:
-        workspace = Workspace.open(attempt.folder)
+        workspace = Workspace.locate(attempt.folder)
     except MemorySleepError:
+        return False
+    if not workspace.notes_dir.is_dir():
         return False
     try:
         config = load_config(workspace.config_file)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -22,10 +23,43 @@ class Workspace:
 
     @classmethod
     def open(cls, folder: Path) -> Workspace:
+        """The workspace in `folder`; refuses a folder that is not one, or whose MEMORY.md or memory/
+        has the wrong type, so that no verb turns a folder of code into a workspace or reads a
+        MEMORY.md folder as an empty memory."""
+        space = cls.locate(folder)
+        problem = space.layout_problem()
+        if problem:
+            raise WorkspaceError(problem)
+        return space
+
+    @classmethod
+    def locate(cls, folder: Path) -> Workspace:
+        """The folder as a workspace, whatever it holds: for `doctor`, which reports what is wrong with
+        it, and for what writes nothing there (removing its cron line, recording a failed run)."""
         root = folder.expanduser().resolve()
         if not root.is_dir():
             raise WorkspaceError(f"{folder}: no such folder. Pass the folder that holds MEMORY.md.")
         return cls(root)
+
+    def layout_problem(self) -> str | None:
+        """What keeps this folder from being used as a workspace, with the next step; None when nothing."""
+        if not self.memory_md.exists() and not self.notes_dir.exists():
+            return (
+                f"{self.root}: not a memory-sleep workspace (no MEMORY.md, no memory/ folder); nothing was "
+                f"written. Pass the folder that holds MEMORY.md, or `memory-sleep init {self.root}` to make "
+                "this one a workspace."
+            )
+        if self.memory_md.exists() and not self.memory_md.is_file():
+            return (
+                f"{self.memory_md}: is a folder, where memory-sleep keeps a file of that name. Nothing was "
+                "changed. Rename or move the folder, then rerun."
+            )
+        if self.notes_dir.exists() and not self.notes_dir.is_dir():
+            return (
+                f"{self.notes_dir}: is a file, where memory-sleep keeps the folder of daily notes. Nothing "
+                "was changed. Rename or move the file, then rerun."
+            )
+        return None
 
     @property
     def memory_md(self) -> Path:
@@ -72,6 +106,17 @@ class Workspace:
     def relative(self, path: Path) -> str:
         """The workspace-relative POSIX path of `path`, as shown to users and stored in state."""
         return path.relative_to(self.root).as_posix()
+
+
+def unwritable(path: Path) -> str | None:
+    """Why `path` cannot be written (while it does not exist: the folder it would be made in); None when
+    it can. Says whether the cause is the file system or permissions, never that the file is damaged."""
+    existing = next(candidate for candidate in (path, *path.parents) if candidate.exists())
+    if os.access(existing, os.W_OK):
+        return None
+    if os.statvfs(existing).f_flag & os.ST_RDONLY:
+        return f"{existing} is on a read-only file system"
+    return f"{existing} is not writable by this user"
 
 
 def refuse_linked_folders(*folders: Path) -> None:

@@ -63,7 +63,7 @@ def test_install_update_remove_keep_every_other_line(space: Workspace) -> None:
 
 def test_lines_of_other_workspaces_and_commented_lines_are_not_ours(space: Workspace, tmp_path: Path) -> None:
     other = tmp_path / "other"
-    other.mkdir()
+    (other / "memory").mkdir(parents=True)
     table = InMemoryCrontab()
     cron.install(table, Workspace.open(other), "0 4 * * *", prefix=["ms"])
     commented = "# " + cron.cron_line(space, "0 5 * * *", ["ms"])
@@ -76,7 +76,7 @@ def test_lines_of_other_workspaces_and_commented_lines_are_not_ours(space: Works
 
 def test_a_path_cron_cannot_carry_is_refused(tmp_path: Path) -> None:
     odd = tmp_path / "100%"
-    odd.mkdir()
+    (odd / "memory").mkdir(parents=True)
     with pytest.raises(ScheduleError, match="% or a line break"):
         cron.cron_line(Workspace.open(odd), "0 4 * * *")
 

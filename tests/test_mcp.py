@@ -110,6 +110,7 @@ def test_recall_function_is_replaceable(tmp_path: Path) -> None:
             {"rank": 1, "text": "from the fake"}
         ]
 
+    (tmp_path / "MEMORY.md").write_text("")
     with_client(tmp_path, work, recall=fake)
     assert asked == [("q", 5, "agent-7")]
 

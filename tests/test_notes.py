@@ -357,5 +357,6 @@ def test_discover_skips_a_link_pointing_outside_the_workspace(tmp_path: Path) ->
 
 
 def test_discover_without_memory_folder_finds_nothing(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text("")
     found = discover(Workspace.open(tmp_path))
     assert (found.notes, found.strays, found.problems) == ([], [], [])

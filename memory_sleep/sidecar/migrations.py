@@ -41,19 +41,31 @@ class Migrations:
         self.steps.append(Migration(int(match.group(1)), step.__name__, step))
         return step
 
-    def apply(self, db: sqlite3.Connection, path: str) -> list[str]:
-        """Apply every migration the database lacks; return their names."""
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations"
-            " (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+    def missing(self, db: sqlite3.Connection, path: str) -> list[str]:
+        """The migrations the database lacks, without applying any (it may be read-only)."""
+        done = self._done(db, path)
+        return [migration.name for migration in self.steps if migration.number not in done]
+
+    def _done(self, db: sqlite3.Connection, path: str) -> set[int]:
+        tables = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone()
+        done = (
+            {number for (number,) in db.execute("SELECT number FROM schema_migrations")} if tables else set()
         )
-        done = {number for (number,) in db.execute("SELECT number FROM schema_migrations")}
         newest = max(done, default=0)
         if newest > len(self.steps):
             raise StoreError(
                 f"{path}: schema version {newest} was written by a newer memory-sleep "
                 f"(this one knows {len(self.steps)}). Upgrade memory-sleep, or move the file away to rebuild it."
             )
+        return done
+
+    def apply(self, db: sqlite3.Connection, path: str) -> list[str]:
+        """Apply every migration the database lacks; return their names."""
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations"
+            " (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+        )
+        done = self._done(db, path)
         applied = []
         for migration in self.steps:
             if migration.number in done:

@@ -18,7 +18,7 @@ from types import TracebackType
 
 from ..config import Config, SidecarConfig, load_config
 from ..errors import MemorySleepError
-from ..workspace import Workspace
+from ..workspace import Workspace, unwritable
 from .embed import Embedder, build_embedder
 from .index import IndexReport, index_workspace
 from .search import Hit, Mode, SearchOptions, search
@@ -152,10 +152,12 @@ def open_sidecar(
     embedder: Embedder | None = None,
     clock: Clock = time.time,
 ) -> Sidecar:
-    """Open the sidecar of the workspace in `folder` (memory/.sleep/sidecar.db), creating it if needed."""
+    """Open the sidecar of the workspace in `folder` (memory/.sleep/sidecar.db), creating it if needed;
+    read-only when the workspace cannot be written (`store.read_only` says why; writes then fail)."""
     workspace = Workspace.open(Path(folder))
     settings = config or load_config(workspace.config_file)
-    store = Store.open(workspace.check_state_dir() / DB_NAME)
+    path = workspace.check_state_dir() / DB_NAME
+    store = Store.open(path, read_only=unwritable(path.parent) or unwritable(path))
     return Sidecar(
         store,
         embedder or build_embedder(settings.sidecar),

@@ -93,16 +93,58 @@ def from_blobs(blobs: Sequence[bytes], dim: int) -> Vectors:
     return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim).astype(np.float32)
 
 
+def _connect_read_only(name: str, reason: str, migrations: Migrations) -> sqlite3.Connection:
+    """A connection that writes nothing. A WAL database whose -shm file cannot be created opens only as
+    immutable, which is sound here: nothing can write where we cannot."""
+    location = Path(name).absolute().as_uri()
+    if not Path(name).is_file():
+        raise StoreError(
+            f"{name}: no sidecar yet, and none can be built: {reason}. Make the workspace writable, "
+            "then run `memory-sleep index`."
+        )
+    for options in ("mode=ro", "mode=ro&immutable=1"):
+        try:
+            db = sqlite3.connect(
+                f"{location}?{options}", uri=True, isolation_level=None, check_same_thread=False
+            )
+            missing = migrations.missing(db, name)
+            break
+        except sqlite3.OperationalError:
+            continue
+        except sqlite3.DatabaseError as error:
+            raise StoreError(
+                f"{name}: cannot read the sidecar database ({error}): it looks damaged. Once the "
+                f"workspace is writable ({reason} now), move the file away and run `memory-sleep index`."
+            ) from None
+    else:
+        raise StoreError(
+            f"{name}: cannot read the sidecar database ({reason}). Check that this user can read it."
+        )
+    if missing:
+        raise StoreError(
+            f"{name}: built by an older memory-sleep and must be upgraded, which writes: {reason}. "
+            "Make the workspace writable and rerun; the upgrade keeps every entry and the recall history."
+        )
+    return db
+
+
 class Store:
     """An open sidecar database. Use `Store.open(path)`; ":memory:" works for tests."""
 
-    def __init__(self, db: sqlite3.Connection, path: str) -> None:
+    def __init__(self, db: sqlite3.Connection, path: str, read_only: str | None = None) -> None:
         self.db = db
         self.path = path
+        self.read_only = read_only  # why nothing can be written, or None
 
     @classmethod
-    def open(cls, path: Path | str, migrations: Migrations = MIGRATIONS) -> Store:
+    def open(
+        cls, path: Path | str, migrations: Migrations = MIGRATIONS, read_only: str | None = None
+    ) -> Store:
+        """Open (creating it if needed) the database at `path`; with `read_only`, the reason writing is
+        impossible, open the existing file without writing anything, not even its journal."""
         name = str(path)
+        if read_only is not None:
+            return cls(_connect_read_only(name, read_only, migrations), name, read_only)
         if name != ":memory:":
             Path(name).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -112,6 +154,11 @@ class Store:
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA foreign_keys = ON")
             migrations.apply(db, name)
+        except sqlite3.OperationalError as error:  # access, locking, disk: the file itself may be fine
+            raise StoreError(
+                f"{name}: cannot open the sidecar database ({error}). Check that this user can read and "
+                "write the file and its folder, then rerun; keep the file: it holds the recall history."
+            ) from None
         except sqlite3.DatabaseError as error:
             raise StoreError(
                 f"{name}: cannot open the sidecar database ({error}). "
@@ -122,9 +169,18 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
+    def require_writable(self) -> None:
+        if self.read_only is not None:
+            raise StoreError(
+                f"{self.path}: cannot write the sidecar: {self.read_only}; nothing was changed. Make it "
+                "writable (mount it read-write, or run as the user who owns it) and rerun; "
+                "`memory-sleep recall` still searches it, unlogged."
+            )
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One write transaction; BEGIN IMMEDIATE so two indexers queue instead of interleaving."""
+        self.require_writable()
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -140,6 +196,7 @@ class Store:
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
+        self.require_writable()
         self.db.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),

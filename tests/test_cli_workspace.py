@@ -1,0 +1,220 @@
+"""Which folders the verbs accept: never a folder that is not a workspace (nothing is created there),
+never a MEMORY.md that is a folder, and a read-only workspace is read, with advice that loses nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memory_sleep.cli import main
+from memory_sleep.errors import StoreError
+from memory_sleep.sidecar.store import Store
+
+from .conftest import snapshot_tree
+
+ReadOnlyCli = Callable[..., subprocess.CompletedProcess[str]]
+NOT_A_WORKSPACE = "not a memory-sleep workspace (no MEMORY.md, no memory/ folder); nothing was written."
+DATA_LOSING_ADVICE = "Move the file away"
+
+
+def everything(folder: Path) -> dict[str, bytes | None]:
+    """Every path under `folder`, folders included, with the bytes of each file."""
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes() if path.is_file() else None
+        for path in folder.rglob("*")
+    }
+
+
+@pytest.fixture
+def code_folder(tmp_path: Path) -> Path:
+    """A folder of code, the kind a mistyped path or a `cd` to the wrong place hands the CLI."""
+    folder = tmp_path / "project"
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "app.py").write_text("print('hello')\n")
+    (folder / "README.md").write_text("# project\n")
+    return folder
+
+
+VERBS = [
+    ["run"],
+    ["run", "--dry-run"],
+    ["index"],
+    ["recall", "billing", "{folder}"],
+    ["recall", "billing", "{folder}", "--dry-run"],
+    ["forget"],
+    ["stats"],
+    ["status"],
+    ["undo"],
+    ["cron", "install"],
+    ["cron", "show"],
+    ["mcp"],
+]
+
+
+@pytest.mark.parametrize("verb", VERBS, ids=" ".join)
+def test_no_verb_turns_a_folder_of_code_into_a_workspace(code_folder: Path, verb: list[str]) -> None:
+    before = everything(code_folder)
+    words = [word.format(folder=code_folder) for word in verb]
+    arguments = words if "{folder}" in " ".join(verb) else [*words, str(code_folder)]
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 1, result.output
+    assert f"Error: {code_folder}: {NOT_A_WORKSPACE}" in result.output
+    assert f"`memory-sleep init {code_folder}`" in result.output
+    assert everything(code_folder) == before
+
+
+def test_a_bare_run_from_the_wrong_folder_is_refused(
+    code_folder: Path, monkeypatch: pytest.MonkeyPatch, no_real_crontab: Path
+) -> None:
+    monkeypatch.chdir(code_folder / "src")
+    before = everything(code_folder)
+    result = CliRunner().invoke(main, ["run"])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {code_folder / 'src'}: {NOT_A_WORKSPACE} Pass the folder that holds MEMORY.md, or "
+        f"`memory-sleep init {code_folder / 'src'}` to make this one a workspace.\n"
+    )
+    assert everything(code_folder) == before
+    cron_line = CliRunner().invoke(main, ["cron", "install"])
+    assert cron_line.exit_code == 1 and not no_real_crontab.exists()
+
+
+def test_doctor_says_a_folder_is_no_workspace_and_stops(code_folder: Path) -> None:
+    before = everything(code_folder)
+    result = CliRunner().invoke(main, ["doctor", str(code_folder), "--json"])
+    assert result.exit_code == 1
+    checks = json.loads(result.output)["checks"]
+    assert [(check["area"], check["level"]) for check in checks] == [("config", "ok"), ("layout", "fail")]
+    assert NOT_A_WORKSPACE in checks[1]["message"]
+    assert everything(code_folder) == before
+
+
+def test_init_makes_the_folder_a_workspace_that_runs(code_folder: Path) -> None:
+    assert CliRunner().invoke(main, ["init", str(code_folder)]).exit_code == 0
+    result = CliRunner().invoke(main, ["run", str(code_folder), "--today", "2026-11-25"])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_memory_md_folder_fails_doctor_and_index_keeps_its_entries(fixture_workspace: Path) -> None:
+    assert CliRunner().invoke(main, ["index", str(fixture_workspace), "--today", "2026-11-25"]).exit_code == 0
+    memory = fixture_workspace / "MEMORY.md"
+    memory.rename(fixture_workspace / "saved.md")
+    memory.mkdir()
+    (fixture_workspace / "saved.md").rename(memory / "MEMORY.md")
+    problem = f"{memory}: is a folder, where memory-sleep keeps a file of that name. Nothing was changed."
+
+    doctor = CliRunner().invoke(main, ["doctor", str(fixture_workspace)])
+    assert doctor.exit_code == 1
+    assert f"  FAIL  layout    {problem}" in doctor.output and "ok    layout" not in doctor.output
+    index = CliRunner().invoke(main, ["index", str(fixture_workspace), "--today", "2026-11-26"])
+    assert index.exit_code == 1 and f"Error: {problem}" in index.output
+
+    db = sqlite3.connect(fixture_workspace / "memory" / ".sleep" / "sidecar.db")
+    live, deleted = db.execute(
+        "SELECT count(*) - count(deleted_at), count(deleted_at) FROM entries WHERE kind = 'memory'"
+    ).fetchone()
+    db.close()
+    assert live > 10 and deleted == 0
+
+
+# read-only workspaces
+
+
+def test_a_read_only_store_reads_and_refuses_writes_without_losing_anything(tmp_path: Path) -> None:
+    path = tmp_path / "sidecar.db"
+    Store.open(path).close()
+    store = Store.open(path, read_only=f"{tmp_path} is on a read-only file system")
+    assert store.meta("embedder") is None and store.read_only is not None
+    with pytest.raises(StoreError) as refused:
+        store.set_meta("embedder", "x")
+    store.close()
+    message = str(refused.value)
+    assert (
+        f"cannot write the sidecar: {tmp_path} is on a read-only file system; nothing was changed" in message
+    )
+    assert DATA_LOSING_ADVICE not in message
+    with pytest.raises(StoreError, match="no sidecar yet, and none can be built: because"):
+        Store.open(tmp_path / "absent.db", read_only="because")
+
+
+def _read_only_mounts() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+@pytest.fixture
+def read_only_cli(fixture_workspace: Path) -> ReadOnlyCli:
+    """Run the CLI with the workspace mounted read-only (a bind mount in an unprivileged user and mount
+    namespace, so it holds even for root, and the failures are the real EROFS ones)."""
+    if not _read_only_mounts():
+        pytest.skip("needs `unshare -rm` (user namespaces) to mount the workspace read-only")
+    indexed = CliRunner().invoke(main, ["index", str(fixture_workspace), "--today", "2026-11-25"])
+    assert indexed.exit_code == 0, indexed.output
+
+    def cli(*arguments: str) -> subprocess.CompletedProcess[str]:
+        folder = str(fixture_workspace)
+        script = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && shift && exec "$@"'
+        command = [sys.executable, "-m", "memory_sleep", *arguments]
+        return subprocess.run(
+            ["unshare", "-rm", "sh", "-c", script, "sh", folder, *command],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+
+    return cli
+
+
+def test_recall_on_a_read_only_workspace_prints_hits(
+    read_only_cli: ReadOnlyCli, fixture_workspace: Path
+) -> None:
+    before = snapshot_tree(fixture_workspace, skip_state=False)
+    searched = read_only_cli(
+        "recall", "billing", str(fixture_workspace), "--dry-run", "--today", "2026-11-25"
+    )
+    assert searched.returncode == 0, searched.stderr
+    assert searched.stdout.startswith(" 1. ") and searched.stderr == ""
+    recalled = read_only_cli("recall", "billing", str(fixture_workspace), "--today", "2026-11-25")
+    assert recalled.returncode == 0 and recalled.stdout == searched.stdout
+    assert recalled.stderr.startswith("Warning: cannot log this recall (")
+    assert "is on a read-only file system): the hits are shown" in recalled.stderr
+    assert snapshot_tree(fixture_workspace, skip_state=False) == before
+
+
+def test_writing_verbs_on_a_read_only_workspace_advise_nothing_that_loses_data(
+    read_only_cli: ReadOnlyCli, fixture_workspace: Path
+) -> None:
+    (fixture_workspace / "memory" / "2026-11-24.md").write_text("# 2026-11-24\n\n- Decided: new note\n")
+    indexed = read_only_cli("index", str(fixture_workspace))
+    forgot = read_only_cli("forget", str(fixture_workspace))
+    for result in (indexed, forgot):
+        assert result.returncode == 1
+        assert (
+            "cannot write the sidecar: " in result.stderr
+            and "read-only file system; nothing was changed" in (result.stderr)
+        )
+        assert DATA_LOSING_ADVICE not in result.stderr and "unexpected" not in result.stderr
+
+
+def test_doctor_on_a_read_only_workspace_says_what_is_wrong(
+    read_only_cli: ReadOnlyCli, fixture_workspace: Path
+) -> None:
+    result = read_only_cli("doctor", str(fixture_workspace), "--json")
+    assert result.returncode == 1, result.stderr
+    checks = {(check["area"], check["level"]): check for check in json.loads(result.stdout)["checks"]}
+    layout = checks["layout", "fail"]
+    assert layout["message"].startswith("read-only: ") and "read-only file system" in layout["message"]
+    assert "nothing needs moving or rebuilding" in layout["fix"]
+    assert " entries live, 0 soft-deleted" in checks["sidecar", "ok"]["message"]
+    assert "the check itself failed" not in result.stdout and DATA_LOSING_ADVICE not in result.stdout
