@@ -101,7 +101,7 @@ def test_the_query_log_and_access_counts_are_exact(indexed: Path) -> None:
         ]
         assert all(created == NOW for _, _, _, created, _ in logged)
         embedding = store.db.execute("SELECT embedder, length(embedding) FROM queries LIMIT 1").fetchone()
-        assert embedding == ("offline-hash-v2/384", 384 * 4)
+        assert embedding == ("offline-hash-v3/384", 384 * 4)
         expected = {hit.id: 0 for hit in first}
         for hit in [*first, *second]:
             expected[hit.id] += 1
