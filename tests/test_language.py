@@ -3,7 +3,11 @@ and the sidecar alike."""
 
 from __future__ import annotations
 
-from memory_sleep import language
+import pytest
+
+from memory_sleep import language, matching
+from memory_sleep.engines.offline.statements import subject_key
+from memory_sleep.phases.references import person_names
 from memory_sleep.sidecar.embed import OfflineEmbedder
 from memory_sleep.sidecar.tokenize import fts_document, query_terms
 from memory_sleep.text import terms, tokens
@@ -35,3 +39,15 @@ def test_one_cjk_range_for_the_engine_and_the_index() -> None:
     text = "東\ufa0e"
     assert tokens(text) == frozenset(terms(text)) == {text}
     assert fts_document(text) == text
+
+
+@pytest.mark.parametrize("label", ["Plan", "Reason", "Decided", "Entscheidung", "Decisión", "Heads up"])
+def test_every_lead_in_label_is_not_the_subject(label: str) -> None:
+    statement = f"{label}: Beacon auth port is 9643"
+    assert matching.subject(statement) == {"beacon", "auth", "port"}
+    assert subject_key(f"{label}: 9643", frozenset()) is None
+
+
+@pytest.mark.parametrize("label", ["Status", "Decision", "Plan", "Summary"])
+def test_a_lead_in_label_names_no_person(label: str) -> None:
+    assert person_names(f"{label}: Nadia moved to Berlin") == ["nadia", "berlin"]
