@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ..config import Config, SidecarConfig, load_config
+from ..errors import StoreError
 from ..workspace import Workspace
 from .embed import Embedder, build_embedder
 from .index import IndexReport, index_workspace
@@ -105,6 +106,12 @@ class Sidecar:
         return hits
 
     def _search(self, query: str, k: int, scope: str | None, mode: Mode) -> tuple[list[Hit], object]:
+        stored = self.store.meta("embedder")
+        if mode != "text" and stored not in (None, self.embedder.id):
+            raise StoreError(
+                f"{self.store.path}: its vectors come from {stored}, queries are embedded with "
+                f"{self.embedder.id}; run `memory-sleep index` to re-embed them (every run does too)."
+            )
         vector = self.embedder.embed([query])[0] if mode != "text" else None
         options = SearchOptions(
             k=k,
