@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .language import LEAD_IN_WORDS, LEAD_INS
 from .text import tokens, word_sequence
 
 _LABEL = re.compile(
-    r"^(?:(?:correction|update|decision|decided|note|fyi|fact|status|reminder|todo|lesson|til|done|new|contact|"
-    r"heads-up|heads up|blocker|news|question|idea|entscheidung|decisi[oó]n|recap|just confirming)"
-    r"(?:\s+for\s+\w+)?\s*[:—–-]\s*)+",
+    r"^(?:(?:" + "|".join(re.escape(label) for label in LEAD_INS) + r")(?:\s+for\s+\w+)?\s*[:—–-]\s*)+",
     re.IGNORECASE,
 )
 _PIVOT = re.compile(
@@ -23,43 +22,41 @@ _PIVOT = re.compile(
     r"switched|changed|points|goes|starts|ends|costs|takes|needs|sits|stays|became|becomes|allows)\b|\s*[:=]\s|\s[—–]\s",
     re.IGNORECASE,
 )
-NOT_SUBJECT = frozenset(
-    [
-        "decided",
-        "decision",
-        "decisions",
-        "reversing",
-        "reverse",
-        "reversed",
-        "call",
-        "last",
-        "week",
-        "week's",
-        "agreed",
-        "going",
-        "will",
-        "use",
-        "moves",
-        "move",
-        "moving",
-        "switch",
-        "switching",
-        "switched",
-        "bumped",
-        "upgraded",
-        "downgraded",
-        "back",
-        "instead",
-        "from",
-        "now",
-        "on",
-        "go",
-        "with",
-        "correction",
-        "update",
-        "note",
-        "actually",
-    ]
+NOT_SUBJECT = (
+    frozenset(
+        [
+            "decisions",
+            "reversing",
+            "reverse",
+            "reversed",
+            "call",
+            "last",
+            "week",
+            "week's",
+            "agreed",
+            "going",
+            "will",
+            "use",
+            "moves",
+            "move",
+            "moving",
+            "switch",
+            "switching",
+            "switched",
+            "bumped",
+            "upgraded",
+            "downgraded",
+            "back",
+            "instead",
+            "from",
+            "now",
+            "on",
+            "go",
+            "with",
+            "actually",
+        ]
+    )
+    | LEAD_IN_WORDS
 )
 """Words that say a statement changes or decides something, never what it is about."""
 VALUE_KINDS: dict[str, re.Pattern[str]] = {

@@ -36,12 +36,13 @@ INSTRUCTIONS = (
 def sidecar_recall(workspace: Workspace, query: str, k: int, scope: str | None) -> list[dict[str, object]]:
     """Recall through the sidecar, logged and counted exactly like `memory-sleep recall`.
 
-    A sidecar that was never built is indexed first, so the first question of a new install is answered.
+    A sidecar that was never built, or built with another embedder, is indexed first, so the first
+    question of a new install (or after an upgrade) is answered.
     """
     from .sidecar import open_sidecar
 
     with open_sidecar(workspace.root) as sidecar:
-        if sidecar.store.meta("embedder") is None:
+        if sidecar.store.meta("embedder") != sidecar.embedder.id:
             sidecar.index()
         return [hit.as_dict() for hit in sidecar.recall(query, k=k, scope=scope)]
 

@@ -1,4 +1,5 @@
-"""Text helpers shared by the phases: normalising, tokenising, similarity and date mentions."""
+"""Text helpers shared by the phases, the engines and the sidecar: the one tokenizer (normalising,
+words, CJK bigrams), similarity and date mentions."""
 
 from __future__ import annotations
 
@@ -10,85 +11,15 @@ from datetime import date, timedelta
 from functools import lru_cache
 from itertools import pairwise
 
-_CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"  # kana, CJK ideographs, hangul
-_LETTER = rf"[^\W_{_CJK_RANGES}]"  # any script's letters or digits but CJK
-_WORD = re.compile(rf"{_LETTER}(?:{_LETTER}|[_.:/-])*{_LETTER}|{_LETTER}")
-_CJK = re.compile(rf"[{_CJK_RANGES}]")
+from .language import STOPWORDS
+
+CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, ideographs, hangul
+_LETTERS = rf"[^\W_{CJK_RANGES}]+"  # a run of any script's letters or digits but CJK
+_TERM = re.compile(rf"[{CJK_RANGES}]+|{_LETTERS}")
+_WORD = re.compile(rf"{_LETTERS}(?:[_.:/-]+{_LETTERS})*")  # "db.internal", "do-fra1-01" stay one word
+_CJK = re.compile(rf"[{CJK_RANGES}]")
+_SPACE_BETWEEN_CJK = re.compile(rf"(?<=[{CJK_RANGES}])\s+(?=[{CJK_RANGES}])")
 _MARKUP = re.compile(r"[*_`~>#]|\[[ xX]\]")
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "by",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "we",
-        "i",
-        "you",
-        "he",
-        "she",
-        "they",
-        "our",
-        "my",
-        "your",
-        "their",
-        "me",
-        "us",
-        "them",
-        "will",
-        "would",
-        "should",
-        "can",
-        "could",
-        "do",
-        "did",
-        "does",
-        "done",
-        "has",
-        "have",
-        "had",
-        "not",
-        "no",
-        "so",
-        "if",
-        "then",
-        "than",
-        "also",
-        "just",
-        "into",
-        "out",
-        "up",
-        "about",
-        "over",
-        "after",
-        "before",
-        "via",
-        "per",
-    ]
-)
 
 
 def stable_id(*parts: str) -> str:
@@ -104,16 +35,44 @@ def normalize(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def clean(text: str) -> str:
+    """`normalize`, case-folded, table bars dropped and spaces between CJK characters removed: what
+    the search index splits into terms."""
+    folded = " ".join(normalize(text).replace("|", " ").casefold().split())
+    return _SPACE_BETWEEN_CJK.sub("", folded)
+
+
+def is_cjk(term: str) -> bool:
+    return term[:1] >= "\u3040" and bool(_CJK.match(term))
+
+
+def words_and_runs(cleaned: str) -> list[str]:
+    """Words of spaced scripts (split at every mark) and whole CJK runs, in order."""
+    return _TERM.findall(cleaned)
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    """Overlapping character pairs of a CJK run, so that un-spaced scripts compare; a lone character stays."""
+    return [run] if len(run) == 1 else [a + b for a, b in pairwise(run)]
+
+
+def terms(text: str) -> list[str]:
+    """Every term the search index sees, in order: words, and CJK runs as bigrams."""
+    found: list[str] = []
+    for piece in words_and_runs(clean(text)):
+        if is_cjk(piece):
+            found.extend(cjk_bigrams(piece))
+        else:
+            found.append(piece)
+    return found
+
+
 @lru_cache(maxsize=65_536)
 def tokens(text: str) -> frozenset[str]:
-    """Content words of a text; CJK characters count as bigrams so that un-spaced scripts compare."""
+    """Content words of a text (a value such as "db.internal" stays one word), and the bigrams of
+    its CJK characters taken as one run, so that statements in un-spaced scripts compare."""
     norm = normalize(text)
-    result = set(_content_words(norm))
-    cjk = _CJK.findall(norm)
-    result.update(a + b for a, b in pairwise(cjk))
-    if len(cjk) == 1:
-        result.add(cjk[0])
-    return frozenset(result)
+    return frozenset(_content_words(norm) + cjk_bigrams("".join(_CJK.findall(norm))))
 
 
 def word_sequence(text: str) -> list[str]:
@@ -122,8 +81,7 @@ def word_sequence(text: str) -> list[str]:
 
 
 def _content_words(norm: str) -> list[str]:
-    words = (w.strip(".:/-") for w in _WORD.findall(norm))
-    return [w for w in words if w and w not in _STOPWORDS]
+    return [word for word in _WORD.findall(norm) if word not in STOPWORDS]
 
 
 def similarity(a: frozenset[str], b: frozenset[str]) -> float:

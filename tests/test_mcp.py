@@ -14,7 +14,7 @@ from mcp import Client, StdioServerParameters
 
 from memory_sleep.config import Config
 from memory_sleep.mcp_server import build_server
-from memory_sleep.sidecar import open_sidecar
+from memory_sleep.sidecar import FunctionEmbedder, open_sidecar
 from memory_sleep.workspace import Workspace
 
 TODAY = date(2026, 11, 25)
@@ -96,6 +96,20 @@ def test_recall_is_logged_and_counted_like_the_cli(fixture_workspace: Path) -> N
             0
         ]
     assert accessed == 2
+
+
+def test_recall_re_embeds_a_sidecar_built_with_another_embedder(fixture_workspace: Path) -> None:
+    other = FunctionEmbedder(lambda text: [1.0, float(len(text))], 2, id="older")
+    with open_sidecar(fixture_workspace, Config(), other) as sidecar:
+        sidecar.index()
+
+    async def work(client: Client) -> None:
+        hits = payload(await client.call_tool("recall", {"query": "who handles the design?", "k": 2}))
+        assert len(hits) == 2
+
+    with_client(fixture_workspace, work)
+    with open_sidecar(fixture_workspace, Config()) as sidecar:
+        assert sidecar.store.meta("embedder") == sidecar.embedder.id
 
 
 def test_recall_function_is_replaceable(tmp_path: Path) -> None:

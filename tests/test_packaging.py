@@ -1,4 +1,4 @@
-"""The wheel ships the prompt templates, and a fresh install outside the checkout can load them."""
+"""The wheel ships the prompt templates and the language files, and a fresh install outside the checkout can load them."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from memory_sleep.prompting import render_prompt
 from .conftest import REPO
 
 TEMPLATES = sorted(p.name for p in (REPO / "prompts").glob("*.j2"))
+LANGUAGES = sorted(p.name for p in (REPO / "memory_sleep" / "languages").glob("*.toml"))
 
 
 def test_every_template_renders_with_strict_undefined() -> None:
@@ -50,6 +51,7 @@ def test_wheel_contains_templates_and_installs_outside_the_checkout(tmp_path: Pa
     wheel = next(dist.glob("memory_sleep-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert TEMPLATES and all(f"memory_sleep/prompts/{name}" in names for name in TEMPLATES)
+    assert LANGUAGES and all(f"memory_sleep/languages/{name}" in names for name in LANGUAGES)
     target = tmp_path / "venv"
     venv.create(target, with_pip=False, system_site_packages=True)
     python = target / "bin" / "python"
@@ -68,7 +70,7 @@ def test_wheel_contains_templates_and_installs_outside_the_checkout(tmp_path: Pa
         check=True,
     )
     probe = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import memory_sleep.prompting as p; "
+        "import sys; sys.path.insert(0, sys.argv[1]); import memory_sleep.prompting as p, memory_sleep.text; "
         "assert p.__file__.startswith(sys.argv[1]), p.__file__; "
         "print(p.render_prompt('nrem_classify.md.j2', projects=[], memory=[], items=[])[:40])"
     )

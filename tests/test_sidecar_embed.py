@@ -18,7 +18,7 @@ from memory_sleep.errors import ConfigError, ProviderError
 from memory_sleep.sidecar import OfflineEmbedder
 from memory_sleep.sidecar.embed_local import local_embedder, resolve_model_path
 from memory_sleep.sidecar.embed_openai import OpenAIEmbedder
-from memory_sleep.sidecar.tokenize import terms
+from memory_sleep.text import terms
 
 from .sidecar_helpers import make_workspace, open_at
 

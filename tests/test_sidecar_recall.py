@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_sleep.errors import StoreError
 from memory_sleep.sidecar import FunctionEmbedder
 from memory_sleep.sidecar.search import selective_terms
 
@@ -101,7 +102,7 @@ def test_the_query_log_and_access_counts_are_exact(indexed: Path) -> None:
         ]
         assert all(created == NOW for _, _, _, created, _ in logged)
         embedding = store.db.execute("SELECT embedder, length(embedding) FROM queries LIMIT 1").fetchone()
-        assert embedding == ("offline-hash-v2/384", 384 * 4)
+        assert embedding == ("offline-hash-v3/384", 384 * 4)
         expected = {hit.id: 0 for hit in first}
         for hit in [*first, *second]:
             expected[hit.id] += 1
@@ -158,3 +159,15 @@ def test_full_text_search_skips_terms_too_common_to_rank_cheaply(tmp_path: Path)
         assert selective_terms(sidecar.store, ["heartbeat"], budget=5) == []
         hits = sidecar.search("heartbeat zeppelin", k=1, mode="text")
     assert "zeppelin" in hits[0].text
+
+
+def test_vectors_from_another_embedder_are_never_searched_silently(indexed: Path) -> None:
+    """A new embedder version (one stopword list changed what the offline one skips) left old vectors
+    searched with new query vectors until the next index."""
+    other = FunctionEmbedder(lambda text: [1.0, float(len(text))], 2, id="other")
+    with open_at(indexed, other) as sidecar:
+        with pytest.raises(StoreError, match=r"vectors come from offline-hash-v3/384.*memory-sleep index"):
+            sidecar.search("certificate", k=3)
+        assert sidecar.index().reembedded
+    with open_at(indexed, other) as sidecar:
+        assert sidecar.search("SQLite locked", k=3)

@@ -11,34 +11,13 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 
 from .. import matching
+from ..language import LEAD_IN_WORDS
 from ..memory_doc import Entry, MemoryDocument
 from ..models import NoteItem
 from ..text import jaccard, tokens
 
 _RESTATES = 0.6  # share of the entry's words (and of the union) a repeat must carry
-_LEADING_WORDS = frozenset(
-    [
-        "note",
-        "working",
-        "met",
-        "contact",
-        "heads",
-        "update",
-        "reminder",
-        "fyi",
-        "correction",
-        "recap",
-        "again",
-        "just",
-        "for",
-        "the",
-        "decision",
-        "decided",
-        "lesson",
-        "todo",
-        "next",
-    ]
-)
+_LEADING_WORDS = LEAD_IN_WORDS | {"working", "met", "again", "for", "the"}  # words a line may start with
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
 
 

@@ -13,8 +13,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError
+from ..language import GENERIC, STOPWORDS
+from ..text import cjk_bigrams, clean, is_cjk, words_and_runs
 from . import lexicon
-from .tokenize import GENERIC, STOPWORDS, cjk_bigrams, clean, is_cjk, stem, words_and_runs
+from .tokenize import stem
 
 if TYPE_CHECKING:
     from ..config import SidecarConfig
@@ -71,7 +73,7 @@ class OfflineEmbedder:
     Deterministic across processes and machines (crc32, not Python's salted hash()).
     """
 
-    version = "offline-hash-v2"
+    version = "offline-hash-v3"  # v3: skips the one stopword list (memory_sleep/languages), "done" too
     ngram_weight = 0.35
     bigram_weight = 0.6
     concept_weight = 0.9

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import StoreError
-from ..text import jaccard
+from ..text import jaccard, terms
 from ..workspace import Workspace
 from .embed import Embedder, Vectors
 from .sources import (
@@ -30,7 +30,7 @@ from .sources import (
     source_files,
 )
 from .store import EntryRow, NewEntry, SourceRow, Store
-from .tokenize import fts_document, terms
+from .tokenize import fts_document
 
 # soft deletes the indexer makes itself, and so undoes when the text comes back; a forgetting
 # pass's soft deletes are never undone by indexing

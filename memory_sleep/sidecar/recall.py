@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ..config import Config, SidecarConfig, load_config
-from ..errors import MemorySleepError
+from ..errors import MemorySleepError, StoreError
 from ..workspace import Workspace, unwritable
 from .embed import Embedder, build_embedder
 from .index import IndexReport, index_workspace
@@ -109,6 +109,12 @@ class Sidecar:
         if not query.strip():  # it would match everything and count every hit as a use
             raise MemorySleepError(
                 'Empty query: give the words to search for, e.g. recall "billing cutover".'
+            )
+        stored = self.store.meta("embedder")
+        if mode != "text" and stored not in (None, self.embedder.id):
+            raise StoreError(
+                f"{self.store.path}: its vectors come from {stored}, queries are embedded with "
+                f"{self.embedder.id}; run `memory-sleep index` to re-embed them (every run does too)."
             )
         vector = self.embedder.embed([query])[0] if mode != "text" else None
         options = SearchOptions(

@@ -18,8 +18,8 @@ from typing import Any
 from ..engines.redact import redact
 from ..memory_doc import PROJECTS, Entry, MemoryDocument, ProjectBlock, RawBlock
 from ..notes import parse_note_text
+from ..text import clean
 from ..workspace import DAILY_NOTE_NAME, NoteFile, Workspace, discover
-from .tokenize import clean
 
 IMPORTANCE = {"memory": 0.8, "project": 0.8, "weekly": 0.5, "note": 0.3}
 _WEEKLY_SKIP = {"Source notes"}

@@ -7,6 +7,7 @@ import re
 from functools import lru_cache
 
 from ... import matching
+from ...language import LEAD_IN_WORDS
 from ...text import tokens
 
 # a value as one run: "10.0.0.5", "180ms", "$3,400/month" (not "3" and "400/month"), "db.internal"
@@ -14,39 +15,6 @@ VALUE = re.compile(r"\d(?:[\w.:/-]|,(?=\d{3}))*|\b[\w-]+\.(?:internal|local|com|
 KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
 RELEASE = re.compile(r"\bv\d+\.\d+(?:\.\d+)?\b")
 CLAUSE_END = re.compile(r"(?:(?<!\d)\.|;)\s|\s[—–]\s|\s-\s")
-# lead-ins that name no subject: "Decided: ...", "TODO: ..."
-LABELS = frozenset(
-    [
-        "note",
-        "todo",
-        "update",
-        "summary",
-        "lesson",
-        "til",
-        "status",
-        "fyi",
-        "done",
-        "next",
-        "plan",
-        "idea",
-        "question",
-        "answer",
-        "reason",
-        "why",
-        "eod",
-        "correction",
-        "important",
-        "reminder",
-        "action",
-        "contact",
-        "heads-up",
-        "blocker",
-        "news",
-        "recap",
-        "confirming",
-        "record",
-    ]
-)
 
 
 @lru_cache(maxsize=16_384)
@@ -80,7 +48,7 @@ def subject_key(text: str, projects: frozenset[str]) -> str | None:
     match = KEY_VALUE.match(text)
     if not match:
         return None
-    words = tokens(match.group(1)) - matching.NOT_SUBJECT - LABELS - projects
+    words = tokens(match.group(1)) - matching.NOT_SUBJECT - LEAD_IN_WORDS - projects
     return " ".join(sorted(words)) or None
 
 

@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date
 
+from ...language import LEAD_IN_WORDS
 from ...models import EntryView, KeptItem, ProjectFields, WeeklySummary
 from ...text import deadline_in, shorten
 from ..base import ProjectContext
@@ -14,7 +15,7 @@ from . import cues
 from .integrate import entry_text
 
 _NAME = re.compile(r"\b([A-Z][a-zà-ÿ]+ [A-Z][a-zà-ÿ]+)\b")
-_NOT_NAMES = frozenset(
+_NOT_NAMES = frozenset(label.capitalize() for label in LEAD_IN_WORDS) | frozenset(
     [
         "The",
         "This",
@@ -39,13 +40,6 @@ _NOT_NAMES = frozenset(
         "Or",
         "So",
         "Also",
-        "Decided",
-        "Decision",
-        "Lesson",
-        "Note",
-        "Status",
-        "Done",
-        "Next",
         "Today",
         "Tomorrow",
         "Yesterday",
@@ -84,12 +78,10 @@ _NOT_NAMES = frozenset(
         "Staging",
         "Production",
         "Owner",
-        "Contact",
         "Lead",
         "Prefers",
         "Handles",
         "Owns",
-        "New",
         "Met",
         "Call",
         "Meeting",

@@ -1,0 +1,44 @@
+"""Words of human languages that the tokenizer and the offline engine need, read once from the files
+in memory_sleep/languages/ (one per language; their lists are merged, since notes mix languages)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+
+class LanguageWords(BaseModel):
+    """One language's file: stopwords and generic words separated by spaces, lead-ins one a line."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stopwords: str = ""
+    generic: str = ""
+    lead_ins: str = ""
+
+
+def read_languages() -> dict[str, LanguageWords]:
+    """Every language file shipped in the package, by file name."""
+    return {
+        path.name: LanguageWords.model_validate(tomllib.loads(path.read_text("utf-8")))
+        for path in sorted(Path(__file__).with_name("languages").glob("*.toml"))
+    }
+
+
+_LANGUAGES = read_languages().values()
+
+STOPWORDS = frozenset(word for language in _LANGUAGES for word in language.stopwords.split())
+"""Words left out of content words, search queries and embeddings."""
+GENERIC = frozenset(word for language in _LANGUAGES for word in language.generic.split())
+"""Words frequent in notes and questions that say nothing about the topic (left out of embeddings)."""
+LEAD_INS = tuple(
+    sorted(
+        {" ".join(line.split()) for language in _LANGUAGES for line in language.lead_ins.splitlines()} - {""},
+        key=lambda label: (-len(label), label),
+    )
+)
+"""Labels a note line may start with ("Decided: ...", "Correction: "), lower-case, longest first."""
+LEAD_IN_WORDS = frozenset(word for label in LEAD_INS for word in label.split())
+"""The words of the lead-in labels: they name no subject and no person."""

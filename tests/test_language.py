@@ -1,0 +1,53 @@
+"""One tokenizer, one stopword list and one list of lead-in labels, read by the engines, the phases
+and the sidecar alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_sleep import language, matching
+from memory_sleep.engines.offline.statements import subject_key
+from memory_sleep.phases.references import person_names
+from memory_sleep.sidecar.embed import OfflineEmbedder
+from memory_sleep.sidecar.tokenize import fts_document, query_terms
+from memory_sleep.text import terms, tokens
+
+
+def test_every_language_file_reads_and_english_has_every_list() -> None:
+    files = language.read_languages()
+    assert {"en.toml", "de.toml", "es.toml"} <= files.keys()
+    english = files["en.toml"]
+    assert english.stopwords.split() and english.generic.split() and english.lead_ins.split()
+    assert all(label == label.lower() for label in language.LEAD_INS)
+
+
+def test_the_engine_and_the_search_leave_out_the_same_stopwords() -> None:
+    """The engine's list had "done" and the sidecar's did not; the sidecar's had "what", "there"."""
+    assert tokens("what is done there") == frozenset()
+    assert query_terms("what is done there") == []
+    for word in language.STOPWORDS:
+        assert not tokens(word) and not query_terms(word), word
+
+
+def test_the_embedder_skips_the_stopwords_too() -> None:
+    embedder = OfflineEmbedder()
+    assert embedder.embed(["deploy done"]).tolist() == embedder.embed(["deploy"]).tolist()
+
+
+def test_one_cjk_range_for_the_engine_and_the_index() -> None:
+    """U+FA0E, a compatibility ideograph NFKC keeps, was CJK to the index but a word to the engine."""
+    text = "東\ufa0e"
+    assert tokens(text) == frozenset(terms(text)) == {text}
+    assert fts_document(text) == text
+
+
+@pytest.mark.parametrize("label", ["Plan", "Reason", "Decided", "Entscheidung", "Decisión", "Heads up"])
+def test_every_lead_in_label_is_not_the_subject(label: str) -> None:
+    statement = f"{label}: Beacon auth port is 9643"
+    assert matching.subject(statement) == {"beacon", "auth", "port"}
+    assert subject_key(f"{label}: 9643", frozenset()) is None
+
+
+@pytest.mark.parametrize("label", ["Status", "Decision", "Plan", "Summary"])
+def test_a_lead_in_label_names_no_person(label: str) -> None:
+    assert person_names(f"{label}: Nadia moved to Berlin") == ["nadia", "berlin"]
