@@ -285,23 +285,31 @@ def _sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
                 "re-save MEMORY.md as UTF-8",
             )
             return
+        from .guards import tool_bytes
+        from .memory_doc import MemoryDocument
+
         size, limit = len(raw), config.memory_max_bytes
-        if size > limit:
+        tool = tool_bytes(MemoryDocument.parse(raw.decode("utf-8")))
+        if tool > limit:
             yield Check(
                 "sizes",
                 "warn",
-                f"MEMORY.md is {size:,} bytes, over memory_max_bytes ({limit:,})",
-                "runs keep it from growing; raise memory_max_bytes or archive entries by hand",
+                f"MEMORY.md: the tool's entries take {tool:,} bytes, over memory_max_bytes ({limit:,})",
+                "runs keep them from growing; raise memory_max_bytes or archive entries by hand",
             )
-        elif size > 0.9 * limit:
+        elif tool > 0.9 * limit:
             yield Check(
                 "sizes",
                 "warn",
-                f"MEMORY.md is {size:,} of {limit:,} bytes (memory_max_bytes)",
+                f"MEMORY.md: the tool's entries take {tool:,} of {limit:,} bytes (memory_max_bytes)",
                 "runs will archive the oldest entries to stay under it; raise memory_max_bytes to keep more",
             )
         else:
-            yield Check("sizes", "ok", f"MEMORY.md {size:,} of {limit:,} bytes")
+            yield Check(
+                "sizes",
+                "ok",
+                f"MEMORY.md {size:,} bytes; the tool's entries {tool:,} of {limit:,} (memory_max_bytes)",
+            )
     briefing = workspace.briefing
     if briefing.is_file() and briefing.stat().st_size > config.briefing_max_bytes:
         yield Check(

@@ -115,7 +115,7 @@ class _Planner:
         self.warnings: list[str] = []
         self.archived: list[ArchiveRecord] = []
         self.operation_counts: dict[str, int] = {}
-        self.memory_bytes_before = 0
+        self.tool_bytes_before = 0
 
     def plan(self) -> RunReport:
         started = time.monotonic()
@@ -124,8 +124,8 @@ class _Planner:
         self.warnings.extend(found.problems)
         memory_before = _read_bytes(self.workspace.memory_md)
         memory_text = _decode_memory(memory_before)
-        self.memory_bytes_before = len(memory_text.encode("utf-8"))
         document = MemoryDocument.parse(memory_text)
+        self.tool_bytes_before = guards.tool_bytes(document)
         entries_before = [entry for _, entry in document.entries()]
         result = nrem.NremResult()
         if "nrem" in self.options.phases:
@@ -280,7 +280,7 @@ class _Planner:
             self.warnings.append(
                 f"{swept.deferred} stale entries left for a later run (max_removal_share {self.config.max_removal_share:.0%})."
             )
-        limit = max(self.config.memory_max_bytes, self.memory_bytes_before)
+        limit = max(self.config.memory_max_bytes, self.tool_bytes_before)
         trimmed = guards.trim_to_size(
             document,
             limit,

@@ -10,7 +10,7 @@ import pytest
 
 from memory_sleep.config import Config
 from memory_sleep.errors import GuardError
-from memory_sleep.guards import check_removals, trim_to_size
+from memory_sleep.guards import check_removals, tool_bytes, trim_to_size
 from memory_sleep.memory_doc import Entry, MemoryDocument
 from memory_sleep.models import EntryView, KeptItem, NoteItem, Operation
 from memory_sleep.phases import rem
@@ -131,9 +131,9 @@ def test_emptying_memory_is_refused_whatever_the_share() -> None:
 
 def test_growth_past_the_limit_is_trimmed_by_archiving_the_oldest() -> None:
     document = MemoryDocument.parse(MEMORY)
-    limit = len(MEMORY.encode()) - 30
+    limit = tool_bytes(MemoryDocument.parse(MEMORY)) - 30
     records = trim_to_size(document, limit, budget=2, today=date(2026, 11, 21), last_used=_written)
-    assert len(document.render().encode()) <= limit
+    assert tool_bytes(document) <= limit
     assert [r.entry for r in records] == ["- Alpha runs on port 8080 (2026-11-01)"]
     with pytest.raises(GuardError, match="memory_max_bytes"):
         trim_to_size(MemoryDocument.parse(MEMORY), 60, budget=1, today=date(2026, 11, 21), last_used=_written)
@@ -254,7 +254,7 @@ def test_trimming_takes_routine_readings_first_and_keeps_decisions_and_changed_f
         "\n## Decisions\n- Gamma moves to Postgres 16 (2026-10-30)\n"
     )
     document = MemoryDocument.parse(text)
-    limit = len(text.encode()) - 60
+    limit = tool_bytes(MemoryDocument.parse(text)) - 60
     records = trim_to_size(document, limit, budget=3, today=date(2026, 11, 21), last_used=_written)
     assert [r.entry for r in records] == [
         "- Build: #3,107 green (7m34s) (2026-11-10)",
@@ -312,7 +312,7 @@ def test_trimming_takes_finished_business_first_and_keeps_facts_people_keep_chan
         "\n## Action items\n- Renew the cert by 2026-11-19 (2026-11-16)\n"
     )
     document = MemoryDocument.parse(text)
-    limit = len(text.encode()) - 130  # three entries
+    limit = tool_bytes(MemoryDocument.parse(text)) - 130  # three entries
     records = trim_to_size(
         document,
         limit,
@@ -336,6 +336,6 @@ def test_an_open_action_keeps_its_place_until_it_is_due() -> None:
     )
     document = MemoryDocument.parse(text)
     records = trim_to_size(
-        document, len(text.encode()) - 10, budget=1, today=date(2026, 11, 21), last_used=_written
+        document, tool_bytes(document) - 10, budget=1, today=date(2026, 11, 21), last_used=_written
     )
     assert [r.entry for r in records] == ["- Alpha runs on port 8080 (2026-11-10)"]
