@@ -87,6 +87,7 @@ def diagnose(workspace: Workspace, crontab: object | None = None) -> Diagnosis:
         ("engine", lambda: _engine(config)),
         ("last run", lambda: _last_run(workspace)),
         ("lock", lambda: _lock(workspace)),
+        ("MEMORY.md", lambda: _memory_loss(workspace)),
         ("sizes", lambda: _sizes(workspace, config)),
         ("notes", lambda: _notes(workspace, config)),
         ("sidecar", lambda: _sidecar(workspace, config)),
@@ -269,6 +270,23 @@ def _describe_holder(holder: dict[str, object]) -> str:
             alive = "running as another user"
         return f"pid {pid}, {alive}"
     return f"pid {pid} on {holder.get('host')}"
+
+
+def _memory_loss(workspace: Workspace) -> Iterator[Check]:
+    from .memory_loss import find_loss
+
+    memory = workspace.memory_md
+    loss = find_loss(
+        workspace, memory.read_text(encoding="utf-8", errors="replace") if memory.is_file() else ""
+    )
+    if loss:
+        yield Check(
+            "MEMORY.md",
+            "fail",
+            f"{loss.finding()}: emptied or cut since; runs refuse it",
+            f"`{loss.restore_command()}` restores the last run's version; or `memory-sleep run "
+            "--accept-memory-reset` goes on from it as it is",
+        )
 
 
 def _sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
