@@ -145,6 +145,11 @@ def main() -> None:
     type=float,
     help="Seconds to wait for another run's lock before giving up. Default: 0.",
 )
+@click.option(
+    "--accept-memory-reset",
+    is_flag=True,
+    help="Go on when MEMORY.md was emptied or cut since the last run (refused otherwise), from it as it is now.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the run's record as JSON.")
 @click.option("-v", "--verbose", count=True, help="Say more (every warning and file).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
@@ -166,6 +171,7 @@ def run(
     require_llm: bool,
     config_file: Path | None,
     wait: float | None,
+    accept_memory_reset: bool,
     as_json: bool,
     verbose: int,
     quiet: bool,
@@ -199,6 +205,7 @@ def run(
         today=today.date() if today else date.today(),
         phases=tuple(phases) or PHASES,
         dry_run=dry_run,
+        accept_memory_reset=accept_memory_reset,
     )
     progress = _progress(quiet or as_json)
     report = run_cycle(space, config, build_engine(config.engine, space.root), options, progress)

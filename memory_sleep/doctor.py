@@ -88,6 +88,7 @@ def diagnose(workspace: Workspace, crontab: object | None = None) -> Diagnosis:
         ("engine", lambda: _engine(config)),
         ("last run", lambda: _last_run(workspace)),
         ("lock", lambda: _lock(workspace)),
+        ("MEMORY.md", lambda: _memory_loss(workspace)),
         ("sizes", lambda: _sizes(workspace, config)),
         ("notes", lambda: _notes(workspace, config)),
         ("sidecar", lambda: _sidecar(workspace, config)),
@@ -290,6 +291,23 @@ def _describe_holder(holder: dict[str, object]) -> str:
     return f"pid {pid} on {holder.get('host')}"
 
 
+def _memory_loss(workspace: Workspace) -> Iterator[Check]:
+    from .memory_loss import find_loss
+
+    memory = workspace.memory_md
+    loss = find_loss(
+        workspace, memory.read_text(encoding="utf-8", errors="replace") if memory.is_file() else ""
+    )
+    if loss:
+        yield Check(
+            "MEMORY.md",
+            "fail",
+            f"{loss.finding()}: emptied or cut since; runs refuse it",
+            f"`{loss.restore_command()}` restores the last run's version; or `memory-sleep run "
+            "--accept-memory-reset` goes on from it as it is",
+        )
+
+
 def _sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
     memory = workspace.memory_md
     if memory.is_file():
@@ -304,23 +322,31 @@ def _sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
                 "re-save MEMORY.md as UTF-8",
             )
             return
+        from .guards import tool_bytes
+        from .memory_doc import MemoryDocument
+
         size, limit = len(raw), config.memory_max_bytes
-        if size > limit:
+        tool = tool_bytes(MemoryDocument.parse(raw.decode("utf-8")))
+        if tool > limit:
             yield Check(
                 "sizes",
                 "warn",
-                f"MEMORY.md is {size:,} bytes, over memory_max_bytes ({limit:,})",
-                "runs keep it from growing; raise memory_max_bytes or archive entries by hand",
+                f"MEMORY.md: the tool's entries take {tool:,} bytes, over memory_max_bytes ({limit:,})",
+                "runs keep them from growing; raise memory_max_bytes or archive entries by hand",
             )
-        elif size > 0.9 * limit:
+        elif tool > 0.9 * limit:
             yield Check(
                 "sizes",
                 "warn",
-                f"MEMORY.md is {size:,} of {limit:,} bytes (memory_max_bytes)",
+                f"MEMORY.md: the tool's entries take {tool:,} of {limit:,} bytes (memory_max_bytes)",
                 "runs will archive the oldest entries to stay under it; raise memory_max_bytes to keep more",
             )
         else:
-            yield Check("sizes", "ok", f"MEMORY.md {size:,} of {limit:,} bytes")
+            yield Check(
+                "sizes",
+                "ok",
+                f"MEMORY.md {size:,} bytes; the tool's entries {tool:,} of {limit:,} (memory_max_bytes)",
+            )
     briefing = workspace.briefing
     if briefing.is_file() and briefing.stat().st_size > config.briefing_max_bytes:
         yield Check(

@@ -1,4 +1,5 @@
-"""Refuse or trim a run that would empty MEMORY.md, drop too much of it, or grow it past its limit."""
+"""Refuse or trim a run that would empty MEMORY.md, drop too much of it, or grow the tool's part of it
+past its limit."""
 
 from __future__ import annotations
 
@@ -40,6 +41,20 @@ def check_removals(before: Sequence[Entry], document: MemoryDocument, share: flo
         )
 
 
+def tool_bytes(document: MemoryDocument) -> int:
+    """The bytes `memory_max_bytes` bounds: the tool's entries (bullets ending in their date) and its
+    project summaries (heading and field lines). What a person wrote (paragraphs, tables, other
+    sections, bullets without a date) never counts."""
+    entries = sum(
+        len(entry.render(document.newline).encode("utf-8")) for _, entry in document.entries() if entry.day
+    )
+    summaries = sum(
+        len((block.heading_raw + "".join(block.field_lines())).encode("utf-8"))
+        for block in document.projects().values()
+    )
+    return entries + summaries
+
+
 def trim_to_size(
     editor: DocumentEditor,
     limit: int,
@@ -48,11 +63,12 @@ def trim_to_size(
     last_used: Callable[[Entry], date],
     finished_projects: frozenset[str] = frozenset(),
 ) -> list[Edit]:
-    """Archive edits for entries until MEMORY.md fits `limit` bytes, those of least use first: by the day an entry
-    was last written or referenced, moved back a year for finished business (a routine reading, a
-    finished project, an event whose dates are all past), forward two weeks for a decision and two months
-    for a fact whose value changed (people keep it up to date), to its due day for an open action;
-    lessons are never trimmed. GuardError if the budget runs out first."""
+    """Archive edits for the tool's entries until its part of MEMORY.md (`tool_bytes`) fits `limit`
+    bytes, those of least use first: by the day an entry was last written or referenced, moved back a
+    year for finished business (a routine reading, a finished project, an event whose dates are all
+    past), forward two weeks for a decision and two months for a fact whose value changed (people keep
+    it up to date), to its due day for an open action; lessons and bullets a person wrote without a
+    date are never trimmed. GuardError if the budget runs out first."""
     document = editor.document
     edits: list[Edit] = []
     candidates = sorted(
@@ -64,16 +80,17 @@ def trim_to_size(
                 entry,
             )
             for section, entry in document.entries()
-            if section.title not in _NEVER_TRIM
+            if section.title not in _NEVER_TRIM and entry.day
         ),
         key=lambda c: (c[0], c[1]),
     )
-    size = _size(document)
+    size = tool_bytes(document)
     while size > limit:
         if not candidates or len(edits) >= budget:
             raise GuardError(
-                f"Refused: MEMORY.md would grow to {size:,} bytes, over memory_max_bytes ({limit:,}), "
-                "and trimming it would remove too many entries. Nothing was changed. Raise memory_max_bytes."
+                f"Refused: the tool's entries in MEMORY.md would grow to {size:,} bytes, over memory_max_bytes "
+                f"({limit:,}), and trimming them would remove too many entries. Nothing was changed. "
+                "Raise memory_max_bytes."
             )
         _, _, _, entry = candidates.pop(0)
         size -= len(entry.render(document.newline).encode("utf-8"))
@@ -116,7 +133,3 @@ def _past_event(text: str, today: date) -> bool:
     """Every date the entry names is over: an event that happened, not a fact that holds."""
     days = matching.typed_values(matching.current_claim(text)).get("date", frozenset())
     return bool(days) and all(day < today.isoformat() for day in days)
-
-
-def _size(document: MemoryDocument) -> int:
-    return len(document.render().encode("utf-8"))

@@ -90,6 +90,10 @@ class ProjectBlock:
                 found[_canonical_field(match.group(1))] = match.group(2).strip()
         return found
 
+    def field_lines(self) -> list[str]:
+        """The Status, Contacts, Last event and Next lines: the tool's part of the block."""
+        return [line for line in self.lines if _FIELD_LINE.match(strip_newline(line))]
+
     def set_fields(self, values: ProjectFields, newline: str) -> bool:
         """Write the four lines in place (appending missing ones); True if anything changed."""
         wanted = dict(

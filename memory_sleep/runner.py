@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from . import guards, sleep_log
+from . import guards, memory_loss, sleep_log
 from .archive import ArchiveRecord, append_records, records_since
 from .config import Config
 from .engines.base import ClassifyContext, Engine
-from .errors import WorkspaceError
+from .errors import GuardError, WorkspaceError
 from .lock import workspace_lock
 from .memory_doc import HEADER, Entry, MemoryDocument
 from .models import KeptItem, NoteItem
@@ -34,6 +34,7 @@ class RunOptions:
     today: date
     phases: tuple[str, ...] = PHASES
     dry_run: bool = False
+    accept_memory_reset: bool = False
 
 
 @dataclass
@@ -126,7 +127,7 @@ class _Planner:
         self.archived: list[ArchiveRecord] = []
         self.operation_counts: dict[str, int] = {}
         self.edits: list[Edit] = []
-        self.memory_bytes_before = 0
+        self.tool_bytes_before = 0
 
     def plan(self) -> RunReport:
         started = time.monotonic()
@@ -135,8 +136,11 @@ class _Planner:
         self.warnings.extend(found.problems)
         memory_before = _read_bytes(self.workspace.memory_md)
         memory_text = _decode_memory(memory_before)
-        self.memory_bytes_before = len(memory_text.encode("utf-8"))
+        loss = memory_loss.find_loss(self.workspace, memory_text)
+        if loss and not self.options.accept_memory_reset:
+            raise GuardError(loss.refusal())
         document = MemoryDocument.parse(memory_text)
+        self.tool_bytes_before = guards.tool_bytes(document)
         entries_before = [entry for _, entry in document.entries()]
         result = nrem.NremResult()
         if "nrem" in self.options.phases:
@@ -176,6 +180,11 @@ class _Planner:
             changes.append(FileChange("memory/archive.md", append_records(current, self.archived).encode()))
         changes.extend(self._state_changes())
         changes = [c for c in changes if _read_bytes(self.workspace.root / c.path) != c.content]
+        copy = FileChange(
+            self.workspace.relative(self.workspace.state_dir / memory_loss.LAST_RUN_COPY), memory_after
+        )
+        if changes and _read_bytes(self.workspace.root / copy.path) != copy.content:
+            changes.append(copy)  # what the next run compares MEMORY.md with, and restores it from
         now = datetime.now(UTC)
         record = sleep_log.RunRecord(
             lastRun=now,
@@ -299,7 +308,7 @@ class _Planner:
             self.warnings.append(
                 f"{swept.deferred} stale entries left for a later run (max_removal_share {self.config.max_removal_share:.0%})."
             )
-        limit = max(self.config.memory_max_bytes, self.memory_bytes_before)
+        limit = max(self.config.memory_max_bytes, self.tool_bytes_before)
         trimmed = guards.trim_to_size(
             editor,
             limit,

@@ -25,7 +25,7 @@ KEY_NOTES: dict[str, str] = {
     "stale_after_days": "entries with no reference for this long go to the archive",
     "archive_after_days": "notes older than this are folded into weekly summaries",
     "briefing_max_bytes": "hard limit of memory/briefing.md (at most 2048)",
-    "memory_max_bytes": "MEMORY.md may not grow past this (or past its current size)",
+    "memory_max_bytes": "the tool's entries in MEMORY.md stay under this; text you wrote never counts",
     "max_removal_share": "a run may shrink MEMORY.md by at most this share of its entries",
     "move_folded_notes": "true: move folded notes to memory/archive/daily/",
     "max_note_bytes": "larger notes are skipped with a message",

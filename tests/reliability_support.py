@@ -64,7 +64,7 @@ def is_compared(relative: str) -> bool:
     if ".sleep" not in parts:
         return True
     inside = parts[parts.index(".sleep") + 1 :]
-    return inside == ["state.json"] or (len(inside) == 2 and inside[0] == "notes")
+    return inside in (["state.json"], ["MEMORY.last-run.md"]) or (len(inside) == 2 and inside[0] == "notes")
 
 
 def normalized(relative: str, data: bytes) -> bytes:

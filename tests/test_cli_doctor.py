@@ -134,7 +134,8 @@ def test_a_failed_last_run_oversized_memory_and_a_vanished_cron_program(fixture_
     sizes = [c for c in diagnose(Workspace.open(fixture_workspace), table).checks if c.area == "sizes"]
     assert (
         sizes[0].level == "warn"
-        and sizes[0].message == "MEMORY.md is 4,239 bytes, over memory_max_bytes (2,048)"
+        and sizes[0].message
+        == "MEMORY.md: the tool's entries take 3,148 bytes, over memory_max_bytes (2,048)"
     )
 
 

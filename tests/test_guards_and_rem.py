@@ -10,7 +10,7 @@ import pytest
 
 from memory_sleep.config import Config
 from memory_sleep.errors import GuardError
-from memory_sleep.guards import check_removals, trim_to_size
+from memory_sleep.guards import check_removals, tool_bytes, trim_to_size
 from memory_sleep.memory_doc import Entry, MemoryDocument
 from memory_sleep.models import EntryView, KeptItem, NoteItem, Operation
 from memory_sleep.plan import DocumentEditor
@@ -139,11 +139,11 @@ def test_emptying_memory_is_refused_whatever_the_share() -> None:
 
 def test_growth_past_the_limit_is_trimmed_by_archiving_the_oldest() -> None:
     document = MemoryDocument.parse(MEMORY)
-    limit = len(MEMORY.encode()) - 30
+    limit = tool_bytes(MemoryDocument.parse(MEMORY)) - 30
     records = archived_by(
         document, TODAY, lambda e: trim_to_size(e, limit, budget=2, today=TODAY, last_used=_written)
     )
-    assert len(document.render().encode()) <= limit
+    assert tool_bytes(document) <= limit
     assert [r.entry for r in records] == ["- Alpha runs on port 8080 (2026-11-01)"]
     with pytest.raises(GuardError, match="memory_max_bytes"):
         trim_to_size(
@@ -266,7 +266,7 @@ def test_trimming_takes_routine_readings_first_and_keeps_decisions_and_changed_f
         "\n## Decisions\n- Gamma moves to Postgres 16 (2026-10-30)\n"
     )
     document = MemoryDocument.parse(text)
-    limit = len(text.encode()) - 60
+    limit = tool_bytes(MemoryDocument.parse(text)) - 60
     records = archived_by(
         document, TODAY, lambda e: trim_to_size(e, limit, budget=3, today=TODAY, last_used=_written)
     )
@@ -326,7 +326,7 @@ def test_trimming_takes_finished_business_first_and_keeps_facts_people_keep_chan
         "\n## Action items\n- Renew the cert by 2026-11-19 (2026-11-16)\n"
     )
     document = MemoryDocument.parse(text)
-    limit = len(text.encode()) - 130  # three entries
+    limit = tool_bytes(MemoryDocument.parse(text)) - 130  # three entries
     records = archived_by(
         document,
         TODAY,
@@ -348,9 +348,10 @@ def test_an_open_action_keeps_its_place_until_it_is_due() -> None:
         "\n## Action items\n- send Hooli the revised SOW by 3 Dec (2026-11-01)\n"
     )
     document = MemoryDocument.parse(text)
+    limit = tool_bytes(document) - 10
     records = archived_by(
         document,
         TODAY,
-        lambda e: trim_to_size(e, len(text.encode()) - 10, budget=1, today=TODAY, last_used=_written),
+        lambda e: trim_to_size(e, limit, budget=1, today=TODAY, last_used=_written),
     )
     assert [r.entry for r in records] == ["- Alpha runs on port 8080 (2026-11-10)"]
