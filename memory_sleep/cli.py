@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from functools import wraps
 from pathlib import Path
@@ -199,8 +199,10 @@ def run(
         phases=tuple(phases) or PHASES,
         dry_run=dry_run,
     )
-    progress = _progress(quiet or as_json)
-    report = run_cycle(space, config, build_engine(config.engine, space.root), options, progress)
+    with _progress(quiet or as_json) as progress:
+        report = run_cycle(
+            space, config, build_engine(config.engine, space.root, progress), options, progress
+        )
     if if_due and not dry_run:
         from .schedule import mark_success
 
@@ -285,13 +287,26 @@ def status(workspace: Path, today: datetime | None, as_json: bool) -> None:
         click.echo(f"{key}: {value}")
 
 
-def _progress(silent: bool) -> Callable[[str], None] | None:
+@contextlib.contextmanager
+def _progress(silent: bool) -> Iterator[Callable[[str], None] | None]:
+    """On a terminal, one line on stderr saying what the run waits on and for how long; else nothing."""
     if silent or not sys.stderr.isatty():
-        return None
+        yield None
+        return
     from rich.console import Console
+    from rich.progress import Progress, ProgressColumn, Task, TextColumn
+    from rich.text import Text
 
-    console = Console(stderr=True)
-    return lambda stage: console.print(f"[dim]… {stage}[/dim]")
+    class Waited(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            seconds = int(task.elapsed or 0)
+            return Text(f"{seconds} s" if seconds else "", style="dim")
+
+    with Progress(
+        TextColumn("[dim]… {task.description}"), Waited(), console=Console(stderr=True), transient=True
+    ) as line:
+        task = line.add_task("reading the workspace")
+        yield lambda stage: line.reset(task, description=stage)
 
 
 # the other verbs live in modules of their own and register themselves on `main`
