@@ -115,20 +115,20 @@ class ModelCalls:
                 history = (*history, Exchange(invalid.answer, invalid.problem))
                 continue
             except ProviderError as error:
-                fatal = isinstance(error, ProviderUnusable)
-                if self.breaker.failed(fatal):
+                reason = str(error).removeprefix(f"{error.provider}: ")
+                if self.breaker.failed(fatal=isinstance(error, ProviderUnusable)):
                     self._say_once(
                         "breaker",
-                        f"{self.client.provider}: stopped calling for the rest of this run ({error}).",
+                        f"{self.client.provider}: stopped calling for the rest of this run ({reason}).",
                     )
                 if self.config.require_llm:
                     raise ProviderError(
                         self.client.provider,
-                        f"{str(error).removeprefix(self.client.provider + ': ')} ({request.what}). "
+                        f"{reason} ({request.what}). "
                         "Nothing was changed (--require-llm); fix the provider or run without --require-llm.",
                         error.status,
                     ) from error
-                self._give_up(request, str(error))
+                self._give_up(request, reason)
                 return None
             self._spend(request.phase, spent)
             self._take_notices()
@@ -172,9 +172,9 @@ class ModelCalls:
             except ProviderTransient as error:
                 wait = min(MAX_RETRY_WAIT_SECS, error.retry_after or 0.5 * 2 ** (attempt - 1))
                 if attempt == attempts or wait >= self.deadline.remaining():
+                    tried = f"after {attempt} attempts: " if attempt > 1 else ""
                     reason = str(error).removeprefix(f"{self.client.provider}: ")
-                    tried = f" (after {attempt} attempts)" if attempt > 1 else ""
-                    raise ProviderError(self.client.provider, reason + tried, error.status) from error
+                    raise ProviderError(self.client.provider, tried + reason, error.status) from error
                 self.progress(f"{label}: retrying in {wait:.0f} s")
                 self.sleep(wait)
             finally:
