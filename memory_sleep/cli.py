@@ -295,15 +295,19 @@ def _progress(silent: bool) -> Iterator[Callable[[str], None] | None]:
         return
     from rich.console import Console
     from rich.progress import Progress, ProgressColumn, Task, TextColumn
+    from rich.table import Column
     from rich.text import Text
 
-    class Waited(ProgressColumn):
+    class Waited(ProgressColumn):  # first, so that a long description cut at the edge never hides it
         def render(self, task: Task) -> Text:
             seconds = int(task.elapsed or 0)
-            return Text(f"{seconds} s" if seconds else "", style="dim")
+            return Text(f"… {seconds:>3} s" if seconds else "…", style="dim")
 
     with Progress(
-        TextColumn("[dim]… {task.description}"), Waited(), console=Console(stderr=True), transient=True
+        Waited(table_column=Column(min_width=7, no_wrap=True)),
+        TextColumn("[dim]{task.description}", table_column=Column(ratio=1, no_wrap=True)),
+        console=Console(stderr=True),
+        transient=True,
     ) as line:
         task = line.add_task("reading the workspace")
         yield lambda stage: line.reset(task, description=stage)

@@ -160,9 +160,9 @@ def test_a_page_instead_of_an_answer_is_retried_and_the_wait_is_reported(api: Fa
     assert verdicts[0].reason == "r" and engine.usage.calls == len(api.requests) == 2
     batch = "NREM batch of 1 items from memory/2026-11-24.md:1 (call 1)"
     assert heard == [
-        f"{batch}: waiting on the model",
-        f"{batch}: retrying in 0 s",
-        f"{batch}: waiting on the model, attempt 2",
+        f"waiting on the model: {batch}",
+        f"retrying in 0 s: {batch}",
+        f"waiting on the model, attempt 2: {batch}",
     ]
 
 

@@ -4,8 +4,10 @@ entry is ever lost."""
 
 from __future__ import annotations
 
+import io
 import json
 import socket
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from pydantic import BaseModel
 
-from memory_sleep.cli import main
+from memory_sleep.cli import _progress, main
 from memory_sleep.config import Config, EngineConfig, SidecarConfig
 from memory_sleep.engines.budget import Deadline
 from memory_sleep.engines.fake_brain import plausible_answer
@@ -142,6 +144,7 @@ def test_an_answer_that_is_not_an_api_response_is_a_provider_failure(
     code, output = _run(fixture_workspace, "-v")
     assert code == 0, output
     assert "Traceback" not in output and "unexpected" not in output
+    assert "waiting on the model" not in output  # not a terminal: no progress line
     assert problem in output and f"Warning: {provider}: stopped calling for the rest of this run (" in output
     log = json.loads((fixture_workspace / "memory" / "sleep-log.json").read_text())
     assert log["status"] == "ok" and log["llmCalls"] == len(api.requests) == 3  # breaker_failures
@@ -276,3 +279,19 @@ def test_every_request_is_counted_in_the_sleep_log(
         f"Warning: {provider}: stopped calling for the rest of this run (after 3 attempts: server error (500)"
         in output
     )
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_progress_says_what_the_run_waits_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with _progress(silent=False) as say:
+        assert say is not None
+        say("waiting on the model: REM batch of 20 items from memory/2026-11-24.md:3 (call 2)")
+    assert "waiting on the model: REM batch of 20 items" in terminal.getvalue()
+    with _progress(silent=True) as say:
+        assert say is None

@@ -155,7 +155,9 @@ class ModelCalls:
             if remaining <= 0:
                 raise self._past_deadline()
             self.deadline.start()
-            self.progress(f"{label}: waiting on the model" + (f", attempt {attempt}" if attempt > 1 else ""))
+            self.progress(
+                "waiting on the model" + (f", attempt {attempt}" if attempt > 1 else "") + f": {label}"
+            )
             before = self.client.requests_sent
             try:
                 return self.client.complete(
@@ -175,7 +177,7 @@ class ModelCalls:
                     tried = f"after {attempt} attempts: " if attempt > 1 else ""
                     reason = str(error).removeprefix(f"{self.client.provider}: ")
                     raise ProviderError(self.client.provider, tried + reason, error.status) from error
-                self.progress(f"{label}: retrying in {wait:.0f} s")
+                self.progress(f"retrying in {wait:.0f} s: {label}")
                 self.sleep(wait)
             finally:
                 self.usage.sent(request.phase, self.client.requests_sent - before)
