@@ -10,7 +10,14 @@ import pytest
 from memory_sleep.config import EngineConfig
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.llm import llm_engine
-from memory_sleep.engines.model import InvalidAnswer, ModelClient, Prompt, ProviderTimeout, ProviderUnusable
+from memory_sleep.engines.model import (
+    InvalidAnswer,
+    ModelClient,
+    Prompt,
+    ProviderTimeout,
+    ProviderTransient,
+    ProviderUnusable,
+)
 from memory_sleep.engines.providers import model_client
 from memory_sleep.engines.schemas import ClassifyAnswer, IntegrateAnswer
 from memory_sleep.errors import ConfigError, ProviderError
@@ -149,6 +156,28 @@ def test_server_error_after_retries_is_a_provider_error(api: FakeAPI, provider: 
     with pytest.raises(ProviderError, match=r"after 2 attempts: server error \(500\) ") as raised:
         _classify(api, provider, require_llm=True)
     assert raised.value.status == 500 and len(api.requests) == 2
+
+
+NOT_AN_ANSWER = {
+    "a web page": (Reply(raw="<!doctype html><title>Open WebUI</title>", content_type="text/html"), "answered with an HTML page; check that [engine] base_url is the API"),
+    "a page labelled JSON": (Reply(raw="<html><body>Sign in</body></html>"), "answered with an HTML page"),
+    "an HTML error page": (Reply(status=502, raw="<html><h1>502 Bad Gateway</h1></html>", content_type="text/html"), "server error (502) (an HTML error page"),
+    "an empty body": (Reply(raw=""), "answered with an empty body"),
+    "plain text": (Reply(raw="Not Found", content_type="text/plain"), "answered with 'Not Found', which is not an API response"),
+    "a body cut mid-stream": (Reply(raw='{"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "content": [{"ty', cut=True), "peer closed connection"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("body", NOT_AN_ANSWER)
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_an_answer_that_is_not_an_api_response_is_a_transient_provider_failure(
+    api: FakeAPI, provider: str, body: str
+) -> None:
+    reply, problem = NOT_AN_ANSWER[body]
+    api.queue.append(reply)
+    with pytest.raises(ProviderTransient) as raised:
+        _client(api, provider).complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+    assert problem in str(raised.value) and len(api.requests) == 1
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
