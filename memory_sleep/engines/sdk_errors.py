@@ -46,9 +46,8 @@ def provider_error(
         if status == 429:
             return ProviderTransient(provider, f"rate limited (429) ({detail})", status, _retry_after(error))
         if status >= 500 or status in (408, 409):
-            return ProviderTransient(
-                provider, f"server error ({status}) ({detail})", status, _retry_after(error)
-            )
+            kind = "server error" if status >= 500 else "temporary failure"
+            return ProviderTransient(provider, f"{kind} ({status}) ({detail})", status, _retry_after(error))
         return ProviderError(provider, f"request refused ({status}): {detail}", status)
     return ProviderError(provider, f"{type(error).__name__}: {error}")
 
