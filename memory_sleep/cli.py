@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from functools import wraps
 from pathlib import Path
@@ -207,8 +207,10 @@ def run(
         dry_run=dry_run,
         accept_memory_reset=accept_memory_reset,
     )
-    progress = _progress(quiet or as_json)
-    report = run_cycle(space, config, build_engine(config.engine, space.root), options, progress)
+    with _progress(quiet or as_json) as progress:
+        report = run_cycle(
+            space, config, build_engine(config.engine, space.root, progress), options, progress
+        )
     if if_due and not dry_run:
         from .schedule import mark_success
 
@@ -305,13 +307,30 @@ def status(workspace: Path, today: datetime | None, pending: bool, as_json: bool
         click.echo("\n".join(status_lines(report)))
 
 
-def _progress(silent: bool) -> Callable[[str], None] | None:
+@contextlib.contextmanager
+def _progress(silent: bool) -> Iterator[Callable[[str], None] | None]:
+    """On a terminal, one line on stderr saying what the run waits on and for how long; else nothing."""
     if silent or not sys.stderr.isatty():
-        return None
+        yield None
+        return
     from rich.console import Console
+    from rich.progress import Progress, ProgressColumn, Task, TextColumn
+    from rich.table import Column
+    from rich.text import Text
 
-    console = Console(stderr=True)
-    return lambda stage: console.print(f"[dim]… {stage}[/dim]")
+    class Waited(ProgressColumn):  # first, so that a long description cut at the edge never hides it
+        def render(self, task: Task) -> Text:
+            seconds = int(task.elapsed or 0)
+            return Text(f"… {seconds:>3} s" if seconds else "…", style="dim")
+
+    with Progress(
+        Waited(table_column=Column(min_width=7, no_wrap=True)),
+        TextColumn("[dim]{task.description}", table_column=Column(ratio=1, no_wrap=True)),
+        console=Console(stderr=True),
+        transient=True,
+    ) as line:
+        task = line.add_task("reading the workspace")
+        yield lambda stage: line.reset(task, description=stage)
 
 
 # the other verbs live in modules of their own and register themselves on `main`

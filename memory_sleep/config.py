@@ -29,6 +29,7 @@ class EngineConfig(_Section):
     model: str | None = None
     base_url: str | None = None
     timeout_secs: float = Field(default=60.0, gt=0)
+    deadline_secs: float = Field(default=600.0, gt=0)
     max_tokens_per_run: int = Field(default=200_000, ge=0)
     batch_size: int = Field(default=20, ge=1)
     prompts_dir: Path | None = None

@@ -32,13 +32,16 @@ SCHEMA_BY_KEYS = {
 
 @dataclass
 class Reply:
-    """One scripted answer: an HTTP status and JSON body, or raw text, after an optional delay."""
+    """One scripted answer: an HTTP status and JSON body, or raw text, after an optional delay;
+    `cut` announces more bytes than it sends and closes the connection mid-body."""
 
     status: int = 200
     body: Any = None
     raw: str | None = None
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "application/json"
+    cut: bool = False
 
 
 @dataclass
@@ -91,12 +94,14 @@ class FakeAPI:
             time.sleep(reply.delay)
         payload = (reply.raw if reply.raw is not None else json.dumps(reply.body)).encode()
         handler.send_response(reply.status)
-        handler.send_header("content-type", "application/json")
-        handler.send_header("content-length", str(len(payload)))
+        handler.send_header("content-type", reply.content_type)
+        handler.send_header("content-length", str(len(payload) * (10 if reply.cut else 1)))
         for name, value in reply.headers.items():
             handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(payload)
+        if reply.cut:
+            handler.close_connection = True
 
     def _think(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         return answer_for(schema_name(path, body), prompt_text(body))

@@ -104,7 +104,8 @@ def test_require_llm_with_a_failing_provider_exits_1_and_changes_nothing(
     before = snapshot_tree(fixture_workspace)
     code, output = _run(fixture_workspace, "--require-llm")
     assert code == 1
-    assert f"Error: {provider}: server error" in output and "Nothing was changed (--require-llm)" in output
+    assert f"Error: {provider}: after 2 attempts: server error" in output
+    assert "Nothing was changed (--require-llm)" in output
     _assert_nothing_changed(fixture_workspace, before)
 
 

@@ -10,7 +10,14 @@ import pytest
 from memory_sleep.config import EngineConfig
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.llm import llm_engine
-from memory_sleep.engines.model import InvalidAnswer, ModelClient, Prompt, ProviderUnusable
+from memory_sleep.engines.model import (
+    InvalidAnswer,
+    ModelClient,
+    Prompt,
+    ProviderTimeout,
+    ProviderTransient,
+    ProviderUnusable,
+)
 from memory_sleep.engines.providers import model_client
 from memory_sleep.engines.schemas import ClassifyAnswer, IntegrateAnswer
 from memory_sleep.errors import ConfigError, ProviderError
@@ -118,8 +125,15 @@ def test_compatible_server_without_json_schema_gets_json_mode(
     assert "JSON mode" in client.notices[0]  # type: ignore[attr-defined]
 
 
+def _classify(api: FakeAPI, provider: str, **options: Any) -> tuple[str, Any]:
+    """One NREM batch through the engine (retries, breaker, counting), its verdict and the engine's usage."""
+    engine = llm_engine(_client(api, provider), _config(api, provider, **options))
+    verdicts = engine.classifier.classify([_item(1, "Decided: queue on Postgres")], ClassifyContext([], []))
+    return verdicts[0].reason, engine.usage  # "r" from the model, the offline engine's own otherwise
+
+
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_rate_limit_then_success_is_retried_by_the_sdk(api: FakeAPI, provider: str) -> None:
+def test_rate_limit_then_success_is_retried(api: FakeAPI, provider: str) -> None:
     error = (
         anthropic_error(
             429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"
@@ -128,8 +142,8 @@ def test_rate_limit_then_success_is_retried_by_the_sdk(api: FakeAPI, provider: s
         else openai_error(429, "rate_limit_exceeded", "Rate limit reached for gpt-4.1-mini")
     )
     api.queue.extend([error, GOOD])
-    answer, _ = _client(api, provider).complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
-    assert answer.classifications[0].id == "I1" and len(api.requests) == 2
+    reason, usage = _classify(api, provider)
+    assert reason == "r" and len(api.requests) == 2 and usage.calls == 2
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -140,16 +154,61 @@ def test_server_error_after_retries_is_a_provider_error(api: FakeAPI, provider: 
         else openai_error(500, "server_error", "The server had an error")
     )
     api.queue.extend([error, error])
-    with pytest.raises(ProviderError, match=r"server error \(500\) after retries") as raised:
-        _client(api, provider).complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+    with pytest.raises(ProviderError, match=r"after 2 attempts: server error \(500\) ") as raised:
+        _classify(api, provider, require_llm=True)
     assert raised.value.status == 500 and len(api.requests) == 2
+
+
+NOT_AN_ANSWER = {
+    "a web page": (Reply(raw="<!doctype html><title>Open WebUI</title>", content_type="text/html"), "answered with an HTML page; check that [engine] base_url is the API"),
+    "a page labelled JSON": (Reply(raw="<html><body>Sign in</body></html>"), "answered with an HTML page"),
+    "an HTML error page": (Reply(status=502, raw="<html><h1>502 Bad Gateway</h1></html>", content_type="text/html"), "server error (502) (an HTML error page"),
+    "an empty body": (Reply(raw=""), "answered with an empty body"),
+    "plain text": (Reply(raw="Not Found", content_type="text/plain"), "answered with 'Not Found', which is not an API response"),
+    "a body cut mid-stream": (Reply(raw='{"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "content": [{"ty', cut=True), "peer closed connection"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("body", NOT_AN_ANSWER)
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_an_answer_that_is_not_an_api_response_is_a_transient_provider_failure(
+    api: FakeAPI, provider: str, body: str
+) -> None:
+    reply, problem = NOT_AN_ANSWER[body]
+    api.queue.append(reply)
+    with pytest.raises(ProviderTransient) as raised:
+        _client(api, provider).complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
+    assert problem in str(raised.value) and len(api.requests) == 1
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_page_instead_of_an_answer_is_retried_and_the_wait_is_reported(api: FakeAPI, provider: str) -> None:
+    api.queue.extend([Reply(raw="<html><body>Sign in</body></html>", content_type="text/html"), GOOD])
+    heard: list[str] = []
+    engine = llm_engine(_client(api, provider), _config(api, provider), progress=heard.append)
+    verdicts = engine.classifier.classify([_item(1, "Decided: queue on Postgres")], ClassifyContext([], []))
+    assert verdicts[0].reason == "r" and engine.usage.calls == len(api.requests) == 2
+    batch = "NREM batch of 1 item from memory/2026-11-24.md:1 (call 1)"
+    assert heard == [
+        f"waiting on the model: {batch}",
+        f"retrying in 0 s: {batch}",
+        f"waiting on the model, attempt 2: {batch}",
+    ]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_no_request_waits_past_the_run_deadline(api: FakeAPI, provider: str) -> None:
+    api.queue.append(Reply(body={}, delay=1.0))
+    with pytest.raises(ProviderError, match=r"reached \[engine\] deadline_secs \(0.2s after the first one\)"):
+        _classify(api, provider, timeout_secs=5.0, deadline_secs=0.2, require_llm=True)
+    assert len(api.requests) == 1
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_timeout_is_a_provider_error_naming_the_setting(api: FakeAPI, provider: str) -> None:
     api.queue.append(Reply(body={}, delay=1.0))
     client = _client(api, provider, timeout_secs=0.2, max_retries=0)
-    with pytest.raises(ProviderError, match=r"no answer within 0.2s .* raise \[engine\] timeout_secs"):
+    with pytest.raises(ProviderTimeout, match=r"no answer within 0.2s .* raise \[engine\] timeout_secs"):
         client.complete(PROMPT, ClassifyAnswer, max_output_tokens=512)
 
 

@@ -4,8 +4,10 @@ entry is ever lost."""
 
 from __future__ import annotations
 
+import io
 import json
 import socket
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,8 +16,9 @@ import pytest
 from click.testing import CliRunner
 from pydantic import BaseModel
 
-from memory_sleep.cli import main
+from memory_sleep.cli import _progress, main
 from memory_sleep.config import Config, EngineConfig, SidecarConfig
+from memory_sleep.engines.budget import Deadline
 from memory_sleep.engines.fake_brain import plausible_answer
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.model import Exchange, Prompt
@@ -25,7 +28,7 @@ from memory_sleep.runner import RunOptions, RunReport, run_cycle
 from memory_sleep.workspace import Workspace
 
 from .conftest import FIXTURE_TODAY, snapshot_tree
-from .fake_api import FakeAPI, Reply, serve
+from .fake_api import FakeAPI, Reply, anthropic_error, openai_error, serve
 
 api = pytest.fixture(serve)
 PROVIDERS = ["anthropic", "openai"]
@@ -80,7 +83,7 @@ def test_provider_down_for_the_whole_run_completes_offline_and_says_so(
     assert "batches decided offline (see warnings)" in output
     assert f"Warning: {provider}: stopped calling for the rest of this run (" in output
     log = json.loads((fixture_workspace / "memory" / "sleep-log.json").read_text())
-    assert log["status"] == "ok" and log["itemsKept"] > 0 and log["llmCalls"] == 0
+    assert log["status"] == "ok" and log["itemsKept"] > 0 and log["llmCalls"] == 3  # tried, refused
     assert (fixture_workspace / "memory" / "briefing.md").exists()
 
 
@@ -109,21 +112,60 @@ def test_a_provider_slower_than_the_timeout_is_given_up_on(
         (fixture_workspace / "memory-sleep.toml")
         .read_text()
         .replace("timeout_secs = 2", "timeout_secs = 0.3")
+        .replace("max_retries = 0", "max_retries = 2")
     )
-    api.queue.extend([Reply(body={}, delay=1.0)] * 3)  # three slow answers open the circuit breaker
+    api.queue.extend([Reply(body={}, delay=1.0)] * 9)
     started = time.monotonic()
     code, output = _run(fixture_workspace, "-v")
     assert code == 0, output
     assert time.monotonic() - started < 30
-    assert len(api.requests) == 3
+    assert len(api.requests) == 3  # a timed-out call is not retried; three open the circuit breaker
     assert "no answer within 0.3s" in output and "stopped calling for the rest of this run" in output
     assert (fixture_workspace / "memory" / "briefing.md").exists()
 
 
-def _engine_run(folder: Path, reply: Any) -> tuple[RunReport, FunctionModel]:
+NOT_AN_ANSWER = {  # the other bodies that are no API answer: test_engines_sdk.py
+    "a web page": Reply(raw="<!doctype html><title>Open WebUI</title>", content_type="text/html"),
+    "a page labelled JSON": Reply(raw="<html><body>Sign in</body></html>"),
+}
+
+
+@pytest.mark.parametrize("body", NOT_AN_ANSWER)
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_an_answer_that_is_not_an_api_response_is_a_provider_failure(
+    fixture_workspace: Path, api: FakeAPI, provider: str, body: str
+) -> None:
+    reply, problem = NOT_AN_ANSWER[body], "answered with an HTML page"
+    _configure(fixture_workspace, provider, api.url if provider == "anthropic" else api.url + "/v1")
+    api.queue.extend([reply] * 10)
+    code, output = _run(fixture_workspace, "-v")
+    assert code == 0, output
+    assert "Traceback" not in output and "unexpected" not in output
+    assert "waiting on the model" not in output  # not a terminal: no progress line
+    assert problem in output and f"Warning: {provider}: stopped calling for the rest of this run (" in output
+    log = json.loads((fixture_workspace / "memory" / "sleep-log.json").read_text())
+    assert log["status"] == "ok" and log["llmCalls"] == len(api.requests) == 3  # breaker_failures
+    assert (fixture_workspace / "memory" / "briefing.md").exists()
+    if body != "a web page":
+        return
+    api.queue.clear()
+    api.queue.extend([reply] * 10)
+    (fixture_workspace / "memory" / "2026-11-25.md").write_text(
+        "# Notes\n\n- Decided: billing moves to Postgres 16\n"
+    )
+    code, output = _run(fixture_workspace, "--require-llm")
+    assert code == 1 and output.startswith(f"Error: {provider}: ") and problem in output
+    assert "Nothing was changed (--require-llm)" in output and "Traceback" not in output
+
+
+def _engine_run(
+    folder: Path, reply: Any, breaker_failures: int = 100, deadline: Deadline | None = None
+) -> tuple[RunReport, FunctionModel]:
     model = FunctionModel(reply, model="claude-haiku-4-5")
-    config = Config(engine=EngineConfig(breaker_failures=100), sidecar=SidecarConfig(enabled=False))
-    engine = llm_engine(model, config.engine)
+    config = Config(
+        engine=EngineConfig(breaker_failures=breaker_failures), sidecar=SidecarConfig(enabled=False)
+    )
+    engine = llm_engine(model, config.engine, deadline=deadline)
     return run_cycle(Workspace.open(folder), config, engine, RunOptions(today=FIXTURE_TODAY)), model
 
 
@@ -186,3 +228,67 @@ def test_a_response_naming_unknown_ids_is_rejected_never_applied(fixture_workspa
     assert "Oracle" not in memory and "invented" not in memory
     _nothing_lost(before, fixture_workspace)
     assert report.record.itemsKept > 0
+
+
+def test_unusable_answers_in_a_row_open_the_breaker(fixture_workspace: Path) -> None:
+    report, model = _engine_run(fixture_workspace, _made_up_ids, breaker_failures=3)
+    assert len(model.requests) == report.record.llmCalls == 3  # one batch asked twice, the next once
+    warnings = " ".join(report.record.warnings)
+    assert (
+        "stopped calling for the rest of this run (3 unusable answers in a row, the last: unknown item ids I9999"
+        in warnings
+    )
+    assert report.record.itemsKept > 0  # decided offline
+
+
+def test_model_calls_end_at_the_run_deadline(fixture_workspace: Path) -> None:
+    now = [0.0]
+
+    def slow(prompt: Prompt, schema: type[BaseModel], history: tuple[Exchange, ...]) -> Any:
+        now[0] += 100.0  # each answer takes 100 s on this clock
+        return plausible_answer(prompt, schema, history)
+
+    report, model = _engine_run(fixture_workspace, slow, deadline=Deadline(250.0, clock=lambda: now[0]))
+    assert len(model.requests) == report.record.llmCalls == 3  # started at 0, 100 and 200 s
+    warnings = " ".join(report.record.warnings)
+    assert "stopped calling for the rest of this run (model calls reached [engine] deadline_secs" in warnings
+    assert (fixture_workspace / "memory" / "briefing.md").exists()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_every_request_is_counted_in_the_sleep_log(
+    fixture_workspace: Path, api: FakeAPI, provider: str
+) -> None:
+    _configure(fixture_workspace, provider, api.url if provider == "anthropic" else api.url + "/v1")
+    config = fixture_workspace / "memory-sleep.toml"
+    config.write_text(config.read_text().replace("max_retries = 0", "max_retries = 2"))
+    error = (
+        anthropic_error(500, "api_error", "Internal server error")
+        if provider == "anthropic"
+        else openai_error(500, "server_error", "The server had an error")
+    )
+    api.queue.extend([error] * 20)
+    code, output = _run(fixture_workspace)
+    assert code == 0, output
+    log = json.loads((fixture_workspace / "memory" / "sleep-log.json").read_text())
+    assert log["llmCalls"] == len(api.requests) == 9  # three calls of three attempts, then the breaker
+    assert (
+        f"Warning: {provider}: stopped calling for the rest of this run (after 3 attempts: server error (500)"
+        in output
+    )
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_progress_says_what_the_run_waits_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with _progress(silent=False) as say:
+        assert say is not None
+        say("waiting on the model: REM batch of 20 items from memory/2026-11-24.md:3 (call 2)")
+    assert "waiting on the model: REM batch of 20 items" in terminal.getvalue()
+    with _progress(silent=True) as say:
+        assert say is None

@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import anthropic
+from anthropic.types import Message
 
 from .model import AnswerT, CallUsage, Exchange, InvalidAnswer, Prompt, repair_messages
 from .schemas import json_schema, parse_answer
-from .sdk_errors import provider_error
+from .sdk_errors import not_an_api_answer, provider_error
 
 TOOL_NAME = "answer"
 SYSTEM = "You are memory-sleep, a tool that consolidates an AI agent's notes. Answer only through the structured output requested."
@@ -29,6 +30,7 @@ class AnthropicClient:
         mode: Literal["tool", "json_schema"] = "tool",
     ) -> None:
         self.sdk, self.model, self.mode = sdk, model, mode
+        self.requests_sent = 0
 
     def complete(
         self,
@@ -37,6 +39,7 @@ class AnthropicClient:
         *,
         max_output_tokens: int,
         history: tuple[Exchange, ...] = (),
+        timeout: float | None = None,
     ) -> tuple[AnswerT, CallUsage]:
         messages = [{"role": "user", "content": prompt.data or prompt.text}, *repair_messages(history)]
         system = [
@@ -56,23 +59,27 @@ class AnthropicClient:
             }
         else:
             shape = {"output_config": {"format": {"type": "json_schema", "schema": json_schema(schema)}}}
+        seconds = timeout or _timeout(self.sdk)
+        self.requests_sent += 1
         try:
             response = self.sdk.messages.create(
                 model=self.model,
                 max_tokens=max_output_tokens,
                 system=system,  # type: ignore[arg-type]
                 messages=messages,  # type: ignore[arg-type]
+                timeout=seconds,
                 **shape,
             )
         except anthropic.AnthropicError as error:
             raise provider_error(
-                self.provider,
-                error,
-                anthropic,
-                "ANTHROPIC_API_KEY",
-                _timeout(self.sdk),
-                str(self.sdk.base_url),
+                self.provider, error, anthropic, "ANTHROPIC_API_KEY", seconds, str(self.sdk.base_url)
             ) from error
+        except ValueError as error:  # a 200 whose body is not JSON
+            raise not_an_api_answer(
+                self.provider, getattr(error, "doc", ""), str(self.sdk.base_url)
+            ) from None
+        if not isinstance(response, Message):  # a 200 with a non-JSON content type: the SDK hands back text
+            raise not_an_api_answer(self.provider, str(response), str(self.sdk.base_url))
         return _answer(response, schema, max_output_tokens)
 
 

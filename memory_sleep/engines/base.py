@@ -97,7 +97,7 @@ class Briefer(Protocol):
 
 @dataclass
 class Usage:
-    """LLM calls and tokens spent by an engine during one run."""
+    """LLM calls (every request sent) and tokens spent by an engine during one run."""
 
     calls: int = 0
     input_tokens: int = 0
@@ -108,18 +108,21 @@ class Usage:
         default=None, metadata={"doc": "None when the model has no price in the table"}
     )
 
+    def sent(self, phase: str, requests: int) -> None:
+        """Count requests sent to the provider under `phase`, failed and retried ones included."""
+        self.phases.setdefault(phase, PhaseUsage()).calls += requests
+        self.calls += requests
+
     def record(
         self, phase: str, input_tokens: int, output_tokens: int, cost_usd: float | None, cached: bool = False
     ) -> None:
-        """Count one answer (a provider call, or a cache hit that cost nothing) under `phase`."""
+        """Count one answer's tokens and cost (or a cache hit that cost nothing) under `phase`."""
         spent = self.phases.setdefault(phase, PhaseUsage())
         if cached:
             spent.cache_hits += 1
             return
-        spent.calls += 1
         spent.input_tokens += input_tokens
         spent.output_tokens += output_tokens
-        self.calls += 1
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
         if cost_usd is not None:

@@ -1,8 +1,10 @@
-"""Cost control: the token budget of a run, the circuit breaker, and prices for the cost estimate."""
+"""Cost control: the token budget of a run, its deadline for model calls, the circuit breaker, and
+prices for the cost estimate."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..config import ModelPrice
@@ -55,8 +57,25 @@ class TokenBudget:
 
 
 @dataclass
+class Deadline:
+    """deadline_secs: model calls end this long after the run's first one started."""
+
+    seconds: float
+    clock: Callable[[], float] = time.monotonic
+    started: float | None = None
+
+    def start(self) -> None:
+        if self.started is None:
+            self.started = self.clock()
+
+    def remaining(self) -> float:
+        return self.seconds if self.started is None else self.seconds - (self.clock() - self.started)
+
+
+@dataclass
 class CircuitBreaker:
-    """Opens after `threshold` provider failures in a row (or one a later call cannot fix); stays open."""
+    """Opens after `threshold` failed calls or unusable answers in a row (or one failure a later call
+    cannot fix); stays open."""
 
     threshold: int = 3
     failures_in_a_row: int = 0

@@ -1,11 +1,14 @@
-"""One guarded model call: render, redact, cache, budget, call, validate, repair, or give up.
+"""One guarded model call: render, redact, cache, budget, call, retry, validate, repair, or give up.
 
 Giving up returns None and leaves a warning; the caller then decides that batch offline. With
 require_llm a provider failure raises instead, so that the run stops before anything is written.
+Every HTTP request is counted, each waits at most until the run's deadline for model calls, and
+a progress callback hears what is being waited on (the CLI shows it on a terminal).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +18,7 @@ from ..config import EngineConfig
 from ..errors import ProviderError
 from ..prompting import render_prompt_parts
 from .base import PhaseUsage, Usage
-from .budget import CircuitBreaker, TokenBudget, estimate_cost
+from .budget import CircuitBreaker, Deadline, TokenBudget, estimate_cost
 from .cache import ResponseCache
 from .model import (
     AnswerT,
@@ -24,12 +27,16 @@ from .model import (
     InvalidAnswer,
     ModelClient,
     Prompt,
+    ProviderTimeout,
+    ProviderTransient,
     ProviderUnusable,
     estimate_tokens,
 )
 from .redact import redact_prompt
 
 Check = Callable[[AnswerT], list[str]]
+Progress = Callable[[str], None]
+MAX_RETRY_WAIT_SECS = 60.0
 
 
 @dataclass(frozen=True)
@@ -54,11 +61,18 @@ class ModelCalls:
         usage: Usage,
         cache: ResponseCache | None = None,
         prompts_dir: Path | None = None,
+        progress: Progress | None = None,
+        deadline: Deadline | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.client, self.config, self.usage, self.cache = client, config, usage, cache
         self.prompts_dir = prompts_dir or config.prompts_dir
         self.budget = TokenBudget(config.max_tokens_per_run)
         self.breaker = CircuitBreaker(config.breaker_failures)
+        self.deadline = deadline or Deadline(config.deadline_secs)
+        self.progress = progress or (lambda _: None)
+        self.sleep = sleep
+        self._asked: dict[str, int] = {}
         self._said: set[str] = set()
 
     def ask(self, request: Ask[AnswerT]) -> AnswerT | None:
@@ -72,6 +86,7 @@ class ModelCalls:
         history: tuple[Exchange, ...] = ()
         max_output = self.config.max_output_tokens
         last_problem = ""
+        self._asked[request.phase] = self._asked.get(request.phase, 0) + 1
         for _ in range(1 + self.config.repair_attempts):
             if self.breaker.is_open:
                 self._give_up(request, None)
@@ -88,13 +103,11 @@ class ModelCalls:
                 self._give_up(request, None)
                 return None
             try:
-                answer, spent = self.client.complete(
-                    prompt, request.schema, max_output_tokens=max_output, history=history
-                )
+                answer, spent = self._complete(request, prompt, max_output, history)
             except InvalidAnswer as invalid:
                 self._spend(request.phase, invalid.usage)
-                self.breaker.succeeded()
                 last_problem = invalid.problem
+                self._unusable(last_problem)
                 if not invalid.retryable:
                     break
                 if invalid.truncated:
@@ -102,33 +115,89 @@ class ModelCalls:
                 history = (*history, Exchange(invalid.answer, invalid.problem))
                 continue
             except ProviderError as error:
-                fatal = isinstance(error, ProviderUnusable)
-                if self.breaker.failed(fatal):
+                reason = str(error).removeprefix(f"{error.provider}: ")
+                if self.breaker.failed(fatal=isinstance(error, ProviderUnusable)):
                     self._say_once(
                         "breaker",
-                        f"{self.client.provider}: stopped calling for the rest of this run ({error}).",
+                        f"{self.client.provider}: stopped calling for the rest of this run ({reason}).",
                     )
                 if self.config.require_llm:
                     raise ProviderError(
                         self.client.provider,
-                        f"{str(error).removeprefix(self.client.provider + ': ')} ({request.what}). "
+                        f"{reason} ({request.what}). "
                         "Nothing was changed (--require-llm); fix the provider or run without --require-llm.",
                         error.status,
                     ) from error
-                self._give_up(request, str(error))
+                self._give_up(request, reason)
                 return None
             self._spend(request.phase, spent)
-            self.breaker.succeeded()
             self._take_notices()
             problems = request.check(answer)
             if not problems:
+                self.breaker.succeeded()
                 if self.cache is not None:
                     self.cache.put(key, answer)
                 return answer
             last_problem = "; ".join(problems)
+            self._unusable(last_problem)
             history = (*history, Exchange(answer.model_dump_json(), last_problem))
         self._give_up(request, f"unusable answer ({last_problem})")
         return None
+
+    def _complete(
+        self, request: Ask[AnswerT], prompt: Prompt, max_output: int, history: tuple[Exchange, ...]
+    ) -> tuple[AnswerT, CallUsage]:
+        """One answer, retrying what a retry may fix (max_retries), each request counted and cut off at the deadline."""
+        attempts = 1 + self.config.max_retries
+        label = f"{request.what} (call {self._asked[request.phase]})"
+        for attempt in range(1, attempts + 1):
+            remaining = self.deadline.remaining()
+            if remaining <= 0:
+                raise self._past_deadline()
+            self.deadline.start()
+            self.progress(
+                "waiting on the model" + (f", attempt {attempt}" if attempt > 1 else "") + f": {label}"
+            )
+            before = self.client.requests_sent
+            try:
+                return self.client.complete(
+                    prompt,
+                    request.schema,
+                    max_output_tokens=max_output,
+                    history=history,
+                    timeout=min(self.config.timeout_secs, remaining),
+                )
+            except ProviderTimeout as error:
+                if self.deadline.remaining() <= 0:
+                    raise self._past_deadline() from error
+                raise
+            except ProviderTransient as error:
+                wait = min(MAX_RETRY_WAIT_SECS, error.retry_after or 0.5 * 2 ** (attempt - 1))
+                if attempt == attempts or wait >= self.deadline.remaining():
+                    tried = f"after {attempt} attempts: " if attempt > 1 else ""
+                    reason = str(error).removeprefix(f"{self.client.provider}: ")
+                    raise ProviderError(self.client.provider, tried + reason, error.status) from error
+                self.progress(f"retrying in {wait:.0f} s: {label}")
+                self.sleep(wait)
+            finally:
+                self.usage.sent(request.phase, self.client.requests_sent - before)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _past_deadline(self) -> ProviderUnusable:
+        return ProviderUnusable(
+            self.client.provider,
+            f"model calls reached [engine] deadline_secs ({self.config.deadline_secs:g}s after the first one); "
+            "raise deadline_secs for a slow server",
+        )
+
+    def _unusable(self, problem: str) -> None:
+        """An answer that cannot be used counts against the breaker like a failed call."""
+        if self.breaker.failed():
+            self._say_once(
+                "breaker",
+                f"{self.client.provider}: stopped calling for the rest of this run ({self.breaker.threshold} "
+                f"unusable answers in a row, the last: {problem}); check [engine] model, or use a larger one.",
+            )
 
     def render(self, template: str, values: Mapping[str, Any]) -> Prompt:
         instructions, data = render_prompt_parts(template, self.prompts_dir, **values)

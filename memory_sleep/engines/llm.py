@@ -15,8 +15,9 @@ from ..config import EngineConfig
 from ..models import Classification, Closure, EntryView, KeptItem, NoteItem, Operation
 from ..text import counted
 from .base import Classifier, ClassifyContext, Closer, Engine, Integrator, Usage
+from .budget import Deadline
 from .cache import ResponseCache
-from .calls import Ask, ModelCalls
+from .calls import Ask, ModelCalls, Progress
 from .model import ModelClient
 from .offline import offline_engine
 from .redact import redact
@@ -32,11 +33,14 @@ def llm_engine(
     config: EngineConfig,
     cache_dir: Path | None = None,
     prompts_dir: Path | None = None,
+    progress: Progress | None = None,
+    deadline: Deadline | None = None,
 ) -> Engine:
-    """An Engine for `client`; `cache_dir` (memory/.sleep/llm-cache) enables the response cache."""
+    """An Engine for `client`; `cache_dir` (memory/.sleep/llm-cache) enables the response cache,
+    `progress` hears what the run is waiting on."""
     usage = Usage()
     cache = ResponseCache(cache_dir) if cache_dir is not None and config.cache else None
-    calls = ModelCalls(client, config, usage, cache, prompts_dir)
+    calls = ModelCalls(client, config, usage, cache, prompts_dir, progress, deadline)
     fallback = offline_engine()
     return Engine(
         name=client.provider,

@@ -80,6 +80,7 @@ class ModelClient(Protocol):
 
     provider: str
     model: str
+    requests_sent: int  # HTTP requests so far, failed ones included
 
     def complete(
         self,
@@ -88,11 +89,13 @@ class ModelClient(Protocol):
         *,
         max_output_tokens: int,
         history: tuple[Exchange, ...] = (),
+        timeout: float | None = None,
     ) -> tuple[AnswerT, CallUsage]:
-        """The model's answer parsed into `schema`.
+        """The model's answer parsed into `schema`, waiting at most `timeout` seconds (None: the client's own).
 
         Raises InvalidAnswer when the answer cannot be used (malformed JSON, schema violation,
-        truncation, refusal) and ProviderError when the call itself failed after the SDK's retries.
+        truncation, refusal) and ProviderError when the call itself failed; the caller retries
+        (ProviderTransient), so a client makes one attempt.
         """
         ...
 
@@ -122,6 +125,20 @@ class ProviderUnusable(ProviderError):
     """A failure no later call in this run can fix: no key, a rejected key, an unknown model."""
 
 
+class ProviderTransient(ProviderError):
+    """A failure a retry may fix: rate limit, server error, dropped connection, a page instead of an answer."""
+
+    def __init__(
+        self, provider: str, message: str, status: int | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(provider, message, status)
+        self.retry_after = retry_after
+
+
+class ProviderTimeout(ProviderError):
+    """No answer within the call's timeout; not retried, since the same prompt would wait as long again."""
+
+
 __all__ = [
     "AnswerT",
     "CallUsage",
@@ -130,6 +147,8 @@ __all__ = [
     "ModelClient",
     "Prompt",
     "ProviderError",
+    "ProviderTimeout",
+    "ProviderTransient",
     "ProviderUnusable",
     "estimate_tokens",
     "repair_messages",

@@ -11,10 +11,11 @@ import json
 from typing import Any, Literal
 
 import openai
+from openai.types.chat import ChatCompletion
 
 from .model import AnswerT, CallUsage, Exchange, InvalidAnswer, Prompt, estimate_tokens, repair_messages
 from .schemas import json_schema, parse_answer
-from .sdk_errors import provider_error
+from .sdk_errors import not_an_api_answer, provider_error
 
 SYSTEM = (
     "You are memory-sleep, a tool that consolidates an AI agent's notes. Answer only with the JSON requested."
@@ -35,6 +36,7 @@ class OpenAIClient:
         self.sdk, self.model, self.mode = sdk, model, mode
         self.compatible_server = compatible_server
         self.notices: list[str] = []
+        self.requests_sent = 0
 
     def complete(
         self,
@@ -43,27 +45,34 @@ class OpenAIClient:
         *,
         max_output_tokens: int,
         history: tuple[Exchange, ...] = (),
+        timeout: float | None = None,
     ) -> tuple[AnswerT, CallUsage]:
+        seconds = timeout or _seconds(self.sdk.timeout)
         try:
-            response = self._create(prompt, schema, max_output_tokens, history)
+            response = self._create(prompt, schema, max_output_tokens, history, seconds)
         except openai.BadRequestError as error:
             if self.mode != "json_schema" or not any(word in str(error).lower() for word in _SCHEMA_WORDS):
-                raise self._error(error) from error
+                raise self._error(error, seconds) from error
             self.mode = "json_object"
             self.notices.append(
                 f"openai: {self.sdk.base_url} rejected JSON-schema output; using JSON mode with validation instead."
             )
             try:
-                response = self._create(prompt, schema, max_output_tokens, history)
+                response = self._create(prompt, schema, max_output_tokens, history, seconds)
             except openai.OpenAIError as again:
-                raise self._error(again) from again
+                raise self._error(again, seconds) from again
         except openai.OpenAIError as error:
-            raise self._error(error) from error
+            raise self._error(error, seconds) from error
         return _answer(response, schema, max_output_tokens, prompt)
 
     def _create(
-        self, prompt: Prompt, schema: type[AnswerT], max_output_tokens: int, history: tuple[Exchange, ...]
-    ) -> Any:
+        self,
+        prompt: Prompt,
+        schema: type[AnswerT],
+        max_output_tokens: int,
+        history: tuple[Exchange, ...],
+        timeout: float,
+    ) -> ChatCompletion:
         system = prompt.instructions or SYSTEM
         if self.mode == "json_object":
             system += "\n\nAnswer with one JSON object that matches this JSON schema exactly:\n" + json.dumps(
@@ -86,16 +95,28 @@ class OpenAIClient:
             else {"max_completion_tokens": max_output_tokens}
         )
         completions: Any = self.sdk.chat.completions  # message and format dicts, not the SDK's TypedDicts
-        return completions.create(
-            model=self.model, messages=messages, response_format=response_format, **limit
-        )
+        self.requests_sent += 1
+        try:
+            response = completions.create(
+                model=self.model, messages=messages, response_format=response_format, timeout=timeout, **limit
+            )
+        except ValueError as error:  # a 200 whose body is not JSON
+            raise not_an_api_answer(
+                self.provider, getattr(error, "doc", ""), str(self.sdk.base_url)
+            ) from None
+        if not isinstance(
+            response, ChatCompletion
+        ):  # a 200 with a non-JSON content type: the SDK hands back text
+            raise not_an_api_answer(self.provider, str(response), str(self.sdk.base_url))
+        return response
 
-    def _error(self, error: Exception) -> Exception:
-        timeout = self.sdk.timeout
-        seconds = (
-            float(timeout) if isinstance(timeout, int | float) else float(getattr(timeout, "read", 0) or 0)
-        )
+    def _error(self, error: Exception, seconds: float) -> Exception:
         return provider_error(self.provider, error, openai, "OPENAI_API_KEY", seconds, str(self.sdk.base_url))
+
+
+def _seconds(timeout: Any) -> float:
+    """The SDK client's timeout in seconds (its read timeout when it is an httpx-style Timeout)."""
+    return float(timeout) if isinstance(timeout, int | float) else float(getattr(timeout, "read", 0) or 0)
 
 
 def _answer(

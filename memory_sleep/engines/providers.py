@@ -11,6 +11,7 @@ from pathlib import Path
 from ..config import EngineConfig
 from ..errors import ConfigError
 from .base import Engine
+from .calls import Progress
 from .model import ModelClient
 
 DEFAULT_MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-4.1-mini"}
@@ -38,7 +39,7 @@ def model_client(provider: str, config: EngineConfig) -> ModelClient:
             api_key=key,
             base_url=config.base_url,
             timeout=config.timeout_secs,
-            max_retries=config.max_retries,
+            max_retries=0,  # calls.py retries, counting and timing every request
         )
         return AnthropicClient(
             anthropic_sdk, model, "json_schema" if config.structured_output == "json_schema" else "tool"
@@ -51,7 +52,7 @@ def model_client(provider: str, config: EngineConfig) -> ModelClient:
         api_key=key,
         base_url=config.base_url,
         timeout=config.timeout_secs,
-        max_retries=config.max_retries,
+        max_retries=0,  # calls.py retries, counting and timing every request
     )
     return OpenAIClient(
         openai_sdk,
@@ -61,7 +62,9 @@ def model_client(provider: str, config: EngineConfig) -> ModelClient:
     )
 
 
-def provider_engine(provider: str, config: EngineConfig, workspace_root: Path | None) -> Engine:
+def provider_engine(
+    provider: str, config: EngineConfig, workspace_root: Path | None, progress: Progress | None = None
+) -> Engine:
     """An LLM engine for `provider`, caching answers under the workspace's memory/.sleep/llm-cache."""
     from .llm import llm_engine
 
@@ -69,4 +72,4 @@ def provider_engine(provider: str, config: EngineConfig, workspace_root: Path | 
     prompts_dir = config.prompts_dir
     if prompts_dir is not None and workspace_root is not None and not prompts_dir.is_absolute():
         prompts_dir = workspace_root / prompts_dir
-    return llm_engine(model_client(provider, config), config, cache_dir, prompts_dir)
+    return llm_engine(model_client(provider, config), config, cache_dir, prompts_dir, progress)

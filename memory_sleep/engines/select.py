@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from ..config import EngineConfig
@@ -22,8 +23,13 @@ def choose_engine_name(requested: str) -> str:
     return "offline"
 
 
-def build_engine(config: EngineConfig, workspace_root: Path | None = None) -> Engine:
-    """The engine for a run; LLM engines cache answers under WORKSPACE/memory/.sleep/llm-cache."""
+def build_engine(
+    config: EngineConfig,
+    workspace_root: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Engine:
+    """The engine for a run; LLM engines cache answers under WORKSPACE/memory/.sleep/llm-cache and
+    tell `progress` what they wait on."""
     name = choose_engine_name(config.name)
     if name == "offline":
         if config.require_llm:
@@ -34,4 +40,4 @@ def build_engine(config: EngineConfig, workspace_root: Path | None = None) -> En
         return offline_engine()
     from .providers import provider_engine  # the SDKs load only here, never for an offline run
 
-    return provider_engine(name, config, workspace_root)
+    return provider_engine(name, config, workspace_root, progress)

@@ -42,6 +42,10 @@ class _RecordingModel:
         self.model = model
         self.requests: list[Request] = []
 
+    @property
+    def requests_sent(self) -> int:
+        return len(self.requests)
+
     def complete(
         self,
         prompt: Prompt,
@@ -49,6 +53,7 @@ class _RecordingModel:
         *,
         max_output_tokens: int,
         history: tuple[Exchange, ...] = (),
+        timeout: float | None = None,
     ) -> tuple[AnswerT, CallUsage]:
         self.requests.append(Request(prompt, schema, max_output_tokens, history))
         reply = self._reply(prompt, schema, history)
