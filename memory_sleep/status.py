@@ -6,6 +6,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from .config import Config
+from .note_secrets import by_note, sightings_in_notes
 from .sleep_log import read_sleep_log
 from .state import StateStore
 from .workspace import Workspace, discover
@@ -16,6 +17,7 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
     found = discover(workspace)
     log = read_sleep_log(workspace.sleep_log.read_bytes() if workspace.sleep_log.exists() else None)
     unread = [n.relative for n in found.notes if n.name not in state.seen]
+    secrets = sightings_in_notes(found.notes, workspace)
     recent = [n.relative for n in found.notes if n.day >= today - timedelta(days=config.lookback_days)]
     return {
         "workspace": str(workspace.root),
@@ -30,4 +32,8 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
         "MEMORY.md bytes": workspace.memory_md.stat().st_size if workspace.memory_md.exists() else 0,
         "stray files (left alone)": ", ".join(found.strays) or "none",
         "problems": "; ".join(found.problems) or "none",
+        "secrets in notes": "; ".join(f"{note} {where}" for note, where in by_note(secrets))
+        + " (`memory-sleep redact` removes them)"
+        if secrets
+        else "none",
     }
