@@ -34,8 +34,13 @@ class Sighting:
 
 
 def sightings_in_text(text: str, note: str) -> list[Sighting]:
-    found = find_secrets(text)
-    return [Sighting(note, text.count("\n", 0, finding.start) + 1, finding.kind) for finding in found]
+    found = []
+    line, counted = 1, 0
+    for finding in find_secrets(text):  # first first, so lines are counted once over the text
+        line += text.count("\n", counted, finding.start)
+        counted = finding.start
+        found.append(Sighting(note, line, finding.kind))
+    return found
 
 
 def sightings_in_items(items: Iterable[NoteItem]) -> list[Sighting]:
