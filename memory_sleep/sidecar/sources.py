@@ -1,7 +1,7 @@
 """What the sidecar indexes: MEMORY.md entries and project summaries, weekly-summary items, daily-note items.
 
 Daily-note items that NREM discarded as noise (heartbeats, routine readings, debug output) are indexed
-once per shape (digits masked): a day of heartbeats made the sidecar sixty times the size of its
+once per shape (digits masked): a day of heartbeats made the sidecar 26 to 63 times the size of its
 note. A shape seen at most RARE_NOISE times in a note ("heartbeat failed: gateway timeout") is
 indexed every time, so it stays findable (README, "Vector sidecar").
 
