@@ -281,6 +281,12 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
 
     with workspace_lock(space.state_dir, config.lock_timeout_secs):
         manifest = writer.undo(force=force)
+    if manifest.action == "redact":
+        notes = ", ".join(f.path for f in manifest.files)
+        click.echo(
+            f"Undid `memory-sleep redact` {manifest.run_id}: restored {notes}, secrets in plain text again."
+        )
+        return
     click.echo(f"Undid run {manifest.run_id}: restored {counted(len(manifest.files), 'file')}.")
 
 
@@ -334,4 +340,4 @@ def _progress(silent: bool) -> Iterator[Callable[[str], None] | None]:
 
 
 # the other verbs live in modules of their own and register themselves on `main`
-from . import cli_recall, cli_setup  # noqa: E402, F401
+from . import cli_recall, cli_redact, cli_setup  # noqa: E402, F401

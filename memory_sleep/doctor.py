@@ -91,6 +91,7 @@ def diagnose(workspace: Workspace, crontab: object | None = None) -> Diagnosis:
         ("MEMORY.md", lambda: _memory_loss(workspace)),
         ("sizes", lambda: _sizes(workspace, config)),
         ("notes", lambda: _notes(workspace, config)),
+        ("secrets", lambda: _secrets(workspace)),
         ("sidecar", lambda: _sidecar(workspace, config)),
         ("cron", lambda: _cron(workspace, config, crontab)),
     ]
@@ -400,6 +401,17 @@ def _notes(workspace: Workspace, config: Config) -> Iterator[Check]:
             )
     readable = len(found.notes) - unreadable
     yield Check("notes", "ok" if readable or not found.notes else "warn", f"{readable} daily notes readable")
+
+
+def _secrets(workspace: Workspace) -> Iterator[Check]:
+    from .note_secrets import by_note, sightings_in_notes
+
+    held = by_note(sightings_in_notes(discover(workspace).notes, workspace))
+    for note, where in held:
+        fix = f"`memory-sleep redact {workspace.root / note}` replaces them (`memory-sleep undo` reverts)"
+        yield Check("secrets", "warn", f"{note}: in plain text at {where}", fix)
+    if not held:
+        yield Check("secrets", "ok", "no secret in plain text in the notes")
 
 
 def _looks_like_note(name: str) -> str | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
+from .note_secrets import Sighting, by_note, sightings_in_notes
 from .sleep_log import read_sleep_log
 from .state import StateStore
 from .workspace import Workspace, discover
@@ -18,6 +19,7 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
     found = discover(workspace)
     log = read_sleep_log(workspace.sleep_log.read_bytes() if workspace.sleep_log.exists() else None)
     pending = [n.relative for n in found.notes if _changed(n.path, state.seen.get(n.name))]
+    secrets = sightings_in_notes(found.notes, workspace)
     recent = [n.relative for n in found.notes if n.day >= today - timedelta(days=config.lookback_days)]
     last_run = (
         {"at": log.lastRun.isoformat(), "status": log.status, "engine": log.engine, "error": log.error}
@@ -36,6 +38,7 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
         "memory_md_bytes": workspace.memory_md.stat().st_size if workspace.memory_md.exists() else 0,
         "stray_files": list(found.strays),
         "problems": list(found.problems),
+        "secrets_in_notes": [{"note": s.note, "line": s.line, "kind": s.kind} for s in secrets],
     }
 
 
@@ -69,4 +72,13 @@ def status_lines(report: dict[str, Any]) -> list[str]:
         f"MEMORY.md bytes: {report['memory_md_bytes']}",
         f"stray files (left alone): {', '.join(report['stray_files']) or 'none'}",
         f"problems: {'; '.join(report['problems']) or 'none'}",
+        f"secrets in notes: {_secrets_line(report['secrets_in_notes'])}",
     ]
+
+
+def _secrets_line(found: list[dict[str, Any]]) -> str:
+    if not found:
+        return "none"
+    sightings = [Sighting(note=s["note"], line=s["line"], kind=s["kind"]) for s in found]
+    listed = "; ".join(f"{note} {where}" for note, where in by_note(sightings))
+    return f"{listed} (`memory-sleep redact` removes them)"

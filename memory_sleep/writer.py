@@ -48,6 +48,7 @@ class Manifest(BaseModel):
     created: datetime
     status: Literal["writing", "done", "undone", "rolled-back"]
     files: list[SnapshotFile]
+    action: Literal["run", "redact"] = "run"
 
 
 def sha256(data: bytes) -> str:
@@ -116,8 +117,10 @@ class SafeWriter:
         self.keep = keep
         self._writes_left = int(os.environ.get(_TEST_HOOK_ENV, "-1"))
 
-    def apply(self, run_id: str, changes: Sequence[FileChange]) -> Manifest | None:
-        """Write every change; None when no file would change."""
+    def apply(
+        self, run_id: str, changes: Sequence[FileChange], action: Literal["run", "redact"] = "run"
+    ) -> Manifest | None:
+        """Write every change of one run (or `memory-sleep redact`); None when no file would change."""
         real = [c for c in changes if self._current(c.path) != c.content]
         if not real:
             return None
@@ -136,7 +139,9 @@ class SafeWriter:
                         after_sha256=sha256(change.content) if change.content is not None else None,
                     )
                 )
-            manifest = Manifest(run_id=run_id, created=datetime.now(UTC), status="writing", files=files)
+            manifest = Manifest(
+                run_id=run_id, created=datetime.now(UTC), status="writing", files=files, action=action
+            )
             self._save(manifest)
         except OSError as error:
             shutil.rmtree(folder, ignore_errors=True)

@@ -42,6 +42,7 @@ def _json_calls(ws: str) -> dict[str, list[str]]:
         "forget": ["forget", ws, "--all", "--today", TODAY, "--json"],
         "restore": ["restore", "1", "2", ws, "--json"],
         "cron show": ["cron", "show", ws, "--json"],
+        "redact": ["redact", ws, "--dry-run", "--json"],
     }
 
 

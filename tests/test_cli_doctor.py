@@ -42,7 +42,18 @@ def test_a_consolidated_scheduled_workspace_is_healthy(fixture_workspace: Path) 
     assert code == 0 and report["ok"] and report["failures"] == 0
     assert findings(report, "warn") == ["memory/scratch-todo.txt: not a daily note; left alone"]
     areas = {check["area"] for check in report["checks"]}
-    assert areas == {"config", "layout", "engine", "last run", "lock", "sizes", "notes", "sidecar", "cron"}
+    assert areas == {
+        "config",
+        "layout",
+        "engine",
+        "last run",
+        "lock",
+        "sizes",
+        "notes",
+        "secrets",
+        "sidecar",
+        "cron",
+    }
     human = CliRunner().invoke(main, ["doctor", str(fixture_workspace)])
     assert human.exit_code == 0 and human.output.splitlines()[-1] == "Healthy (1 warning)."
 

@@ -38,6 +38,14 @@ def test_routine_readings_are_discarded(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text", ["19:19:07 [DEBUG] poll worker=0 queue=0 latency=31ms", "- [INFO] worker pool resized to 8"]
+)
+def test_log_lines_with_a_bracketed_level_are_debug_output(text: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "debug")
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Meridian backups go to s3://meridian-billing-us-east-1",

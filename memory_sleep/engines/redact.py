@@ -46,6 +46,10 @@ _WORDLIKE = re.compile(r"^[a-z]+(?:[-_][a-z]+)*[.!?:]?$")
 _PLACEHOLDER = re.compile(
     r"^(?:x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Z_]+\}?|\{\{.*\}\}|redacted|changeme|example\S*)$", re.I
 )
+_LEADING_MARKUP = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\[[ xX]\]\s*)?(?:\d{1,2}:\d{2}(?::\d{2})?\s*)?")
+_LABELLED_MARKER = re.compile(
+    r"(?:[\w.-]+[\"'`]?\s*(?:[:=]|=>)\s*)?[\"'`]?\[redacted [a-z ]+(?:, see [^\]]+)?\][\"'`]?"
+)
 _CANDIDATE = re.compile(
     r"[A-Za-z0-9+/=_-]{16,}|://[^\s/@]+:[^\s/@]+@|(?i:pass|pwd|secret|token|key|credential|BEGIN)"
 )
@@ -58,9 +62,18 @@ class Finding:
     end: int
 
 
-def marker(kind: str, source: str) -> str:
-    """What replaces a secret: its kind and the note it came from (which still holds it)."""
-    return f"[redacted {kind}, see {source}]"
+def marker(kind: str, source: str | None) -> str:
+    """What replaces a secret: its kind and the note it came from (which still holds it); in the note
+    itself (`memory-sleep redact`), its kind only."""
+    return f"[redacted {kind}, see {source}]" if source else f"[redacted {kind}]"
+
+
+def only_secrets(text: str) -> bool:
+    """Redacted text that says nothing but its secrets: "- 14:02 sk-ant-…" or "API_KEY=sk-…" once redacted."""
+    if "[redacted " not in text:
+        return False
+    rest = _LABELLED_MARKER.sub(" ", _LEADING_MARKUP.sub("", text.replace("**", "")))
+    return not re.search(r"\w", rest)
 
 
 def find_secrets(text: str) -> list[Finding]:
@@ -73,7 +86,7 @@ def find_secrets(text: str) -> list[Finding]:
     return _without_overlaps(found)
 
 
-def redact(text: str, source: str) -> str:
+def redact(text: str, source: str | None) -> str:
     """`text` with each secret replaced by a marker naming `source`."""
     findings = find_secrets(text)
     for finding in reversed(findings):

@@ -8,14 +8,18 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from ..engines.base import Classifier, ClassifyContext
-from ..engines.redact import redact_items
+from ..engines.redact import only_secrets, redact_items
 from ..models import Classification, NoteItem
+from ..note_secrets import run_warnings, sightings_in_items
 from ..notes import NoteReadError, read_note
 from ..state import ItemRecord, NoteState
 from ..text import counted
 from ..workspace import NoteFile
 
 RECORD_TEXT_CHARS = 600
+_SECRET_ONLY = Classification(
+    item_id="", verdict="DISCARD", discard_reason="other", reason="nothing but a secret, redacted"
+)
 
 
 @dataclass
@@ -68,7 +72,12 @@ def run_nrem(
             mtime_ns=stat.st_mtime_ns,
             items=items,
         )
+    result.warnings.extend(run_warnings(sightings_in_items(fresh)))
     fresh = redact_items(fresh)  # only new text is scanned; nothing downstream ever sees the secret
+    # a line that held nothing but a secret holds nothing once redacted: no engine is asked to keep it
+    bare = [item for item in fresh if only_secrets(item.text)]
+    result.classified.extend((item, _SECRET_ONLY.model_copy(update={"item_id": item.id})) for item in bare)
+    fresh = [item for item in fresh if not only_secrets(item.text)]
     for start in range(0, len(fresh), batch_size):
         batch = fresh[start : start + batch_size]
         verdicts = validated(batch, classifier.classify(batch, context))

@@ -26,6 +26,7 @@ from .sources import (
     content_hash,
     day_timestamp,
     decode,
+    noise_ids,
     read_items,
     source_files,
 )
@@ -93,7 +94,9 @@ def index_workspace(
     files = source_files(workspace)
     report.sources_seen = len(files)
     plans = [
-        plan for source in files if (plan := _plan_source(store, source, default_scope, max_bytes, report))
+        plan
+        for source in files
+        if (plan := _plan_source(store, workspace, source, default_scope, max_bytes, report))
     ]
     gone = store.source_keys() - {source.key for source in files}
     for plan in plans:
@@ -197,7 +200,12 @@ def _live_ids(rows: Sequence[EntryRow]) -> list[int]:
 
 
 def _plan_source(
-    store: Store, source: SourceFile, default_scope: str, max_bytes: int, report: IndexReport
+    store: Store,
+    workspace: Workspace,
+    source: SourceFile,
+    default_scope: str,
+    max_bytes: int,
+    report: IndexReport,
 ) -> _SourcePlan | None:
     """What must change for one file, or None when its bytes are as last indexed."""
     try:
@@ -221,7 +229,7 @@ def _plan_source(
         plan.moves = [(r.id, r.line_start, r.line_end) for r in existing if r.source_path != source.relative]
         return plan
     try:
-        items = read_items(source, decode(source, raw, max_bytes))
+        items = read_items(source, decode(source, raw, max_bytes), noise_ids(workspace, source))
     except SourceReadError as error:
         report.warnings.append(str(error))
         return None

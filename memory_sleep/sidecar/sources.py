@@ -1,5 +1,10 @@
 """What the sidecar indexes: MEMORY.md entries and project summaries, weekly-summary items, daily-note items.
 
+Daily-note items that NREM discarded as noise (heartbeats, routine readings, debug output) are indexed
+once per shape (digits masked): a day of heartbeats made the sidecar 26 to 63 times the size of its
+note. A shape seen at most RARE_NOISE times in a note ("heartbeat failed: gateway timeout") is
+indexed every time, so it stays findable (README, "Vector sidecar").
+
 Each file is a source with a stable key (a daily note keeps its key when it moves to the archive
 folder); each source yields items with their lines, the context that places them (section,
 headings, topic) and the day they speak for.
@@ -10,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -18,10 +25,14 @@ from typing import Any
 from ..engines.redact import redact
 from ..memory_doc import PROJECTS, Entry, MemoryDocument, ProjectBlock, RawBlock
 from ..notes import parse_note_text
+from ..state import StateStore
 from ..text import clean
 from ..workspace import DAILY_NOTE_NAME, NoteFile, Workspace, discover
 
 IMPORTANCE = {"memory": 0.8, "project": 0.8, "weekly": 0.5, "note": 0.3}
+NOISE = frozenset({"heartbeat", "routine", "debug"})
+RARE_NOISE = 3
+_DIGITS = re.compile(r"\d+")
 _WEEKLY_SKIP = {"Source notes"}
 
 
@@ -106,10 +117,20 @@ def decode(source: SourceFile, raw: bytes, max_bytes: int) -> str:
         ) from None
 
 
-def read_items(source: SourceFile, text: str) -> list[SourceItem]:
-    """The items of one source, secrets redacted, without repeats (the first of identical items stands
-    for all)."""
-    items = memory_items(text) if source.kind == "memory" else note_items(source, text)
+def noise_ids(workspace: Workspace, source: SourceFile) -> frozenset[str]:
+    """Ids of the daily-note items the last run discarded as noise; none before a run has read the note."""
+    if source.kind != "note":
+        return frozenset()
+    state = StateStore(workspace.state_dir).load_note(source.path.name)
+    if state is None:
+        return frozenset()
+    return frozenset(item_id for item_id, record in state.items.items() if record.discard_reason in NOISE)
+
+
+def read_items(source: SourceFile, text: str, noise: frozenset[str] = frozenset()) -> list[SourceItem]:
+    """The items of one source (of those in `noise`, the first of each frequent shape), secrets redacted,
+    without repeats (the first of identical items stands for all)."""
+    items = memory_items(text) if source.kind == "memory" else note_items(source, text, noise)
     unique: dict[str, SourceItem] = {}
     for item in items:
         # secrets never enter the index, nor an embedding request that leaves the machine
@@ -150,8 +171,9 @@ def _block_text(block: Entry | ProjectBlock | RawBlock, newline: str) -> str:
     return block.render() if isinstance(block, ProjectBlock) else block.raw
 
 
-def note_items(source: SourceFile, text: str) -> list[SourceItem]:
-    """Daily-note items (or weekly-summary items) as the NREM phase splits them."""
+def note_items(source: SourceFile, text: str, noise: frozenset[str] = frozenset()) -> list[SourceItem]:
+    """Daily-note items (or weekly-summary items) as the NREM phase splits them; of the items in `noise`,
+    only the first of each frequent shape."""
     day = source.day or date(1970, 1, 1)
     named = DAILY_NOTE_NAME.match(source.path.name)
     topic = named.group(4) if named and source.kind == "note" else None
@@ -160,8 +182,15 @@ def note_items(source: SourceFile, text: str) -> list[SourceItem]:
     scope = _text_field(parsed.front_matter, "scope")
     expires = _date_field(parsed.front_matter, "expires")
     kind = "weekly" if source.kind == "weekly" else "note"
+    shapes = Counter(_shape(item.text) for item in parsed.items if item.id in noise)
+    shown: set[str] = set()
     items = []
     for item in parsed.items:
+        if item.id in noise:
+            shape = _shape(item.text)
+            if shapes[shape] > RARE_NOISE and shape in shown:
+                continue
+            shown.add(shape)
         headings = list(item.headings)
         if kind == "weekly":
             if headings and headings[0].startswith("Week "):
@@ -174,6 +203,11 @@ def note_items(source: SourceFile, text: str) -> list[SourceItem]:
             SourceItem(kind, item.line_start, item.line_end, context, item.text, source.day, scope, expires)
         )
     return items
+
+
+def _shape(text: str) -> str:
+    """A noise line with its numbers, times and ids masked: what its repeats have in common."""
+    return _DIGITS.sub("#", " ".join(text.lower().split()))
 
 
 def _text_field(meta: dict[str, Any], key: str) -> str | None:

@@ -86,6 +86,7 @@ DEBUG = _words(
     r"^\$ \S",
     r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}\S*\s+(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE)\b",
     r"^(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE)[: \]]",
+    r"^(?:\d{1,2}:\d{2}(?::\d{2})?\s+)?\[(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE)\]",
     r"^[0-9a-f]{7,40} \S",
     r"\bexit (?:code|status) \d+",
     r"^[\w. ]{0,40}(?:Error|Exception)\b:",

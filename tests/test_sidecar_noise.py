@@ -1,0 +1,55 @@
+"""Noise does not bloat the sidecar: items NREM discarded as heartbeat, routine reading or debug output
+are indexed once per shape (README, "Vector sidecar"); real items and rare noise stay recallable."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from .conftest import run_offline
+from .sidecar_helpers import make_workspace, open_at
+
+REAL = [
+    "- Decided: the billing export moves to Postgres 16 next sprint; Raj signs off the cutover.",
+    "- Lesson: the nightly import fails silently when the S3 token expires; check the token age first.",
+    "- Maria Chen is the new contact for the Orion contract renewal.",
+]
+
+
+def _noisy_note(lines: int) -> str:
+    out = ["# 2026-11-24", "", "## Log", ""]
+    for n in range(lines):
+        stamp = f"{n // 60 % 24:02d}:{n % 60:02d}:{n * 7 % 60:02d}"
+        out.append(
+            [
+                f"{stamp} HEARTBEAT_OK",
+                f"- Build: #{3000 + n:,} green (7m{n % 60:02d}s)",
+                f"- disk on db-0{n % 4}: {40 + n % 50}% used",
+                f"- Backup: ok, {10 + n % 30}.{n % 10} GB",
+                f"{stamp} [DEBUG] poll worker={n % 16} queue=0 latency={n % 90}ms",
+            ][n % 5]
+        )
+        if n % 400 == 200:
+            out.append(REAL[n // 400 % len(REAL)])
+        if n == 1_234:
+            out.append(f"{stamp} heartbeat failed: gateway timeout on web-2, restarted")
+    return "\n".join(out) + "\n"
+
+
+def test_discarded_noise_is_not_embedded_and_the_sidecar_stays_small(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-24.md": _noisy_note(3_000)})
+    run_offline(folder, today=date(2026, 11, 24))
+    with open_at(folder) as sidecar:
+        store = sidecar.store
+        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        texts = [text for (text,) in store.db.execute("SELECT text FROM entries WHERE embedding IS NOT NULL")]
+        hits = sidecar.recall("when does the billing export move to Postgres?", k=3)
+        failed = sidecar.recall("when did the heartbeat fail?", k=3)
+    for noise in ("HEARTBEAT_OK", "[DEBUG]", "Backup: ok", "green ("):
+        assert len([t for t in texts if noise in t]) == 1, noise
+    assert any("Postgres 16" in t for t in texts) and len(texts) < 40
+    assert "Postgres 16" in hits[0].text
+    assert "heartbeat failed" in failed[0].text
+    note = folder / "memory" / "2026-11-24.md"
+    database = folder / "memory" / ".sleep" / "sidecar.db"
+    assert database.stat().st_size < 10 * note.stat().st_size
