@@ -32,6 +32,7 @@ from .reliability_support import (
     run_command,
 )
 
+pytestmark = pytest.mark.slow  # crash at every write point, SIGKILL loops
 WORKERS = 2
 NO_SIDECAR = Config(sidecar=SidecarConfig(enabled=False))
 
