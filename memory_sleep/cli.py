@@ -272,10 +272,8 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     config = _config(space, None)
     writer = SafeWriter(space.root, space.state_dir / "snapshots", keep=config.keep_snapshots)
     if dry_run:
-        done = [m for m in writer.manifests() if m.status == "done"]
-        click.echo(
-            "\n".join(f"would restore {f.path}" for f in done[-1].files) if done else "Nothing to undo."
-        )
+        paths = dict.fromkeys(f.path for m in reversed(writer.undo_targets()) for f in m.files)
+        click.echo("\n".join(f"would restore {path}" for path in paths) or "Nothing to undo.")
         return
     from .lock import workspace_lock
 

@@ -14,6 +14,7 @@ from filelock import FileLock, Timeout
 
 from .errors import LockedError, WorkspaceError
 from .workspace import refuse_linked_folders
+from .writer import atomic_write
 
 
 @contextmanager
@@ -40,15 +41,8 @@ def workspace_lock(state_dir: Path, timeout: float) -> Iterator[None]:
             f"{state_dir / 'lock'}: cannot lock ({error.strerror}). Is the workspace writable?"
         ) from None
     try:
-        holder_file.write_text(
-            json.dumps(
-                {
-                    "pid": os.getpid(),
-                    "host": socket.gethostname(),
-                    "since": datetime.now(UTC).isoformat(),
-                }
-            )
-        )
+        holder = {"pid": os.getpid(), "host": socket.gethostname(), "since": datetime.now(UTC).isoformat()}
+        atomic_write(holder_file, json.dumps(holder).encode())
         yield
     finally:
         holder_file.unlink(missing_ok=True)

@@ -15,7 +15,7 @@ from .config import Config, load_config
 from .errors import ConfigError, GuardError, LockedError, MemorySleepError
 from .lock import workspace_lock
 from .workspace import Workspace
-from .writer import atomic_write
+from .writer import FileChange, SafeWriter, new_run_id
 
 log = logging.getLogger("memory_sleep")
 
@@ -60,9 +60,10 @@ def describe(error: BaseException) -> str:
 def record_failure(attempt: Attempt, error: BaseException) -> bool:
     """Add a `failed` record (`refused` for a guard) to memory/sleep-log.json; False when it could not.
 
-    Writes only into an existing memory/ folder (a damaged layout is worth a record, a folder that is
-    no workspace gets none), under the workspace lock, and never raises: the caller is already
-    reporting an error and must not lose it to a second one.
+    Written by the safe writer like a run's files (`undo` of the run before takes it back too). Writes
+    only into an existing memory/ folder (a damaged layout is worth a record, a folder that is no
+    workspace gets none), under the workspace lock, and never raises: the caller is already reporting
+    an error and must not lose it to a second one.
     """
     try:
         workspace = Workspace.locate(attempt.folder)
@@ -75,8 +76,9 @@ def record_failure(attempt: Attempt, error: BaseException) -> bool:
     except ConfigError:
         config = Config()
     memory_size = workspace.memory_md.stat().st_size if workspace.memory_md.is_file() else 0
+    now = datetime.now(UTC)
     record = sleep_log.RunRecord(
-        lastRun=datetime.now(UTC),
+        lastRun=now,
         today=attempt.today.isoformat(),
         dailyFilesProcessed=0,
         itemsKept=0,
@@ -92,7 +94,9 @@ def record_failure(attempt: Attempt, error: BaseException) -> bool:
         with workspace_lock(workspace.state_dir, RECORD_LOCK_WAIT_SECS):
             raw = workspace.sleep_log.read_bytes() if workspace.sleep_log.is_file() else None
             updated = sleep_log.with_run(sleep_log.read_sleep_log(raw), record, config.history_runs)
-            atomic_write(workspace.sleep_log, sleep_log.render(updated))
+            change = FileChange(workspace.relative(workspace.sleep_log), sleep_log.render(updated))
+            writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
+            writer.apply(new_run_id(now), [change], action="failed-run")
     except (MemorySleepError, OSError):
         log.debug("could not record the failed run in %s", workspace.sleep_log, exc_info=True)
         return False

@@ -20,7 +20,7 @@ from .models import KeptItem, NoteItem
 from .phases import briefing, done, nrem, projects, references, rem, stale, weekly
 from .plan import Applied, DocumentEditor, Edit
 from .sidecar.hook import index_after_run
-from .sleepgate.hook import forget_after_run, note_in_sleep_log
+from .sleepgate.hook import forget_when_due
 from .state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
 from .workspace import Discovery, NoteFile, Workspace, discover
 from .writer import FileChange, SafeWriter, new_run_id
@@ -81,11 +81,17 @@ def run_cycle(
     say = progress or (lambda _: None)
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
     if options.dry_run:
-        return _Planner(workspace, config, engine, options, say).plan()
+        return _logged(_Planner(workspace, config, engine, options, say).plan(), workspace, config)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
         rolled_back = writer.recover()
         report = _Planner(workspace, config, engine, options, say).plan()
         report.rolled_back = rolled_back
+        if config.sidecar.enabled:
+            # before the write, so that the run writes sleep-log.json once, with the pass's counts in it
+            report.record.forgetting, forgetting_warning = forget_when_due(workspace, config)
+            if forgetting_warning:
+                report.record.warnings.append(forgetting_warning)
+        _logged(report, workspace, config)
         if report.changes:
             say("writing")
             writer.apply(report.run_id, report.changes)
@@ -94,10 +100,18 @@ def run_cycle(
             sidecar_warning = index_after_run(workspace, config)
             if sidecar_warning:
                 report.record.warnings.append(sidecar_warning)
-            report.record.forgetting, forgetting_warning = forget_after_run(workspace, config)
-            if forgetting_warning:
-                report.record.warnings.append(forgetting_warning)
-            note_in_sleep_log(workspace, report.record)
+    return report
+
+
+def _logged(report: RunReport, workspace: Workspace, config: Config) -> RunReport:
+    """Add the run's record to sleep-log.json's change, when the run changes anything."""
+    if report.changes:
+        path = workspace.relative(workspace.sleep_log)
+        report.before[path] = _read_bytes(workspace.sleep_log)
+        log = sleep_log.with_run(
+            sleep_log.read_sleep_log(report.before[path]), report.record, config.history_runs
+        )
+        report.changes.append(FileChange(path, sleep_log.render(log)))
     return report
 
 
@@ -209,10 +223,6 @@ class _Planner:
             filesChanged=[c.path for c in changes if "/.sleep/" not in c.path],
             warnings=[*self.warnings, *result.warnings, *self.engine.usage.warnings],
         )
-        if changes:
-            previous = sleep_log.read_sleep_log(_read_bytes(self.workspace.sleep_log))
-            log = sleep_log.with_run(previous, record, self.config.history_runs)
-            changes.append(FileChange("memory/sleep-log.json", sleep_log.render(log)))
         report = RunReport(
             run_id=new_run_id(now),
             record=record,

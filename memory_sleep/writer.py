@@ -13,18 +13,15 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from .errors import UndoError, WorkspaceError
-
-_TEST_HOOK_ENV = "MEMORY_SLEEP_CRASH_AFTER_WRITES"
-_SLEEP_LOG = "memory/sleep-log.json"
 
 
 @dataclass(frozen=True)
@@ -48,21 +45,29 @@ class Manifest(BaseModel):
     created: datetime
     status: Literal["writing", "done", "undone", "rolled-back"]
     files: list[SnapshotFile]
-    action: Literal["run", "redact"] = "run"
+    # what wrote it: a run, `memory-sleep redact`, or a run that raised (its one change is its failure
+    # record in sleep-log.json, undone with the run before it)
+    action: Literal["run", "redact", "failed-run"] = "run"
 
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so that a crash leaves either the old or the new file, never a mix."""
+def atomic_write(path: Path, data: bytes | Callable[[BinaryIO], object]) -> None:
+    """Write `data` to `path` so that a crash leaves either the old or the new file, never a mix.
+
+    `data` is the bytes, or a function that writes them to the open file (a large array, say).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
     handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as temp:
-            temp.write(data)
+            if callable(data):
+                data(temp)
+            else:
+                temp.write(data)
             temp.flush()
             os.fsync(temp.fileno())
         os.chmod(temp_name, mode)
@@ -115,12 +120,15 @@ class SafeWriter:
         self.root = root
         self.snapshots_dir = snapshots_dir
         self.keep = keep
-        self._writes_left = int(os.environ.get(_TEST_HOOK_ENV, "-1"))
 
     def apply(
-        self, run_id: str, changes: Sequence[FileChange], action: Literal["run", "redact"] = "run"
+        self,
+        run_id: str,
+        changes: Sequence[FileChange],
+        action: Literal["run", "redact", "failed-run"] = "run",
     ) -> Manifest | None:
-        """Write every change of one run (or `memory-sleep redact`); None when no file would change."""
+        """Write every change of one run (or `memory-sleep redact`, or a failed run's record); None when
+        no file would change."""
         real = [c for c in changes if self._current(c.path) != c.content]
         if not real:
             return None
@@ -174,7 +182,7 @@ class SafeWriter:
         rolled = []
         for manifest in self.manifests():
             if manifest.status == "writing":
-                self._restore(manifest, check=False)
+                self._restore(manifest)
                 manifest.status = "rolled-back"
                 self._save(manifest)
                 rolled.append(manifest.run_id)
@@ -183,7 +191,7 @@ class SafeWriter:
     def _roll_back(self, manifest: Manifest, error: WorkspaceError) -> WorkspaceError:
         """After a failed write, put back the files already written; the error to raise says how that went."""
         try:
-            self._restore(manifest, check=False)
+            self._restore(manifest)
             manifest.status = "rolled-back"
             self._save(manifest)
         except (OSError, WorkspaceError):
@@ -194,27 +202,44 @@ class SafeWriter:
         return WorkspaceError(f"{error} Every file of this run was put back: nothing was changed.")
 
     def undo(self, force: bool = False) -> Manifest:
-        """Put back every file the last run changed, as it was before that run."""
+        """Put back every file the last run changed, as it was before that run; returns that run's manifest.
+
+        Failed runs after it changed only their record in sleep-log.json: they are undone with it, newest
+        first, so the log goes back to how it was before the run.
+        """
         # a run that died mid-write is the last run; undoing an earlier one instead would leave its
         # half-written files, and the next run's recover() would then overwrite the undone state
         rolled = self.recover()
         if rolled:
             return next(m for m in self.manifests() if m.run_id == rolled[-1])
-        done = [m for m in self.manifests() if m.status == "done"]
-        if not done:
+        targets = self.undo_targets()
+        if not targets:
             raise UndoError("Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots.")
-        manifest = done[-1]
-        try:
-            self._restore(manifest, check=not force)
-        except WorkspaceError as error:
-            if manifest.status != "writing":
-                raise
-            raise WorkspaceError(
-                f"{error} The undo stopped half-way; run `memory-sleep undo` again to finish it."
-            ) from error
-        manifest.status = "undone"
-        self._save(manifest)
-        return manifest
+        run = targets[-1]
+        edited = self._edited(targets)
+        if edited and not force:
+            raise UndoError(
+                f"Changed since run {run.run_id}: {', '.join(edited)}. Undo would overwrite those edits; "
+                "run `memory-sleep undo --force` to restore anyway (the current versions are kept in the snapshot)."
+            )
+        for manifest in targets:
+            try:
+                self._restore(manifest)
+            except WorkspaceError as error:
+                if manifest.status != "writing":
+                    raise
+                raise WorkspaceError(
+                    f"{error} The undo stopped half-way; run `memory-sleep undo` again to finish it."
+                ) from error
+            manifest.status = "undone"
+            self._save(manifest)
+        return run
+
+    def undo_targets(self) -> list[Manifest]:
+        """What `undo` puts back, newest first: the last completed run and the failed runs after it."""
+        done = [m for m in self.manifests() if m.status == "done"]
+        runs = [n for n, m in enumerate(done) if m.action != "failed-run"]
+        return list(reversed(done[runs[-1] :])) if runs else []
 
     def manifests(self) -> list[Manifest]:
         if not self.snapshots_dir.is_dir():
@@ -225,20 +250,21 @@ class SafeWriter:
                 found.append(Manifest.model_validate_json(path.read_bytes()))
         return sorted(found, key=lambda m: m.run_id)
 
-    def _restore(self, manifest: Manifest, check: bool) -> None:
-        edited = [
-            f.path
-            for f in manifest.files
-            if _hash_or_none(self._current(f.path)) not in (f.after_sha256, f.before_sha256)
+    def _edited(self, manifests: Sequence[Manifest]) -> list[str]:
+        """Files changed since the newest of `manifests` (newest first) that wrote them, by anything else."""
+        latest: dict[str, SnapshotFile] = {}
+        for manifest in manifests:
+            for entry in manifest.files:
+                latest.setdefault(entry.path, entry)
+        return [
+            path
+            for path, entry in latest.items()
+            if _hash_or_none(self._current(path)) not in (entry.after_sha256, entry.before_sha256)
         ]
-        # a failed run after this one appends its record to the log: the tool's own line, not an edit to protect
-        blocking = [path for path in edited if path != _SLEEP_LOG]
-        if blocking and check:
-            raise UndoError(
-                f"Changed since run {manifest.run_id}: {', '.join(blocking)}. Undo would overwrite those edits; "
-                "run `memory-sleep undo --force` to restore anyway (the current versions are kept in the snapshot)."
-            )
-        self._keep_copy(manifest.run_id, [FileChange(path, self._current(path)) for path in edited])
+
+    def _restore(self, manifest: Manifest) -> None:
+        """Put back every file of `manifest` as it was before its run (edits since are kept beside it)."""
+        self._keep_copy(manifest.run_id, [FileChange(p, self._current(p)) for p in self._edited([manifest])])
         if manifest.status == "done":
             # an undo that dies half-way leaves a run "writing": the next run or undo finishes it
             manifest.status = "writing"
@@ -261,10 +287,6 @@ class SafeWriter:
                 )
 
     def _put(self, relative: str, content: bytes | None) -> None:
-        if self._writes_left == 0:
-            os._exit(137)  # crash-test hook: die like SIGKILL between two writes
-        if self._writes_left > 0:
-            self._writes_left -= 1
         path = self.root / relative
         try:
             if content is None:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .conftest import FIXTURE_WORKSPACE
+from .conftest import FIXTURE_WORKSPACE, REPO
 
 TODAY = "2026-11-25"
 # sleep-log.json keys that differ between two runs of the same work (the forgetting pass's counts
@@ -26,13 +26,21 @@ def copy_fixture(target: Path) -> Path:
 
 
 def cli(
-    *arguments: str, env: dict[str, str] | None = None, timeout: float = 120
+    *arguments: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    crash_before_write: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m memory_sleep ARGUMENTS` in a real process."""
+    """`python -m memory_sleep ARGUMENTS` in a real process; with `crash_before_write` N, through
+    tests/crash_launcher.py, which kills it (exit 137) just before the safe writer's write N (from 0)."""
     environment = {key: value for key, value in os.environ.items() if not key.startswith("MEMORY_SLEEP_")}
+    module = (
+        ["memory_sleep"] if crash_before_write is None else ["tests.crash_launcher", str(crash_before_write)]
+    )
     return subprocess.run(
-        [sys.executable, "-m", "memory_sleep", *arguments],
+        [sys.executable, "-m", *module, *arguments],
         env={**environment, **(env or {})},
+        cwd=REPO,
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -215,6 +215,7 @@ def test_a_bad_config_is_recorded_too(fixture_workspace: Path) -> None:
     assert log["status"] == "failed" and "memory-sleep.toml: not valid TOML" in log["error"]
 
 
+@pytest.mark.slow
 def test_the_installed_line_runs_under_sh_and_logs(fixture_workspace: Path, tmp_path: Path) -> None:
     """What cron would execute: the command part of the line, by /bin/sh, in a near-empty environment."""
     space = Workspace.open(fixture_workspace)

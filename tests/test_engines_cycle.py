@@ -49,6 +49,7 @@ def _run(workspace: Path, *options: str) -> tuple[int, str]:
     return result.exit_code, result.output + (result.stderr if result.stderr_bytes else "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
 def test_whole_cycle_through_each_sdk_writes_every_file_from_model_output(
     fixture_workspace: Path, api: FakeAPI, provider: str

@@ -45,6 +45,9 @@ def file_lines(root: Path, relative: str) -> list[str]:
     return (root / relative).read_text(encoding="utf-8").split("\n")
 
 
+YEAR = pytest.param("year", marks=pytest.mark.slow)  # a year of notes takes seconds to generate
+
+
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, GroundTruth]:
     out = tmp_path_factory.mktemp("small")
@@ -104,7 +107,7 @@ def test_layout_of_the_workspace(small: tuple[Path, GroundTruth]) -> None:
     assert truth["end"] == "2026-11-28" and truth["start"] == "2026-09-30"
 
 
-@pytest.mark.parametrize("fixture", ["small", "year"])
+@pytest.mark.parametrize("fixture", ["small", YEAR])
 def test_every_item_is_at_its_line(fixture: str, request: pytest.FixtureRequest) -> None:
     out, truth = request.getfixturevalue(fixture)[:2]
     allowed = {("KEEP", c) for c in KEEP_CATEGORIES} | {("DISCARD", c) for c in DISCARD_CATEGORIES}
@@ -116,7 +119,7 @@ def test_every_item_is_at_its_line(fixture: str, request: pytest.FixtureRequest)
         assert (item["verdict"], item["category"]) in allowed, item
 
 
-@pytest.mark.parametrize("fixture", ["small", "year"])
+@pytest.mark.parametrize("fixture", ["small", YEAR])
 def test_items_are_exactly_the_units_of_the_split_rules(fixture: str, request: pytest.FixtureRequest) -> None:
     out, truth = request.getfixturevalue(fixture)[:2]
     expected: dict[str, dict[int, str]] = {}
@@ -127,7 +130,7 @@ def test_items_are_exactly_the_units_of_the_split_rules(fixture: str, request: p
         assert found == expected.get(relative, {}), relative
 
 
-@pytest.mark.parametrize("fixture", ["small", "year"])
+@pytest.mark.parametrize("fixture", ["small", YEAR])
 def test_every_secret_is_at_its_line(fixture: str, request: pytest.FixtureRequest) -> None:
     out, truth = request.getfixturevalue(fixture)[:2]
     assert {secret["kind"] for secret in truth["secrets"]} == SECRET_KINDS
@@ -141,6 +144,7 @@ def test_every_secret_is_at_its_line(fixture: str, request: pytest.FixtureReques
             assert lines[start : start + len(value_lines)] == value_lines, secret
 
 
+@pytest.mark.slow
 def test_year_of_8_kb_notes_averages_8_kb(year: tuple[Path, GroundTruth, float]) -> None:
     # how long generating takes is a benchmark's business (shared machines are noisy), not a test's
     out, truth, _ = year
@@ -150,7 +154,7 @@ def test_year_of_8_kb_notes_averages_8_kb(year: tuple[Path, GroundTruth, float])
     assert len(set(bodies)) == len(bodies)
 
 
-@pytest.mark.parametrize("fixture", ["small", "year"])
+@pytest.mark.parametrize("fixture", ["small", YEAR])
 def test_keep_share_per_note(fixture: str, request: pytest.FixtureRequest) -> None:
     truth = request.getfixturevalue(fixture)[1]
     keep: Counter[str] = Counter()
@@ -163,7 +167,7 @@ def test_keep_share_per_note(fixture: str, request: pytest.FixtureRequest) -> No
     assert sum(0.15 <= share <= 0.40 for share in shares) >= 0.9 * len(shares)
 
 
-@pytest.mark.parametrize("fixture", ["small", "year"])
+@pytest.mark.parametrize("fixture", ["small", YEAR])
 def test_facts_decisions_actions_point_at_their_statements(
     fixture: str, request: pytest.FixtureRequest
 ) -> None:
@@ -196,7 +200,7 @@ def test_facts_decisions_actions_point_at_their_statements(
     assert any(a["closed"] for a in truth["actions"]) and any(not a["closed"] for a in truth["actions"])
 
 
-@pytest.mark.parametrize("fixture", ["small", "year"])
+@pytest.mark.parametrize("fixture", ["small", YEAR])
 def test_repeats_and_finished_projects(fixture: str, request: pytest.FixtureRequest) -> None:
     truth = request.getfixturevalue(fixture)[1]
     items = {(item["file"], item["line"]): item for item in truth["items"]}
@@ -235,6 +239,7 @@ def test_pasted_briefing_is_recorded_and_unique(small: tuple[Path, GroundTruth])
     assert inside and all(i["verdict"] == "DISCARD" for i in inside)
 
 
+@pytest.mark.slow
 def test_notes_are_messy_like_real_agent_notes(year: tuple[Path, GroundTruth, float]) -> None:
     out, truth = year[:2]
     text = "\n".join((out / relative).read_text(encoding="utf-8") for relative in truth["files"])

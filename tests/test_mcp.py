@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client, StdioServerParameters
 
 from memory_sleep.config import Config
@@ -159,6 +160,7 @@ def test_remember_appends_to_an_existing_note(tmp_path: Path) -> None:
     assert note.read_bytes() == b"# Tuesday\r\n09:00 HEARTBEAT_OK\r\n- Maya prefers async updates\r\n"
 
 
+@pytest.mark.slow
 def test_memory_sleep_mcp_serves_over_stdio(fixture_workspace: Path) -> None:
     """The way an agent starts it: `memory-sleep mcp WORKSPACE` as a subprocess speaking MCP on stdio."""
     server = StdioServerParameters(

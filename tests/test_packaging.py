@@ -31,6 +31,7 @@ def test_override_folder_wins(tmp_path: Path) -> None:
     assert render_prompt("nrem_classify.md.j2", override=tmp_path, projects=[1, 2]) == "custom 2"
 
 
+@pytest.mark.slow
 def test_wheel_contains_templates_and_installs_outside_the_checkout(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     subprocess.run(

@@ -64,6 +64,7 @@ def test_a_second_run_exits_1_naming_the_holder_and_changes_nothing(fixture_work
     assert snapshot_tree(fixture_workspace) == before
 
 
+@pytest.mark.slow
 def test_a_second_run_with_wait_runs_once_the_first_ends(
     fixture_workspace: Path, clean_result: dict[str, bytes]
 ) -> None:
@@ -76,6 +77,7 @@ def test_a_second_run_with_wait_runs_once_the_first_ends(
     assert comparable_tree(fixture_workspace) == clean_result
 
 
+@pytest.mark.slow
 def test_two_runs_started_together_do_the_work_once(
     fixture_workspace: Path, clean_result: dict[str, bytes]
 ) -> None:
@@ -94,6 +96,7 @@ def test_two_runs_started_together_do_the_work_once(
     assert comparable_tree(fixture_workspace) == clean_result
 
 
+@pytest.mark.slow
 def test_a_stale_lock_from_a_killed_run_is_recovered(
     fixture_workspace: Path, clean_result: dict[str, bytes]
 ) -> None:
@@ -107,6 +110,7 @@ def test_a_stale_lock_from_a_killed_run_is_recovered(
     assert not (fixture_workspace / "memory" / ".sleep" / "lock.holder").exists()
 
 
+@pytest.mark.slow
 def test_recall_works_while_a_run_writes_and_indexes(fixture_workspace: Path) -> None:
     run_offline(fixture_workspace)  # the sidecar holds the workspace
     (fixture_workspace / "memory" / "2026-11-25.md").write_text(
@@ -140,6 +144,7 @@ def test_recall_waits_out_an_open_index_transaction_and_search_does_not(fixture_
         assert time.monotonic() - started >= 0.45
 
 
+@pytest.mark.slow
 def test_two_workspaces_run_in_parallel_independently(tmp_path: Path, clean_result: dict[str, bytes]) -> None:
     folders = [copy_fixture(tmp_path / name) for name in ("first", "second")]
     runs = [

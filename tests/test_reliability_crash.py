@@ -32,18 +32,19 @@ from .reliability_support import (
     run_command,
 )
 
-CRASH_HOOK = "MEMORY_SLEEP_CRASH_AFTER_WRITES"
+pytestmark = pytest.mark.slow  # crash at every write point, SIGKILL loops
 WORKERS = 2
 NO_SIDECAR = Config(sidecar=SidecarConfig(enabled=False))
 
-# `python -m memory_sleep ARGS`, SIGKILLed by itself when its sidecar connection is about to run
-# statement KILL_AT (counted from the first BEGIN; "COMMIT" means just before the first commit)
+# `python -m memory_sleep ARGS`, SIGKILLed by itself when the OPENING-th sidecar connection it opens
+# (1: the forgetting pass, before the markdown is written; 2: indexing, after it) is about to run
+# statement KILL_AT (counted from its first BEGIN; "COMMIT" means just before its first commit)
 SQLITE_KILLER = """
 import os, runpy, signal, sys
 from memory_sleep.sidecar.store import Store
 
-kill_at = sys.argv[1]
-seen = []
+opening, kill_at = int(sys.argv[1]), sys.argv[2]
+opened, seen = [], []
 
 def trace(statement):
     if seen or statement.startswith("BEGIN"):
@@ -55,11 +56,13 @@ real_open = Store.open
 
 def traced_open(*args, **kwargs):
     store = real_open(*args, **kwargs)
-    store.db.set_trace_callback(trace)
+    opened.append(store)
+    if len(opened) == opening:
+        store.db.set_trace_callback(trace)
     return store
 
 Store.open = staticmethod(traced_open)
-sys.argv = ["memory-sleep", *sys.argv[2:]]
+sys.argv = ["memory-sleep", *sys.argv[3:]]
 runpy.run_module("memory_sleep", run_name="__main__")
 """
 
@@ -141,14 +144,14 @@ def test_killed_before_each_write_leaves_old_or_new_files_and_recovers(
 
     _in_parallel(
         [(tmp_path / f"crash-{n}", n) for n in range(reference.writes + 1)],
-        lambda folder, n: cli(*run_command(folder), env={CRASH_HOOK: str(n)}),
+        lambda folder, n: cli(*run_command(folder), crash_before_write=int(n)),  # type: ignore[call-overload]
         check,
     )
 
 
 def test_recovery_and_undo_through_the_command_line(tmp_path: Path, reference: Reference) -> None:
     folder = copy_fixture(tmp_path / "workspace")
-    assert cli(*run_command(folder), env={CRASH_HOOK: "5"}).returncode == 137
+    assert cli(*run_command(folder), crash_before_write=5).returncode == 137
     done = cli(*run_command(folder, quiet=False))
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Recovered: rolled back run "), done.stdout
@@ -181,16 +184,19 @@ def test_sigkill_at_random_times_leaves_old_or_new_files_and_recovers(
     _in_parallel([(tmp_path / f"kill-{i}", d) for i, d in enumerate(delays)], kill_after, check)
 
 
-@pytest.mark.parametrize("kill_at", ["1", "300", "5000", "COMMIT"])
+@pytest.mark.parametrize(
+    ("opening", "kill_at"), [(1, "1"), (1, "COMMIT"), (2, "1"), (2, "300"), (2, "5000"), (2, "COMMIT")]
+)
 def test_sigkill_inside_the_sidecar_transaction_loses_nothing(
-    tmp_path: Path, reference: Reference, kill_at: str
+    tmp_path: Path, reference: Reference, opening: int, kill_at: str
 ) -> None:
     folder = copy_fixture(tmp_path / "workspace")
-    command = [sys.executable, "-c", SQLITE_KILLER, kill_at, *run_command(folder)]
+    command = [sys.executable, "-c", SQLITE_KILLER, str(opening), kill_at, *run_command(folder)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == -signal.SIGKILL, done.stderr
-    # the markdown was complete before indexing began; the database rolled the transaction back
-    assert comparable_tree(folder) == reference.new
+    # the forgetting pass runs before the markdown is written, indexing after it; the database rolled
+    # the transaction back
+    assert comparable_tree(folder) == (reference.old if opening == 1 else reference.new)
     with open_sidecar(folder) as sidecar:
         assert sidecar.store.db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert sidecar.stats()["live"] == 0
@@ -204,7 +210,7 @@ def test_an_undo_killed_half_way_is_finished_by_the_next_undo(tmp_path: Path, re
     folder = copy_fixture(tmp_path / "workspace")
     run_offline(folder, config=NO_SIDECAR)
     half = reference.writes // 2
-    assert cli("undo", str(folder), env={CRASH_HOOK: str(half)}).returncode == 137
+    assert cli("undo", str(folder), crash_before_write=half).returncode == 137
     now = comparable_tree(folder)
     assert mixed_files(now, reference.old, reference.new) == []
     assert changed_count(now, reference.new) == half
@@ -218,7 +224,7 @@ def test_a_run_after_an_undo_killed_half_way_starts_from_the_old_files(
 ) -> None:
     folder = copy_fixture(tmp_path / "workspace")
     run_offline(folder, config=NO_SIDECAR)
-    assert cli("undo", str(folder), env={CRASH_HOOK: str(reference.writes // 2)}).returncode == 137
+    assert cli("undo", str(folder), crash_before_write=reference.writes // 2).returncode == 137
     # half-undone files must not be taken as the state to build on: that would drop the items whose
     # entries were undone while the state still says they were integrated
     report = run_offline(folder, config=NO_SIDECAR)

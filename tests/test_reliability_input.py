@@ -114,6 +114,7 @@ def test_an_archive_that_is_not_utf8_stops_the_run_and_says_so(fixture_workspace
     assert snapshot_tree(fixture_workspace) == before
 
 
+@pytest.mark.slow
 def test_a_50_mb_note_is_skipped_by_size_quickly(fixture_workspace: Path, clean: dict[str, bytes]) -> None:
     name = f"{NOTE_DAY}-pasted-log.md"
     with (fixture_workspace / "memory" / name).open("wb") as handle:
@@ -331,6 +332,7 @@ def test_nesting_too_deep_to_parse_is_reported_and_the_rest_proceeds(fixture_wor
     assert snapshot_tree(fixture_workspace) == before
 
 
+@pytest.mark.slow
 def test_a_one_megabyte_line_is_read_and_bounded(fixture_workspace: Path) -> None:
     (fixture_workspace / "memory" / f"{NOTE_DAY}-dump.md").write_text(
         "- Decided: " + "x" * 1_000_000 + "\n- Decided: billing moves to Stripe after the long line.\n"
@@ -467,9 +469,7 @@ def test_a_read_only_workspace_fails_clearly_and_changes_nothing(
         ": cannot write the snapshot (Permission denied). Nothing was changed; check free space and permissions."
         in output
     )
-    after = snapshot_tree(fixture_workspace)
-    after.pop("memory/sleep-log.json")  # the failed run's record
-    assert after == before
+    assert snapshot_tree(fixture_workspace) == before  # the failed run's record cannot be written either
     assert not list((fixture_workspace / "memory" / ".sleep" / "snapshots").glob("*"))
 
 
@@ -499,6 +499,7 @@ def planned(tmp_path_factory: pytest.TempPathFactory) -> RunReport:
     return run_offline(folder, config=NO_SIDECAR, dry_run=True)
 
 
+@pytest.mark.slow
 def test_a_full_disk_at_any_write_loses_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, planned: RunReport
 ) -> None:
@@ -542,6 +543,7 @@ def test_a_full_disk_at_any_write_loses_nothing(
             assert comparable_tree(folder) == old, (stays_full, number)
 
 
+@pytest.mark.slow
 def test_a_full_disk_then_free_space_the_next_run_completes(
     fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch, clean: dict[str, bytes]
 ) -> None:

@@ -158,6 +158,7 @@ def _write_workspace(root: Path, spec: dict) -> None:  # type: ignore[type-arg]
         (root / "memory" / f"{(TODAY - timedelta(days=days_ago)).isoformat()}.md").write_text(text + "\n")
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_WORKSPACE)
 def test_run_then_undo_is_the_identity_and_a_second_run_changes_nothing(spec: dict) -> None:  # type: ignore[type-arg]
@@ -174,6 +175,7 @@ def test_run_then_undo_is_the_identity_and_a_second_run_changes_nothing(spec: di
         assert snapshot_tree(root) == before
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_WORKSPACE)
 def test_a_plan_applied_twice_equals_it_applied_once(spec: dict) -> None:  # type: ignore[type-arg]

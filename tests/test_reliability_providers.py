@@ -70,6 +70,7 @@ def _nothing_lost(before: list[str], folder: Path) -> None:
     assert [text for text in before if text not in now and text[:60] not in archive] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_provider_down_for_the_whole_run_completes_offline_and_says_so(
     fixture_workspace: Path, provider: str
@@ -103,6 +104,7 @@ def test_provider_down_with_require_llm_exits_1_and_changes_nothing(
     assert log["status"] == "failed" and "Nothing was changed (--require-llm)" in log["error"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_provider_slower_than_the_timeout_is_given_up_on(
     fixture_workspace: Path, api: FakeAPI, provider: str

@@ -85,7 +85,7 @@ def test_a_pass_that_is_not_due_does_nothing(tmp_path: Path) -> None:
 
 
 def test_run_hook_runs_when_due_and_records_counts(tmp_path: Path) -> None:
-    from memory_sleep.sleepgate.hook import forget_after_run
+    from memory_sleep.sleepgate.hook import forget_when_due
     from memory_sleep.workspace import Workspace
 
     folder = workspace(tmp_path)
@@ -93,9 +93,9 @@ def test_run_hook_runs_when_due_and_records_counts(tmp_path: Path) -> None:
     with open_at(folder) as sidecar:
         sidecar.index()
     space = Workspace.open(folder)
-    counts, warning = forget_after_run(space, config)
+    counts, warning = forget_when_due(space, config)
     assert warning is None and counts["forgotten"] > 0 and counts["entries"] >= 5
-    again, warning = forget_after_run(space, config)  # not due for another day
+    again, warning = forget_when_due(space, config)  # not due for another day
     assert again == {} and warning is None
 
 

@@ -13,6 +13,8 @@ import pytest
 from memory_sleep.errors import UndoError, WorkspaceError
 from memory_sleep.writer import FileChange, SafeWriter, atomic_write, sha256
 
+from .conftest import REPO
+
 OLD_MEMORY = b"# MEMORY.md\r\n\r\n## Facts\r\n- a (2026-01-01)   \r\n"
 OLD_BRIEFING = b"old briefing \xe2\x9c\x93"
 
@@ -164,14 +166,15 @@ def test_a_crash_between_writes_leaves_old_or_new_files_and_recover_restores_all
     (root / "memory" / "c.md").write_bytes(b"old c\n")
     script = (
         "import sys; from pathlib import Path; from memory_sleep.writer import FileChange, SafeWriter\n"
+        "from tests.crash_launcher import crash_before_write\n"
+        "crash_before_write(1)\n"
         "root = Path(sys.argv[1])\n"
         "SafeWriter(root, root / 'memory/.sleep/snapshots').apply('run-1', [\n"
         "    FileChange('MEMORY.md', b'new memory'), FileChange('memory/briefing.md', b'new briefing'),\n"
         "    FileChange('memory/c.md', b'new c')])\n"
     )
-    environment = {**os.environ, "MEMORY_SLEEP_CRASH_AFTER_WRITES": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", script, str(root)], env=environment, capture_output=True, timeout=60
+        [sys.executable, "-c", script, str(root)], cwd=REPO, capture_output=True, timeout=60
     )
     assert done.returncode == 137, done.stderr
     old = {"MEMORY.md": OLD_MEMORY, "memory/briefing.md": OLD_BRIEFING, "memory/c.md": b"old c\n"}

@@ -10,13 +10,13 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ..writer import atomic_write
 from .model import AnswerT, Prompt
 from .schemas import json_schema
 
@@ -60,12 +60,8 @@ class ResponseCache:
         path = self._path(key)
         payload: dict[str, Any] = {"answer": answer.model_dump(mode="json"), "saved": time.time()}
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(payload, out)
-            os.utime(temporary, (payload["saved"], payload["saved"]))
-            os.replace(temporary, path)
+            atomic_write(path, json.dumps(payload).encode("utf-8"))
+            os.utime(path, (payload["saved"], payload["saved"]))
         except OSError:
             return  # a cache that cannot be written only costs a call next time
         if not self._pruned:

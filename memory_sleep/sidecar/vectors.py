@@ -11,14 +11,14 @@ is rebuilt from SQLite; an older one is patched with the rows changed since its 
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
 
+from ..writer import atomic_write
 from .store import Store, Vectors, from_blobs
 
 PREFIX = "sidecar-vectors"
@@ -116,27 +116,26 @@ class VectorIndex:
         return VectorIndex(ids, codes, names, np.ascontiguousarray(matrix), generation)
 
     def save(self, folder: Path) -> None:
-        """Write the cache atomically under this generation's names, then drop older generations."""
-        folder.mkdir(parents=True, exist_ok=True)
+        """Write the cache atomically under this generation's names, then drop older generations.
+
+        A cache that cannot be written (a full disk; a run's start sweeping the temporary file of a
+        recall that saves without the lock) is only rebuilt from SQLite next time: never an error.
+        """
         dim = self.matrix.shape[1]
         vectors_path, rows_path = _paths(folder, self.generation, dim)
-        self._write(rows_path, self._write_rows)
-        self._write(vectors_path, lambda handle: np.save(handle, self.matrix))
+        try:
+            atomic_write(rows_path, self._write_rows)
+            atomic_write(vectors_path, lambda handle: np.save(handle, self.matrix))
+        except OSError:
+            return
         for stale in folder.glob(f"{PREFIX}-*"):
-            if stale not in (vectors_path, rows_path) and not stale.name.endswith(".tmp"):
+            if stale not in (vectors_path, rows_path):
                 with contextlib.suppress(FileNotFoundError):
                     stale.unlink()
 
     def _write_rows(self, handle: BinaryIO) -> None:
         names = np.array(self.scope_names, dtype=str)
         np.savez(handle, ids=self.ids, codes=self.scope_codes, names=names)
-
-    @staticmethod
-    def _write(path: Path, write: Callable[[BinaryIO], None]) -> None:
-        temporary = path.with_name(path.name + f".{os.getpid()}.tmp")
-        with open(temporary, "wb") as handle:
-            write(handle)
-        os.replace(temporary, path)
 
     def scope_mask(self, scope: str | None) -> npt.NDArray[np.bool_] | None:
         """Rows of `scope`; None means every row."""
