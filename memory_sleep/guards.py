@@ -3,13 +3,13 @@ past its limit."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 
-from . import matching, routine
 from .archive import trimmed_reason
 from .errors import GuardError
 from .memory_doc import Entry, MemoryDocument
+from .models import EntryJudgement
 from .plan import DocumentEditor, Edit
 from .text import counted, deadline_in
 
@@ -18,7 +18,6 @@ _TRIM_ORDER = {"Action items": 0, "Facts": 1, "Decisions": 2}  # on the same day
 _FINISHED_PENALTY = timedelta(days=365)
 _CURRENT_BONUS = timedelta(days=14)
 _HISTORY_BONUS = timedelta(days=60)
-_NO_TRIM_PAST = frozenset({"Action items"})  # an overdue action is still open
 
 
 def removal_allowance(entries_before: int, share: float) -> int:
@@ -61,12 +60,13 @@ def trim_to_size(
     budget: int,
     today: date,
     last_used: Callable[[Entry], date],
+    judgements: Mapping[str, EntryJudgement],
     finished_projects: frozenset[str] = frozenset(),
 ) -> list[Edit]:
     """Archive edits for the tool's entries until its part of MEMORY.md (`tool_bytes`) fits `limit`
     bytes, those of least use first: by the day an entry was last written or referenced, moved back a
-    year for finished business (a routine reading, a finished project, an event whose dates are all
-    past), forward two weeks for a decision and two months for a fact whose value changed (people keep
+    year for finished business (a finished project, or what the engine judged ended, routine or past),
+    forward two weeks for a decision and two months for a fact the engine judged changing (people keep
     it up to date), to its due day for an open action; lessons and bullets a person wrote without a
     date are never trimmed. GuardError if the budget runs out first."""
     document = editor.document
@@ -74,13 +74,13 @@ def trim_to_size(
     candidates = sorted(
         (
             (
-                _kept_until(section.title, entry, today, last_used(entry), finished_projects),
-                _TRIM_ORDER.get(section.title, 1),
-                section.title,
+                _kept_until(section, entry, today, last_used(entry), finished_projects, judgements.get(ref)),
+                _TRIM_ORDER.get(section, 1),
+                section,
                 entry,
             )
-            for section, entry in document.entries()
-            if section.title not in _NEVER_TRIM and entry.day
+            for ref, section, entry in editor.entries()
+            if section not in _NEVER_TRIM and entry.day
         ),
         key=lambda c: (c[0], c[1]),
     )
@@ -99,37 +99,31 @@ def trim_to_size(
 
 
 def _kept_until(
-    section: str, entry: Entry, today: date, last_used: date, finished_projects: frozenset[str]
+    section: str,
+    entry: Entry,
+    today: date,
+    last_used: date,
+    finished_projects: frozenset[str],
+    judged: EntryJudgement | None,
 ) -> date:
     """The day an entry's claim to its place runs out: its last use moved by its worth; an open
     action keeps it at least until it is due (a task due Friday is not trimmed for room on Tuesday)."""
-    until = last_used + _worth(section, entry, today, finished_projects)
+    until = last_used + _worth(section, entry, finished_projects, judged)
     due = deadline_in(entry.text, entry.day or today) if section == "Action items" else None
     return max(until, due) if due else until
 
 
-def _worth(section: str, entry: Entry, today: date, finished_projects: frozenset[str]) -> timedelta:
+def _worth(
+    section: str, entry: Entry, finished_projects: frozenset[str], judged: EntryJudgement | None
+) -> timedelta:
     """How much longer than its age an entry deserves its place."""
-    if (
-        routine.is_reading(entry.text)
-        or routine.is_stack_trace(entry.text)
-        or (entry.topic in finished_projects and section != "People")  # people outlive projects
-        or (section not in _NO_TRIM_PAST and _past_event(entry.text, today))
+    kind = judged.kind if judged else None
+    if kind in ("ended", "routine", "past") or (
+        entry.topic in finished_projects and section != "People"  # people outlive projects
     ):
         return -_FINISHED_PENALTY
-    if has_history(entry.text):
+    if kind == "changing":
         return _HISTORY_BONUS
     if section == "Decisions":
         return _CURRENT_BONUS
     return timedelta()
-
-
-def has_history(text: str) -> bool:
-    """The entry replaced an older value: REM noted it ("(previously: ...)") or the note named it ("(was 5432)")."""
-    return "(previously: " in text or bool(matching.replaced_values(text))
-
-
-def _past_event(text: str, today: date) -> bool:
-    """Every date the entry names is over: an event that happened, not a fact that holds."""
-    days = matching.typed_values(matching.current_claim(text)).get("date", frozenset())
-    return bool(days) and all(day < today.isoformat() for day in days)

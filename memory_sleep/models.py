@@ -94,6 +94,17 @@ class Closure(Strict):
     reason: str = ""
 
 
+class EntryJudgement(Strict):
+    """What an engine finds an entry to be about, beyond its age: finished business ("ended": an
+    absence that is over), or of little lasting worth ("routine": a reading, a stack trace; "past": an
+    event whose dates are all over), or a fact people keep up to date ("changing": it replaced an
+    older value)."""
+
+    ref: str
+    kind: Literal["ended", "routine", "past", "changing"]
+    reason: str = ""
+
+
 class ProjectFields(Strict):
     """The four lines of a per-project summary under `## Projects`."""
 

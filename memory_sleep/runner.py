@@ -16,7 +16,7 @@ from .engines.base import ClassifyContext, Engine
 from .errors import GuardError, WorkspaceError
 from .lock import workspace_lock
 from .memory_doc import HEADER, Entry, MemoryDocument
-from .models import KeptItem, NoteItem
+from .models import EntryView, KeptItem, NoteItem
 from .phases import briefing, done, nrem, projects, references, rem, stale, weekly
 from .plan import Applied, DocumentEditor, Edit
 from .sidecar.hook import index_after_run
@@ -305,10 +305,16 @@ class _Planner:
         entries_now = sum(1 for _ in document.entries())
         allowance = guards.removal_allowance(len(entries_before), self.config.max_removal_share)
         budget = entries_now - len(entries_before) + allowance
+        views = [
+            EntryView(ref=ref, section=section, topic=entry.topic, text=entry.text, day=entry.day)
+            for ref, section, entry in editor.entries()
+        ]
+        judgements = {judged.ref: judged for judged in self.engine.curator.judge(views, today)}
         swept = stale.remove_stale(
             editor,
             self.state.entries,
             summaries.finished,
+            judgements,
             today,
             self.config.stale_after_days,
             budget,
@@ -325,6 +331,7 @@ class _Planner:
             budget - len(swept.edits),
             today,
             self._last_used,
+            judgements,
             frozenset(summaries.finished),
         )
         self._apply(editor, trimmed)

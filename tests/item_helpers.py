@@ -7,8 +7,9 @@ from datetime import date
 
 from memory_sleep.archive import ArchiveRecord
 from memory_sleep.engines.base import Integrator
+from memory_sleep.engines.offline.curate import OfflineCurator
 from memory_sleep.memory_doc import MemoryDocument
-from memory_sleep.models import ItemKind, KeptItem, NoteItem
+from memory_sleep.models import EntryJudgement, EntryView, ItemKind, KeptItem, NoteItem
 from memory_sleep.phases import rem
 from memory_sleep.plan import Applied, DocumentEditor, Edit
 
@@ -39,3 +40,12 @@ def archived_by(
     """Apply the edits a phase plans for `document` (as a run does); what they archived."""
     editor = DocumentEditor(document, today)
     return editor.apply(plan(editor)).archived
+
+
+def judged(editor: DocumentEditor, today: date) -> dict[str, EntryJudgement]:
+    """The offline engine's judgements of the editor's entries, by ref, as a run passes them on."""
+    views = [
+        EntryView(ref=ref, section=section, topic=entry.topic, text=entry.text, day=entry.day)
+        for ref, section, entry in editor.entries()
+    ]
+    return {judgement.ref: judgement for judgement in OfflineCurator().judge(views, today)}

@@ -16,7 +16,7 @@ from memory_sleep.models import EntryView, KeptItem, NoteItem, Operation
 from memory_sleep.plan import DocumentEditor
 
 from .conftest import run_offline, snapshot_tree
-from .item_helpers import archived_by, integrate_and_apply
+from .item_helpers import archived_by, integrate_and_apply, judged
 
 MEMORY = """# MEMORY.md
 
@@ -141,13 +141,22 @@ def test_growth_past_the_limit_is_trimmed_by_archiving_the_oldest() -> None:
     document = MemoryDocument.parse(MEMORY)
     limit = tool_bytes(MemoryDocument.parse(MEMORY)) - 30
     records = archived_by(
-        document, TODAY, lambda e: trim_to_size(e, limit, budget=2, today=TODAY, last_used=_written)
+        document,
+        TODAY,
+        lambda e: trim_to_size(
+            e, limit, budget=2, today=TODAY, last_used=_written, judgements=judged(e, TODAY)
+        ),
     )
     assert tool_bytes(document) <= limit
     assert [r.entry for r in records] == ["- Alpha runs on port 8080 (2026-11-01)"]
     with pytest.raises(GuardError, match="memory_max_bytes"):
         trim_to_size(
-            DocumentEditor(MemoryDocument.parse(MEMORY), TODAY), 60, budget=1, today=TODAY, last_used=_written
+            DocumentEditor(MemoryDocument.parse(MEMORY), TODAY),
+            60,
+            budget=1,
+            today=TODAY,
+            last_used=_written,
+            judgements={},
         )
 
 
@@ -268,7 +277,11 @@ def test_trimming_takes_routine_readings_first_and_keeps_decisions_and_changed_f
     document = MemoryDocument.parse(text)
     limit = tool_bytes(MemoryDocument.parse(text)) - 60
     records = archived_by(
-        document, TODAY, lambda e: trim_to_size(e, limit, budget=3, today=TODAY, last_used=_written)
+        document,
+        TODAY,
+        lambda e: trim_to_size(
+            e, limit, budget=3, today=TODAY, last_used=_written, judgements=judged(e, TODAY)
+        ),
     )
     assert [r.entry for r in records] == [
         "- Build: #3,107 green (7m34s) (2026-11-10)",
@@ -331,7 +344,13 @@ def test_trimming_takes_finished_business_first_and_keeps_facts_people_keep_chan
         document,
         TODAY,
         lambda e: trim_to_size(
-            e, limit, budget=3, today=TODAY, last_used=_written, finished_projects=frozenset({"Beta"})
+            e,
+            limit,
+            budget=3,
+            today=TODAY,
+            last_used=_written,
+            judgements=judged(e, TODAY),
+            finished_projects=frozenset({"Beta"}),
         ),
     )
     assert [r.entry for r in records] == [
@@ -352,6 +371,8 @@ def test_an_open_action_keeps_its_place_until_it_is_due() -> None:
     records = archived_by(
         document,
         TODAY,
-        lambda e: trim_to_size(e, limit, budget=1, today=TODAY, last_used=_written),
+        lambda e: trim_to_size(
+            e, limit, budget=1, today=TODAY, last_used=_written, judgements=judged(e, TODAY)
+        ),
     )
     assert [r.entry for r in records] == ["- Alpha runs on port 8080 (2026-11-10)"]

@@ -10,7 +10,7 @@ from memory_sleep.phases.references import people_named, restated_entries
 from memory_sleep.phases.stale import remove_stale
 
 from .conftest import run_offline
-from .item_helpers import archived_by, note_item
+from .item_helpers import archived_by, judged, note_item
 
 PEOPLE = """# MEMORY.md
 
@@ -26,7 +26,9 @@ def test_an_absence_that_is_over_is_archived_as_finished_business() -> None:
     document = MemoryDocument.parse(PEOPLE)
     today = date(2026, 11, 25)
     archived = archived_by(
-        document, today, lambda e: remove_stale(e, {}, set(), today, stale_after_days=90, budget=5).edits
+        document,
+        today,
+        lambda e: remove_stale(e, {}, set(), judged(e, today), today, stale_after_days=90, budget=5).edits,
     )
     assert [(r.entry, r.reason) for r in archived] == [
         (

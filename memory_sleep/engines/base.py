@@ -11,6 +11,7 @@ from ..models import (
     Briefing,
     Classification,
     Closure,
+    EntryJudgement,
     EntryView,
     KeptItem,
     NoteItem,
@@ -76,6 +77,13 @@ class Closer(Protocol):
     ) -> list[Closure]:
         """For the notes that report an action done: which of the open `actions` each one closes
         (at most one closure per note and per action; a note that closes none gets none)."""
+        ...
+
+
+class Curator(Protocol):
+    def judge(self, entries: Sequence[EntryView], today: date) -> list[EntryJudgement]:
+        """A judgement for each entry that is finished business, of little lasting worth, or a fact
+        that keeps changing (entries it finds none of these are left out)."""
         ...
 
 
@@ -151,6 +159,7 @@ class Engine:
     classifier: Classifier
     integrator: Integrator
     closer: Closer
+    curator: Curator
     summarizer: Summarizer
     briefer: Briefer
     usage: Usage = field(default_factory=Usage)

@@ -48,6 +48,7 @@ def llm_engine(
         classifier=LLMClassifier(calls, fallback.classifier, config.context_bytes),
         integrator=LLMIntegrator(calls, fallback.integrator, config.context_bytes),
         closer=LLMCloser(calls, fallback.closer),
+        curator=fallback.curator,  # no prompt for it yet: finished business is judged offline
         summarizer=LLMSummarizer(calls, fallback.summarizer),
         briefer=LLMBriefer(calls, fallback.briefer),
         usage=usage,

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from .. import absences
 from ..archive import stale_reason
 from ..memory_doc import Entry
+from ..models import EntryJudgement
 from ..plan import DocumentEditor, Edit
 from ..state import EntryRecord
 
@@ -33,27 +33,27 @@ def remove_stale(
     editor: DocumentEditor,
     entry_records: dict[str, EntryRecord],
     finished_projects: set[str],
+    judgements: dict[str, EntryJudgement],
     today: date,
     stale_after_days: int,
     budget: int,
 ) -> StaleResult:
     """Archive edits for up to `budget` entries: those about finished business first (a finished
-    project, an absence that is over), then those nobody used lately."""
+    project, or what the engine judged `ended`), then those nobody used lately."""
     result = StaleResult()
     candidates: list[_Candidate] = []
     horizon = today - timedelta(days=stale_after_days)
-    for section, entry in editor.document.entries():
+    for ref, section, entry in editor.entries():
         record = entry_records.get(entry.key)
         written = entry.day or (record.first_seen if record else today)
         last_used = max(written, record.last_referenced) if record else written
-        if entry.topic in finished_projects and section.title not in _KEEP_FOR_FINISHED:
-            candidates.append(_Candidate(1, written, section.title, entry, f"project {entry.topic} finished"))
-        elif (away := absences.ended_before(entry.text, today)) is not None:
-            reason = f"finished: the absence it announces ended {away.end.isoformat()}"
-            candidates.append(_Candidate(1, written, section.title, entry, reason))
+        judged = judgements.get(ref)
+        if entry.topic in finished_projects and section not in _KEEP_FOR_FINISHED:
+            candidates.append(_Candidate(1, written, section, entry, f"project {entry.topic} finished"))
+        elif judged is not None and judged.kind == "ended":
+            candidates.append(_Candidate(1, written, section, entry, judged.reason or "finished"))
         elif last_used < horizon:
-            reason = stale_reason(last_used)
-            candidates.append(_Candidate(2, written, section.title, entry, reason))
+            candidates.append(_Candidate(2, written, section, entry, stale_reason(last_used)))
     candidates.sort(key=lambda c: (c.rank, c.written))
     for position, candidate in enumerate(candidates):
         if position >= budget:

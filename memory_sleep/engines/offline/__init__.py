@@ -6,6 +6,7 @@ from ..base import Engine
 from .brief import OfflineBriefer
 from .classify import OfflineClassifier
 from .closing import OfflineCloser
+from .curate import OfflineCurator
 from .integrate import OfflineIntegrator
 from .summarize import OfflineSummarizer
 
@@ -17,6 +18,7 @@ def offline_engine() -> Engine:
         classifier=OfflineClassifier(),
         integrator=OfflineIntegrator(),
         closer=OfflineCloser(),
+        curator=OfflineCurator(),
         summarizer=OfflineSummarizer(),
         briefer=OfflineBriefer(),
         integrate_batch_size=200,  # no cost per call; items refer to earlier items of the batch by id

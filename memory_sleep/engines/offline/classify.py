@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ... import matching, routine
+from ... import matching
 from ...models import Category, Classification, DiscardReason, NoteItem
 from ...text import deadline_in, similarity, tokens
 from ..base import ClassifyContext
-from . import cues
+from . import cues, routine
 
 _PROJECT_IN_HEADING = re.compile(r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b")
 _EXPLICIT_PROJECT = re.compile(

@@ -7,11 +7,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ... import absences, matching
+from ... import matching
 from ...memory_doc import SECTION_FOR
 from ...models import EntryView, KeptItem, Operation, OperationKind
 from ...text import jaccard, shorten, similarity, tokens
-from . import cues, repeats, statements
+from . import absences, cues, repeats, statements
 
 ENTRY_MAX_CHARS = 200
 _SAME = 0.8

@@ -1,0 +1,53 @@
+"""Which entries are finished business, of little lasting worth, or facts that keep changing, offline."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from ... import matching
+from ...models import EntryJudgement, EntryView
+from . import absences, routine
+
+_STILL_OPEN = frozenset({"Action items"})  # an overdue action is still open, not an event that is over
+
+
+class OfflineCurator:
+    """Absences that are over, routine readings and stack traces, events whose dates are all past,
+    and entries that name the value they replaced."""
+
+    def judge(self, entries: Sequence[EntryView], today: date) -> list[EntryJudgement]:
+        judgements = []
+        for entry in entries:
+            judgement = _judge(entry, today)
+            if judgement is not None:
+                judgements.append(judgement)
+        return judgements
+
+
+def _judge(entry: EntryView, today: date) -> EntryJudgement | None:
+    away = absences.ended_before(entry.text, today)
+    if away is not None:
+        return EntryJudgement(
+            ref=entry.ref,
+            kind="ended",
+            reason=f"finished: the absence it announces ended {away.end.isoformat()}",
+        )
+    if routine.is_reading(entry.text) or routine.is_stack_trace(entry.text):
+        return EntryJudgement(ref=entry.ref, kind="routine", reason="a routine reading")
+    if entry.section not in _STILL_OPEN and _past_event(entry.text, today):
+        return EntryJudgement(ref=entry.ref, kind="past", reason="an event whose dates are all past")
+    if has_history(entry.text):
+        return EntryJudgement(ref=entry.ref, kind="changing", reason="it replaced an older value")
+    return None
+
+
+def has_history(text: str) -> bool:
+    """The entry replaced an older value: REM noted it ("(previously: ...)") or the note named it ("(was 5432)")."""
+    return "(previously: " in text or bool(matching.replaced_values(text))
+
+
+def _past_event(text: str, today: date) -> bool:
+    """Every date the entry names is over: an event that happened, not a fact that holds."""
+    days = matching.typed_values(matching.current_claim(text)).get("date", frozenset())
+    return bool(days) and all(day < today.isoformat() for day in days)
