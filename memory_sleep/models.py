@@ -45,8 +45,9 @@ class NoteItem:
         return f"{self.file}:{self.line_start}"
 
 
-class Classification(Strict):
-    """NREM's verdict on one item."""
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """NREM's verdict on one item (made by an engine from a validated answer, or by rules)."""
 
     item_id: str
     verdict: Verdict
@@ -54,9 +55,7 @@ class Classification(Strict):
     discard_reason: DiscardReason | None = None
     topic: str | None = None
     reason: str = ""
-    closes_action: bool = Field(
-        default=False, description="the item reports an action item as done or cancelled"
-    )
+    closes_action: bool = False  # the item reports an action item as done or cancelled
     deadline: date | None = None
 
 
