@@ -76,6 +76,33 @@ def read_note(note: NoteFile, max_bytes: int) -> ParsedNote:
 
 def parse_note_text(note: NoteFile, text: str) -> ParsedNote:
     """Split a note's text into items, keeping 1-based line numbers of the file."""
+    meta, warning, lines, project_hint = _front_matter(note, text)
+    try:
+        items = list(_items(note, lines, _chunks(lines, _MARKDOWN), project_hint))
+    except RecursionError:
+        shallow = [_SHALLOW_MARKDOWN.parse("\n".join(lines))]
+        items = list(_items(note, lines, shallow, project_hint))
+        warning = (
+            f"{note.relative}: lists or quotes nested too deeply (hundreds of levels); read only up to the "
+            "deepest part, the rest of the note was skipped. Flatten the nesting."
+            + (f" Also: {warning}" if warning else "")
+        )
+    return ParsedNote(items=items, front_matter=meta, warning=warning)
+
+
+def note_item_stream(note: NoteFile, text: str) -> tuple[dict[str, Any], Iterator[NoteItem]]:
+    """A note's front matter, and its items one at a time for a reader that need not hold them all.
+
+    The items are those of parse_note_text, except that where that reads a note nested too deeply
+    only in part, the iterator raises RecursionError: read such a note with parse_note_text.
+    """
+    meta, _, lines, project_hint = _front_matter(note, text)
+    return meta, _items(note, lines, _chunks(lines, _MARKDOWN), project_hint)
+
+
+def _front_matter(note: NoteFile, text: str) -> tuple[dict[str, Any], str | None, list[str], str | None]:
+    """The front matter, a warning if it is unreadable, the lines of the note (the front matter's
+    left blank) and the project the note is about."""
     meta: dict[str, Any] = {}
     warning = None
     body_offset = 0
@@ -91,17 +118,7 @@ def parse_note_text(note: NoteFile, text: str) -> ParsedNote:
         body_offset = match.group(0).count("\n")
         text = "\n" * body_offset + text[match.end() :]
     project = meta.get("project") if isinstance(meta.get("project"), str) else None
-    lines = _LINE_BREAK.split(text)
-    try:
-        items = _items(note, lines, _chunks(lines, _MARKDOWN), project or note.topic)
-    except RecursionError:
-        items = _items(note, lines, [_SHALLOW_MARKDOWN.parse(text)], project or note.topic)
-        warning = (
-            f"{note.relative}: lists or quotes nested too deeply (hundreds of levels); read only up to the "
-            "deepest part, the rest of the note was skipped. Flatten the nesting."
-            + (f" Also: {warning}" if warning else "")
-        )
-    return ParsedNote(items=items, front_matter=meta, warning=warning)
+    return meta, warning, _LINE_BREAK.split(text), project or note.topic
 
 
 def _chunks(lines: list[str], markdown: MarkdownIt) -> Iterator[list[Token]]:
@@ -151,9 +168,8 @@ def _restart(tokens: list[Token], lines: list[str], offset: int, markdown: Markd
 
 def _items(
     note: NoteFile, lines: list[str], chunks: Iterable[list[Token]], project_hint: str | None
-) -> list[NoteItem]:
+) -> Iterator[NoteItem]:
     seen: Counter[str] = Counter()
-    items = []
     lead: str | None = None
     previous_end = -1
     file = note.relative
@@ -171,23 +187,20 @@ def _items(
             continue
         norm = normalize(body)
         seen[norm] += 1
-        items.append(
-            NoteItem(
-                id=stable_id(note.name, norm, str(seen[norm])),
-                file=file,
-                day=note.day,
-                line_start=start + 1,
-                line_end=end,
-                kind=kind,
-                text=body.strip(),
-                headings=path,
-                project_hint=project_hint,
-                lead=lead,
-            )
+        yield NoteItem(
+            id=stable_id(note.name, norm, str(seen[norm])),
+            file=file,
+            day=note.day,
+            line_start=start + 1,
+            line_end=end,
+            kind=kind,
+            text=body.strip(),
+            headings=path,
+            project_hint=project_hint,
+            lead=lead,
         )
         if kind in ("line", "paragraph") and _LEAD_IN.match(body.strip()):
             lead = _LEAD_IN.match(body.strip()).group(1)  # type: ignore[union-attr]
-    return items
 
 
 def _spans(
