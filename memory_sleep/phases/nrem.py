@@ -73,6 +73,7 @@ def run_nrem(
         known = previous.items if previous else {}
         items = {item.id: known[item.id] for item in parsed.items if item.id in known}
         fresh.extend(item for item in parsed.items if item.id not in known)
+        del parsed  # the new items live on in `fresh` only until their batch is classified
         result.note_states[note.name] = states[note.relative] = NoteState(
             sha256=hashlib.sha256(raw).hexdigest(),
             size=stat.st_size,
