@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
@@ -20,27 +21,33 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class NoteItem(Strict):
-    """One unit of a daily note: a bullet, a timestamped or `**Key:**` line, a paragraph, a block."""
+@dataclass(frozen=True, slots=True)
+class NoteItem:
+    """One unit of a daily note: a bullet, a timestamped or `**Key:**` line, a paragraph, a block.
+
+    A slotted dataclass, not a model: a noisy note splits into hundreds of thousands of items, and a
+    model instance costs ten times the memory; items are made by the parser, never read from outside.
+    """
 
     id: str
-    file: str = Field(description="path relative to the workspace, e.g. memory/2026-11-03.md")
+    file: str  # path relative to the workspace, e.g. memory/2026-11-03.md
     day: date
-    line_start: int = Field(ge=1)
-    line_end: int = Field(ge=1)
+    line_start: int  # 1-based
+    line_end: int
     kind: ItemKind
     text: str
     headings: tuple[str, ...] = ()
     project_hint: str | None = None
-    lead: str | None = Field(default=None, description="the line ending in ':' that introduces this item")
+    lead: str | None = None  # the line ending in ':' that introduces this item
 
     @property
     def source(self) -> str:
         return f"{self.file}:{self.line_start}"
 
 
-class Classification(Strict):
-    """NREM's verdict on one item."""
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """NREM's verdict on one item (made by an engine from a validated answer, or by rules)."""
 
     item_id: str
     verdict: Verdict
@@ -48,9 +55,7 @@ class Classification(Strict):
     discard_reason: DiscardReason | None = None
     topic: str | None = None
     reason: str = ""
-    closes_action: bool = Field(
-        default=False, description="the item reports an action item as done or cancelled"
-    )
+    closes_action: bool = False  # the item reports an action item as done or cancelled
     deadline: date | None = None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,7 @@ _SENTENCE_END = re.compile(r"(?:[.!?:)。！？]|[\u2600-\u27bf\U0001f300-\U0001
 _SENTENCE_START = re.compile(r"^[^\s\->]")
 _BOLD_KEY_LINE = re.compile(r"^\s*\*\*[^*\n]{1,60}?(?::\*\*|\*\*:)")
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])(?:\s|$)")
+CHUNK_LINES = 2_000  # lines of a note parsed at a time: tokens are large, a note may be megabytes
 _LEAD_IN = re.compile(r"^(?:\*\*)?([^\n*]{3,120}?):(?:\*\*)?$")
 
 
@@ -74,6 +76,33 @@ def read_note(note: NoteFile, max_bytes: int) -> ParsedNote:
 
 def parse_note_text(note: NoteFile, text: str) -> ParsedNote:
     """Split a note's text into items, keeping 1-based line numbers of the file."""
+    meta, warning, lines, project_hint = _front_matter(note, text)
+    try:
+        items = list(_items(note, lines, _chunks(lines, _MARKDOWN), project_hint))
+    except RecursionError:
+        shallow = [_SHALLOW_MARKDOWN.parse("\n".join(lines))]
+        items = list(_items(note, lines, shallow, project_hint))
+        warning = (
+            f"{note.relative}: lists or quotes nested too deeply (hundreds of levels); read only up to the "
+            "deepest part, the rest of the note was skipped. Flatten the nesting."
+            + (f" Also: {warning}" if warning else "")
+        )
+    return ParsedNote(items=items, front_matter=meta, warning=warning)
+
+
+def note_item_stream(note: NoteFile, text: str) -> tuple[dict[str, Any], Iterator[NoteItem]]:
+    """A note's front matter, and its items one at a time for a reader that need not hold them all.
+
+    The items are those of parse_note_text, except that where that reads a note nested too deeply
+    only in part, the iterator raises RecursionError: read such a note with parse_note_text.
+    """
+    meta, _, lines, project_hint = _front_matter(note, text)
+    return meta, _items(note, lines, _chunks(lines, _MARKDOWN), project_hint)
+
+
+def _front_matter(note: NoteFile, text: str) -> tuple[dict[str, Any], str | None, list[str], str | None]:
+    """The front matter, a warning if it is unreadable, the lines of the note (the front matter's
+    left blank) and the project the note is about."""
     meta: dict[str, Any] = {}
     warning = None
     body_offset = 0
@@ -89,54 +118,62 @@ def parse_note_text(note: NoteFile, text: str) -> ParsedNote:
         body_offset = match.group(0).count("\n")
         text = "\n" * body_offset + text[match.end() :]
     project = meta.get("project") if isinstance(meta.get("project"), str) else None
-    try:
-        tokens = _MARKDOWN.parse(text)
-    except RecursionError:
-        tokens = _SHALLOW_MARKDOWN.parse(text)
-        warning = (
-            f"{note.relative}: lists or quotes nested too deeply (hundreds of levels); read only up to the "
-            "deepest part, the rest of the note was skipped. Flatten the nesting."
-            + (f" Also: {warning}" if warning else "")
-        )
-    items = _split_items(note, text, tokens, project or note.topic)
-    return ParsedNote(items=items, front_matter=meta, warning=warning)
+    return meta, warning, _LINE_BREAK.split(text), project or note.topic
 
 
-def _split_items(note: NoteFile, text: str, tokens: list[Token], project_hint: str | None) -> list[NoteItem]:
-    lines = _LINE_BREAK.split(text)
-    headings: list[tuple[int, str]] = []
-    spans: list[tuple[ItemKind, int, int, tuple[str, ...]]] = []
-    index = 0
-    while index < len(tokens):
+def _chunks(lines: list[str], markdown: MarkdownIt) -> Iterator[list[Token]]:
+    """The tokens of the note, CHUNK_LINES lines at a time, with line numbers of the whole note.
+
+    Tokens for a whole note of megabytes take hundreds of megabytes. A chunk's last block (or item of
+    a top-level list: a day of log lines is often one long list) may be cut short by the chunk's end,
+    so it is dropped and the next chunk starts where it starts: there the parser of the whole note
+    starts afresh too, and every block before it is complete.
+    """
+    start, size = 0, CHUNK_LINES
+    while start < len(lines):
+        end = min(len(lines), start + size)
+        tokens = markdown.parse("\n".join(lines[start:end]))
+        following = len(lines)
+        if end < len(lines):
+            restart = _restart(tokens, lines, start, markdown)
+            if restart is None:
+                size *= 2  # one block or item longer than the chunk: parse it whole
+                continue
+            following = start + tokens[restart].map[0]  # type: ignore[index]
+            del tokens[restart:]
+        for token in tokens:
+            if token.map is not None:
+                token.map = [token.map[0] + start, token.map[1] + start]
+        yield tokens
+        start, size = following, CHUNK_LINES
+
+
+def _restart(tokens: list[Token], lines: list[str], offset: int, markdown: MarkdownIt) -> int | None:
+    """Index of the last token past the chunk's first line where the parser of the whole note starts
+    afresh: a top-level block, or an item of a top-level list (each item is read like the first of a
+    new list, unless its line and the next, on their own, start something else, such as a table)."""
+    for index in range(len(tokens) - 1, 0, -1):
         token = tokens[index]
-        path = tuple(title for _, title in headings)
-        if token.type == "heading_open" and token.level == 0:
-            level = int(token.tag[1:])
-            headings = [(lvl, title) for lvl, title in headings if lvl < level]
-            headings.append((level, tokens[index + 1].content.strip()))
-        elif token.level == 0 and token.map is not None:
-            start, end = token.map
-            if token.type in ("bullet_list_open", "ordered_list_open"):
-                for item_start, item_end in _list_items(tokens, index):
-                    lazy = _first_lazy_line(lines, item_start, item_end)
-                    spans.append(("bullet", item_start, lazy, path))
-                    spans.extend(("line", s, e, path) for s, e in _paragraph_parts(lines, lazy, item_end))
-            elif token.type == "paragraph_open":
-                spans.extend(("line", s, e, path) for s, e in _paragraph_parts(lines, start, end))
-            elif token.type in ("fence", "code_block"):
-                spans.append(("code", start, end, path))
-            elif token.type == "table_open":
-                spans.append(("table", start, end, path))
-            elif token.type == "blockquote_open":
-                spans.append(("quote", start, end, path))
-            elif token.type == "html_block":
-                spans.append(("paragraph", start, end, path))
-        index += 1
+        if not token.map or token.map[0] == 0:
+            continue
+        if token.level == 0:
+            return index
+        if token.level == 1 and token.type == "list_item_open":
+            line = offset + token.map[0]
+            head = markdown.parse("\n".join(lines[line : line + 2]))
+            if head and head[0].type.endswith("_list_open") and head[0].markup == token.markup:
+                return index
+    return None
+
+
+def _items(
+    note: NoteFile, lines: list[str], chunks: Iterable[list[Token]], project_hint: str | None
+) -> Iterator[NoteItem]:
     seen: Counter[str] = Counter()
-    items = []
     lead: str | None = None
     previous_end = -1
-    for kind, start, end, path in spans:
+    file = note.relative
+    for kind, start, end, path in _spans(lines, chunks):
         while end > start + 1 and not lines[end - 1].strip():
             end -= 1
         if start >= end or not any(line.strip() for line in lines[start:end]):
@@ -150,23 +187,52 @@ def _split_items(note: NoteFile, text: str, tokens: list[Token], project_hint: s
             continue
         norm = normalize(body)
         seen[norm] += 1
-        items.append(
-            NoteItem(
-                id=stable_id(note.name, norm, str(seen[norm])),
-                file=note.relative,
-                day=note.day,
-                line_start=start + 1,
-                line_end=end,
-                kind=kind,
-                text=body.strip(),
-                headings=path,
-                project_hint=project_hint,
-                lead=lead,
-            )
+        yield NoteItem(
+            id=stable_id(note.name, norm, str(seen[norm])),
+            file=file,
+            day=note.day,
+            line_start=start + 1,
+            line_end=end,
+            kind=kind,
+            text=body.strip(),
+            headings=path,
+            project_hint=project_hint,
+            lead=lead,
         )
         if kind in ("line", "paragraph") and _LEAD_IN.match(body.strip()):
             lead = _LEAD_IN.match(body.strip()).group(1)  # type: ignore[union-attr]
-    return items
+
+
+def _spans(
+    lines: list[str], chunks: Iterable[list[Token]]
+) -> Iterator[tuple[ItemKind, int, int, tuple[str, ...]]]:
+    """Line spans of the items, in order, each with its kind and the headings above it."""
+    headings: list[tuple[int, str]] = []
+    path: tuple[str, ...] = ()
+    for tokens in chunks:
+        for index, token in enumerate(tokens):
+            if token.type == "heading_open" and token.level == 0:
+                level = int(token.tag[1:])
+                headings = [(lvl, title) for lvl, title in headings if lvl < level]
+                headings.append((level, tokens[index + 1].content.strip()))
+                path = tuple(title for _, title in headings)
+            elif token.level == 0 and token.map is not None:
+                start, end = token.map
+                if token.type in ("bullet_list_open", "ordered_list_open"):
+                    for item_start, item_end in _list_items(tokens, index):
+                        lazy = _first_lazy_line(lines, item_start, item_end)
+                        yield ("bullet", item_start, lazy, path)
+                        yield from (("line", s, e, path) for s, e in _paragraph_parts(lines, lazy, item_end))
+                elif token.type == "paragraph_open":
+                    yield from (("line", s, e, path) for s, e in _paragraph_parts(lines, start, end))
+                elif token.type in ("fence", "code_block"):
+                    yield ("code", start, end, path)
+                elif token.type == "table_open":
+                    yield ("table", start, end, path)
+                elif token.type == "blockquote_open":
+                    yield ("quote", start, end, path)
+                elif token.type == "html_block":
+                    yield ("paragraph", start, end, path)
 
 
 def _first_lazy_line(lines: list[str], start: int, end: int) -> int:

@@ -205,7 +205,7 @@ class _Planner:
             today=today.isoformat(),
             dailyFilesProcessed=len(result.files_read),
             itemsKept=len(kept),
-            itemsDiscarded=len(result.classified) - len(kept),
+            itemsDiscarded=len(result.classified) - len(kept) + result.noise_discarded,
             memoryMdSizeBefore=len(memory_before or b""),
             memoryMdSizeAfter=len(memory_after),
             briefingGenerated=briefing_written,

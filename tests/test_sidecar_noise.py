@@ -6,6 +6,11 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
+
+from memory_sleep.sidecar import sources
+from memory_sleep.workspace import Workspace
+
 from .conftest import run_offline
 from .sidecar_helpers import make_workspace, open_at
 
@@ -53,3 +58,19 @@ def test_discarded_noise_is_not_embedded_and_the_sidecar_stays_small(tmp_path: P
     note = folder / "memory" / "2026-11-24.md"
     database = folder / "memory" / ".sleep" / "sidecar.db"
     assert database.stat().st_size < 10 * note.stat().st_size
+
+
+def test_a_note_is_indexed_one_item_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sidecar reads a note's items as a stream: it never asks for the list of all of them."""
+    folder = make_workspace(tmp_path, {"2026-11-24.md": _noisy_note(600)})
+    run_offline(folder, today=date(2026, 11, 24))
+
+    def whole_note(*_: object) -> None:
+        raise AssertionError("the sidecar asked for every item of the note at once")
+
+    monkeypatch.setattr(sources, "parse_note_text", whole_note)
+    source = next(s for s in sources.source_files(Workspace.open(folder)) if s.kind == "note")
+    text = source.path.read_text(encoding="utf-8")
+    items = sources.read_items(source, text, sources.noise_ids(Workspace.open(folder), source))
+    assert sum("HEARTBEAT_OK" in item.text for item in items) == 1
+    assert any(item.text == REAL[0] for item in items)

@@ -10,6 +10,7 @@ assigned to a secret-sounding key that looks like a credential rather than a wor
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -97,7 +98,7 @@ def redact(text: str, source: str | None) -> str:
 def redact_items(items: Sequence[NoteItem]) -> list[NoteItem]:
     """New note items with their secrets redacted; ids and positions stay as they were."""
     return [
-        item.model_copy(update={"text": cleaned})
+        dataclasses.replace(item, text=cleaned)
         if (cleaned := redact(item.text, item.source)) != item.text
         else item
         for item in items

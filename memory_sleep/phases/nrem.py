@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -12,6 +14,7 @@ from ..engines.redact import only_secrets, redact_items
 from ..models import Classification, NoteItem
 from ..note_secrets import run_warnings, sightings_in_items
 from ..notes import NoteReadError, read_note
+from ..sidecar.sources import NOISE
 from ..state import ItemRecord, NoteState
 from ..text import counted
 from ..workspace import NoteFile
@@ -27,7 +30,10 @@ class NremResult:
     """The notes read, their new state, and the verdicts on items not seen before."""
 
     note_states: dict[str, NoteState] = field(default_factory=dict)
+    # routine noise (heartbeats, readings, debug output) is recorded in note_states and only counted
+    # here: a noisy note holds hundreds of thousands of such items, and no later phase reads them
     classified: list[tuple[NoteItem, Classification]] = field(default_factory=list)
+    noise_discarded: int = 0
     files_read: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -49,6 +55,7 @@ def run_nrem(
 ) -> NremResult:
     result = NremResult()
     fresh: list[NoteItem] = []
+    states: dict[str, NoteState] = {}
     for note, previous in notes:
         try:
             parsed = read_note(note, max_note_bytes)
@@ -66,7 +73,8 @@ def run_nrem(
         known = previous.items if previous else {}
         items = {item.id: known[item.id] for item in parsed.items if item.id in known}
         fresh.extend(item for item in parsed.items if item.id not in known)
-        result.note_states[note.name] = NoteState(
+        del parsed  # the new items live on in `fresh` only until their batch is classified
+        result.note_states[note.name] = states[note.relative] = NoteState(
             sha256=hashlib.sha256(raw).hexdigest(),
             size=stat.st_size,
             mtime_ns=stat.st_mtime_ns,
@@ -76,12 +84,19 @@ def run_nrem(
     fresh = redact_items(fresh)  # only new text is scanned; nothing downstream ever sees the secret
     # a line that held nothing but a secret holds nothing once redacted: no engine is asked to keep it
     bare = [item for item in fresh if only_secrets(item.text)]
-    result.classified.extend((item, _SECRET_ONLY.model_copy(update={"item_id": item.id})) for item in bare)
+    result.classified.extend((item, dataclasses.replace(_SECRET_ONLY, item_id=item.id)) for item in bare)
     fresh = [item for item in fresh if not only_secrets(item.text)]
-    for start in range(0, len(fresh), batch_size):
-        batch = fresh[start : start + batch_size]
+    batches = deque(fresh[start : start + batch_size] for start in range(0, len(fresh), batch_size))
+    del fresh  # each batch is let go once classified
+    while batches:
+        batch = batches.popleft()
         verdicts = validated(batch, classifier.classify(batch, context))
-        result.classified.extend(zip(batch, verdicts, strict=True))
+        for item, verdict in zip(batch, verdicts, strict=True):
+            if verdict.verdict == "DISCARD" and verdict.discard_reason in NOISE and not verdict.closes_action:
+                states[item.file].items[item.id] = record(item, verdict)
+                result.noise_discarded += 1
+            else:
+                result.classified.append((item, verdict))
     return result
 
 

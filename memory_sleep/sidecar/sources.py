@@ -17,6 +17,7 @@ import functools
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -24,7 +25,8 @@ from typing import Any
 
 from ..engines.redact import redact
 from ..memory_doc import PROJECTS, Entry, MemoryDocument, ProjectBlock, RawBlock
-from ..notes import parse_note_text
+from ..models import NoteItem
+from ..notes import note_item_stream, parse_note_text
 from ..state import StateStore
 from ..text import clean
 from ..workspace import DAILY_NOTE_NAME, NoteFile, Workspace, discover
@@ -178,19 +180,16 @@ def note_items(source: SourceFile, text: str, noise: frozenset[str] = frozenset(
     named = DAILY_NOTE_NAME.match(source.path.name)
     topic = named.group(4) if named and source.kind == "note" else None
     note = NoteFile(path=source.path, name=source.path.name, day=day, topic=topic)
-    parsed = parse_note_text(note, text)
-    scope = _text_field(parsed.front_matter, "scope")
-    expires = _date_field(parsed.front_matter, "expires")
+    front_matter, stream = note_item_stream(note, text)
+    try:
+        chosen = _chosen(stream, noise)
+    except RecursionError:  # nested too deeply to read in chunks: read as much as NREM does
+        chosen = _chosen(iter(parse_note_text(note, text).items), noise)
+    scope = _text_field(front_matter, "scope")
+    expires = _date_field(front_matter, "expires")
     kind = "weekly" if source.kind == "weekly" else "note"
-    shapes = Counter(_shape(item.text) for item in parsed.items if item.id in noise)
-    shown: set[str] = set()
     items = []
-    for item in parsed.items:
-        if item.id in noise:
-            shape = _shape(item.text)
-            if shapes[shape] > RARE_NOISE and shape in shown:
-                continue
-            shown.add(shape)
+    for item in chosen:
         headings = list(item.headings)
         if kind == "weekly":
             if headings and headings[0].startswith("Week "):
@@ -203,6 +202,27 @@ def note_items(source: SourceFile, text: str, noise: frozenset[str] = frozenset(
             SourceItem(kind, item.line_start, item.line_end, context, item.text, source.day, scope, expires)
         )
     return items
+
+
+def _chosen(items: Iterator[NoteItem], noise: frozenset[str]) -> list[NoteItem]:
+    """The items, in order, but of those in `noise` only the first of each shape seen more than
+    RARE_NOISE times; read one at a time, so that a note of megabytes of noise is never held whole."""
+    shapes: Counter[str] = Counter()
+    chosen: list[tuple[int, NoteItem]] = []
+    repeats: dict[str, list[tuple[int, NoteItem]]] = {}  # chosen too if their shape stays rare
+    for position, item in enumerate(items):
+        if item.id in noise:
+            shape = _shape(item.text)
+            shapes[shape] += 1
+            if shapes[shape] > 1:
+                if shapes[shape] <= RARE_NOISE:
+                    repeats.setdefault(shape, []).append((position, item))
+                else:
+                    repeats.pop(shape, None)
+                continue
+        chosen.append((position, item))
+    chosen.extend(pair for pairs in repeats.values() for pair in pairs)
+    return [item for _, item in sorted(chosen, key=lambda pair: pair[0])]
 
 
 def _shape(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -46,7 +47,7 @@ class OfflineClassifier:
         for item in items:
             topic = _topic(item, strong, weak)
             verdict = _verdict(item, _plain(item.text), memory)
-            verdicts.append(verdict.model_copy(update={"item_id": item.id, "topic": topic}))
+            verdicts.append(dataclasses.replace(verdict, item_id=item.id, topic=topic))
         return verdicts
 
 

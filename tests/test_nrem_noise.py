@@ -1,0 +1,32 @@
+"""NREM keeps routine noise out of its result: recorded in the note's state, counted, then let go."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.offline.classify import OfflineClassifier
+from memory_sleep.phases.nrem import run_nrem
+from memory_sleep.workspace import NoteFile
+
+NOTE_TEXT = (
+    "\n".join(
+        ["# 2026-11-24", "", "## Log", ""]
+        + [f"10:{n:02d}:00 HEARTBEAT_OK" for n in range(40)]
+        + ["- Decided: the billing export moves to Postgres 16; Raj signs off the cutover."]
+    )
+    + "\n"
+)
+
+
+def test_routine_noise_is_recorded_and_counted_not_held(tmp_path: Path) -> None:
+    path = tmp_path / "2026-11-24.md"
+    path.write_text(NOTE_TEXT, encoding="utf-8")
+    note = NoteFile(path=path, name=path.name, day=date(2026, 11, 24), topic=None)
+    context = ClassifyContext(projects=[], memory=[])
+    result = run_nrem([(note, None)], OfflineClassifier(), context, 2_000_000, 7)
+    records = result.note_states[path.name].items
+    heartbeats = [r for r in records.values() if r.discard_reason == "heartbeat"]
+    assert len(heartbeats) == 40 and result.noise_discarded == 40
+    assert [(c.verdict, i.line_start) for i, c in result.classified] == [("KEEP", 45)]
