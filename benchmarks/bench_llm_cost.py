@@ -25,11 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workspace_gen import generate_workspace
 
 from memory_sleep.config import Config
+from memory_sleep.cycle.runner import RunOptions, run_cycle
 from memory_sleep.engines.fake_brain import plausible_answer
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.testing import FunctionModel
-from memory_sleep.runner import RunOptions, run_cycle
-from memory_sleep.workspace import Workspace
+from memory_sleep.workspace.layout import Workspace
 
 END = date(2026, 11, 28)
 LIMIT = 1.2

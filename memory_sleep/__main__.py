@@ -1,5 +1,5 @@
 """`python -m memory_sleep` is the same as the `memory-sleep` command."""
 
-from .cli import main
+from memory_sleep.cli.main import main
 
 main()

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import ConfigError
+from memory_sleep.errors import ConfigError
 
 
 class _Section(BaseModel):

@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from itertools import pairwise
 
-from .language import STOPWORDS
+from memory_sleep.language import STOPWORDS
 
 CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, ideographs, hangul
 _LETTERS = rf"[^\W_{CJK_RANGES}]+"  # a run of any script's letters or digits but CJK

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import click
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
 
 
 def verbs(group: click.Group = main, prefix: str = "") -> Iterator[tuple[str, click.Command]]:

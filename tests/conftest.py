@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from memory_sleep.config import Config
+from memory_sleep.cycle.runner import RunOptions, RunReport, run_cycle
 from memory_sleep.engines.offline import offline_engine
-from memory_sleep.runner import RunOptions, RunReport, run_cycle
-from memory_sleep.workspace import Workspace
+from memory_sleep.workspace.layout import Workspace
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE_WORKSPACE = REPO / "fixtures" / "workspace"

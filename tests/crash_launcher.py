@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from memory_sleep.writer import SafeWriter
+from memory_sleep.workspace.writer import SafeWriter
 
 KILLED = 137
 
@@ -32,7 +32,7 @@ def crash_before_write(number: int) -> None:
 
 if __name__ == "__main__":
     crash_before_write(int(sys.argv[1]))
-    from memory_sleep.cli import main
+    from memory_sleep.cli.main import main
 
     sys.argv = ["memory-sleep", *sys.argv[2:]]
     main()

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import date
 
-from memory_sleep.archive import ArchiveRecord
+from memory_sleep.cycle import rem
+from memory_sleep.cycle.plan import Applied, DocumentEditor, Edit
 from memory_sleep.engines.base import Integrator
 from memory_sleep.engines.offline.curate import OfflineCurator
-from memory_sleep.memory_doc import MemoryDocument
 from memory_sleep.models import EntryJudgement, EntryView, ItemKind, KeptItem, NoteItem
-from memory_sleep.phases import rem
-from memory_sleep.plan import Applied, DocumentEditor, Edit
+from memory_sleep.workspace.archive import ArchiveRecord
+from memory_sleep.workspace.memory_doc import MemoryDocument
 
 
 def note_item(text: str, day: date = date(2026, 11, 20), kind: ItemKind = "line") -> NoteItem:

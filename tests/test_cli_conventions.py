@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
 from memory_sleep.errors import MemorySleepError
 from memory_sleep.text import counted
 
@@ -160,7 +160,7 @@ def test_counts_agree_with_their_nouns() -> None:
     )
     modules = [
         *REPO.glob("memory_sleep/cli*.py"),
-        *(REPO / "memory_sleep" / name for name in ("status.py", "doctor.py", "guards.py", "sleep_log.py")),
+        *(REPO / "memory_sleep" / name for name in ("cli/status.py", "cli/doctor.py", "cycle/guards.py", "workspace/sleep_log.py")),
         REPO / "memory_sleep" / "sidecar" / "display.py",
         REPO / "memory_sleep" / "sleepgate" / "display.py",
     ]

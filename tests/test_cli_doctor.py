@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from memory_sleep import cron
-from memory_sleep.cli import main
-from memory_sleep.cron import InMemoryCrontab
-from memory_sleep.doctor import diagnose
-from memory_sleep.workspace import Workspace
+from memory_sleep.cli import cron
+from memory_sleep.cli.cron import InMemoryCrontab
+from memory_sleep.cli.doctor import diagnose
+from memory_sleep.cli.main import main
+from memory_sleep.workspace.layout import Workspace
 
 from .conftest import run_offline
 
@@ -94,7 +94,7 @@ def test_a_broken_workspace_says_what_to_fix(fixture_workspace: Path) -> None:
 
 
 def test_a_held_lock_is_a_run_in_progress(fixture_workspace: Path) -> None:
-    from memory_sleep.lock import workspace_lock
+    from memory_sleep.workspace.lock import workspace_lock
 
     with workspace_lock(fixture_workspace / "memory" / ".sleep", 0):
         checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks

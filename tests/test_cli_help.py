@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
 
 from .cli_helpers import verbs
 from .conftest import REPO

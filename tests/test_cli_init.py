@@ -7,9 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
+from memory_sleep.cli.scaffold import commented_config, config_keys
 from memory_sleep.config import Config
-from memory_sleep.scaffold import commented_config, config_keys
 
 
 def uncommented(text: str) -> str:

@@ -18,7 +18,7 @@ import pytest
 import time_machine
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
 
 from .conftest import REPO
 from .test_cli_help import readme_text

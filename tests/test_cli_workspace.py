@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
 from memory_sleep.errors import StoreError
 from memory_sleep.sidecar.store import Store
 

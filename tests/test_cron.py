@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memory_sleep import cron
-from memory_sleep.cli import main
+from memory_sleep.cli import cron
+from memory_sleep.cli.cron import InMemoryCrontab, ScheduleError, SystemCrontab
+from memory_sleep.cli.main import main
 from memory_sleep.config import Config
-from memory_sleep.cron import InMemoryCrontab, ScheduleError, SystemCrontab
-from memory_sleep.schedule import due_check, last_success, mark_success
-from memory_sleep.sleep_log import RunRecord
-from memory_sleep.workspace import Workspace
+from memory_sleep.cycle.schedule import due_check, last_success, mark_success
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.sleep_log import RunRecord
 
 OTHER_LINES = "MAILTO=me@example.org\n# my backups\n15 2 * * * /usr/bin/backup --all\n"
 

@@ -12,14 +12,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from memory_sleep.config import EngineConfig
+from memory_sleep.cycle import close_actions as done
+from memory_sleep.cycle.plan import DocumentEditor
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.model import Exchange, Prompt
 from memory_sleep.engines.offline.closing import OfflineCloser
 from memory_sleep.engines.testing import FunctionModel, ScriptedModel
-from memory_sleep.memory_doc import MemoryDocument
 from memory_sleep.models import KeptItem
-from memory_sleep.phases import done
-from memory_sleep.plan import DocumentEditor
+from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .item_helpers import integrate_and_apply, note_item
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
 
 from .conftest import snapshot_tree
 from .fake_api import FakeAPI, anthropic_error, openai_error, serve
@@ -148,7 +148,7 @@ def test_auto_prefers_anthropic_then_openai_then_offline(monkeypatch: pytest.Mon
 
 def test_an_offline_run_never_imports_the_sdks(fixture_workspace: Path) -> None:
     probe = (
-        "import sys; from memory_sleep.cli import main\n"
+        "import sys; from memory_sleep.cli.main import main\n"
         "try:\n    main(['run', sys.argv[1], '--engine', 'offline', '--today', '2026-11-25', '-q'])\n"
         "except SystemExit as stop:\n    assert not stop.code, stop.code\n"
         "loaded = sorted(m for m in ('anthropic', 'openai', 'httpx2') if m in sys.modules)\n"

@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from memory_sleep.config import Config, EngineConfig
+from memory_sleep.cycle.runner import RunOptions, RunReport, run_cycle
 from memory_sleep.engines.base import ActionView, BriefingContext, ClassifyContext, ProjectContext
 from memory_sleep.engines.fake_brain import plausible_answer
 from memory_sleep.engines.llm import llm_engine
@@ -18,8 +19,7 @@ from memory_sleep.engines.model import Exchange, Prompt
 from memory_sleep.engines.testing import FunctionModel, ScriptedModel
 from memory_sleep.errors import ProviderError
 from memory_sleep.models import EntryView, KeptItem, NoteItem
-from memory_sleep.runner import RunOptions, RunReport, run_cycle
-from memory_sleep.workspace import Workspace
+from memory_sleep.workspace.layout import Workspace
 
 from .conftest import FIXTURE_TODAY, snapshot_tree
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_sleep.memory_doc import MemoryDocument
+from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .conftest import FIXTURE_WORKSPACE, REPO, run_offline, snapshot_tree
 
@@ -149,8 +149,8 @@ def test_second_run_changes_nothing(after_run: Path) -> None:
 
 
 def test_undo_restores_the_workspace_exactly(fixture_workspace: Path) -> None:
-    from memory_sleep.workspace import Workspace
-    from memory_sleep.writer import SafeWriter
+    from memory_sleep.workspace.layout import Workspace
+    from memory_sleep.workspace.writer import SafeWriter
 
     original = snapshot_tree(fixture_workspace)
     run_offline(fixture_workspace)

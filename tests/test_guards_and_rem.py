@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from memory_sleep.config import Config
+from memory_sleep.cycle.guards import check_removals, tool_bytes, trim_to_size
+from memory_sleep.cycle.plan import DocumentEditor
 from memory_sleep.errors import GuardError
-from memory_sleep.guards import check_removals, tool_bytes, trim_to_size
-from memory_sleep.memory_doc import Entry, MemoryDocument
 from memory_sleep.models import EntryView, KeptItem, NoteItem, Operation
-from memory_sleep.plan import DocumentEditor
+from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 
 from .conftest import run_offline, snapshot_tree
 from .item_helpers import archived_by, integrate_and_apply, judged

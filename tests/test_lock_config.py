@@ -14,7 +14,7 @@ import pytest
 
 from memory_sleep.config import Config, load_config
 from memory_sleep.errors import ConfigError, LockedError
-from memory_sleep.lock import workspace_lock
+from memory_sleep.workspace.lock import workspace_lock
 
 # ---- lock -------------------------------------------------------------------------------------
 
@@ -44,7 +44,7 @@ def test_lock_is_released_when_the_body_raises(tmp_path: Path) -> None:
 
 def test_lock_held_by_a_killed_process_is_recovered_at_once(tmp_path: Path) -> None:
     script = (
-        "import sys, time; from pathlib import Path; from memory_sleep.lock import workspace_lock\n"
+        "import sys, time; from pathlib import Path; from memory_sleep.workspace.lock import workspace_lock\n"
         "with workspace_lock(Path(sys.argv[1]), timeout=0):\n"
         "    print('locked', flush=True)\n"
         "    time.sleep(60)\n"

@@ -13,10 +13,10 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from memory_sleep.cli.mcp_server import build_server
 from memory_sleep.config import Config
-from memory_sleep.mcp_server import build_server
 from memory_sleep.sidecar import FunctionEmbedder, open_sidecar
-from memory_sleep.workspace import Workspace
+from memory_sleep.workspace.layout import Workspace
 
 TODAY = date(2026, 11, 25)
 TOOLS = {"recall", "remember", "consolidate", "status", "briefing"}

@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 from memory_sleep.config import Config
-from memory_sleep.guards import tool_bytes
-from memory_sleep.memory_doc import MemoryDocument
+from memory_sleep.cycle.guards import tool_bytes
+from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .conftest import FIXTURE_WORKSPACE, run_offline
 from .handwritten import handwritten_memory

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from memory_sleep.memory_doc import Entry, MemoryDocument, RawBlock
 from memory_sleep.models import ProjectFields
+from memory_sleep.workspace.memory_doc import Entry, MemoryDocument, RawBlock
 
 ROUND_TRIP_CASES = {
     "empty": "",

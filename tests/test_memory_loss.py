@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
-from memory_sleep.doctor import diagnose
+from memory_sleep.cli.doctor import diagnose
+from memory_sleep.cli.main import main
 from memory_sleep.errors import GuardError
-from memory_sleep.memory_doc import MemoryDocument
-from memory_sleep.workspace import Workspace
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .conftest import run_offline, snapshot_tree
 

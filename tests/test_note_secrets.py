@@ -9,11 +9,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
+from memory_sleep.cycle.nrem import run_nrem
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.models import Classification, NoteItem
-from memory_sleep.phases.nrem import run_nrem
-from memory_sleep.workspace import Workspace, discover
+from memory_sleep.workspace.layout import Workspace, discover
 
 ANTHROPIC = "sk-ant-api03-" + "Xq7LmP2vR9tK4wZ8" * 3
 OPENAI = "sk-proj-" + "Ab3De5Gh7Jk9Mn1P" * 2

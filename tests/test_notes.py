@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from memory_sleep.models import NoteItem
-from memory_sleep.notes import NoteReadError, parse_note_text, read_note
-from memory_sleep.workspace import NoteFile, Workspace, discover
+from memory_sleep.workspace.layout import NoteFile, Workspace, discover
+from memory_sleep.workspace.notes import NoteReadError, parse_note_text, read_note
 
 NOTE = NoteFile(
     path=Path("/nonexistent/memory/2026-11-12.md"), name="2026-11-12.md", day=date(2026, 11, 12), topic=None

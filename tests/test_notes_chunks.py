@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from memory_sleep import notes
-from memory_sleep.notes import parse_note_text
-from memory_sleep.workspace import NoteFile
+from memory_sleep.workspace import notes
+from memory_sleep.workspace.layout import NoteFile
+from memory_sleep.workspace.notes import parse_note_text
 
 NOTE = NoteFile(
     path=Path("/nonexistent/memory/2026-11-12.md"), name="2026-11-12.md", day=date(2026, 11, 12), topic=None

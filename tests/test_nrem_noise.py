@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+from memory_sleep.cycle.nrem import run_nrem
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.offline.classify import OfflineClassifier
-from memory_sleep.phases.nrem import run_nrem
-from memory_sleep.workspace import NoteFile
+from memory_sleep.workspace.layout import NoteFile
 
 NOTE_TEXT = (
     "\n".join(

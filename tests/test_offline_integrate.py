@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from memory_sleep import matching
+from memory_sleep.engines.offline import matching
 from memory_sleep.engines.offline.curate import has_history
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import Category, EntryView, KeptItem, Operation

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
 from memory_sleep.config import Config
 from memory_sleep.engines.cache import ResponseCache
 from memory_sleep.sidecar.vectors import VectorIndex
-from memory_sleep.workspace import Workspace
-from memory_sleep.writer import SafeWriter, sha256
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.writer import SafeWriter, sha256
 
 from .conftest import REPO, run_offline, snapshot_tree
 
@@ -55,7 +55,7 @@ def test_no_module_but_the_writer_writes_a_file() -> None:
     outside = {
         path.relative_to(PACKAGE).as_posix(): calls
         for path in sorted(PACKAGE.rglob("*.py"))
-        if path.name not in WRITES_ALLOWED or path.parent != PACKAGE
+        if path.name not in WRITES_ALLOWED or path.parent != PACKAGE / "workspace"
         if (calls := _writes(ast.parse(path.read_text(encoding="utf-8"))))
     }
     assert outside == {}
@@ -85,7 +85,7 @@ def test_the_caches_are_written_with_fsync(tmp_path: Path, monkeypatch: pytest.M
 def test_the_writer_reads_no_crash_variable_from_the_environment(tmp_path: Path) -> None:
     # crash tests kill the process through tests/crash_launcher.py; production code knows no such hook
     script = (
-        "import sys; from pathlib import Path; from memory_sleep.writer import FileChange, SafeWriter\n"
+        "import sys; from pathlib import Path; from memory_sleep.workspace.writer import FileChange, SafeWriter\n"
         "root = Path(sys.argv[1])\n"
         "SafeWriter(root, root / 'snapshots').apply('run-1', [FileChange('a.md', b'a'), FileChange('b.md', b'b')])\n"
     )

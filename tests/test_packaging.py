@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from memory_sleep.engines.prompting import render_prompt
 from memory_sleep.errors import ConfigError
-from memory_sleep.prompting import render_prompt
 
 from .conftest import REPO
 
@@ -71,7 +71,7 @@ def test_wheel_contains_templates_and_installs_outside_the_checkout(tmp_path: Pa
         check=True,
     )
     probe = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import memory_sleep.prompting as p, memory_sleep.text; "
+        "import sys; sys.path.insert(0, sys.argv[1]); import memory_sleep.engines.prompting as p, memory_sleep.text; "
         "assert p.__file__.startswith(sys.argv[1]), p.__file__; "
         "print(p.render_prompt('nrem_classify.md.j2', projects=[], memory=[], items=[])[:40])"
     )

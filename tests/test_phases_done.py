@@ -6,10 +6,10 @@ from datetime import date
 
 import pytest
 
+from memory_sleep.cycle.close_actions import close_done_actions
 from memory_sleep.engines.offline.closing import OfflineCloser
-from memory_sleep.memory_doc import MemoryDocument
 from memory_sleep.models import KeptItem
-from memory_sleep.phases.done import close_done_actions
+from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .item_helpers import archived_by, note_item
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from memory_sleep.memory_doc import MemoryDocument
-from memory_sleep.phases.references import people_named, restated_entries
-from memory_sleep.phases.stale import remove_stale
+from memory_sleep.cycle.references import people_named, restated_entries
+from memory_sleep.cycle.stale import remove_stale
+from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .conftest import run_offline
 from .item_helpers import archived_by, judged, note_item

@@ -21,7 +21,7 @@ from .reliability_support import cli, comparable_tree, copy_fixture, run_command
 HOLDER = """
 import sys
 from pathlib import Path
-from memory_sleep.lock import workspace_lock
+from memory_sleep.workspace.lock import workspace_lock
 with workspace_lock(Path(sys.argv[1]) / "memory" / ".sleep", 0):
     print("locked", flush=True)
     sys.stdin.readline()

@@ -18,8 +18,8 @@ import pytest
 
 from memory_sleep.config import Config, SidecarConfig
 from memory_sleep.sidecar import open_sidecar
-from memory_sleep.workspace import Workspace
-from memory_sleep.writer import SafeWriter
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.writer import SafeWriter
 
 from .conftest import run_offline, snapshot_tree
 from .reliability_support import (

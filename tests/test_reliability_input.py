@@ -16,18 +16,18 @@ import pytest
 from click.testing import CliRunner
 from pydantic import BaseModel
 
-from memory_sleep import writer as writer_module
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
 from memory_sleep.config import Config, SidecarConfig
+from memory_sleep.cycle.runner import RunOptions, RunReport, run_cycle
 from memory_sleep.engines.fake_brain import plausible_answer
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.model import Exchange, Prompt
 from memory_sleep.engines.testing import FunctionModel
 from memory_sleep.errors import UndoError, WorkspaceError
-from memory_sleep.memory_doc import MemoryDocument
-from memory_sleep.runner import RunOptions, RunReport, run_cycle
-from memory_sleep.workspace import Workspace
-from memory_sleep.writer import SafeWriter
+from memory_sleep.workspace import writer as writer_module
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.memory_doc import MemoryDocument
+from memory_sleep.workspace.writer import SafeWriter
 
 from .conftest import FIXTURE_TODAY, run_offline, snapshot_tree
 from .reliability_support import comparable_tree, copy_fixture, normalized

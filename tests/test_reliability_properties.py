@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory_sleep.config import Config, SidecarConfig
-from memory_sleep.memory_doc import Entry, MemoryDocument
 from memory_sleep.models import ProjectFields
-from memory_sleep.notes import read_note
-from memory_sleep.workspace import NoteFile
-from memory_sleep.writer import SafeWriter
+from memory_sleep.workspace.layout import NoteFile
+from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
+from memory_sleep.workspace.notes import read_note
+from memory_sleep.workspace.writer import SafeWriter
 
 from .conftest import run_offline, snapshot_tree
 

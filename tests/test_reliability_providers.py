@@ -16,16 +16,16 @@ import pytest
 from click.testing import CliRunner
 from pydantic import BaseModel
 
-from memory_sleep.cli import _progress, main
+from memory_sleep.cli.main import _progress, main
 from memory_sleep.config import Config, EngineConfig, SidecarConfig
+from memory_sleep.cycle.runner import RunOptions, RunReport, run_cycle
 from memory_sleep.engines.budget import Deadline
 from memory_sleep.engines.fake_brain import plausible_answer
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.model import Exchange, Prompt
 from memory_sleep.engines.testing import FunctionModel
-from memory_sleep.memory_doc import MemoryDocument
-from memory_sleep.runner import RunOptions, RunReport, run_cycle
-from memory_sleep.workspace import Workspace
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .conftest import FIXTURE_TODAY, snapshot_tree
 from .fake_api import FakeAPI, Reply, anthropic_error, openai_error, serve

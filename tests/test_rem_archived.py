@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from memory_sleep.archive import ArchiveRecord, records_since
 from memory_sleep.engines.offline import OfflineIntegrator
-from memory_sleep.memory_doc import MemoryDocument
 from memory_sleep.models import EntryView, KeptItem, NoteItem, Operation
+from memory_sleep.workspace.archive import ArchiveRecord, records_since
+from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .conftest import run_offline
 from .item_helpers import integrate_and_apply

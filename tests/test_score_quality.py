@@ -9,9 +9,9 @@ from typing import Any, cast
 
 import pytest
 
-from memory_sleep.notes import read_note
-from memory_sleep.state import ItemRecord, NoteState, dump
-from memory_sleep.workspace import Workspace, discover
+from memory_sleep.workspace.layout import Workspace, discover
+from memory_sleep.workspace.notes import read_note
+from memory_sleep.workspace.state import ItemRecord, NoteState, dump
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))

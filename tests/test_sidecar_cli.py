@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
 from memory_sleep.config import Config, SidecarConfig
 from memory_sleep.sidecar import open_sidecar
 

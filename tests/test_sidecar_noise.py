@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memory_sleep.sidecar import sources
-from memory_sleep.workspace import Workspace
+from memory_sleep.workspace.layout import Workspace
 
 from .conftest import run_offline
 from .sidecar_helpers import make_workspace, open_at

@@ -7,11 +7,11 @@ import typing
 
 import frontmatter
 
-from memory_sleep.cli import main
+from memory_sleep.cli.cron import cron_prompt
+from memory_sleep.cli.main import main
 from memory_sleep.config import Config
-from memory_sleep.cron import cron_prompt
 from memory_sleep.models import Category, DiscardReason
-from memory_sleep.workspace import Workspace
+from memory_sleep.workspace.layout import Workspace
 
 from .cli_helpers import verb_names, verbs
 from .conftest import REPO

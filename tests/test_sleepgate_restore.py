@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from memory_sleep.cli import main
+from memory_sleep.cli.main import main
 from memory_sleep.config import Config, ForgettingConfig
 from memory_sleep.sidecar import Sidecar
 from memory_sleep.sleepgate.session import forget, not_due_reason, restore
@@ -86,7 +86,7 @@ def test_a_pass_that_is_not_due_does_nothing(tmp_path: Path) -> None:
 
 def test_run_hook_runs_when_due_and_records_counts(tmp_path: Path) -> None:
     from memory_sleep.sleepgate.hook import forget_when_due
-    from memory_sleep.workspace import Workspace
+    from memory_sleep.workspace.layout import Workspace
 
     folder = workspace(tmp_path)
     config = Config.model_validate({"memory": {"forgetting": {"min_entries": 0, "retention_threshold": 0.9}}})

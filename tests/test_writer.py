@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory_sleep.errors import UndoError, WorkspaceError
-from memory_sleep.writer import FileChange, SafeWriter, atomic_write, sha256
+from memory_sleep.workspace.writer import FileChange, SafeWriter, atomic_write, sha256
 
 from .conftest import REPO
 
@@ -165,7 +165,7 @@ def test_recover_rolls_back_a_run_left_writing(root: Path) -> None:
 def test_a_crash_between_writes_leaves_old_or_new_files_and_recover_restores_all(root: Path) -> None:
     (root / "memory" / "c.md").write_bytes(b"old c\n")
     script = (
-        "import sys; from pathlib import Path; from memory_sleep.writer import FileChange, SafeWriter\n"
+        "import sys; from pathlib import Path; from memory_sleep.workspace.writer import FileChange, SafeWriter\n"
         "from tests.crash_launcher import crash_before_write\n"
         "crash_before_write(1)\n"
         "root = Path(sys.argv[1])\n"
@@ -262,7 +262,7 @@ def test_undo_after_a_crashed_run_rolls_that_run_back_and_stops(root: Path) -> N
 
 
 def test_recover_sweeps_temporary_files_left_by_a_killed_write(tmp_path: Path) -> None:
-    from memory_sleep.writer import SafeWriter
+    from memory_sleep.workspace.writer import SafeWriter
 
     (tmp_path / "memory" / "weekly").mkdir(parents=True)
     leftover = tmp_path / "memory" / "weekly" / ".2026-W47.md.k3j_9xq2.tmp"

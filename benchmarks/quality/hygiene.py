@@ -11,7 +11,7 @@ from datetime import date
 from pathlib import Path
 
 from memory_sleep.text import normalize
-from memory_sleep.workspace import DAILY_NOTE_NAME
+from memory_sleep.workspace.layout import DAILY_NOTE_NAME
 
 from .outputs import MemoryEntry, Outputs
 from .simulate import History

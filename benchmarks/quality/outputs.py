@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from memory_sleep.memory_doc import PROJECTS, MemoryDocument, ProjectBlock
+from memory_sleep.workspace.memory_doc import PROJECTS, MemoryDocument, ProjectBlock
 
 from .textmatch import current_text
 

@@ -10,10 +10,10 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from memory_sleep.config import Config
+from memory_sleep.cycle.runner import RunOptions, run_cycle
 from memory_sleep.engines.base import Engine
-from memory_sleep.runner import RunOptions, run_cycle
 from memory_sleep.text import normalize
-from memory_sleep.workspace import Workspace
+from memory_sleep.workspace.layout import Workspace
 
 from .outputs import MemoryEntry, parse_memory
 

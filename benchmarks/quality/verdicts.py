@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_sleep.config import Config
-from memory_sleep.notes import NoteReadError, read_note
-from memory_sleep.state import ItemRecord, NoteState, StateStore
-from memory_sleep.workspace import NoteFile, Workspace, discover
+from memory_sleep.workspace.layout import NoteFile, Workspace, discover
+from memory_sleep.workspace.notes import NoteReadError, read_note
+from memory_sleep.workspace.state import ItemRecord, NoteState, StateStore
 
 from .truthdata import GroundTruth, ItemTruth
 

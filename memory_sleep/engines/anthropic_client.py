@@ -12,9 +12,9 @@ from typing import Any, Literal
 import anthropic
 from anthropic.types import Message
 
-from .model import AnswerT, CallUsage, Exchange, InvalidAnswer, Prompt, repair_messages
-from .schemas import json_schema, parse_answer
-from .sdk_errors import not_an_api_answer, provider_error
+from memory_sleep.engines.model import AnswerT, CallUsage, Exchange, InvalidAnswer, Prompt, repair_messages
+from memory_sleep.engines.schemas import json_schema, parse_answer
+from memory_sleep.engines.sdk_errors import not_an_api_answer, provider_error
 
 TOOL_NAME = "answer"
 SYSTEM = "You are memory-sleep, a tool that consolidates an AI agent's notes. Answer only through the structured output requested."

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
 
-from ..models import (
+from memory_sleep.models import (
     Briefing,
     Classification,
     Closure,

@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ..config import ModelPrice
-from .model import CallUsage
+from memory_sleep.config import ModelPrice
+from memory_sleep.engines.model import CallUsage
 
 # USD per million tokens, as published when this table was written; set [engine.prices] for
 # current figures or other models. A model missing from both has no cost estimate (null).

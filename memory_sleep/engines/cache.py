@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..writer import atomic_write
-from .model import AnswerT, Prompt
-from .schemas import json_schema
+from memory_sleep.engines.model import AnswerT, Prompt
+from memory_sleep.engines.schemas import json_schema
+from memory_sleep.workspace.writer import atomic_write
 
 CACHE_VERSION = "1"
 

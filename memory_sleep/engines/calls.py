@@ -14,13 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic
 
-from ..config import EngineConfig
-from ..errors import ProviderError
-from ..prompting import render_prompt_parts
-from .base import PhaseUsage, Usage
-from .budget import CircuitBreaker, Deadline, TokenBudget, estimate_cost
-from .cache import ResponseCache
-from .model import (
+from memory_sleep.config import EngineConfig
+from memory_sleep.engines.base import PhaseUsage, Usage
+from memory_sleep.engines.budget import CircuitBreaker, Deadline, TokenBudget, estimate_cost
+from memory_sleep.engines.cache import ResponseCache
+from memory_sleep.engines.model import (
     AnswerT,
     CallUsage,
     Exchange,
@@ -32,7 +30,9 @@ from .model import (
     ProviderUnusable,
     estimate_tokens,
 )
-from .redact import redact_prompt
+from memory_sleep.engines.prompting import render_prompt_parts
+from memory_sleep.engines.redact import redact_prompt
+from memory_sleep.errors import ProviderError
 
 Check = Callable[[AnswerT], list[str]]
 Progress = Callable[[str], None]

@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..text import shorten, similarity, tokens
-from .model import Exchange, Prompt
-from .offline import cues
+from memory_sleep.engines.model import Exchange, Prompt
+from memory_sleep.engines.offline import cues
+from memory_sleep.text import shorten, similarity, tokens
 
 _ATTRIBUTES = r'((?:[^>"]|"[^"]*")*)'
 _ITEM = re.compile(r'<item id="(I\d+)"' + _ATTRIBUTES + r">\n(.*?)\n</item>", re.S)

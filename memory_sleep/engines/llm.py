@@ -11,19 +11,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..config import EngineConfig
-from ..models import Classification, Closure, EntryView, KeptItem, NoteItem, Operation
-from ..text import counted
-from .base import Classifier, ClassifyContext, Closer, Engine, Integrator, Usage
-from .budget import Deadline
-from .cache import ResponseCache
-from .calls import Ask, ModelCalls, Progress
-from .model import ModelClient
-from .offline import offline_engine
-from .redact import redact
-from .related import as_attribute, as_data, entry_data, related_entries
-from .schemas import ClassifyAnswer, CloseAnswer, EntryOperation, IntegrateAnswer, ItemVerdict
-from .summaries import LLMBriefer, LLMSummarizer
+from memory_sleep.config import EngineConfig
+from memory_sleep.engines.base import Classifier, ClassifyContext, Closer, Engine, Integrator, Usage
+from memory_sleep.engines.budget import Deadline
+from memory_sleep.engines.cache import ResponseCache
+from memory_sleep.engines.calls import Ask, ModelCalls, Progress
+from memory_sleep.engines.model import ModelClient
+from memory_sleep.engines.offline import offline_engine
+from memory_sleep.engines.redact import redact
+from memory_sleep.engines.related import as_attribute, as_data, entry_data, related_entries
+from memory_sleep.engines.schemas import (
+    ClassifyAnswer,
+    CloseAnswer,
+    EntryOperation,
+    IntegrateAnswer,
+    ItemVerdict,
+)
+from memory_sleep.engines.summaries import LLMBriefer, LLMSummarizer
+from memory_sleep.models import Classification, Closure, EntryView, KeptItem, NoteItem, Operation
+from memory_sleep.text import counted
 
 ENTRY_MAX_CHARS = 300
 

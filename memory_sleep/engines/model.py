@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from ..errors import ProviderError
+from memory_sleep.errors import ProviderError
 
 AnswerT = TypeVar("AnswerT", bound=BaseModel)
 

@@ -13,9 +13,17 @@ from typing import Any, Literal
 import openai
 from openai.types.chat import ChatCompletion
 
-from .model import AnswerT, CallUsage, Exchange, InvalidAnswer, Prompt, estimate_tokens, repair_messages
-from .schemas import json_schema, parse_answer
-from .sdk_errors import not_an_api_answer, provider_error
+from memory_sleep.engines.model import (
+    AnswerT,
+    CallUsage,
+    Exchange,
+    InvalidAnswer,
+    Prompt,
+    estimate_tokens,
+    repair_messages,
+)
+from memory_sleep.engines.schemas import json_schema, parse_answer
+from memory_sleep.engines.sdk_errors import not_an_api_answer, provider_error
 
 SYSTEM = (
     "You are memory-sleep, a tool that consolidates an AI agent's notes. Answer only with the JSON requested."

@@ -8,11 +8,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..config import EngineConfig
-from ..errors import ConfigError
-from .base import Engine
-from .calls import Progress
-from .model import ModelClient
+from memory_sleep.config import EngineConfig
+from memory_sleep.engines.base import Engine
+from memory_sleep.engines.calls import Progress
+from memory_sleep.engines.model import ModelClient
+from memory_sleep.errors import ConfigError
 
 DEFAULT_MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-4.1-mini"}
 KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -33,7 +33,7 @@ def model_client(provider: str, config: EngineConfig) -> ModelClient:
     if provider == "anthropic":
         import anthropic
 
-        from .anthropic_client import AnthropicClient
+        from memory_sleep.engines.anthropic_client import AnthropicClient
 
         anthropic_sdk = anthropic.Anthropic(
             api_key=key,
@@ -46,7 +46,7 @@ def model_client(provider: str, config: EngineConfig) -> ModelClient:
         )
     import openai
 
-    from .openai_client import OpenAIClient
+    from memory_sleep.engines.openai_client import OpenAIClient
 
     openai_sdk = openai.OpenAI(
         api_key=key,
@@ -66,7 +66,7 @@ def provider_engine(
     provider: str, config: EngineConfig, workspace_root: Path | None, progress: Progress | None = None
 ) -> Engine:
     """An LLM engine for `provider`, caching answers under the workspace's memory/.sleep/llm-cache."""
-    from .llm import llm_engine
+    from memory_sleep.engines.llm import llm_engine
 
     cache_dir = workspace_root / "memory" / ".sleep" / "llm-cache" if workspace_root else None
     prompts_dir = config.prompts_dir

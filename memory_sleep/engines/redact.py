@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..models import NoteItem
+from memory_sleep.models import NoteItem
 
 _PREFIXED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("anthropic key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),

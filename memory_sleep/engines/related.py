@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..models import EntryView
-from ..text import similarity, tokens
+from memory_sleep.models import EntryView
+from memory_sleep.text import similarity, tokens
 
 _TAG = re.compile(r"<(/?[A-Za-z_][\w:-]*)")
 PER_ITEM = 6

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..models import Category, DiscardReason, OperationKind, Verdict
-from .model import AnswerT, CallUsage, InvalidAnswer
+from memory_sleep.engines.model import AnswerT, CallUsage, InvalidAnswer
+from memory_sleep.models import Category, DiscardReason, OperationKind, Verdict
 
 
 class Answer(BaseModel):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from ..errors import ProviderError
-from .model import ProviderTimeout, ProviderTransient, ProviderUnusable
+from memory_sleep.engines.model import ProviderTimeout, ProviderTransient, ProviderUnusable
+from memory_sleep.errors import ProviderError
 
 _UNUSABLE = {
     401: "the API key was rejected (401): check {key}",

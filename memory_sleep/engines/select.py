@@ -6,10 +6,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ..config import EngineConfig
-from ..errors import ConfigError
-from .base import Engine
-from .offline import offline_engine
+from memory_sleep.config import EngineConfig
+from memory_sleep.engines.base import Engine
+from memory_sleep.engines.offline import offline_engine
+from memory_sleep.errors import ConfigError
 
 
 def choose_engine_name(requested: str) -> str:
@@ -38,6 +38,8 @@ def build_engine(
                 "base_url for a local server). Nothing was changed."
             )
         return offline_engine()
-    from .providers import provider_engine  # the SDKs load only here, never for an offline run
+    from memory_sleep.engines.providers import (
+        provider_engine,  # the SDKs load only here, never for an offline run
+    )
 
     return provider_engine(name, config, workspace_root, progress)

@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from ..models import Briefing, KeptItem, ProjectFields, WeeklySummary
-from ..text import shorten
-from .base import Briefer, BriefingContext, ProjectContext, Summarizer
-from .calls import Ask, ModelCalls
-from .offline.integrate import entry_text
-from .redact import redact
-from .related import as_attribute, as_data, covers, missing_from
-from .schemas import BriefingAnswer, ProjectAnswer, WeeklyAnswer
+from memory_sleep.engines.base import Briefer, BriefingContext, ProjectContext, Summarizer
+from memory_sleep.engines.calls import Ask, ModelCalls
+from memory_sleep.engines.offline.integrate import entry_text
+from memory_sleep.engines.redact import redact
+from memory_sleep.engines.related import as_attribute, as_data, covers, missing_from
+from memory_sleep.engines.schemas import BriefingAnswer, ProjectAnswer, WeeklyAnswer
+from memory_sleep.models import Briefing, KeptItem, ProjectFields, WeeklySummary
+from memory_sleep.text import shorten
 
 MAX_EVENTS = 30
 MAX_ACTIONS = 25

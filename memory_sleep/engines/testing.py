@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .model import AnswerT, CallUsage, Exchange, Prompt, estimate_tokens
-from .schemas import parse_answer
+from memory_sleep.engines.model import AnswerT, CallUsage, Exchange, Prompt, estimate_tokens
+from memory_sleep.engines.schemas import parse_answer
 
 Reply = BaseModel | dict[str, Any] | str | BaseException
 ReplyFunction = Callable[[Prompt, type[BaseModel], tuple[Exchange, ...]], Reply]

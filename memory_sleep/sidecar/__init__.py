@@ -3,11 +3,17 @@ logs what it serves, and the signals (access counts, query log, soft deletes) th
 
 from __future__ import annotations
 
-from .embed import Embedder, EmbeddingUsage, FunctionEmbedder, OfflineEmbedder, build_embedder
-from .index import IndexReport, index_workspace
-from .recall import Sidecar, open_sidecar
-from .search import Hit, SearchOptions
-from .store import Store
+from memory_sleep.sidecar.embed import (
+    Embedder,
+    EmbeddingUsage,
+    FunctionEmbedder,
+    OfflineEmbedder,
+    build_embedder,
+)
+from memory_sleep.sidecar.index import IndexReport, index_workspace
+from memory_sleep.sidecar.recall import Sidecar, open_sidecar
+from memory_sleep.sidecar.search import Hit, SearchOptions
+from memory_sleep.sidecar.store import Store
 
 __all__ = [
     "Embedder",

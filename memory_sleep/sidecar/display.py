@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
-from ..text import counted, shorten
-from .index import IndexReport
-from .search import Hit
+from memory_sleep.sidecar.index import IndexReport
+from memory_sleep.sidecar.search import Hit
+from memory_sleep.text import counted, shorten
 
 
 def index_lines(report: IndexReport, dry_run: bool = False) -> list[str]:

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ConfigError
-from ..language import GENERIC, STOPWORDS
-from ..text import cjk_bigrams, clean, is_cjk, words_and_runs
-from . import lexicon
-from .tokenize import stem
+from memory_sleep.errors import ConfigError
+from memory_sleep.language import GENERIC, STOPWORDS
+from memory_sleep.sidecar import lexicon
+from memory_sleep.sidecar.tokenize import stem
+from memory_sleep.text import cjk_bigrams, clean, is_cjk, words_and_runs
 
 if TYPE_CHECKING:
-    from ..config import SidecarConfig
+    from memory_sleep.config import SidecarConfig
 
 Vectors = npt.NDArray[np.float32]
 
@@ -222,9 +222,9 @@ def build_embedder(config: SidecarConfig) -> Embedder:
     if config.embedder == "offline":
         return OfflineEmbedder(config.dimensions)
     if config.embedder == "openai":
-        from .embed_openai import openai_embedder
+        from memory_sleep.sidecar.embed_openai import openai_embedder
 
         return openai_embedder(config)
-    from .embed_local import local_embedder
+    from memory_sleep.sidecar.embed_local import local_embedder
 
     return local_embedder(config)

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ConfigError
-from .embed import EmbeddingUsage, Vectors, l2_normalise
+from memory_sleep.errors import ConfigError
+from memory_sleep.sidecar.embed import EmbeddingUsage, Vectors, l2_normalise
 
 if TYPE_CHECKING:
-    from ..config import SidecarConfig
+    from memory_sleep.config import SidecarConfig
 
 Loader = Callable[[Path], Any]
 

@@ -11,11 +11,11 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from ..errors import ConfigError, ProviderError
-from .embed import EmbeddingUsage, Vectors, l2_normalise
+from memory_sleep.errors import ConfigError, ProviderError
+from memory_sleep.sidecar.embed import EmbeddingUsage, Vectors, l2_normalise
 
 if TYPE_CHECKING:
-    from ..config import SidecarConfig
+    from memory_sleep.config import SidecarConfig
 
 DEFAULT_MODEL = "text-embedding-3-small"
 # USD per million input tokens, list prices; sidecar.price_per_million_tokens overrides

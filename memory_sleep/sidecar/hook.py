@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from ..config import Config
-from ..workspace import Workspace
+from memory_sleep.config import Config
+from memory_sleep.workspace.layout import Workspace
 
 log = logging.getLogger("memory_sleep")
 
@@ -15,7 +15,7 @@ def index_after_run(workspace: Workspace, config: Config) -> str | None:
     if not config.sidecar.enabled:
         return None
     try:
-        from .recall import open_sidecar
+        from memory_sleep.sidecar.recall import open_sidecar
 
         with open_sidecar(workspace.root, config) as sidecar:
             report = sidecar.index()

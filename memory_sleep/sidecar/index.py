@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import StoreError
-from ..text import jaccard, terms
-from ..workspace import Workspace
-from .embed import Embedder, Vectors
-from .sources import (
+from memory_sleep.errors import StoreError
+from memory_sleep.sidecar.embed import Embedder, Vectors
+from memory_sleep.sidecar.sources import (
     IMPORTANCE,
     SourceFile,
     SourceItem,
@@ -30,8 +28,10 @@ from .sources import (
     read_items,
     source_files,
 )
-from .store import EntryRow, NewEntry, SourceRow, Store
-from .tokenize import fts_document
+from memory_sleep.sidecar.store import EntryRow, NewEntry, SourceRow, Store
+from memory_sleep.sidecar.tokenize import fts_document
+from memory_sleep.text import jaccard, terms
+from memory_sleep.workspace.layout import Workspace
 
 # soft deletes the indexer makes itself, and so undoes when the text comes back; a forgetting
 # pass's soft deletes are never undone by indexing

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import StoreError
+from memory_sleep.errors import StoreError
 
 MigrationStep = Callable[[sqlite3.Connection], None]
 _NAME = re.compile(r"^m(\d{3})_\w+$")
@@ -171,7 +171,7 @@ def m002_query_log(db: sqlite3.Connection) -> None:
 def m003_term_counts(db: sqlite3.Connection) -> None:
     """Full-text terms stemmed in Python (no porter in FTS5), with each term's document count, so a
     query can leave out terms so common that ranking their matches would cost more than they tell."""
-    from .tokenize import fts_document
+    from memory_sleep.sidecar.tokenize import fts_document
 
     _run(
         db,

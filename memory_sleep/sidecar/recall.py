@@ -16,15 +16,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 
-from ..config import Config, SidecarConfig, load_config
-from ..errors import MemorySleepError, StoreError
-from ..workspace import Workspace, unwritable
-from .embed import Embedder, build_embedder
-from .index import IndexReport, index_workspace
-from .search import Hit, Mode, SearchOptions, search
-from .stats import sidecar_stats
-from .store import DB_NAME, Store
-from .vectors import VectorIndex, cache_generations
+from memory_sleep.config import Config, SidecarConfig, load_config
+from memory_sleep.errors import MemorySleepError, StoreError
+from memory_sleep.sidecar.embed import Embedder, build_embedder
+from memory_sleep.sidecar.index import IndexReport, index_workspace
+from memory_sleep.sidecar.search import Hit, Mode, SearchOptions, search
+from memory_sleep.sidecar.stats import sidecar_stats
+from memory_sleep.sidecar.store import DB_NAME, Store
+from memory_sleep.sidecar.vectors import VectorIndex, cache_generations
+from memory_sleep.workspace.layout import Workspace, unwritable
 
 Clock = Callable[[], float]
 

@@ -13,10 +13,10 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from .sources import day_timestamp
-from .store import EntryRow, Store
-from .tokenize import fts_match, query_terms
-from .vectors import VectorIndex
+from memory_sleep.sidecar.sources import day_timestamp
+from memory_sleep.sidecar.store import EntryRow, Store
+from memory_sleep.sidecar.tokenize import fts_match, query_terms
+from memory_sleep.sidecar.vectors import VectorIndex
 
 Mode = Literal["hybrid", "vector", "text"]
 DAY = 86_400.0

@@ -23,13 +23,13 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from ..engines.redact import redact
-from ..memory_doc import PROJECTS, Entry, MemoryDocument, ProjectBlock, RawBlock
-from ..models import NoteItem
-from ..notes import note_item_stream, parse_note_text
-from ..state import StateStore
-from ..text import clean
-from ..workspace import DAILY_NOTE_NAME, NoteFile, Workspace, discover
+from memory_sleep.engines.redact import redact
+from memory_sleep.models import NoteItem
+from memory_sleep.text import clean
+from memory_sleep.workspace.layout import DAILY_NOTE_NAME, NoteFile, Workspace, discover
+from memory_sleep.workspace.memory_doc import PROJECTS, Entry, MemoryDocument, ProjectBlock, RawBlock
+from memory_sleep.workspace.notes import note_item_stream, parse_note_text
+from memory_sleep.workspace.state import StateStore
 
 IMPORTANCE = {"memory": 0.8, "project": 0.8, "weekly": 0.5, "note": 0.3}
 NOISE = frozenset({"heartbeat", "routine", "debug"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .store import Store
+from memory_sleep.sidecar.store import Store
 
 
 def sidecar_stats(store: Store, folder: Path | None) -> dict[str, object]:

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import StoreError
-from .migrations import MIGRATIONS, Migrations
+from memory_sleep.errors import StoreError
+from memory_sleep.sidecar.migrations import MIGRATIONS, Migrations
 
 Vectors = npt.NDArray[np.float32]
 DB_NAME = "sidecar.db"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import functools
 
-from ..language import STOPWORDS
-from ..text import is_cjk, terms
+from memory_sleep.language import STOPWORDS
+from memory_sleep.text import is_cjk, terms
 
 
 def _undouble(base: str) -> str:

@@ -18,8 +18,8 @@ from typing import BinaryIO
 import numpy as np
 import numpy.typing as npt
 
-from ..writer import atomic_write
-from .store import Store, Vectors, from_blobs
+from memory_sleep.sidecar.store import Store, Vectors, from_blobs
+from memory_sleep.workspace.writer import atomic_write
 
 PREFIX = "sidecar-vectors"
 BLOCK_ROWS = 1024

@@ -4,7 +4,7 @@ soft-deletes the rest, restorably."""
 
 from __future__ import annotations
 
-from .forget import PassReport, Verdict, run_pass
-from .restore import RestoreReport, restore_entries
+from memory_sleep.sleepgate.forget import PassReport, Verdict, run_pass
+from memory_sleep.sleepgate.restore import RestoreReport, restore_entries
 
 __all__ = ["PassReport", "RestoreReport", "Verdict", "restore_entries", "run_pass"]

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ..sidecar.vectors import VectorIndex
-from .pairs import PairLog, Positions, all_pairs
+from memory_sleep.sidecar.vectors import VectorIndex
+from memory_sleep.sleepgate.pairs import PairLog, Positions, all_pairs
 
 
 def last_of_clusters(

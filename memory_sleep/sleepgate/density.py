@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ..sidecar.store import Store
-from ..sidecar.vectors import VectorIndex
-from . import state
-from .build import Build, pair_limit
-from .pairs import Codes, Counts, PairLog, Positions, against, all_pairs
+from memory_sleep.sidecar.store import Store
+from memory_sleep.sidecar.vectors import VectorIndex
+from memory_sleep.sleepgate import state
+from memory_sleep.sleepgate.build import Build, pair_limit
+from memory_sleep.sleepgate.pairs import Codes, Counts, PairLog, Positions, against, all_pairs
 
 log = logging.getLogger("memory_sleep")
 Ids = npt.NDArray[np.int64]

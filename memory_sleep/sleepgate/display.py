@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ..text import counted
-from .forget import PassReport
-from .restore import RestoreReport
+from memory_sleep.sleepgate.forget import PassReport
+from memory_sleep.sleepgate.restore import RestoreReport
+from memory_sleep.text import counted
 
 
 def pass_lines(report: PassReport, explain_all: bool = False) -> list[str]:

@@ -11,10 +11,10 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..config import ForgettingConfig
-from ..sidecar.store import Store
-from ..sidecar.vectors import VectorIndex
-from . import clusters, density, predictor, scoring, state
+from memory_sleep.config import ForgettingConfig
+from memory_sleep.sidecar.store import Store
+from memory_sleep.sidecar.vectors import VectorIndex
+from memory_sleep.sleepgate import clusters, density, predictor, scoring, state
 
 log = logging.getLogger("memory_sleep")
 REASON = "forgotten"

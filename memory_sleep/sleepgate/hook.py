@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import logging
 
-from ..config import Config
-from ..workspace import Workspace
+from memory_sleep.config import Config
+from memory_sleep.workspace.layout import Workspace
 
 log = logging.getLogger("memory_sleep")
 
@@ -17,8 +17,8 @@ def forget_when_due(workspace: Workspace, config: Config) -> tuple[dict[str, int
     if not (config.sidecar.enabled and settings.enabled):
         return {}, None
     try:
-        from ..sidecar.recall import open_sidecar
-        from .session import forget, not_due_reason
+        from memory_sleep.sidecar.recall import open_sidecar
+        from memory_sleep.sleepgate.session import forget, not_due_reason
 
         with open_sidecar(workspace.root, config) as sidecar:
             reason = not_due_reason(sidecar, settings)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ..sidecar.store import Vectors
+from memory_sleep.sidecar.store import Vectors
 
 Counts = npt.NDArray[np.int64]
 Codes = npt.NDArray[np.int32]

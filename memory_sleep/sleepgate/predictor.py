@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ..sidecar.vectors import VectorIndex
-from .pairs import MIN_BUFFER
-from .state import LoggedQuery
+from memory_sleep.sidecar.vectors import VectorIndex
+from memory_sleep.sleepgate.pairs import MIN_BUFFER
+from memory_sleep.sleepgate.state import LoggedQuery
 
 Positions = npt.NDArray[np.intp]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..errors import MemorySleepError
-from ..sidecar.store import Store
-from . import state
-from .forget import REASON
+from memory_sleep.errors import MemorySleepError
+from memory_sleep.sidecar.store import Store
+from memory_sleep.sleepgate import state
+from memory_sleep.sleepgate.forget import REASON
 
 
 @dataclass

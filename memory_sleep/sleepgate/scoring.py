@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..config import ForgettingConfig, RetentionWeights
+from memory_sleep.config import ForgettingConfig, RetentionWeights
 
 Floats = npt.NDArray[np.float64]
 DAY = 86_400.0

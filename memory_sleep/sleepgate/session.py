@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..config import ForgettingConfig
-from ..sidecar.recall import Sidecar
-from . import state
-from .forget import Explain, PassReport, run_pass
-from .restore import RestoreReport, restore_entries
+from memory_sleep.config import ForgettingConfig
+from memory_sleep.sidecar.recall import Sidecar
+from memory_sleep.sleepgate import state
+from memory_sleep.sleepgate.forget import Explain, PassReport, run_pass
+from memory_sleep.sleepgate.restore import RestoreReport, restore_entries
 
 
 def not_due_reason(sidecar: Sidecar, config: ForgettingConfig) -> str | None:

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..sidecar.store import Store
-from .build import Build
+from memory_sleep.sidecar.store import Store
+from memory_sleep.sleepgate.build import Build
 
 Ids = npt.NDArray[np.int64]
 _DAY_NOON = "CAST(strftime('%s', day) AS REAL) + 43200.0"

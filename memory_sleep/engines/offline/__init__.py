@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ..base import Engine
-from .brief import OfflineBriefer
-from .classify import OfflineClassifier
-from .closing import OfflineCloser
-from .curate import OfflineCurator
-from .integrate import OfflineIntegrator
-from .summarize import OfflineSummarizer
+from memory_sleep.engines.base import Engine
+from memory_sleep.engines.offline.brief import OfflineBriefer
+from memory_sleep.engines.offline.classify import OfflineClassifier
+from memory_sleep.engines.offline.closing import OfflineCloser
+from memory_sleep.engines.offline.curate import OfflineCurator
+from memory_sleep.engines.offline.integrate import OfflineIntegrator
+from memory_sleep.engines.offline.summarize import OfflineSummarizer
 
 
 def offline_engine() -> Engine:

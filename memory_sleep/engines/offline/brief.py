@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from ...models import Briefing
-from ...text import shorten
-from ..base import ActionView, BriefingContext
+from memory_sleep.engines.base import ActionView, BriefingContext
+from memory_sleep.models import Briefing
+from memory_sleep.text import shorten
 
 _SOON_DAYS = 3
 _LINE = 150

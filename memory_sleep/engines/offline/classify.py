@@ -6,11 +6,10 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from ... import matching
-from ...models import Category, Classification, DiscardReason, NoteItem
-from ...text import deadline_in, similarity, tokens
-from ..base import ClassifyContext
-from . import cues, routine
+from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.offline import cues, matching, routine
+from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
+from memory_sleep.text import deadline_in, similarity, tokens
 
 _PROJECT_IN_HEADING = re.compile(r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b")
 _EXPLICIT_PROJECT = re.compile(

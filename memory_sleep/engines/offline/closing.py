@@ -6,9 +6,9 @@ import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from ... import matching
-from ...models import Closure, EntryView, KeptItem
-from ...text import similarity, tokens, word_sequence
+from memory_sleep.engines.offline import matching
+from memory_sleep.models import Closure, EntryView, KeptItem
+from memory_sleep.text import similarity, tokens, word_sequence
 
 _DONE_SIMILARITY = 0.25
 _SWAP_WORDS = 2

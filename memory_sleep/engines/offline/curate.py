@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from ... import matching
-from ...models import EntryJudgement, EntryView
-from . import absences, routine
+from memory_sleep.engines.offline import absences, matching, routine
+from memory_sleep.models import EntryJudgement, EntryView
 
 _STILL_OPEN = frozenset({"Action items"})  # an overdue action is still open, not an event that is over
 

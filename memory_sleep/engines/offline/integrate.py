@@ -7,11 +7,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ... import matching
-from ...memory_doc import SECTION_FOR
-from ...models import EntryView, KeptItem, Operation, OperationKind
-from ...text import jaccard, shorten, similarity, tokens
-from . import absences, cues, repeats, statements
+from memory_sleep.engines.offline import absences, cues, matching, repeats, statements
+from memory_sleep.models import EntryView, KeptItem, Operation, OperationKind
+from memory_sleep.text import jaccard, shorten, similarity, tokens
+from memory_sleep.workspace.memory_doc import SECTION_FOR
 
 ENTRY_MAX_CHARS = 200
 _SAME = 0.8

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ... import matching
-from ...text import tokens
-from . import statements
+from memory_sleep.engines.offline import matching, statements
+from memory_sleep.text import tokens
 
 _ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
 _PERSONAL_KINDS = ("zone", "email", "handle")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ... import matching
-from ...language import LEAD_IN_WORDS
-from ...text import tokens
+from memory_sleep.engines.offline import matching
+from memory_sleep.language import LEAD_IN_WORDS
+from memory_sleep.text import tokens
 
 # a value as one run: "10.0.0.5", "180ms", "$3,400/month" (not "3" and "400/month"), "db.internal"
 VALUE = re.compile(r"\d(?:[\w.:/-]|,(?=\d{3}))*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")

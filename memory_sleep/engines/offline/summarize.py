@@ -7,12 +7,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date
 
-from ...language import LEAD_IN_WORDS
-from ...models import EntryView, KeptItem, ProjectFields, WeeklySummary
-from ...text import deadline_in, shorten
-from ..base import ProjectContext
-from . import cues
-from .integrate import entry_text
+from memory_sleep.engines.base import ProjectContext
+from memory_sleep.engines.offline import cues
+from memory_sleep.engines.offline.integrate import entry_text
+from memory_sleep.language import LEAD_IN_WORDS
+from memory_sleep.models import EntryView, KeptItem, ProjectFields, WeeklySummary
+from memory_sleep.text import deadline_in, shorten
 
 _NAME = re.compile(r"\b([A-Z][a-zà-ÿ]+ [A-Z][a-zà-ÿ]+)\b")
 _NOT_NAMES = frozenset(label.capitalize() for label in LEAD_IN_WORDS) | frozenset(

@@ -1,0 +1,341 @@
+"""The memory-sleep command line: argument parsing only; the work happens in the modules it calls."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from memory_sleep.cli.status import status_lines, workspace_status
+from memory_sleep.config import Config, load_config
+from memory_sleep.cycle.runner import PHASES, RunOptions, run_cycle
+from memory_sleep.engines.select import build_engine
+from memory_sleep.errors import MemorySleepError
+from memory_sleep.text import counted
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.sleep_log import engine_line, snake_case_record
+from memory_sleep.workspace.writer import SafeWriter
+
+F = TypeVar("F", bound=Callable[..., Any])
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+WORKSPACE_ARG = click.argument(
+    "workspace", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
+)
+TODAY_OPTION = click.option(
+    "--today",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="Pretend today is this date (reproducible output on any date). Default: today.",
+)
+
+
+def clock_for(today: datetime | None) -> Callable[[], float]:
+    """The clock a verb runs on: the real one, or noon UTC of `--today` for output that never ages."""
+    if today is None:
+        return time.time
+    moment = datetime(today.year, today.month, today.day, 12, tzinfo=UTC).timestamp()
+    return lambda: moment
+
+
+def _handle_errors(command: F) -> F:
+    """Turn MemorySleepError into a one-line message and exit code 1; MEMORY_SLEEP_DEBUG=1 re-raises."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except MemorySleepError as error:
+            if os.environ.get("MEMORY_SLEEP_DEBUG") == "1":
+                raise
+            click.echo(f"Error: {error}", err=True)
+            sys.exit(1)
+        except (KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
+            raise
+        except BrokenPipeError:  # output piped into `head` or the like, which stopped reading
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
+        except Exception as error:
+            if os.environ.get("MEMORY_SLEEP_DEBUG") == "1":
+                raise
+            click.echo(
+                f"Error: unexpected {type(error).__name__}: {error}. Nothing was written after the failure; "
+                "rerun with MEMORY_SLEEP_DEBUG=1 for the traceback and report it.",
+                err=True,
+            )
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _record_failures(command: F) -> F:
+    """A run that raises leaves a `failed` record with its error in memory/sleep-log.json (outcome.py)."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from memory_sleep.cycle.outcome import Attempt, recorded_outcome
+
+        today = kwargs["today"].date() if kwargs.get("today") else date.today()
+        attempt = Attempt(
+            kwargs["workspace"], today, kwargs.get("engine"), dry_run=kwargs.get("dry_run", False)
+        )
+        with recorded_outcome(attempt):
+            return command(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _config(workspace: Workspace, config_file: Path | None) -> Config:
+    return load_config(config_file or workspace.config_file, required=config_file is not None)
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(package_name="memory-sleep")
+def main() -> None:
+    """Consolidate an AI agent's daily notes into compact long-term memory, the way sleep does.
+
+    Exit codes: 0 ok, 1 a problem the message explains (nothing half-written), 2 wrong usage.
+    """
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the diff of every file the run would change; write nothing.",
+)
+@click.option(
+    "--phase",
+    "phases",
+    multiple=True,
+    type=click.Choice(PHASES),
+    help="Run only this phase (repeatable). Default: all three.",
+)
+@TODAY_OPTION
+@click.option(
+    "--engine",
+    type=click.Choice(["auto", "offline", "anthropic", "openai"]),
+    help="Engine for the decisions. Default: config, else auto.",
+)
+@click.option(
+    "--model", help="Model name for an LLM engine. Default: [engine] model, else the provider's default."
+)
+@click.option(
+    "--require-llm",
+    is_flag=True,
+    help="Fail (exit 1, nothing changed) instead of deciding offline when no model provider can be used.",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config file. Default: WORKSPACE/memory-sleep.toml.",
+)
+@click.option(
+    "--wait",
+    type=float,
+    help="Seconds to wait for another run's lock before giving up. Default: 0.",
+)
+@click.option(
+    "--accept-memory-reset",
+    is_flag=True,
+    help="Go on when MEMORY.md was emptied or cut since the last run (refused otherwise), from it as it is now.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the run's record as JSON.")
+@click.option("-v", "--verbose", count=True, help="Say more (every warning and file).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option(
+    "--if-due",
+    is_flag=True,
+    help="Run only if [schedule] interval_secs (23.5 h) have passed since the last successful run; "
+    "for cron, where an hourly schedule is then safe.",
+)
+@_handle_errors
+@_record_failures
+def run(
+    workspace: Path,
+    dry_run: bool,
+    phases: tuple[str, ...],
+    today: Any,
+    engine: str | None,
+    model: str | None,
+    require_llm: bool,
+    config_file: Path | None,
+    wait: float | None,
+    accept_memory_reset: bool,
+    as_json: bool,
+    verbose: int,
+    quiet: bool,
+    if_due: bool,
+) -> None:
+    """Run the sleep cycle (NREM, REM, cleanup) on WORKSPACE (default: this folder).
+
+    Reads memory/YYYY-MM-DD*.md, updates MEMORY.md, memory/weekly/, memory/briefing.md, memory/archive.md
+    and memory/sleep-log.json. Every changed file is snapshotted first: `memory-sleep undo` reverts the run.
+    """
+    space = Workspace.open(workspace)
+    config = _config(space, config_file)
+    if engine:
+        config.engine.name = engine  # type: ignore[assignment]
+    if model:
+        config.engine.model = model
+    if require_llm:
+        config.engine.require_llm = True
+    if wait is not None:
+        config.lock_timeout_secs = wait
+    if if_due:
+        from memory_sleep.cycle.schedule import due_check
+
+        check = due_check(space, config)
+        if not check.due:
+            if verbose:
+                click.echo(f"Not due: {check.reason()}.")
+            return
+        click.echo(check.header(space), err=True)
+    options = RunOptions(
+        today=today.date() if today else date.today(),
+        phases=tuple(phases) or PHASES,
+        dry_run=dry_run,
+        accept_memory_reset=accept_memory_reset,
+    )
+    with _progress(quiet or as_json) as progress:
+        report = run_cycle(
+            space, config, build_engine(config.engine, space.root, progress), options, progress
+        )
+    if if_due and not dry_run:
+        from memory_sleep.cycle.schedule import mark_success
+
+        mark_success(space)  # a run with nothing to do writes no sleep-log record; the schedule counts it
+    if as_json and dry_run:
+        plan = [edit.model_dump(mode="json", exclude_none=True) for edit in report.plan]
+        click.echo(json.dumps({"plan": plan, "record": snake_case_record(report.record)}, indent=2))
+        return
+    if as_json:
+        click.echo(json.dumps(snake_case_record(report.record), indent=2))
+        return
+    if dry_run:
+        click.echo(report.plan_text() + (report.diff() or "No file would change.\n"), nl=False)
+        return
+    if quiet:
+        return
+    record = report.record
+    for run_id in report.rolled_back:
+        click.echo(f"Recovered: rolled back run {run_id}, which had stopped half-way.")
+    click.echo(engine_line(record))
+    if not report.changes:
+        click.echo("Nothing to do: no new or changed notes since the last run.")
+        return
+    ops = ", ".join(f"{n} {op}" for op, n in record.operations.items() if n) or "no changes"
+    click.echo(
+        f"NREM: {counted(record.dailyFilesProcessed, 'note')} read, {counted(record.itemsKept, 'item')} kept, "
+        f"{record.itemsDiscarded} discarded"
+    )
+    click.echo(
+        f"REM: {ops}; {record.entriesArchived} archived; MEMORY.md {record.memoryMdSizeBefore:,} -> {record.memoryMdSizeAfter:,} bytes"
+    )
+    click.echo(
+        f"Cleanup: {counted(len(record.weeklyFilesWritten), 'weekly summary', 'weekly summaries')}, briefing {'written' if record.briefingGenerated else 'skipped'}"
+    )
+    shown = record.warnings if verbose else record.warnings[:5]
+    for warning in shown:
+        click.echo(f"Warning: {warning}", err=True)
+    if len(record.warnings) > len(shown):
+        click.echo(
+            f"({counted(len(record.warnings) - len(shown), 'more warning')}: -v shows all, memory/sleep-log.json keeps them)",
+            err=True,
+        )
+    if report.strays and verbose:
+        click.echo(f"Left alone (not daily notes): {', '.join(report.strays)}")
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Restore even files edited since the run (their current versions are kept in the snapshot).",
+)
+@click.option("--dry-run", is_flag=True, help="Show which files would be restored; change nothing.")
+@_handle_errors
+def undo(workspace: Path, force: bool, dry_run: bool) -> None:
+    """Restore every file the last run changed (or created) to how it was before that run."""
+    space = Workspace.open(workspace)
+    config = _config(space, None)
+    writer = SafeWriter(space.root, space.state_dir / "snapshots", keep=config.keep_snapshots)
+    if dry_run:
+        paths = dict.fromkeys(f.path for m in reversed(writer.undo_targets()) for f in m.files)
+        click.echo("\n".join(f"would restore {path}" for path in paths) or "Nothing to undo.")
+        return
+    from memory_sleep.workspace.lock import workspace_lock
+
+    with workspace_lock(space.state_dir, config.lock_timeout_secs):
+        manifest = writer.undo(force=force)
+    if manifest.action == "redact":
+        notes = ", ".join(f.path for f in manifest.files)
+        click.echo(
+            f"Undid `memory-sleep redact` {manifest.run_id}: restored {notes}, secrets in plain text again."
+        )
+        return
+    click.echo(f"Undid run {manifest.run_id}: restored {counted(len(manifest.files), 'file')}.")
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@TODAY_OPTION
+@click.option(
+    "--pending", is_flag=True, help="List only the notes not consolidated yet (new or edited), one per line."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_handle_errors
+def status(workspace: Path, today: datetime | None, pending: bool, as_json: bool) -> None:
+    """Show the last run, counts, and what is pending for the next one."""
+    space = Workspace.open(workspace)
+    report = workspace_status(space, _config(space, None), today.date() if today else date.today())
+    if as_json:
+        click.echo(json.dumps({"pending_notes": report["pending_notes"]} if pending else report, indent=2))
+    elif pending:
+        for note in report["pending_notes"]:
+            click.echo(note)
+        if not report["pending_notes"]:
+            click.echo("No note waiting: every daily note is consolidated.", err=True)
+    else:
+        click.echo("\n".join(status_lines(report)))
+
+
+@contextlib.contextmanager
+def _progress(silent: bool) -> Iterator[Callable[[str], None] | None]:
+    """On a terminal, one line on stderr saying what the run waits on and for how long; else nothing."""
+    if silent or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, ProgressColumn, Task, TextColumn
+    from rich.table import Column
+    from rich.text import Text
+
+    class Waited(ProgressColumn):  # first, so that a long description cut at the edge never hides it
+        def render(self, task: Task) -> Text:
+            seconds = int(task.elapsed or 0)
+            return Text(f"… {seconds:>3} s" if seconds else "…", style="dim")
+
+    with Progress(
+        Waited(table_column=Column(min_width=7, no_wrap=True)),
+        TextColumn("[dim]{task.description}", table_column=Column(ratio=1, no_wrap=True)),
+        console=Console(stderr=True),
+        transient=True,
+    ) as line:
+        task = line.add_task("reading the workspace")
+        yield lambda stage: line.reset(task, description=stage)
+
+
+# the other verbs live in modules of their own and register themselves on `main`
+from memory_sleep.cli import recall, redact, setup  # noqa: E402, F401

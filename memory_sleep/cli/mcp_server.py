@@ -1,0 +1,152 @@
+"""`memory-sleep mcp`: the workspace as MCP tools (recall, remember, consolidate, status, briefing) over stdio.
+
+Built on the official MCP Python SDK (`mcp`). Every tool opens what it needs per call and closes it,
+so a long-lived server always sees the files as they are now (a nightly cron run, an agent's edits).
+Errors a user can act on come back as tool errors carrying the same message as the CLI's.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from memory_sleep.config import load_config
+from memory_sleep.cycle.outcome import Attempt, recorded_outcome
+from memory_sleep.errors import MemorySleepError
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.remember import remember as append_to_note
+
+T = TypeVar("T")
+Recall = Callable[[Workspace, str, int, str | None], list[dict[str, object]]]
+INSTRUCTIONS = (
+    "Long-term memory of one agent workspace. At the start of a session call `briefing`. Before answering "
+    "about past decisions, facts or people, call `recall`. Call `remember` for anything worth keeping "
+    "(a decision and its reason, a fact with exact values, a lesson, an open action with its deadline). "
+    "`consolidate` runs the nightly sleep cycle now; `status` says when it last ran."
+)
+
+
+def sidecar_recall(workspace: Workspace, query: str, k: int, scope: str | None) -> list[dict[str, object]]:
+    """Recall through the sidecar, logged and counted exactly like `memory-sleep recall`.
+
+    A sidecar that was never built, or built with another embedder, is indexed first, so the first
+    question of a new install (or after an upgrade) is answered.
+    """
+    from memory_sleep.sidecar import open_sidecar
+
+    with open_sidecar(workspace.root) as sidecar:
+        if sidecar.store.meta("embedder") != sidecar.embedder.id:
+            sidecar.index()
+        return [hit.as_dict() for hit in sidecar.recall(query, k=k, scope=scope)]
+
+
+def build_server(
+    folder: Path, recall: Recall = sidecar_recall, today: Callable[[], date] = date.today
+) -> MCPServer:
+    """The MCP server for the workspace in `folder`; `recall` and `today` are replaceable for tests."""
+    workspace = Workspace.open(folder)
+    server: MCPServer = MCPServer("memory-sleep", instructions=INSTRUCTIONS, version=_version())
+
+    # the function has another name so that it does not shadow the `recall` argument
+    @server.tool(name="recall")
+    def recall_tool(query: str, k: int = 5, scope: str | None = None) -> list[dict[str, Any]]:
+        """Search long-term memory (MEMORY.md entries, weekly summaries, daily-note items) for QUERY.
+
+        Returns ranked results with source file, line, date and text. Each recall is logged and counts as a
+        use of what it returns, which keeps those entries from being forgotten.
+        """
+        if not 1 <= k <= 100:
+            raise ToolError("k must be between 1 and 100.")
+        return _tool(lambda: recall(workspace, query, k, scope))
+
+    @server.tool()
+    def remember(text: str) -> dict[str, Any]:
+        """Append TEXT as a bullet to today's daily note (memory/YYYY-MM-DD.md, created if missing).
+
+        Write one item per call: a decision with its reason, a fact with exact values, a lesson, an open
+        action with its deadline, or context about a person. The next sleep cycle consolidates it.
+        """
+        done = _tool(lambda: append_to_note(workspace, text, today()))
+        return {"path": done.path, "line": done.line, "created": done.created}
+
+    @server.tool()
+    def consolidate(dry_run: bool = False) -> dict[str, Any]:
+        """Run the sleep cycle now (NREM, REM, cleanup): update MEMORY.md, weekly summaries and the briefing.
+
+        With dry_run, return the diff of every file it would change and write nothing. `memory-sleep undo`
+        reverts a run.
+        """
+        return _tool(lambda: _consolidate(workspace, today(), dry_run))
+
+    @server.tool()
+    def status() -> dict[str, Any]:
+        """When the sleep cycle last ran (and whether it failed), note counts, and what the next run picks up."""
+        from memory_sleep.cli.status import workspace_status
+
+        report = _tool(lambda: workspace_status(workspace, load_config(workspace.config_file), today()))
+        return json.loads(json.dumps(report, default=str))  # type: ignore[no-any-return]
+
+    @server.tool()
+    def briefing() -> str:
+        """The morning briefing (memory/briefing.md): top priorities, open actions and deadlines, key context."""
+        try:
+            return workspace.briefing.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return "No briefing yet: the sleep cycle has not run here. Call `consolidate` to write one."
+        except (OSError, UnicodeDecodeError) as error:
+            raise ToolError(f"memory/briefing.md: cannot read ({error}).") from None
+
+    return server
+
+
+def _consolidate(workspace: Workspace, today: date, dry_run: bool) -> dict[str, Any]:
+    from memory_sleep.cycle.runner import RunOptions, run_cycle
+    from memory_sleep.engines.select import build_engine
+
+    config = load_config(workspace.config_file)
+    with recorded_outcome(Attempt(workspace.root, today, config.engine.name, dry_run=dry_run)):
+        engine = build_engine(config.engine, workspace.root)
+        report = run_cycle(workspace, config, engine, RunOptions(today=today, dry_run=dry_run))
+    result: dict[str, Any] = {
+        "changed": bool(report.changes),
+        "record": report.record.model_dump(mode="json"),
+    }
+    if dry_run:
+        result["diff"] = report.diff()
+    return result
+
+
+def _tool(work: Callable[[], T]) -> T:
+    """Run a tool's work; an error the user can act on becomes a tool error with the CLI's message."""
+    try:
+        return work()
+    except MemorySleepError as error:
+        raise ToolError(str(error)) from None
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memory-sleep")
+    except PackageNotFoundError:
+        return "0"
+
+
+def serve(folder: Path) -> None:
+    """Serve the workspace over stdio until the client closes the connection."""
+    server = build_server(folder)
+    if sys.stdin.isatty():  # a person typed the command: say why nothing seems to happen
+        print(
+            f"memory-sleep mcp: serving {Path(folder).resolve()} over MCP on stdin/stdout. An MCP client "
+            "(Claude Code, OpenClaw...) starts this command itself; see README.md. Ctrl-C stops it.",
+            file=sys.stderr,
+        )
+    server.run("stdio")

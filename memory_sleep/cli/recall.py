@@ -1,0 +1,234 @@
+"""CLI verbs of the vector sidecar and SleepGate: index, recall, stats, forget, restore."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from memory_sleep.cli.main import (
+    CONTEXT,
+    TODAY_OPTION,
+    WORKSPACE_ARG,
+    _config,
+    _handle_errors,
+    clock_for,
+    main,
+)
+from memory_sleep.workspace.layout import Workspace
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--dry-run", is_flag=True, help="Count what would be added, updated or removed; write nothing.")
+@TODAY_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_handle_errors
+def index(workspace: Path, dry_run: bool, today: datetime | None, as_json: bool) -> None:
+    """Index MEMORY.md entries, weekly summaries and daily-note items into the vector sidecar.
+
+    Incremental: only changed files are read and only changed items embedded. `memory-sleep run`
+    does this too, after writing the markdown.
+    """
+    from memory_sleep.sidecar import display, open_sidecar
+
+    with open_sidecar(workspace, clock=clock_for(today)) as sidecar:
+        report = sidecar.index(dry_run=dry_run)
+    if as_json:
+        click.echo(json.dumps(display.index_dict(report), indent=2))
+        return
+    click.echo("\n".join(display.index_lines(report, dry_run)))
+
+
+def _words(context: click.Context, parameter: click.Parameter, query: str) -> str:
+    if not query.strip():
+        raise click.BadParameter('empty: give the words to search for, e.g. recall "billing cutover".')
+    return query
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("query", callback=_words)
+@WORKSPACE_ARG
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=5, show_default=True, help="How many results.")
+@click.option("--scope", help="Only entries of this scope (a user or agent id). Default: every scope.")
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "vector", "text"]),
+    default="hybrid",
+    show_default=True,
+    help="Vector and full-text fused, or one of them alone.",
+)
+@click.option("--dry-run", is_flag=True, help="Search only: log no query and count no access.")
+@TODAY_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@_handle_errors
+def recall(
+    query: str,
+    workspace: Path,
+    k: int,
+    scope: str | None,
+    mode: str,
+    dry_run: bool,
+    today: datetime | None,
+    as_json: bool,
+) -> None:
+    """Search the sidecar for QUERY; print ranked entries with source file, line and date.
+
+    Each recall is logged (query, embedding, time, returned ids and ranks) and counts an access of
+    every entry it returns: the forgetting pass scores and replays that log. On a read-only workspace
+    the hits are printed with a warning that the recall was not logged.
+    """
+    from memory_sleep.sidecar import display, open_sidecar
+
+    with open_sidecar(workspace, clock=clock_for(today)) as sidecar:
+        unlogged = None if dry_run else sidecar.store.read_only
+        find = sidecar.search if dry_run or unlogged else sidecar.recall
+        hits = find(query, k=k, scope=scope, mode=mode)  # type: ignore[arg-type]
+    if unlogged:
+        click.echo(
+            f"Warning: cannot log this recall ({unlogged}): the hits are shown, but forgetting will not "
+            "count them as used. Make the workspace writable to log recalls again.",
+            err=True,
+        )
+    if as_json:
+        click.echo(json.dumps([hit.as_dict() for hit in hits], indent=2, ensure_ascii=False))
+        return
+    click.echo("\n".join(display.hit_lines(hits)))
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_handle_errors
+def stats(workspace: Path, as_json: bool) -> None:
+    """Show what the vector sidecar holds: entries, soft-deleted, by source and scope, queries, size,
+    and the state of forgetting (last pass, density counts)."""
+    from memory_sleep.sidecar import display, open_sidecar
+    from memory_sleep.sleepgate import display as forgetting_display
+    from memory_sleep.sleepgate import state as forgetting_state
+
+    with open_sidecar(workspace) as sidecar:
+        report = sidecar.stats()
+        forgetting = forgetting_state.status(sidecar.store)
+    if as_json:
+        click.echo(json.dumps({**report, "forgetting": forgetting}, indent=2))
+        return
+    click.echo("\n".join([*display.stats_lines(report), forgetting_display.status_line(forgetting)]))
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option("--dry-run", is_flag=True, help="Score and judge every entry; soft-delete nothing.")
+@click.option(
+    "--all", "explain_all", is_flag=True, help="List every entry, not only those below the threshold."
+)
+@click.option(
+    "--rebuild-density",
+    is_flag=True,
+    help="Finish building the density counts however long it takes (a resumable background job at 1M).",
+)
+@TODAY_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the pass as JSON.")
+@_handle_errors
+def forget(
+    workspace: Path,
+    dry_run: bool,
+    explain_all: bool,
+    rebuild_density: bool,
+    today: datetime | None,
+    as_json: bool,
+) -> None:
+    """Run a forgetting pass (SleepGate) now, due or not, and print each entry's scores and verdict.
+
+    Entries scoring below [memory.forgetting] retention_threshold are soft-deleted (kept in SQLite,
+    out of recall) unless a replayed logged query needs them (load-bearing) or they are the last of
+    their near-duplicate cluster. `memory-sleep restore` brings them back.
+    """
+    from memory_sleep.sidecar import open_sidecar
+    from memory_sleep.sleepgate import display
+    from memory_sleep.sleepgate.session import forget as forget_now
+
+    space = Workspace.open(workspace)
+    config = _config(space, None)
+    settings = config.memory.forgetting
+    with open_sidecar(space.root, config, clock=clock_for(today)) as sidecar:
+        budget = None if rebuild_density else settings.rebuild_budget_secs
+        report = forget_now(sidecar, settings, dry_run, "all" if explain_all else "candidates", budget)
+    if as_json:
+        click.echo(json.dumps(display.pass_dict(report), indent=2))
+        return
+    click.echo("\n".join(display.pass_lines(report, explain_all)))
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("targets", nargs=-1, metavar="[ID]... [WORKSPACE]")
+@click.option(
+    "-w",
+    "--workspace",
+    "workspace_option",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The workspace, as an option (for a folder whose name is a number).",
+)
+@click.option("--pass", "pass_id", metavar="PASS_ID", help="Every entry a forgetting pass soft-deleted.")
+@click.option(
+    "--since", metavar="TIME", help="Every entry forgotten at or after TIME (ISO date or date-time)."
+)
+@click.option("--dry-run", is_flag=True, help="Say what would be restored; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@_handle_errors
+def restore(
+    targets: tuple[str, ...],
+    workspace_option: Path | None,
+    pass_id: str | None,
+    since: str | None,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """Bring forgotten entries back exactly: restore ID..., --pass PASS_ID or --since TIME.
+
+    The workspace comes last, as for every verb (default: this folder): `restore 12 40 ~/agent`.
+    The entries return to recall with their text, embedding, access counts and history unchanged.
+    """
+    from memory_sleep.sidecar import open_sidecar
+    from memory_sleep.sleepgate import display
+    from memory_sleep.sleepgate.session import restore as restore_now
+
+    ids, workspace = _ids_and_workspace(targets, workspace_option)
+    if sum(bool(choice) for choice in (ids, pass_id, since)) != 1:
+        raise click.UsageError("Name entries to restore: IDs, --pass PASS_ID or --since TIME (one of them).")
+    moment = _parse_time(since) if since else None
+    with open_sidecar(workspace) as sidecar:
+        report = restore_now(sidecar, list(ids), pass_id, moment, dry_run)
+    if as_json:
+        skipped = [{"id": entry_id, "reason": why} for entry_id, why in sorted(report.skipped.items())]
+        click.echo(json.dumps({"restored": report.restored, "skipped": skipped}, indent=2))
+        return
+    click.echo("\n".join(display.restore_lines(report, dry_run)))
+
+
+def _ids_and_workspace(targets: tuple[str, ...], workspace_option: Path | None) -> tuple[list[int], Path]:
+    """Entry ids are numbers; a last argument that is not a number is the workspace."""
+    workspace = workspace_option
+    if targets and not targets[-1].isdigit():
+        if workspace is not None:
+            raise click.UsageError(f"Two workspaces: {targets[-1]!r} and --workspace {workspace}; give one.")
+        workspace, targets = Path(targets[-1]), targets[:-1]
+    wrong = [target for target in targets if not target.isdigit()]
+    if wrong:
+        raise click.BadParameter(
+            f"{wrong[0]!r} is not an entry id: give the ids (numbers) first and the workspace last.",
+            param_hint="[ID]... [WORKSPACE]",
+        )
+    return [int(target) for target in targets], workspace or Path(".")
+
+
+def _parse_time(text: str) -> float:
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r}: give an ISO date or date-time, e.g. 2026-11-24 or 2026-11-24T04:00",
+            param_hint="--since",
+        ) from None

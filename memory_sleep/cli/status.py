@@ -1,0 +1,84 @@
+"""What `memory-sleep status` reports: the last run, counts, and what the next run will pick up."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from memory_sleep.config import Config
+from memory_sleep.workspace.layout import Workspace, discover
+from memory_sleep.workspace.note_secrets import Sighting, by_note, sightings_in_notes
+from memory_sleep.workspace.sleep_log import read_sleep_log
+from memory_sleep.workspace.state import StateStore
+
+
+def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[str, Any]:
+    """The report as JSON-ready data: snake_case keys, numbers as numbers, null for nothing."""
+    state = StateStore(workspace.state_dir).load_workspace()
+    found = discover(workspace)
+    log = read_sleep_log(workspace.sleep_log.read_bytes() if workspace.sleep_log.exists() else None)
+    pending = [n.relative for n in found.notes if _changed(n.path, state.seen.get(n.name))]
+    secrets = sightings_in_notes(found.notes, workspace)
+    recent = [n.relative for n in found.notes if n.day >= today - timedelta(days=config.lookback_days)]
+    last_run = (
+        {"at": log.lastRun.isoformat(), "status": log.status, "engine": log.engine, "error": log.error}
+        if log
+        else None
+    )
+    return {
+        "workspace": str(workspace.root),
+        "last_run": last_run,
+        "daily_notes": len(found.notes),
+        "pending_notes": pending,
+        "recent_notes_reread": len(recent),
+        "kept_items_awaiting_rem": sum(len(ids) for ids in state.pending.values()),
+        "memory_entries_tracked": len(state.entries),
+        "notes_folded_into_weekly": len(state.folded),
+        "memory_md_bytes": workspace.memory_md.stat().st_size if workspace.memory_md.exists() else 0,
+        "stray_files": list(found.strays),
+        "problems": list(found.problems),
+        "secrets_in_notes": [{"note": s.note, "line": s.line, "kind": s.kind} for s in secrets],
+    }
+
+
+def _changed(path: Path, seen: tuple[int, int] | None) -> bool:
+    """A note no run has read, or one edited since (the test the run itself uses to skip old notes)."""
+    if seen is None:
+        return True
+    stat = path.stat()
+    return (stat.st_size, stat.st_mtime_ns) != tuple(seen)
+
+
+def status_lines(report: dict[str, Any]) -> list[str]:
+    """The report for a person: one labelled line per figure."""
+    run = report["last_run"]
+    pending = report["pending_notes"]
+    return [
+        f"workspace: {report['workspace']}",
+        f"last run: {run['at']} ({run['status']}, engine {run['engine']})" if run else "last run: never",
+        *([f"last error: {run['error']}"] if run and run["error"] else []),
+        f"daily notes: {report['daily_notes']}",
+        f"notes not consolidated yet: {len(pending)}"
+        + (
+            f" ({', '.join(pending[:5])}{', …' if len(pending) > 5 else ''}; --pending lists them)"
+            if pending
+            else ""
+        ),
+        f"recent notes re-read each run: {report['recent_notes_reread']}",
+        f"kept items awaiting REM: {report['kept_items_awaiting_rem']}",
+        f"MEMORY.md entries tracked: {report['memory_entries_tracked']}",
+        f"notes folded into weekly summaries: {report['notes_folded_into_weekly']}",
+        f"MEMORY.md bytes: {report['memory_md_bytes']}",
+        f"stray files (left alone): {', '.join(report['stray_files']) or 'none'}",
+        f"problems: {'; '.join(report['problems']) or 'none'}",
+        f"secrets in notes: {_secrets_line(report['secrets_in_notes'])}",
+    ]
+
+
+def _secrets_line(found: list[dict[str, Any]]) -> str:
+    if not found:
+        return "none"
+    sightings = [Sighting(note=s["note"], line=s["line"], kind=s["kind"]) for s in found]
+    listed = "; ".join(f"{note} {where}" for note, where in by_note(sightings))
+    return f"{listed} (`memory-sleep redact` removes them)"

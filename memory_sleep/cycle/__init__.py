@@ -1,0 +1,1 @@
+"""One sleep cycle: the runner, the edit plan, the phases (NREM, REM, cleanup) and the guards."""

@@ -1,0 +1,67 @@
+"""Cleanup, part two: the morning briefing, cut by priority to briefing_max_bytes, whole lines only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from memory_sleep.engines.base import ActionView, Briefer, BriefingContext
+from memory_sleep.models import Briefing, KeptItem, ProjectFields
+from memory_sleep.text import deadline_in, shorten
+from memory_sleep.workspace.memory_doc import MemoryDocument
+
+LINE_CHARS = 200
+
+
+def briefing_context(
+    document: MemoryDocument,
+    projects: dict[str, ProjectFields],
+    recent: Sequence[KeptItem],
+    today: date,
+) -> BriefingContext:
+    actions = [
+        ActionView(text=entry.text, topic=entry.topic, deadline=deadline_in(entry.text, entry.day or today))
+        for section, entry in document.entries()
+        if section.title == "Action items"
+    ]
+    return BriefingContext(today=today, open_actions=actions, projects=projects, recent=recent)
+
+
+def write_briefing(briefer: Briefer, context: BriefingContext, max_bytes: int) -> str:
+    return render_briefing(briefer.brief(context), context.today, max_bytes)
+
+
+def render_briefing(briefing: Briefing, today: date, max_bytes: int) -> str:
+    """Markdown within `max_bytes` UTF-8 bytes; lower-priority lines go first when it does not fit."""
+    sections = [
+        (
+            "Top priorities",
+            [f"{n}. {shorten(line, LINE_CHARS)}" for n, line in enumerate(briefing.priorities[:3], 1)],
+        ),
+        ("Warnings", [f"- {shorten(line, LINE_CHARS)}" for line in briefing.warnings]),
+        ("Open action items", [f"- {shorten(line, LINE_CHARS)}" for line in briefing.actions]),
+        ("Key context", [f"- {shorten(line, LINE_CHARS)}" for line in briefing.context]),
+    ]
+    title = f"# Morning briefing {today.isoformat()}\n"
+    order = ["Top priorities", "Open action items", "Key context", "Warnings"]
+    kept = {name: list(lines) for name, lines in sections}
+    cut = 0
+
+    def render() -> str:
+        parts = [title]
+        for name in order:
+            if kept[name]:
+                parts.append(f"\n## {name}\n" + "".join(line + "\n" for line in kept[name]))
+        if cut:
+            parts.append(f"\n({cut} more lines left out to stay under {max_bytes} bytes; see MEMORY.md)\n")
+        return "".join(parts)
+
+    text = render()
+    for name, _ in reversed(sections):
+        while kept[name] and len(text.encode("utf-8")) > max_bytes:
+            kept[name].pop()
+            cut += 1
+            text = render()
+    while len(text.encode("utf-8")) > max_bytes:
+        text = text[: text.rstrip("\n").rfind("\n") + 1]
+    return text

@@ -1,0 +1,80 @@
+"""The end of REM: archive the open actions that later notes report done, as the engine decides."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memory_sleep.cycle.plan import DocumentEditor, Edit
+from memory_sleep.engines.base import Closer
+from memory_sleep.models import Closure, EntryView, KeptItem
+
+ACTIONS = "Action items"
+
+
+def close_done_actions(
+    editor: DocumentEditor, completions: Sequence[KeptItem], closer: Closer
+) -> tuple[list[Edit], list[str]]:
+    """Archive edits for the open actions the engine finds closed by `completions`, and the closures
+    refused: one naming no open action or no note of this run, a second closure of the same action or
+    by the same note, or a note older than the action it would close."""
+    if not completions:
+        return [], []
+    refs: dict[str, tuple[str, EntryView]] = {}
+    for number, (plan_ref, section, entry) in enumerate(editor.entries(), start=1):
+        if section == ACTIONS:
+            view = EntryView(
+                ref=f"E{number}", section=section, topic=entry.topic, text=entry.text, day=entry.day
+            )
+            refs[view.ref] = (plan_ref, view)
+    if not refs:
+        return [], []
+    by_item = {kept.item.id: kept for kept in completions}
+    actions = [view for _, view in refs.values()]
+    edits: list[Edit] = []
+    refused: list[str] = []
+    closed: set[str] = set()
+    closing: set[str] = set()
+    for closure in closer.close(completions, actions, sorted(editor.document.projects())):
+        problem = _problem(closure, by_item, refs, closed, closing)
+        if problem:
+            refused.append(f"close {closure.target} by item {closure.item_id}: {problem}")
+            continue
+        kept, (plan_ref, _) = by_item[closure.item_id], refs[closure.target]
+        closed.add(closure.target)
+        closing.add(closure.item_id)
+        source = kept.item.source
+        edits.append(
+            Edit(
+                op="archive",
+                entry=plan_ref,
+                item=kept.item.id,
+                text=refs[closure.target][1].text,
+                day=kept.item.day,
+                reason=f"done ({source})",
+                evidence=source,
+            )
+        )
+    order = {plan_ref: position for position, (plan_ref, _) in enumerate(refs.values())}
+    return sorted(edits, key=lambda edit: order[edit.entry or ""]), refused  # archived in document order
+
+
+def _problem(
+    closure: Closure,
+    by_item: dict[str, KeptItem],
+    refs: dict[str, tuple[str, EntryView]],
+    closed: set[str],
+    closing: set[str],
+) -> str | None:
+    kept = by_item.get(closure.item_id)
+    if kept is None:
+        return "names no note item of this run"
+    if closure.target not in refs:
+        return "names no open action item"
+    if closure.target in closed:
+        return "that action is already closed by another note"
+    if closure.item_id in closing:
+        return "that note already closed an action"
+    action = refs[closure.target][1]
+    if action.day and kept.item.day < action.day:
+        return "the note is older than the action"
+    return None

@@ -1,0 +1,129 @@
+"""Refuse or trim a run that would empty MEMORY.md, drop too much of it, or grow the tool's part of it
+past its limit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, timedelta
+
+from memory_sleep.cycle.plan import DocumentEditor, Edit
+from memory_sleep.errors import GuardError
+from memory_sleep.models import EntryJudgement
+from memory_sleep.text import counted, deadline_in
+from memory_sleep.workspace.archive import trimmed_reason
+from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
+
+_NEVER_TRIM = frozenset({"Lessons"})
+_TRIM_ORDER = {"Action items": 0, "Facts": 1, "Decisions": 2}  # on the same day, actions go first
+_FINISHED_PENALTY = timedelta(days=365)
+_CURRENT_BONUS = timedelta(days=14)
+_HISTORY_BONUS = timedelta(days=60)
+
+
+def removal_allowance(entries_before: int, share: float) -> int:
+    """How far a run may shrink MEMORY.md, in entries: `share` of them, at least one, never all of them
+    (a sweep that emptied it would be refused by check_removals, and so would every later run)."""
+    return max(0, min(entries_before - 1, max(1, int(entries_before * share))))
+
+
+def check_removals(before: Sequence[Entry], document: MemoryDocument, share: float) -> None:
+    """Raise GuardError if MEMORY.md would lose more than `share` of its entries, or all of them."""
+    after = sum(1 for _ in document.entries())
+    if before and not after:
+        raise GuardError(
+            f"Refused: this run would remove all {counted(len(before), 'entry', 'entries')} of MEMORY.md. Nothing was changed."
+        )
+    if len(before) - after > removal_allowance(len(before), share):
+        raise GuardError(
+            f"Refused: this run would shrink MEMORY.md from {len(before)} to {counted(after, 'entry', 'entries')}, over max_removal_share "
+            f"({share:.0%}). Nothing was changed. Check the notes, or raise max_removal_share in memory-sleep.toml."
+        )
+
+
+def tool_bytes(document: MemoryDocument) -> int:
+    """The bytes `memory_max_bytes` bounds: the tool's entries (bullets ending in their date) and its
+    project summaries (heading and field lines). What a person wrote (paragraphs, tables, other
+    sections, bullets without a date) never counts."""
+    entries = sum(
+        len(entry.render(document.newline).encode("utf-8")) for _, entry in document.entries() if entry.day
+    )
+    summaries = sum(
+        len((block.heading_raw + "".join(block.field_lines())).encode("utf-8"))
+        for block in document.projects().values()
+    )
+    return entries + summaries
+
+
+def trim_to_size(
+    editor: DocumentEditor,
+    limit: int,
+    budget: int,
+    today: date,
+    last_used: Callable[[Entry], date],
+    judgements: Mapping[str, EntryJudgement],
+    finished_projects: frozenset[str] = frozenset(),
+) -> list[Edit]:
+    """Archive edits for the tool's entries until its part of MEMORY.md (`tool_bytes`) fits `limit`
+    bytes, those of least use first: by the day an entry was last written or referenced, moved back a
+    year for finished business (a finished project, or what the engine judged ended, routine or past),
+    forward two weeks for a decision and two months for a fact the engine judged changing (people keep
+    it up to date), to its due day for an open action; lessons and bullets a person wrote without a
+    date are never trimmed. GuardError if the budget runs out first."""
+    document = editor.document
+    edits: list[Edit] = []
+    candidates = sorted(
+        (
+            (
+                _kept_until(section, entry, today, last_used(entry), finished_projects, judgements.get(ref)),
+                _TRIM_ORDER.get(section, 1),
+                section,
+                entry,
+            )
+            for ref, section, entry in editor.entries()
+            if section not in _NEVER_TRIM and entry.day
+        ),
+        key=lambda c: (c[0], c[1]),
+    )
+    size = tool_bytes(document)
+    while size > limit:
+        if not candidates or len(edits) >= budget:
+            raise GuardError(
+                f"Refused: the tool's entries in MEMORY.md would grow to {size:,} bytes, over memory_max_bytes "
+                f"({limit:,}), and trimming them would remove too many entries. Nothing was changed. "
+                "Raise memory_max_bytes."
+            )
+        _, _, _, entry = candidates.pop(0)
+        size -= len(entry.render(document.newline).encode("utf-8"))
+        edits.append(editor.archive(entry, trimmed_reason(limit)))
+    return edits
+
+
+def _kept_until(
+    section: str,
+    entry: Entry,
+    today: date,
+    last_used: date,
+    finished_projects: frozenset[str],
+    judged: EntryJudgement | None,
+) -> date:
+    """The day an entry's claim to its place runs out: its last use moved by its worth; an open
+    action keeps it at least until it is due (a task due Friday is not trimmed for room on Tuesday)."""
+    until = last_used + _worth(section, entry, finished_projects, judged)
+    due = deadline_in(entry.text, entry.day or today) if section == "Action items" else None
+    return max(until, due) if due else until
+
+
+def _worth(
+    section: str, entry: Entry, finished_projects: frozenset[str], judged: EntryJudgement | None
+) -> timedelta:
+    """How much longer than its age an entry deserves its place."""
+    kind = judged.kind if judged else None
+    if kind in ("ended", "routine", "past") or (
+        entry.topic in finished_projects and section != "People"  # people outlive projects
+    ):
+        return -_FINISHED_PENALTY
+    if kind == "changing":
+        return _HISTORY_BONUS
+    if section == "Decisions":
+        return _CURRENT_BONUS
+    return timedelta()

@@ -1,0 +1,129 @@
+"""NREM: read the notes that need it, split them into items, classify the items not seen before."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from memory_sleep.engines.base import Classifier, ClassifyContext
+from memory_sleep.engines.redact import only_secrets, redact_items
+from memory_sleep.models import Classification, NoteItem
+from memory_sleep.sidecar.sources import NOISE
+from memory_sleep.text import counted
+from memory_sleep.workspace.layout import NoteFile
+from memory_sleep.workspace.note_secrets import run_warnings, sightings_in_items
+from memory_sleep.workspace.notes import NoteReadError, read_note
+from memory_sleep.workspace.state import ItemRecord, NoteState
+
+RECORD_TEXT_CHARS = 600
+_SECRET_ONLY = Classification(
+    item_id="", verdict="DISCARD", discard_reason="other", reason="nothing but a secret, redacted"
+)
+
+
+@dataclass
+class NremResult:
+    """The notes read, their new state, and the verdicts on items not seen before."""
+
+    note_states: dict[str, NoteState] = field(default_factory=dict)
+    # routine noise (heartbeats, readings, debug output) is recorded in note_states and only counted
+    # here: a noisy note holds hundreds of thousands of such items, and no later phase reads them
+    classified: list[tuple[NoteItem, Classification]] = field(default_factory=list)
+    noise_discarded: int = 0
+    files_read: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def needs_reading(note: NoteFile, state: NoteState | None, today: date, lookback_days: int) -> bool:
+    """A note is read when it is recent, never processed, or changed on disk since it was."""
+    if state is None or note.day >= today - timedelta(days=lookback_days):
+        return True
+    stat = note.path.stat()
+    return (stat.st_size, stat.st_mtime_ns) != (state.size, state.mtime_ns)
+
+
+def run_nrem(
+    notes: Sequence[tuple[NoteFile, NoteState | None]],
+    classifier: Classifier,
+    context: ClassifyContext,
+    max_note_bytes: int,
+    batch_size: int,
+) -> NremResult:
+    result = NremResult()
+    fresh: list[NoteItem] = []
+    states: dict[str, NoteState] = {}
+    for note, previous in notes:
+        try:
+            parsed = read_note(note, max_note_bytes)
+        except NoteReadError as error:
+            result.warnings.append(str(error))
+            continue
+        except OSError as error:
+            result.warnings.append(f"{note.relative}: cannot be read ({error.strerror}); skipped.")
+            continue
+        if parsed.warning:
+            result.warnings.append(parsed.warning)
+        result.files_read.append(note.relative)
+        raw = note.path.read_bytes()
+        stat = note.path.stat()
+        known = previous.items if previous else {}
+        items = {item.id: known[item.id] for item in parsed.items if item.id in known}
+        fresh.extend(item for item in parsed.items if item.id not in known)
+        del parsed  # the new items live on in `fresh` only until their batch is classified
+        result.note_states[note.name] = states[note.relative] = NoteState(
+            sha256=hashlib.sha256(raw).hexdigest(),
+            size=stat.st_size,
+            mtime_ns=stat.st_mtime_ns,
+            items=items,
+        )
+    result.warnings.extend(run_warnings(sightings_in_items(fresh)))
+    fresh = redact_items(fresh)  # only new text is scanned; nothing downstream ever sees the secret
+    # a line that held nothing but a secret holds nothing once redacted: no engine is asked to keep it
+    bare = [item for item in fresh if only_secrets(item.text)]
+    result.classified.extend((item, dataclasses.replace(_SECRET_ONLY, item_id=item.id)) for item in bare)
+    fresh = [item for item in fresh if not only_secrets(item.text)]
+    batches = deque(fresh[start : start + batch_size] for start in range(0, len(fresh), batch_size))
+    del fresh  # each batch is let go once classified
+    while batches:
+        batch = batches.popleft()
+        verdicts = validated(batch, classifier.classify(batch, context))
+        for item, verdict in zip(batch, verdicts, strict=True):
+            if verdict.verdict == "DISCARD" and verdict.discard_reason in NOISE and not verdict.closes_action:
+                states[item.file].items[item.id] = record(item, verdict)
+                result.noise_discarded += 1
+            else:
+                result.classified.append((item, verdict))
+    return result
+
+
+def validated(items: Sequence[NoteItem], verdicts: Sequence[Classification]) -> list[Classification]:
+    """Exactly one verdict per item, in order; a KEEP without a category is not a valid verdict."""
+    by_id = {v.item_id: v for v in verdicts}
+    missing = [item.source for item in items if item.id not in by_id]
+    if missing or len(by_id) != len(verdicts):
+        raise ValueError(
+            f"classifier answered for {len(by_id)} of {counted(len(items), 'item')} (missing: {', '.join(missing[:5])})"
+        )
+    for verdict in verdicts:
+        if verdict.verdict == "KEEP" and verdict.category is None:
+            raise ValueError(f"KEEP without a category for item {verdict.item_id}")
+    return [by_id[item.id] for item in items]
+
+
+def record(item: NoteItem, verdict: Classification) -> ItemRecord:
+    """What the state keeps of a classified item (the text only for kept ones)."""
+    keep = verdict.verdict == "KEEP"
+    return ItemRecord(
+        line=item.line_start,
+        verdict=verdict.verdict,
+        category=verdict.category,
+        discard_reason=verdict.discard_reason,
+        topic=verdict.topic,
+        text=item.text[:RECORD_TEXT_CHARS] if keep or verdict.closes_action else "",
+        deadline=verdict.deadline,
+        closes_action=verdict.closes_action,
+    )

@@ -1,0 +1,163 @@
+"""The edit plan: what a run changes in MEMORY.md, as data that guards check and one function applies.
+
+A phase asks the engine, turns its decisions into `Edit`s and returns them; it never changes the
+document. `DocumentEditor.apply` is the one place edits become changes to a parsed MEMORY.md (the
+writer then writes the rendered file), and it refuses an edit that names an entry which does not
+exist. Entries are named by stable refs: `E:<key>` for an entry of the document (its text's id when
+the editor first saw it, kept through later edits of the same plan), `I:<item id>` for the entry a
+note item added in this plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal
+
+from pydantic import Field
+
+from memory_sleep.errors import GuardError
+from memory_sleep.models import Strict
+from memory_sleep.workspace.archive import ArchiveRecord
+from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
+
+EditOp = Literal["add", "update", "supersede", "keep", "archive"]
+
+
+class Edit(Strict):
+    """One change to MEMORY.md, with why and on what evidence."""
+
+    op: EditOp = Field(
+        description="add a new entry; update or supersede an entry's text (the old text is archived); "
+        "keep an entry as it is (a note restated it); archive an entry (moved to memory/archive.md)"
+    )
+    entry: str | None = Field(default=None, description="the entry it touches: E:<key> or I:<item id>")
+    item: str | None = Field(default=None, description="the note item that caused it")
+    section: str | None = Field(default=None, description="the section an added entry goes to")
+    topic: str | None = None
+    text: str | None = Field(
+        default=None,
+        description="the entry's new text (add, update, supersede); for archive, the text archived",
+    )
+    day: date | None = Field(default=None, description="the day the change became true (its note's day)")
+    reason: str = ""
+    evidence: str | None = Field(default=None, description="the note and line it rests on")
+    retires: str | None = Field(
+        default=None,
+        description="an archived entry (as archive.md shows it) that this edit supersedes: the archive "
+        "records it superseded so that it is never offered again",
+    )
+    retires_section: str | None = None
+
+    def describe(self) -> str:
+        """One line for a dry run: the operation, what it touches and why."""
+        target = f" {self.entry}" if self.entry and self.op not in ("add", "archive") else ""
+        text = f": {self.text}" if self.text else ""
+        why = f" ({self.reason})" if self.reason else ""
+        where = f" [{self.evidence}]" if self.evidence else ""
+        return f"{self.op}{target}{text}{why}{where}"
+
+
+@dataclass
+class Applied:
+    """What applying a plan did besides editing the document."""
+
+    archived: list[ArchiveRecord] = field(default_factory=list)
+    touched: list[tuple[Entry, date]] = field(default_factory=list)  # entries a note used, and when
+
+
+class DocumentEditor:
+    """Applies edits to one parsed MEMORY.md, resolving refs stably across the edits it applies."""
+
+    def __init__(self, document: MemoryDocument, today: date) -> None:
+        self.document = document
+        self.today = today
+        self._refs: dict[str, tuple[str, Entry]] = {}
+        self._ref_of: dict[int, str] = {}
+        for section, entry in document.entries():
+            self._register(section.title, entry)
+
+    def _register(self, section: str, entry: Entry, ref: str | None = None) -> str:
+        if ref is None:
+            ref, number = f"E:{entry.key}", 1
+            while ref in self._refs:
+                number += 1
+                ref = f"E:{entry.key}#{number}"
+        self._refs[ref] = (section, entry)
+        self._ref_of.setdefault(id(entry), ref)
+        return ref
+
+    def entries(self) -> Iterable[tuple[str, str, Entry]]:
+        """(ref, section, entry) of every entry now in the document, in document order."""
+        for section, entry in self.document.entries():
+            ref = self._ref_of.get(id(entry)) or self._register(section.title, entry)
+            yield ref, section.title, entry
+
+    def archive(self, entry: Entry, reason: str, evidence: str | None = None) -> Edit:
+        """An edit that moves `entry` of the document to the archive."""
+        ref = next(ref for ref, _, known in self.entries() if known is entry)
+        return Edit(op="archive", entry=ref, text=entry.text, reason=reason, evidence=evidence)
+
+    def resolve(self, ref: str) -> tuple[str, Entry]:
+        found = self._refs.get(ref)
+        if found is None or found[1] not in self._live():
+            raise GuardError(
+                f"Refused: the plan names entry {ref}, which is not in MEMORY.md. Nothing was changed."
+            )
+        return found
+
+    def _live(self) -> _Identity:
+        return _Identity(entry for _, entry in self.document.entries())
+
+    def apply(self, edits: Sequence[Edit]) -> Applied:
+        applied = Applied()
+        for edit in edits:
+            self._apply_one(edit, applied)
+        return applied
+
+    def _apply_one(self, edit: Edit, applied: Applied) -> None:
+        day = edit.day or self.today
+        if edit.op == "add":
+            if not (edit.text and edit.text.strip() and edit.section and edit.item):
+                raise GuardError(f"Refused: an add without text, section or item ({edit.describe()}).")
+            entry = Entry(text=" ".join(edit.text.split()), topic=edit.topic, day=edit.day)
+            self.document.add_entry(edit.section, entry)
+            self._register(edit.section, entry, f"I:{edit.item}")
+            applied.touched.append((entry, day))
+            return
+        if edit.entry is None:
+            raise GuardError(f"Refused: {edit.op} names no entry ({edit.describe()}).")
+        section, entry = self.resolve(edit.entry)
+        if edit.op == "keep":
+            applied.touched.append((entry, day))
+            return
+        if edit.op == "archive":
+            applied.archived.append(ArchiveRecord(self.today, section, entry.display(), edit.reason))
+            self.document.remove_entry(entry)
+            return
+        if not (edit.text and edit.text.strip()):
+            raise GuardError(f"Refused: {edit.op} of {edit.entry} with empty text. Nothing was changed.")
+        if edit.retires is not None:
+            applied.archived.append(
+                ArchiveRecord(self.today, edit.retires_section or section, edit.retires, edit.reason)
+            )
+        else:
+            applied.archived.append(ArchiveRecord(self.today, section, entry.display(), edit.reason))
+        entry.text, entry.raw = " ".join(edit.text.split()), None
+        if edit.retires is not None:
+            return  # the entry was added by this plan: its day and topic are the note's already
+        entry.day = max(day, entry.day or day)
+        if entry.topic is None:
+            entry.topic = edit.topic
+        applied.touched.append((entry, day))
+
+
+class _Identity:
+    """Membership by identity: two entries with the same text are still two entries."""
+
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        self._ids = {id(entry) for entry in entries}
+
+    def __contains__(self, entry: object) -> bool:
+        return id(entry) in self._ids

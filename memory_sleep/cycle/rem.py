@@ -1,0 +1,266 @@
+"""REM: integrate kept items into MEMORY.md, one validated operation per item; newer wins."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from memory_sleep.cycle.plan import DocumentEditor, Edit, EditOp
+from memory_sleep.engines.base import Integrator
+from memory_sleep.engines.offline import matching
+from memory_sleep.models import EntryView, KeptItem, Operation
+from memory_sleep.text import shorten, tokens
+from memory_sleep.workspace.archive import ArchiveRecord
+from memory_sleep.workspace.memory_doc import SECTION_FOR, Entry, MemoryDocument, Section, entry_from_display
+
+_PREVIOUSLY = re.compile(r"\s*\(previously: .*$")
+
+
+@dataclass
+class RemResult:
+    """What REM decided: the edit plan, the operation placed for each item, what it could not place."""
+
+    edits: list[Edit] = field(default_factory=list)
+    applied: list[tuple[KeptItem, Operation]] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    added: list[tuple[KeptItem, str]] = field(default_factory=list)  # with the text it was added with
+
+    def integrated_ids(self) -> set[str]:
+        """The items REM placed (any operation, noop included)."""
+        return {kept.item.id for kept, _ in self.applied}
+
+    def counts(self) -> dict[str, int]:
+        counts = {"noop": 0, "update": 0, "add": 0, "supersede": 0}
+        for _, operation in self.applied:
+            counts[operation.op] += 1
+        return counts
+
+
+def entry_views(
+    document: MemoryDocument,
+) -> tuple[list[EntryView], dict[str, tuple[Section, Entry]]]:
+    """The tool-owned entries, each with a ref ("E1", "E2", ...) valid for one integration call."""
+    views, by_ref = [], {}
+    for number, (section, entry) in enumerate(document.entries(), start=1):
+        ref = f"E{number}"
+        views.append(
+            EntryView(ref=ref, section=section.title, topic=entry.topic, text=entry.text, day=entry.day)
+        )
+        by_ref[ref] = (section, entry)
+    return views, by_ref
+
+
+def integrate(
+    kept: Sequence[KeptItem],
+    document: MemoryDocument,
+    integrator: Integrator,
+    today: date,
+    batch_size: int,
+    archived: Sequence[ArchiveRecord] = (),
+) -> RemResult:
+    """The edits that integrate `kept` into `document`, batch by batch, oldest notes first; then show
+    the items it added the entries recently `archived` while still true, so a new value for a fact
+    trimmed for room still supersedes the old one. `document` is left as it is: each batch is shown
+    the document with the edits of the batches before it applied to a copy.
+
+    A project's status changes go to its summary under `## Projects` (written by the projects phase),
+    not into entries: they are recorded as an update of that summary and never sent to the integrator.
+    """
+    result = RemResult()
+    for item in kept:
+        if item.category == "status" and item.topic:
+            summary = Operation(
+                item_id=item.item.id, op="update", target=f"project:{item.topic}", reason="project status"
+            )
+            result.applied.append((item, summary))
+    to_place = [k for k in kept if not (k.category == "status" and k.topic)]
+    ordered = sorted(to_place, key=lambda k: (k.item.day, k.item.file, k.item.line_start))
+    editor = DocumentEditor(copy.deepcopy(document), today)
+    for start in range(0, len(ordered), batch_size):
+        batch = ordered[start : start + batch_size]
+        views, by_ref = _views(editor)
+        result.edits.extend(_edits(batch, integrator.integrate(batch, views), by_ref, editor, result))
+    _supersede_archived(editor, archived, integrator, batch_size, today, result)
+    return result
+
+
+def _views(editor: DocumentEditor) -> tuple[list[EntryView], dict[str, tuple[str, Entry]]]:
+    """The entries as an integrator sees them (refs E1, E2, ...), and each ref's plan ref and entry."""
+    views, by_ref = [], {}
+    for number, (plan_ref, section, entry) in enumerate(editor.entries(), start=1):
+        ref = f"E{number}"
+        views.append(EntryView(ref=ref, section=section, topic=entry.topic, text=entry.text, day=entry.day))
+        by_ref[ref] = (plan_ref, entry)
+    return views, by_ref
+
+
+def _supersede_archived(
+    editor: DocumentEditor,
+    archived: Sequence[ArchiveRecord],
+    integrator: Integrator,
+    batch_size: int,
+    today: date,
+    result: RemResult,
+) -> None:
+    """Newer wins over an entry that left MEMORY.md while still true, too: an added entry the integrator
+    finds superseding one gets the old value noted, and the archive records the old one superseded, so
+    it is never offered again. Only added items are shown these, so a live entry always comes first."""
+    dormant = _dormant(editor.document, archived)
+    if not dormant or not result.added:
+        return
+    added = {kept.item.id: (kept, text) for kept, text in result.added}
+    projects = {word for _, entry in editor.document.entries() if entry.topic for word in tokens(entry.topic)}
+    for start in range(0, len(result.added), batch_size):
+        batch = [kept for kept, _ in result.added[start : start + batch_size]]
+        subjects = {word for kept in batch for word in matching.subject(kept.item.text)} - projects
+        views = [  # only entries about what an item is about: a model is not asked in vain
+            EntryView(ref=ref, section=record.section, topic=old.topic, text=old.text, day=old.day)
+            for ref, (record, old) in dormant.items()
+            if matching.subject(old.text) & subjects
+        ]
+        if not views:
+            continue
+        for operation in integrator.integrate(batch, views):
+            if (
+                operation.op != "supersede"
+                or operation.target not in dormant
+                or operation.item_id not in added
+                or not operation.text
+            ):
+                continue
+            kept, text = added[operation.item_id]
+            _, entry = editor.resolve(f"I:{kept.item.id}")
+            record, old = dormant[operation.target]
+            if entry.text != text or (old.day and kept.item.day < old.day):
+                continue  # changed again since it was added, or older than the archived entry
+            del dormant[operation.target]
+            edit = Edit(
+                op="supersede",
+                entry=f"I:{kept.item.id}",
+                item=kept.item.id,
+                text=_noting_change(" ".join(operation.text.split()), old.text),
+                reason=f"superseded by {kept.item.source}",
+                evidence=kept.item.source,
+                retires=record.entry,
+                retires_section=record.section,
+            )
+            editor.apply([edit])
+            result.edits.append(edit)
+            result.applied = [(k, operation if k is kept else op) for k, op in result.applied]
+
+
+def _dormant(
+    document: MemoryDocument, archived: Sequence[ArchiveRecord]
+) -> dict[str, tuple[ArchiveRecord, Entry]]:
+    """Archived entries whose last record moved them out while still true and that are not back in
+    MEMORY.md, each under a ref ("A1", ...)."""
+    live = {entry.key for _, entry in document.entries()}
+    latest: dict[str, tuple[ArchiveRecord, Entry]] = {}
+    for record in archived:
+        entry = entry_from_display(record.entry)
+        if entry is not None:
+            latest.pop(entry.key, None)  # keep the records in archive order
+            latest[entry.key] = (record, entry)
+    kept = [pair for key, pair in latest.items() if pair[0].still_true and key not in live]
+    return {f"A{number}": pair for number, pair in enumerate(kept, start=1)}
+
+
+def _edits(
+    batch: Sequence[KeptItem],
+    operations: Sequence[Operation],
+    by_ref: dict[str, tuple[str, Entry]],
+    editor: DocumentEditor,
+    result: RemResult,
+) -> list[Edit]:
+    """The integrator's operations for one batch as edits, each applied to the editor's copy at once
+    (a later operation of the batch may name what an earlier one added or changed); an invalid one is
+    rejected, its item carried over."""
+    by_item = {kept.item.id: kept for kept in batch}
+    decided: set[str] = set()
+    edits: list[Edit] = []
+    for operation in operations:
+        kept = by_item.get(operation.item_id)
+        problem = _problem(operation, kept, by_ref, decided)
+        if problem or kept is None:
+            result.rejected.append(f"{operation.op} for item {operation.item_id}: {problem}")
+            continue
+        decided.add(operation.item_id)
+        target = by_ref[operation.target] if operation.target else None
+        if target is not None and operation.op != "noop" and target[1].day and kept.item.day < target[1].day:
+            operation = operation.model_copy(
+                update={"op": "noop", "reason": "older than the entry; newer wins"}
+            )
+        edit = _edit(kept, operation, target)
+        if edit is not None:
+            editor.apply([edit])
+            edits.append(edit)
+        if operation.op == "add":
+            by_ref[kept.item.id] = (f"I:{kept.item.id}", editor.resolve(f"I:{kept.item.id}")[1])
+            result.added.append((kept, " ".join((operation.text or "").split())))
+        result.applied.append((kept, operation))
+    for item_id in by_item.keys() - decided:
+        result.rejected.append(
+            f"no operation for item {item_id} ({by_item[item_id].item.source}); carried over"
+        )
+    return edits
+
+
+def _problem(
+    operation: Operation,
+    kept: KeptItem | None,
+    by_ref: dict[str, tuple[str, Entry]],
+    decided: set[str],
+) -> str | None:
+    if kept is None:
+        return "names no item of this batch"
+    if operation.item_id in decided:
+        return "a second operation for the same item"
+    if operation.op in ("update", "supersede") and not operation.target:
+        return "needs the entry it changes"
+    if operation.target and operation.target not in by_ref:
+        return f"names entry {operation.target}, which does not exist"
+    if operation.op in ("add", "update", "supersede") and not (operation.text and operation.text.strip()):
+        return "empty text"
+    return None
+
+
+def _noting_change(text: str, old: str) -> str:
+    """The new text with the change noted: "(previously: 5432)" when one value changed, else the old
+    statement, shortened (the archive keeps it whole); nothing more when the text already names the old
+    value ("moved to 8000 (was 5432)")."""
+    value = matching.changed_value(text, old)
+    if value is not None and value in matching.replaced_values(text):
+        return text
+    return f"{text} (previously: {value or shorten(_PREVIOUSLY.sub('', old), 80)})"
+
+
+def _edit(kept: KeptItem, operation: Operation, target: tuple[str, Entry] | None) -> Edit | None:
+    """One operation as an edit of the plan (a noop with no entry changes nothing and is not one)."""
+    text = " ".join((operation.text or "").split())
+    source = kept.item.source
+    if operation.op == "noop" and target is None:
+        return None
+    op: EditOp
+    if operation.op == "noop":
+        op, reason = "keep", operation.reason or "already in memory"
+    elif operation.op == "add":
+        op, reason = "add", operation.reason or "new"
+    elif operation.op == "supersede":
+        assert target is not None
+        op, reason, text = "supersede", f"superseded by {source}", _noting_change(text, target[1].text)
+    else:
+        op, reason = "update", f"updated by {source}"
+    return Edit(
+        op=op,
+        entry=target[0] if target else None,
+        item=kept.item.id,
+        section=SECTION_FOR.get(kept.category, "Facts") if op == "add" else None,
+        topic=kept.topic,
+        text=text if op != "keep" else None,
+        day=kept.item.day,
+        reason=reason,
+        evidence=source,
+    )

@@ -1,0 +1,89 @@
+"""Cleanup, part one: fold daily notes older than archive_after_days into memory/weekly/YYYY-Www.md."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import date, timedelta
+
+from memory_sleep.engines.base import Summarizer
+from memory_sleep.models import KeptItem, NoteItem
+from memory_sleep.text import shorten
+from memory_sleep.workspace.layout import NoteFile
+from memory_sleep.workspace.state import NoteState
+
+
+def iso_week(day: date) -> str:
+    year, week, _ = day.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def due_for_folding(
+    notes: Sequence[NoteFile], folded: dict[str, str], today: date, archive_after_days: int
+) -> list[NoteFile]:
+    cutoff = today - timedelta(days=archive_after_days)
+    return [note for note in notes if note.day < cutoff and note.name not in folded]
+
+
+def kept_items(
+    note_name: str, note_day: date, state: NoteState
+) -> tuple[list[KeptItem], list[KeptItem], int]:
+    """A note's kept items rebuilt from state: all of them, those not yet integrated, and the discard count."""
+    kept, pending, discarded = [], [], 0
+    for item_id, record in sorted(state.items.items(), key=lambda pair: pair[1].line):
+        if record.verdict != "KEEP" or record.category is None:
+            discarded += 1
+            continue
+        item = NoteItem(
+            id=item_id,
+            file=f"memory/{note_name}",
+            day=note_day,
+            line_start=record.line,
+            line_end=record.line,
+            kind="line",
+            text=record.text,
+        )
+        entry = KeptItem(item=item, category=record.category, topic=record.topic, deadline=record.deadline)
+        kept.append(entry)
+        if not record.integrated:
+            pending.append(entry)
+    return kept, pending, discarded
+
+
+def render_week(week: str, notes: Sequence[tuple[NoteFile, NoteState]], summarizer: Summarizer) -> str:
+    """The weekly summary of every folded note of `week`."""
+    all_kept: list[KeptItem] = []
+    pending: list[KeptItem] = []
+    discarded = 0
+    for note, state in notes:
+        kept, waiting, dropped = kept_items(note.name, note.day, state)
+        all_kept.extend(kept)
+        pending.extend(waiting)
+        discarded += dropped
+    summary = summarizer.summarize_week(week, all_kept, discarded)
+    year, number = week.split("-W")
+    monday = date.fromisocalendar(int(year), int(number), 1)
+    lines = [
+        f"# Week {week} ({monday.isoformat()} to {(monday + timedelta(days=6)).isoformat()})",
+        "",
+        summary.overview.strip(),
+        "",
+    ]
+    for topic, highlights in summary.highlights.items():
+        if highlights:
+            lines += [f"## {topic}", *(f"- {shorten(line, 300)}" for line in highlights), ""]
+    if pending:
+        lines += [
+            "## Kept but not yet in MEMORY.md",
+            *(f"- {shorten(k.item.text, 300)} ({k.item.source})" for k in pending),
+            "",
+        ]
+    lines += ["## Source notes", *(f"- {note.relative}" for note, _ in notes), ""]
+    return "\n".join(lines)
+
+
+def weeks_of(notes: Sequence[NoteFile]) -> dict[str, list[NoteFile]]:
+    grouped: dict[str, list[NoteFile]] = defaultdict(list)
+    for note in notes:
+        grouped[iso_week(note.day)].append(note)
+    return dict(grouped)

@@ -1,0 +1,373 @@
+"""Lexical matching of statements: what a statement is about (its subject) and the values it states.
+
+"Beacon auth port: 9643" and "Beacon auth lives on do-fra1-01" share a subject but state values of
+different kinds (a port, a host), so neither replaces the other; "Meridian exporter listens on 5432"
+and "Correction: Meridian exporter listens on 8000" state two ports for one subject, so the newer wins.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from memory_sleep.language import LEAD_IN_WORDS, LEAD_INS
+from memory_sleep.text import tokens, word_sequence
+
+_LABEL = re.compile(
+    r"^(?:(?:" + "|".join(re.escape(label) for label in LEAD_INS) + r")(?:\s+for\s+\w+)?\s*[:—–-]\s*)+",
+    re.IGNORECASE,
+)
+_PIVOT = re.compile(
+    r"\s(?:is|are|was|were|now|runs|lives|moved|moves|uses|listens|resolves|renews|expires|will|has|have|"
+    r"switched|changed|points|goes|starts|ends|costs|takes|needs|sits|stays|became|becomes|allows)\b|\s*[:=]\s|\s[—–]\s",
+    re.IGNORECASE,
+)
+NOT_SUBJECT = (
+    frozenset(
+        [
+            "decisions",
+            "reversing",
+            "reverse",
+            "reversed",
+            "call",
+            "last",
+            "week",
+            "week's",
+            "agreed",
+            "going",
+            "will",
+            "use",
+            "moves",
+            "move",
+            "moving",
+            "switch",
+            "switching",
+            "switched",
+            "bumped",
+            "upgraded",
+            "downgraded",
+            "back",
+            "instead",
+            "from",
+            "now",
+            "on",
+            "go",
+            "with",
+            "actually",
+        ]
+    )
+    | LEAD_IN_WORDS
+)
+"""Words that say a statement changes or decides something, never what it is about."""
+VALUE_KINDS: dict[str, re.Pattern[str]] = {
+    "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"),
+    "url": re.compile(r"\b(?:https?|s3|gs)://\S+"),
+    "ip": re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),
+    "host": re.compile(
+        r"\b(?:[\w-]+\.)+(?:internal|local|com|io|net|org|dev|app|example|cloud)\b|\b[a-z]+-[a-z]+\d*-\d+\b"
+    ),
+    "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
+    "money": re.compile(r"[$€£]\s?\d(?:[\d,.]*\d)?(?:\s?[kKmM]\b)?|\b\d(?:[\d,.]*\d)?\s?(?:USD|EUR|GBP)\b"),
+    "version": re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b"),
+    "time": re.compile(r"\b\d{1,2}:\d{2}\b"),
+    "duration": re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|min|minutes|h|hours|days|weeks|months|%)\b"),
+    "channel": re.compile(r"(?<![\w/])#[a-z][\w-]+"),
+    "handle": re.compile(r"(?<![\w.])@\w+(?:[-.]\w+)*"),  # "@felix-dev" is not "@felix"
+    "zone": re.compile(r"\b[A-Z][a-z]+/[A-Z][\w]+\b"),
+    "weekday": re.compile(
+        r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b", re.I
+    ),
+}
+# "nuc-02 was the old box", "Asia/Shanghai is the previous one": the one word before it is the old value
+_OLD_ONE = r"(?<![^\s,;(])(?!(?:it|this|that|which|what|there)\s)(?P<oldone>[^\s,;()]+)"
+_OLD_ONE_TAIL = r"\s+(?:was|were|is|are)\s+the\s+(?:old|previous|former)\s+\w+"
+# "now ships SSO; the rebuilt dashboard slips": what slips or is dropped is no longer the value
+_DROPPED_TAIL = r"\s+(?:slips|slipped|(?:is|was|got)\s+(?:dropped|cut|descoped|pulled))\b"
+# the old value of "from ... to": "$4,000/month" and "Enterprise (45 seats)" are one value each
+_FROM_VALUE = r"(?:[^,;()]|,(?=\d)|\([^()]{1,20}\)){1,40}?"
+_SUPERSEDED_VALUE = re.compile(
+    r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|replaces?)\b[^)]*\)"
+    r"|\bfrom\s+" + _FROM_VALUE + r"\s+to\b"
+    r"|(?:\S+\s+)?\S+\s*(?:→|->)(?=\s*[^\s\d]*\d)"
+    r"|"
+    + _OLD_ONE.replace("?P<oldone>", "?:")
+    + _OLD_ONE_TAIL
+    + r"|[;,]\s*[^;,()]{1,40}?"
+    + _DROPPED_TAIL
+    + r"|\b(?:not|was|were|instead of|rather than|previously|formerly|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
+    re.I,
+)
+# a bare "from X" names an old value only after a verb of change ("switched the queue to Redis from
+# Kafka"); "works from Europe/Berlin" or "deploys from build-box-10" say where, not what was
+_FROM_OLD = re.compile(
+    r"\b(?:moved|moving|switched|switching|migrated|migrating|changed|changing|bumped|upgraded|downgraded|"
+    r"went|renamed|transferred|relocated|ported)\b(?:[^.;]|\.(?=\w))*?\b(from\s+(?:on\s+|at\s+)?(?:[^\s,;)]|,(?=\d))+)",
+    re.I,
+)
+_OLD_VALUE = re.compile(
+    r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|from)\s*:?\s+(?P<paren>[^)]{1,60})\)"
+    r"|\bfrom\s+(?P<from>" + _FROM_VALUE + r")\s+to\b"
+    r"|(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)"
+    r"|\b(?:instead of|rather than)\s+(?P<instead>[^,;.()]{1,40})"
+    r"|\b(?:not|no longer)\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
+    r"|"
+    + _OLD_ONE
+    + _OLD_ONE_TAIL
+    + r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
+    + _DROPPED_TAIL
+    + r"|[,;]\s*(?:was|before:|old:)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
+    re.I,
+)
+_GONE = re.compile(
+    r"\s+(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|dead|retired|deprecated|removed|"
+    r"decommissioned|shut down|turned off|obsolete)\b.*$",
+    re.I,
+)
+_LOOKS_LIKE_VALUE = re.compile(r"[\dA-Z@#/:]")
+_PLAIN_VALUE = re.compile(r"v?[\d.,:/-]+[a-z%]{0,3}")
+_NUMBER = re.compile(r"(?<![\w.:/@#$€£-])\d+(?![\w.:/%-])")
+
+
+@lru_cache(maxsize=16_384)
+def subject(text: str) -> frozenset[str]:
+    """The content words before the statement's verb or colon ("Meridian exporter" in "Meridian
+    exporter listens on 8000"), without labels such as "Correction:" or "Decided:"."""
+    return frozenset(word for word in tokens(_subject_phrase(text)) if _names_subject(word))
+
+
+def subject_head(text: str, ignore: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The last two words of the subject, less those in `ignore` (project names): the thing it names
+    and the word that says which one (("invoices", "retention") in "Harbor invoices retention changed ...")."""
+    words = word_sequence(_subject_phrase(text))
+    return tuple(word for word in words if _names_subject(word) and word not in ignore)[-2:]
+
+
+def _subject_phrase(text: str) -> str:
+    head = re.split(r"(?:(?<!\d)\.|;)\s", _LABEL.sub("", text.strip()), maxsplit=1)[0]  # the first clause
+    match = _PIVOT.search(head)
+    return head[: match.start()] if match and match.start() > 0 else re.split(r",\s", head, maxsplit=1)[0]
+
+
+def _names_subject(word: str) -> bool:
+    return len(word) > 1 and word not in NOT_SUBJECT and not _is_value(word)
+
+
+@lru_cache(maxsize=16_384)
+def typed_values(text: str) -> dict[str, frozenset[str]]:
+    """Values a statement names, by kind; plain numbers are their own kind."""
+    found: dict[str, frozenset[str]] = {}
+    rest = _without_superseded(text)
+    for kind, pattern in VALUE_KINDS.items():
+        values = frozenset(v.lower().rstrip(".,;)") for v in pattern.findall(rest))
+        if values:
+            found[kind] = values
+            rest = pattern.sub(" ", rest)
+    numbers = frozenset(_NUMBER.findall(rest))
+    if numbers:
+        found["number"] = numbers
+    return found
+
+
+@lru_cache(maxsize=16_384)
+def replaced_values(text: str) -> tuple[str, ...]:
+    """Values a statement says are gone: "(was 5432)", "from Kafka to", "4 → 16", "instead of Kenji",
+    "rather than REST", "not 5432", "; before: wants a heads-up". A change names what it changes; these
+    find the entry."""
+    found: list[str] = []
+    for match in _OLD_VALUE.finditer(text):
+        value = next(group for group in match.groups() if group)
+        if match.group("not") and not _LOOKS_LIKE_VALUE.search(value):
+            continue  # "not one of the cert-manager ones", "must not change": no value named
+        value = _GONE.sub("", value)  # "(old one https://... is gone)": the value, not its fate
+        words = value.strip(" `*'\".:").split()
+        # "the `REQUEST_TIMEOUT_S` 4" before an arrow: the value is its last word, the rest may name it
+        candidates = [" ".join(words)]
+        if match.group("arrow") and len(words) > 1 and any(ch.isdigit() for ch in words[-1]):
+            candidates.append(words[-1])
+        # "not the :443 vhost", "not in Slack": a word like "the" names no value
+        found.extend(c.strip("`*'\".,:") for c in candidates if tokens(c.strip("`*'\".,:")))
+    return tuple(dict.fromkeys(found))
+
+
+def mentions_value(text: str, value: str) -> bool:
+    """`value` stands in `text` as a whole run of words, case aside ("8080" is not in "18080")."""
+    pattern = r"(?<![\w.])" + re.escape(value.lower()) + r"(?![\w]|\.\d)"
+    return re.search(pattern, text.lower()) is not None
+
+
+_HISTORY = re.compile(r"\s*\(previously: .*$")
+
+
+def without_history(text: str) -> str:
+    """An entry's statement without the "(previously: ...)" note REM adds when it supersedes one."""
+    return _HISTORY.sub("", text)
+
+
+def current_claim(text: str) -> str:
+    """What a statement claims now: without "(previously: ...)" notes and the values it says are gone."""
+    return _without_superseded(without_history(text))
+
+
+def _without_superseded(text: str) -> str:
+    """The text with the values it says are gone blanked out."""
+    for match in reversed(list(_FROM_OLD.finditer(text))):
+        text = text[: match.start(1)] + " " + text[match.end(1) :]
+    return _SUPERSEDED_VALUE.sub(" ", text)
+
+
+_KEYED = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
+_NAMED_NUMBER = r"(?:(?-i:\b[A-Z][\w.+#-]*)\s+)?"  # "Postgres 15", "Go 1.22"
+_SAME_WORDING = 0.5
+
+
+def changed_value(new: str, old: str) -> str | None:
+    """The value of `old` that `new` replaces, when the change is one of value: the old value of the
+    same key ("Port: 5432" then "Port: 8000"), else the old value of the one kind of value that changed
+    ("listens on 5432" then "listens on 8000"), a number with the name before it ("Postgres 15").
+    None when the two differ in more than one value: then the change is the whole statement."""
+    old = without_history(old)
+    claim = current_claim(old)
+    named = [value for value in replaced_values(new) if mentions_value(claim, value)]
+    if named:
+        return named[0]  # "got a new IP: 10.6.205.72 (was 10.5.150.121)"
+    new_key, old_key = _KEYED.match(without_history(new)), _KEYED.match(old)
+    if new_key and old_key and tokens(new_key.group(1)) == tokens(old_key.group(1)):
+        return old_key.group(2).strip() if len(old_key.group(2)) <= 60 else None
+    value = _one_changed_value(current_claim(new), claim)
+    if value is None:  # the reasons may differ: "freeze until 2026-12-10; the vendor quote ..."
+        value = _one_changed_value(_first_clause(current_claim(new)), _first_clause(claim))
+    return value
+
+
+def _one_changed_value(new: str, old: str) -> str | None:
+    """The one value of `old` that `new` states otherwise, the rest of their words mostly alike."""
+    old_values, new_values = typed_values(old), typed_values(new)
+    changed = [
+        kind
+        for kind in old_values.keys() & new_values.keys()
+        if old_values[kind].isdisjoint(new_values[kind])
+    ]
+    if len(changed) != 1 or len(old_values[changed[0]]) != 1:
+        return None
+    (value,) = old_values[changed[0]]
+    prefix = _NAMED_NUMBER if changed[0] in ("number", "version") else ""
+    found = re.search(prefix + r"(?<![\w.])" + re.escape(value) + r"(?![\w]|\.\d)", old, re.IGNORECASE)
+    if found is None:
+        return None
+    rest_old, rest_new = tokens(old.replace(found.group(0), " ")), tokens(new)
+    if len(rest_old & rest_new) < _SAME_WORDING * len(rest_old | rest_new):
+        return None  # other words changed too ("Scope of v0.8.4: the dashboard" then "of v0.8.5: billing")
+    return found.group(0).strip()
+
+
+def restated(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """The same value of the same thing in other words: "SLO for Ember /v1/invoices: 180 ms p95" and
+    "Ember /v1/invoices has to stay under 180 ms p95". The values and the words from the first value on
+    agree, and what one is about (less the names in `ignore`) is all named in the other."""
+    a, b = current_claim(a), current_claim(b)
+    values = typed_values(a)
+    if not values or values != typed_values(b):
+        return False
+    phrase = _value_phrase(a)
+    if phrase is None or phrase != _value_phrase(b) or len(phrase.split()) < 2:
+        return False
+    about_a, about_b = subject(a) - ignore, subject(b) - ignore
+    return bool(about_a and about_b) and (about_a <= tokens(b) or about_b <= tokens(a))
+
+
+def _value_phrase(text: str) -> str | None:
+    """The first clause from its first value on, lower case: "180 ms p95", "5000 req/min per token"."""
+    clause = _first_clause(text)
+    starts = [
+        found.start() for pattern in (*VALUE_KINDS.values(), _NUMBER) if (found := pattern.search(clause))
+    ]
+    return " ".join(clause[min(starts) :].lower().split()).rstrip(" .") if starts else None
+
+
+def _first_clause(text: str) -> str:
+    return re.split(r"(?:(?<!\d)\.|;)\s|\s[—–]\s", text, maxsplit=1)[0]
+
+
+IDENTITY_KINDS = frozenset({"email", "url", "ip", "host", "channel", "handle"})
+
+
+def values_conflict(a: str, b: str, kinds: frozenset[str] | None = None) -> bool:
+    """Both name a value of the same kind (of `kinds`, default any), and the values differ."""
+    values_a, values_b = typed_values(a), typed_values(b)
+    shared = values_a.keys() & values_b.keys() & (kinds or values_a.keys())
+    return any(values_a[kind].isdisjoint(values_b[kind]) for kind in shared)
+
+
+def measure_alike(a: str, b: str) -> bool:
+    """Their bare numbers may measure the same thing: the words beside them ("Python 3.13", "v0.2.4 will
+    ship") are not all different. Without such words either way, nothing says they differ."""
+    words_a, words_b = number_words(a), number_words(b)
+    return not (words_a and words_b) or bool(words_a & words_b)
+
+
+def says_gone(text: str, other: str) -> bool:
+    """`text` says a value `other` still claims is gone ("Zara instead of Yuki" after "... Yuki",
+    "changed from on for internal users to off" after "changed from off to on for internal users")."""
+    claim = current_claim(other)
+    return any(mentions_value(claim, value) for value in replaced_values(text))
+
+
+def people_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """Each names someone the other does not ("Wayne Corp contact: Aisha" and "Kenji is Wayne Corp's
+    CTO"): two people of one company, not one person's new address. Give it the statements' subjects
+    (first clauses): reasons name people too ("...; agreed with Wei")."""
+    names_a, names_b = names(a, ignore), names(b, ignore)
+    return bool(names_a - names_b) and bool(names_b - names_a)
+
+
+def shared_values(a: str, b: str) -> int:
+    values_a, values_b = typed_values(a), typed_values(b)
+    return sum(len(values_a[kind] & values_b[kind]) for kind in values_a.keys() & values_b.keys())
+
+
+_WORD = re.compile(r"\b[^\W\d_]{3,}\b")
+_BARE_NUMBER = re.compile(r"v?\d+(?:[.,]\d+){0,2}")  # not an IP address
+_UNITS_OF_TIME = frozenset(["ms", "s", "sec", "min", "minutes", "h", "hours", "days", "weeks", "months"])
+
+
+@lru_cache(maxsize=16_384)
+def number_words(text: str) -> frozenset[str]:
+    """The words next to a statement's bare numbers, which say what they measure: "4 replicas",
+    "port 5801", "Postgres 16", "16 seats", "RATE_BURST=2" (units of time aside: "5 days" says how
+    long, not what)."""
+    words = current_claim(text).split()
+    found: set[str] = set()
+    settings: set[str] = set()  # "RATE_BURST=2": the setting's name says what 2 is
+    for index, word in enumerate(words):
+        name, equals, value = word.strip("`*()[],;:").partition("=")
+        if equals and name and _BARE_NUMBER.fullmatch(value):
+            settings.add(name.lower())
+        if not _BARE_NUMBER.fullmatch(word.strip("`*()[],;:")):
+            continue
+        for neighbour in words[max(0, index - 1) : index] + words[index + 1 : index + 2]:
+            found.update(tokens(neighbour))
+    return frozenset(
+        word for word in found if word.isalpha() and word not in _UNITS_OF_TIME and word not in NOT_SUBJECT
+    ) | frozenset(settings)
+
+
+def names(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Capitalised words (people, customers, tools), lower-cased, less those in `ignore` (project names)."""
+    titled = (word for word in _WORD.findall(text) if word[0].isupper() and word[1:].islower())  # "Lucía"
+    words = tokens(text)  # "The" is no name: tokens() leaves stopwords out
+    found = frozenset(word.lower() for word in titled if word.lower() in words)
+    return found - ignore - NOT_SUBJECT
+
+
+def same_named_thing(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """Both name the same person or thing by capitalised words (two of them, or the only one), leaving
+    out the names in `ignore`: a project's name says where a statement belongs, not what it is about."""
+    names_a, names_b = names(a, ignore), names(b, ignore)
+    shared = names_a & names_b
+    return len(shared) >= 2 or (len(shared) == 1 and len(names_a) == 1 and len(names_b) == 1)
+
+
+def _is_value(word: str) -> bool:
+    """Numbers, dates, times, versions, money, URLs and emails are values; a hostname or an API path
+    with digits in it (mac-mini-03, /v1/reports) names what a statement is about."""
+    return bool(_PLAIN_VALUE.fullmatch(word)) or "://" in word or "@" in word

@@ -1,0 +1,69 @@
+"""Appending an item to today's daily note, the way an agent writes one, safely."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import date
+
+from memory_sleep.errors import WorkspaceError
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.writer import atomic_write
+
+MAX_ITEM_CHARS = 4000
+_APPEND_LOCK = threading.Lock()  # appends from one process (the MCP server's threads) never interleave
+
+
+@dataclass(frozen=True)
+class Remembered:
+    path: str  # workspace-relative
+    line: int  # 1-based line of the new bullet
+    created: bool
+
+
+def remember(workspace: Workspace, text: str, today: date | None = None) -> Remembered:
+    """Append `text` as a bullet to memory/YYYY-MM-DD.md (created if missing), written atomically.
+
+    Lines after the first become the bullet's continuation, so the next NREM pass reads one item.
+    """
+    cleaned = [line.rstrip() for line in text.strip().replace("\r\n", "\n").split("\n")]
+    cleaned = [line for line in cleaned if line.strip()]
+    if not cleaned:
+        raise WorkspaceError("Nothing to remember: the text is empty.")
+    if sum(len(line) for line in cleaned) > MAX_ITEM_CHARS:
+        raise WorkspaceError(
+            f"An item of over {MAX_ITEM_CHARS} characters is a document, not a note: "
+            "save it as a file and remember a line that points to it."
+        )
+    day = today or date.today()
+    path = workspace.notes_dir / f"{day.isoformat()}.md"
+    relative = workspace.relative(path)
+    bullet = "\n".join([f"- {cleaned[0]}", *(f"  {line.strip()}" for line in cleaned[1:])]) + "\n"
+    with _APPEND_LOCK:
+        if path.is_symlink():
+            raise WorkspaceError(f"{relative}: is a link; memory-sleep never writes through links.")
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            current = None
+        if current is None:
+            body = f"# {day.isoformat()}\n\n"
+        else:
+            try:
+                body = current.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise WorkspaceError(
+                    f"{relative}: not valid UTF-8 (byte {error.start}); nothing appended. Re-save it as UTF-8."
+                ) from None
+            newline = "\r\n" if "\r\n" in body else "\n"
+            if body and not body.endswith("\n"):
+                body += newline
+            bullet = bullet.replace("\n", newline)
+        line = body.count("\n") + 1
+        try:
+            atomic_write(path, (body + bullet).encode("utf-8"))
+        except OSError as error:
+            raise WorkspaceError(
+                f"{relative}: cannot write ({error.strerror}). Is the workspace writable?"
+            ) from None
+    return Remembered(relative, line, created=current is None)

@@ -1,0 +1,345 @@
+"""The one place that writes: snapshot first, then temp file + fsync + rename, with a manifest for undo.
+
+A run's manifest is written (status "writing") before the first file changes and marked "done"
+after the last. A manifest still "writing" means the run died mid-way; `recover()` puts every file
+back as it was before that run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from memory_sleep.errors import UndoError, WorkspaceError
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """The new content of a workspace file; None removes it (after it is snapshotted)."""
+
+    path: str
+    content: bytes | None
+
+
+class SnapshotFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    before_sha256: str | None
+    after_sha256: str | None
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    run_id: str
+    created: datetime
+    status: Literal["writing", "done", "undone", "rolled-back"]
+    files: list[SnapshotFile]
+    # what wrote it: a run, `memory-sleep redact`, or a run that raised (its one change is its failure
+    # record in sleep-log.json, undone with the run before it)
+    action: Literal["run", "redact", "failed-run"] = "run"
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def atomic_write(path: Path, data: bytes | Callable[[BinaryIO], object]) -> None:
+    """Write `data` to `path` so that a crash leaves either the old or the new file, never a mix.
+
+    `data` is the bytes, or a function that writes them to the open file (a large array, say).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as temp:
+            if callable(data):
+                data(temp)
+            else:
+                temp.write(data)
+            temp.flush()
+            os.fsync(temp.fileno())
+        os.chmod(temp_name, mode)
+        os.replace(temp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+        raise
+    _fsync_dir(path.parent)
+
+
+_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what atomic_write's mkstemp names
+
+
+def sweep_temporary_files(root: Path) -> list[Path]:
+    """Delete atomic_write's leftovers (a process killed between mkstemp and rename) in the workspace."""
+    memory = root / "memory"
+    folders = [
+        root,
+        memory,
+        memory / "weekly",
+        memory / "archive" / "daily",
+        memory / ".sleep",
+        memory / ".sleep" / "notes",
+    ]
+    removed = []
+    for folder in folders:
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for path in folder.glob(".*.tmp"):
+            if _TEMPORARY.match(path.name) and path.is_file() and not path.is_symlink():
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        descriptor = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+class SafeWriter:
+    """Applies a run's file changes with a snapshot of every file first; undoes and recovers runs."""
+
+    def __init__(self, root: Path, snapshots_dir: Path, keep: int = 30) -> None:
+        self.root = root
+        self.snapshots_dir = snapshots_dir
+        self.keep = keep
+
+    def apply(
+        self,
+        run_id: str,
+        changes: Sequence[FileChange],
+        action: Literal["run", "redact", "failed-run"] = "run",
+    ) -> Manifest | None:
+        """Write every change of one run (or `memory-sleep redact`, or a failed run's record); None when
+        no file would change."""
+        real = [c for c in changes if self._current(c.path) != c.content]
+        if not real:
+            return None
+        folder = self.snapshots_dir / run_id
+        self._check_no_link(self.snapshots_dir)
+        files = []
+        try:
+            for change in real:
+                before = self._current(change.path)
+                if before is not None:
+                    atomic_write(folder / "files" / change.path, before)
+                files.append(
+                    SnapshotFile(
+                        path=change.path,
+                        before_sha256=sha256(before) if before is not None else None,
+                        after_sha256=sha256(change.content) if change.content is not None else None,
+                    )
+                )
+            manifest = Manifest(
+                run_id=run_id, created=datetime.now(UTC), status="writing", files=files, action=action
+            )
+            self._save(manifest)
+        except OSError as error:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise WorkspaceError(
+                f"{self._shown(folder)}: cannot write the snapshot ({error.strerror or error}). "
+                "Nothing was changed; check free space and permissions."
+            ) from error
+        try:
+            for change in real:
+                self._put(change.path, change.content)
+            manifest.status = "done"
+            self._save(manifest)
+        except (OSError, WorkspaceError) as error:
+            failure = (
+                error
+                if isinstance(error, WorkspaceError)
+                else WorkspaceError(
+                    f"{self._shown(folder)}/manifest.json: cannot write ({error.strerror or error}). "
+                    "Check free space and permissions."
+                )
+            )
+            raise self._roll_back(manifest, failure) from error
+        self._prune()
+        return manifest
+
+    def recover(self) -> list[str]:
+        """Roll back any run that died while writing, and remove the temporary files a killed write
+        left behind (the caller holds the lock, so none is in use); returns the run ids rolled back."""
+        sweep_temporary_files(self.root)
+        rolled = []
+        for manifest in self.manifests():
+            if manifest.status == "writing":
+                self._restore(manifest)
+                manifest.status = "rolled-back"
+                self._save(manifest)
+                rolled.append(manifest.run_id)
+        return rolled
+
+    def _roll_back(self, manifest: Manifest, error: WorkspaceError) -> WorkspaceError:
+        """After a failed write, put back the files already written; the error to raise says how that went."""
+        try:
+            self._restore(manifest)
+            manifest.status = "rolled-back"
+            self._save(manifest)
+        except (OSError, WorkspaceError):
+            return WorkspaceError(
+                f"{error} The files already written could not be put back now; the next `memory-sleep run` "
+                "(or `memory-sleep undo`) rolls them back."
+            )
+        return WorkspaceError(f"{error} Every file of this run was put back: nothing was changed.")
+
+    def undo(self, force: bool = False) -> Manifest:
+        """Put back every file the last run changed, as it was before that run; returns that run's manifest.
+
+        Failed runs after it changed only their record in sleep-log.json: they are undone with it, newest
+        first, so the log goes back to how it was before the run.
+        """
+        # a run that died mid-write is the last run; undoing an earlier one instead would leave its
+        # half-written files, and the next run's recover() would then overwrite the undone state
+        rolled = self.recover()
+        if rolled:
+            return next(m for m in self.manifests() if m.run_id == rolled[-1])
+        targets = self.undo_targets()
+        if not targets:
+            raise UndoError("Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots.")
+        run = targets[-1]
+        edited = self._edited(targets)
+        if edited and not force:
+            raise UndoError(
+                f"Changed since run {run.run_id}: {', '.join(edited)}. Undo would overwrite those edits; "
+                "run `memory-sleep undo --force` to restore anyway (the current versions are kept in the snapshot)."
+            )
+        for manifest in targets:
+            try:
+                self._restore(manifest)
+            except WorkspaceError as error:
+                if manifest.status != "writing":
+                    raise
+                raise WorkspaceError(
+                    f"{error} The undo stopped half-way; run `memory-sleep undo` again to finish it."
+                ) from error
+            manifest.status = "undone"
+            self._save(manifest)
+        return run
+
+    def undo_targets(self) -> list[Manifest]:
+        """What `undo` puts back, newest first: the last completed run and the failed runs after it."""
+        done = [m for m in self.manifests() if m.status == "done"]
+        runs = [n for n, m in enumerate(done) if m.action != "failed-run"]
+        return list(reversed(done[runs[-1] :])) if runs else []
+
+    def manifests(self) -> list[Manifest]:
+        if not self.snapshots_dir.is_dir():
+            return []
+        found = []
+        for path in sorted(self.snapshots_dir.glob("*/manifest.json")):
+            with contextlib.suppress(ValueError):
+                found.append(Manifest.model_validate_json(path.read_bytes()))
+        return sorted(found, key=lambda m: m.run_id)
+
+    def _edited(self, manifests: Sequence[Manifest]) -> list[str]:
+        """Files changed since the newest of `manifests` (newest first) that wrote them, by anything else."""
+        latest: dict[str, SnapshotFile] = {}
+        for manifest in manifests:
+            for entry in manifest.files:
+                latest.setdefault(entry.path, entry)
+        return [
+            path
+            for path, entry in latest.items()
+            if _hash_or_none(self._current(path)) not in (entry.after_sha256, entry.before_sha256)
+        ]
+
+    def _restore(self, manifest: Manifest) -> None:
+        """Put back every file of `manifest` as it was before its run (edits since are kept beside it)."""
+        self._keep_copy(manifest.run_id, [FileChange(p, self._current(p)) for p in self._edited([manifest])])
+        if manifest.status == "done":
+            # an undo that dies half-way leaves a run "writing": the next run or undo finishes it
+            manifest.status = "writing"
+            self._save(manifest)
+        for entry in manifest.files:
+            if entry.before_sha256 is None:
+                self._put(entry.path, None)
+            else:
+                data = (self.snapshots_dir / manifest.run_id / "files" / entry.path).read_bytes()
+                self._put(entry.path, data)
+
+    def _keep_copy(self, run_id: str, files: Sequence[FileChange]) -> None:
+        """Before a forced restore, keep the versions it overwrites next to the snapshot."""
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        for change in files:
+            if change.content is not None:
+                atomic_write(
+                    self.snapshots_dir / run_id / f"overwritten-{stamp}" / change.path,
+                    change.content,
+                )
+
+    def _put(self, relative: str, content: bytes | None) -> None:
+        path = self.root / relative
+        try:
+            if content is None:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                    _fsync_dir(path.parent)
+            else:
+                atomic_write(path, content)
+        except OSError as error:
+            raise WorkspaceError(
+                f"{relative}: cannot write ({error.strerror or error}). Check free space and permissions."
+            ) from error
+
+    def _current(self, relative: str) -> bytes | None:
+        path = self.root / relative
+        self._check_no_link(path)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def _shown(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
+    def _check_no_link(self, path: Path) -> None:
+        """Refuse a path that passes through a link (the file, or a folder on the way to it)."""
+        if not path.is_relative_to(self.root):
+            return
+        relative = path.relative_to(self.root)
+        for depth in range(1, len(relative.parts) + 1):
+            part = Path(*relative.parts[:depth])
+            if (self.root / part).is_symlink():
+                kind = "file" if depth == len(relative.parts) and path != self.snapshots_dir else "folder"
+                raise WorkspaceError(
+                    f"{part.as_posix()}: is a link; memory-sleep never writes through links. "
+                    f"Replace it with a {kind}."
+                )
+
+    def _save(self, manifest: Manifest) -> None:
+        atomic_write(
+            self.snapshots_dir / manifest.run_id / "manifest.json",
+            manifest.model_dump_json(indent=1).encode(),
+        )
+
+    def _prune(self) -> None:
+        finished = [m for m in self.manifests() if m.status != "writing"]
+        for manifest in finished[: max(0, len(finished) - self.keep)]:
+            shutil.rmtree(self.snapshots_dir / manifest.run_id, ignore_errors=True)
+
+
+def _hash_or_none(data: bytes | None) -> str | None:
+    return sha256(data) if data is not None else None
+
+
+def new_run_id(now: datetime) -> str:
+    return now.strftime("%Y%m%dT%H%M%S%fZ")
