@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import date
 
-from memory_sleep.cycle import rem
+from memory_sleep.cycle import guards, rem
 from memory_sleep.cycle.plan import Applied, DocumentEditor, Edit
 from memory_sleep.engines.base import Integrator
 from memory_sleep.engines.offline.curate import OfflineCurator
-from memory_sleep.models import EntryJudgement, EntryView, ItemKind, KeptItem, NoteItem
+from memory_sleep.models import EntryJudgement, ItemKind, KeptItem, NoteItem
 from memory_sleep.workspace.archive import ArchiveRecord
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
@@ -43,9 +43,5 @@ def archived_by(
 
 
 def judged(editor: DocumentEditor, today: date) -> dict[str, EntryJudgement]:
-    """The offline engine's judgements of the editor's entries, by ref, as a run passes them on."""
-    views = [
-        EntryView(ref=ref, section=section, topic=entry.topic, text=entry.text, day=entry.day)
-        for ref, section, entry in editor.entries()
-    ]
-    return {judgement.ref: judgement for judgement in OfflineCurator().judge(views, today)}
+    """The offline engine's judgements of the editor's entries, by plan ref, as a run passes them on."""
+    return guards.judged(editor, OfflineCurator(), today)

@@ -111,7 +111,7 @@ def main() -> None:
 @click.option(
     "--dry-run",
     is_flag=True,
-    help="Print the diff of every file the run would change; write nothing.",
+    help="Print the edit plan and the diff of every file the run would change; write nothing.",
 )
 @click.option(
     "--phase",

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from memory_sleep.cycle.plan import DocumentEditor, Edit
 from memory_sleep.engines.base import Closer
 from memory_sleep.models import Closure, EntryView, KeptItem
+from memory_sleep.workspace.memory_doc import SECTION_FOR
 
-ACTIONS = "Action items"
+ACTIONS = SECTION_FOR["action"]
 
 
 def close_done_actions(
@@ -19,13 +20,7 @@ def close_done_actions(
     by the same note, or a note older than the action it would close."""
     if not completions:
         return [], []
-    refs: dict[str, tuple[str, EntryView]] = {}
-    for number, (plan_ref, section, entry) in enumerate(editor.entries(), start=1):
-        if section == ACTIONS:
-            view = EntryView(
-                ref=f"E{number}", section=section, topic=entry.topic, text=entry.text, day=entry.day
-            )
-            refs[view.ref] = (plan_ref, view)
+    refs = {view.ref: (plan_ref, view) for plan_ref, view in editor.views() if view.section == ACTIONS}
     if not refs:
         return [], []
     by_item = {kept.item.id: kept for kept in completions}

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 
 from memory_sleep.cycle.plan import DocumentEditor, Edit
+from memory_sleep.engines.base import Curator
 from memory_sleep.errors import GuardError
 from memory_sleep.models import EntryJudgement
 from memory_sleep.text import counted, deadline_in
@@ -52,6 +53,14 @@ def tool_bytes(document: MemoryDocument) -> int:
         for block in document.projects().values()
     )
     return entries + summaries
+
+
+def judged(editor: DocumentEditor, curator: Curator, today: date) -> dict[str, EntryJudgement]:
+    """The engine's judgements of the editor's entries, by plan ref."""
+    shown = editor.views()
+    plan_ref = {view.ref: ref for ref, view in shown}
+    judgements = curator.judge([view for _, view in shown], today)
+    return {plan_ref[j.ref]: j for j in judgements if j.ref in plan_ref}
 
 
 def trim_to_size(

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import Field
 
 from memory_sleep.errors import GuardError
-from memory_sleep.models import Strict
+from memory_sleep.models import EntryView, Strict
 from memory_sleep.workspace.archive import ArchiveRecord
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 
@@ -94,21 +94,32 @@ class DocumentEditor:
             ref = self._ref_of.get(id(entry)) or self._register(section.title, entry)
             yield ref, section.title, entry
 
+    def views(self) -> list[tuple[str, EntryView]]:
+        """Every entry as an engine is shown it, under a ref valid for one call (E1, E2, ...), each
+        with its plan ref."""
+        return [
+            (
+                ref,
+                EntryView(
+                    ref=f"E{number}", section=section, topic=entry.topic, text=entry.text, day=entry.day
+                ),
+            )
+            for number, (ref, section, entry) in enumerate(self.entries(), start=1)
+        ]
+
     def archive(self, entry: Entry, reason: str, evidence: str | None = None) -> Edit:
         """An edit that moves `entry` of the document to the archive."""
-        ref = next(ref for ref, _, known in self.entries() if known is entry)
+        ref = self._ref_of.get(id(entry)) or next(ref for ref, _, known in self.entries() if known is entry)
         return Edit(op="archive", entry=ref, text=entry.text, reason=reason, evidence=evidence)
 
     def resolve(self, ref: str) -> tuple[str, Entry]:
+        """The section and entry a ref names; GuardError if it names none (or one archived since)."""
         found = self._refs.get(ref)
-        if found is None or found[1] not in self._live():
+        if found is None:
             raise GuardError(
                 f"Refused: the plan names entry {ref}, which is not in MEMORY.md. Nothing was changed."
             )
         return found
-
-    def _live(self) -> _Identity:
-        return _Identity(entry for _, entry in self.document.entries())
 
     def apply(self, edits: Sequence[Edit]) -> Applied:
         applied = Applied()
@@ -135,6 +146,8 @@ class DocumentEditor:
         if edit.op == "archive":
             applied.archived.append(ArchiveRecord(self.today, section, entry.display(), edit.reason))
             self.document.remove_entry(entry)
+            del self._refs[edit.entry]  # the editor is the only one that removes entries
+            self._ref_of.pop(id(entry), None)
             return
         if not (edit.text and edit.text.strip()):
             raise GuardError(f"Refused: {edit.op} of {edit.entry} with empty text. Nothing was changed.")
@@ -151,13 +164,3 @@ class DocumentEditor:
         if entry.topic is None:
             entry.topic = edit.topic
         applied.touched.append((entry, day))
-
-
-class _Identity:
-    """Membership by identity: two entries with the same text are still two entries."""
-
-    def __init__(self, entries: Iterable[Entry]) -> None:
-        self._ids = {id(entry) for entry in entries}
-
-    def __contains__(self, entry: object) -> bool:
-        return id(entry) in self._ids

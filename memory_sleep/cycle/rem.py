@@ -14,7 +14,7 @@ from memory_sleep.engines.offline import matching
 from memory_sleep.models import EntryView, KeptItem, Operation
 from memory_sleep.text import shorten, tokens
 from memory_sleep.workspace.archive import ArchiveRecord
-from memory_sleep.workspace.memory_doc import SECTION_FOR, Entry, MemoryDocument, Section, entry_from_display
+from memory_sleep.workspace.memory_doc import SECTION_FOR, Entry, MemoryDocument, entry_from_display
 
 _PREVIOUSLY = re.compile(r"\s*\(previously: .*$")
 
@@ -37,20 +37,6 @@ class RemResult:
         for _, operation in self.applied:
             counts[operation.op] += 1
         return counts
-
-
-def entry_views(
-    document: MemoryDocument,
-) -> tuple[list[EntryView], dict[str, tuple[Section, Entry]]]:
-    """The tool-owned entries, each with a ref ("E1", "E2", ...) valid for one integration call."""
-    views, by_ref = [], {}
-    for number, (section, entry) in enumerate(document.entries(), start=1):
-        ref = f"E{number}"
-        views.append(
-            EntryView(ref=ref, section=section.title, topic=entry.topic, text=entry.text, day=entry.day)
-        )
-        by_ref[ref] = (section, entry)
-    return views, by_ref
 
 
 def integrate(
@@ -89,12 +75,8 @@ def integrate(
 
 def _views(editor: DocumentEditor) -> tuple[list[EntryView], dict[str, tuple[str, Entry]]]:
     """The entries as an integrator sees them (refs E1, E2, ...), and each ref's plan ref and entry."""
-    views, by_ref = [], {}
-    for number, (plan_ref, section, entry) in enumerate(editor.entries(), start=1):
-        ref = f"E{number}"
-        views.append(EntryView(ref=ref, section=section, topic=entry.topic, text=entry.text, day=entry.day))
-        by_ref[ref] = (plan_ref, entry)
-    return views, by_ref
+    shown = editor.views()
+    return [view for _, view in shown], {view.ref: (ref, editor.resolve(ref)[1]) for ref, view in shown}
 
 
 def _supersede_archived(

@@ -10,12 +10,22 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from memory_sleep.config import Config
-from memory_sleep.cycle import briefing, guards, memory_loss, nrem, projects, references, rem, stale, weekly
-from memory_sleep.cycle import close_actions as done
+from memory_sleep.cycle import (
+    briefing,
+    close_actions,
+    guards,
+    memory_loss,
+    nrem,
+    projects,
+    references,
+    rem,
+    stale,
+    weekly,
+)
 from memory_sleep.cycle.plan import Applied, DocumentEditor, Edit
 from memory_sleep.engines.base import ClassifyContext, Engine
 from memory_sleep.errors import GuardError, WorkspaceError
-from memory_sleep.models import EntryView, KeptItem, NoteItem
+from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.sidecar.hook import index_after_run
 from memory_sleep.sleepgate.hook import forget_when_due
 from memory_sleep.workspace import sleep_log
@@ -245,7 +255,7 @@ class _Planner:
                 if (stat.st_size, stat.st_mtime_ns) == tuple(seen):
                     continue
             to_read.append((note, self._note_state(note.name)))
-        views, _ = rem.entry_views(document)
+        views = [view for _, view in DocumentEditor(document, today).views()]
         context = ClassifyContext(projects=sorted(document.projects()), memory=views)
         result = nrem.run_nrem(
             to_read,
@@ -295,7 +305,7 @@ class _Planner:
         self._referenced(applied.touched)
         self._referenced(references.restated_entries(document, repeats))
         self._referenced(references.people_named(document, (k.item for k in waiting), document.projects()))
-        closing, refused = done.close_done_actions(editor, completions, self.engine.closer)
+        closing, refused = close_actions.close_done_actions(editor, completions, self.engine.closer)
         self._apply(editor, closing)
         self.warnings.extend(refused)
         summaries = projects.update_projects(
@@ -306,11 +316,7 @@ class _Planner:
         entries_now = sum(1 for _ in document.entries())
         allowance = guards.removal_allowance(len(entries_before), self.config.max_removal_share)
         budget = entries_now - len(entries_before) + allowance
-        views = [
-            EntryView(ref=ref, section=section, topic=entry.topic, text=entry.text, day=entry.day)
-            for ref, section, entry in editor.entries()
-        ]
-        judgements = {judged.ref: judged for judged in self.engine.curator.judge(views, today)}
+        judgements = guards.judged(editor, self.engine.curator, today)
         swept = stale.remove_stale(
             editor,
             self.state.entries,
