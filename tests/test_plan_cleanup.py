@@ -4,6 +4,8 @@ them, the guards check them, and the run writes exactly what they say."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -15,8 +17,12 @@ from memory_sleep.cli.main import main
 from memory_sleep.config import Config
 from memory_sleep.cycle import guards, weekly
 from memory_sleep.cycle.plan import DocumentEditor, Edit
+from memory_sleep.cycle.runner import RunOptions, run_cycle
+from memory_sleep.engines.offline import offline_engine
+from memory_sleep.engines.offline.curate import OfflineCurator
 from memory_sleep.errors import GuardError
 from memory_sleep.models import ProjectFields
+from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_doc import MemoryDocument
 from tests.conftest import run_offline, snapshot_tree
 
@@ -96,3 +102,24 @@ def test_project_edits_go_through_the_editor_and_name_projects_that_exist() -> N
         Edit(op="fold", text="# Week\n", sources=[])
     with pytest.raises(ValidationError, match="summarize, and only it"):
         Edit(op="summarize", entry="P:Atlas")
+
+
+class _NothingFinished(OfflineCurator):
+    def finished(self, projects: Mapping[str, ProjectFields]) -> list[str]:
+        return []
+
+
+@pytest.mark.parametrize(("curator", "archived"), [(OfflineCurator(), True), (_NothingFinished(), False)])
+def test_which_projects_are_finished_is_the_engines_decision(
+    tmp_path: Path, curator: OfflineCurator, archived: bool
+) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text(
+        "# MEMORY.md\n\n## Projects\n\n### Cobalt\n- Status: completed: shipped\n- Contacts: Dana\n"
+        "- Last event: launch (2026-09-01)\n- Next: —\n"
+    )
+    (tmp_path / "memory" / "2026-11-19.md").write_text("- Decided: Nadia owns the Meridian export work\n")
+    engine = replace(offline_engine(), curator=curator)
+    report = run_cycle(Workspace.open(tmp_path), Config(), engine, RunOptions(today=TODAY, dry_run=True))
+    plan = [(edit.op, edit.entry) for edit in report.plan]
+    assert (("archive", "P:Cobalt") in plan) is archived

@@ -15,7 +15,6 @@ from memory_sleep.cycle import (
     memory_loss,
     nrem,
     projects,
-    references,
     rem,
     stale,
     weekly,
@@ -205,18 +204,25 @@ class Planner:
             if (left := [i for i in ids if i not in placed])
         }
         self._referenced(applied.touched)
-        self._referenced(references.restated_entries(document, repeats))
-        self._referenced(references.people_named(document, (k.item for k in waiting), document.projects()))
+        shown = editor.views()
+        plan_ref = {view.ref: ref for ref, view in shown}
+        used = self.engine.curator.referenced(
+            [view for _, view in shown], repeats, [k.item for k in waiting], list(document.projects())
+        )
+        self._referenced((editor.resolve(plan_ref[ref])[1], day) for ref, day in used if ref in plan_ref)
         closing, refused = close_actions.close_done_actions(editor, completions, self.engine.closer)
         self._apply(editor, closing)
         self.warnings.extend(refused)
         summaries = projects.summarize_projects(document, waiting, self.engine.summarizer, today)
         self._apply(editor, summaries.edits)
         self.warnings.extend(summaries.rejected)
-        finished, finished_edits = projects.finished_projects(
-            document, {k.topic for k in waiting if k.topic}, today, self.config.stale_after_days
+        finished = set(self.engine.curator.finished(projects.current_fields(document)))
+        self._apply(
+            editor,
+            projects.finished_projects(
+                document, finished, {k.topic for k in waiting if k.topic}, today, self.config.stale_after_days
+            ),
         )
-        self._apply(editor, finished_edits)
         entries_now = sum(1 for _ in document.entries())
         allowance = guards.removal_allowance(len(entries_before), self.config.max_removal_share)
         budget = entries_now - len(entries_before) + allowance

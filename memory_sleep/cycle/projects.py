@@ -14,8 +14,6 @@ from memory_sleep.models import EntryView, KeptItem, ProjectFields
 from memory_sleep.text import counted
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
-FINISHED_PREFIXES = ("completed", "cancelled")
-
 
 @dataclass
 class Summaries:
@@ -83,16 +81,19 @@ def summarize_projects(
 
 
 def finished_projects(
-    document: MemoryDocument, active: Collection[str], today: date, stale_after_days: int
-) -> tuple[set[str], list[Edit]]:
-    """The projects whose status says they are finished, and an `archive` edit for each of them with
-    no event since `stale_after_days` (none of the `active` ones, which this run's notes are about)."""
-    finished, edits = set(), []
+    document: MemoryDocument,
+    finished: Collection[str],
+    active: Collection[str],
+    today: date,
+    stale_after_days: int,
+) -> list[Edit]:
+    """An `archive` edit for each project the engine found `finished` with no event since
+    `stale_after_days` (none of the `active` ones, which this run's notes are about)."""
+    edits = []
     horizon = today - timedelta(days=stale_after_days)
     for name, fields in current_fields(document).items():
-        if not fields.status.lower().startswith(FINISHED_PREFIXES):
+        if name not in finished:
             continue
-        finished.add(name)
         last = _last_date(fields.last_event)
         if last is not None and last < horizon and name not in active:
             edits.append(
@@ -103,7 +104,7 @@ def finished_projects(
                     reason=f"project finished, nothing since {last.isoformat()}",
                 )
             )
-    return finished, edits
+    return edits
 
 
 def _last_date(text: str) -> date | None:
