@@ -54,6 +54,8 @@ def test_the_dry_run_plan_holds_the_summaries_folds_and_briefing_the_run_writes(
     memory = (fixture_workspace / "MEMORY.md").read_text("utf-8")
     for edit in summaries:
         assert f"- Status: {edit['fields']['status']}" in memory
+    again = json.loads(CliRunner().invoke(main, [*args, "--json"]).output)
+    assert again["plan"] == []  # the same briefing again is no edit
 
 
 def test_a_fold_that_would_drop_a_kept_line_is_refused() -> None:

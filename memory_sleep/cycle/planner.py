@@ -120,7 +120,7 @@ class Planner:
             itemsDiscarded=len(result.classified) - len(kept) + result.noise_discarded,
             memoryMdSizeBefore=len(memory_before or b""),
             memoryMdSizeAfter=len(memory_after),
-            briefingGenerated=any(edit.op == "brief" for edit in self.edits),
+            briefingGenerated="cleanup" in self.options.phases,
             engine=self.engine.name,
             model=self.engine.model,
             llmCalls=self.engine.usage.calls,
@@ -323,9 +323,11 @@ class Planner:
             if is_recent:
                 recent.extend(kept)
         context = briefing.briefing_context(document, projects.current_fields(document), recent, today)
-        plan = [*folds, briefing.brief_edit(self.engine.briefer, context, self.config.briefing_max_bytes)]
-        guards.check_files(plan, pending, self.config.briefing_max_bytes)
-        self.edits.extend(plan)
+        brief = briefing.brief_edit(self.engine.briefer, context, self.config.briefing_max_bytes)
+        guards.check_files([*folds, brief], pending, self.config.briefing_max_bytes)
+        self.edits.extend(folds)
+        if read_bytes(self.workspace.briefing) != (brief.text or "").encode("utf-8"):
+            self.edits.append(brief)  # the plan lists what changes: the same briefing again is no edit
 
     def _state_changes(self) -> Iterable[FileChange]:
         base = self.workspace.relative(self.workspace.state_dir)
