@@ -1,0 +1,122 @@
+"""`--engine agent`: the host agent answers the LLM engine's requests through files, over rounds."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from memory_sleep.cli.main import main
+from memory_sleep.config import load_config
+from memory_sleep.cycle.runner import RunOptions, run_cycle
+from memory_sleep.engines.agent import EXIT_WAITING, AgentDesk, engine_as_agent_runs_it
+from memory_sleep.engines.testing import answer_pending, deciding_model
+from memory_sleep.workspace.layout import Workspace
+
+from .agent_helpers import decide
+from .conftest import FIXTURE_TODAY, snapshot_tree
+
+NO_SIDECAR = "[sidecar]\nenabled = false\n"
+# what differs between engines or moments in the sleep log; everything else must be equal
+VOLATILE = {
+    "lastRun",
+    "engine",
+    "model",
+    "llmCalls",
+    "inputTokens",
+    "outputTokens",
+    "llmUsage",
+    "durationSeconds",
+}
+
+
+def run_agent(folder: Path, *options: str) -> Result:
+    return CliRunner().invoke(
+        main, ["run", str(folder), "--engine", "agent", "--today", FIXTURE_TODAY.isoformat(), *options]
+    )
+
+
+def reference_tree(folder: Path) -> dict[str, Any]:
+    """The files the same decisions give when a model makes them (the function test double)."""
+    (folder / "memory-sleep.toml").write_text(NO_SIDECAR)
+    config = load_config(folder / "memory-sleep.toml")
+    engine = engine_as_agent_runs_it(deciding_model(decide), config.engine, folder)
+    run_cycle(Workspace.open(folder), config, engine, RunOptions(today=FIXTURE_TODAY))
+    return comparable(folder)
+
+
+def comparable(folder: Path) -> dict[str, Any]:
+    files: dict[str, Any] = dict(snapshot_tree(folder))
+    log = json.loads(files.pop("memory/sleep-log.json"))
+    files["sleep-log"] = {key: value for key, value in log.items() if key not in VOLATILE | {"history"}}
+    return files
+
+
+def agent_rounds(folder: Path, answer_first: bool = False) -> list[Result]:
+    """Run, answer what waits, run again, until a run applies its plan."""
+    if answer_first:
+        assert answer_pending(folder, decide)
+    results = [run_agent(folder)]
+    while results[-1].exit_code == EXIT_WAITING:
+        assert answer_pending(folder, decide)
+        results.append(run_agent(folder))
+        assert len(results) < 20, results[-1].output
+    assert results[-1].exit_code == 0, results[-1].output
+    return results
+
+
+def test_the_cli_loop_gives_the_files_the_same_decisions_give_through_a_model(
+    fixture_workspace: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    reference = tmp_path / "reference"
+    shutil.copytree(fixture_workspace, reference)
+    expected = reference_tree(reference)
+    (fixture_workspace / "memory-sleep.toml").write_text(NO_SIDECAR)
+    before = snapshot_tree(fixture_workspace, skip_state=False)
+
+    first = run_agent(fixture_workspace)
+    assert first.exit_code == EXIT_WAITING, first.output
+    assert "Decisions waiting: 19 requests for the agent; nothing was changed yet." in first.output
+    assert "memory/.sleep/agent/pending/nrem-classify-" in first.output
+    written = snapshot_tree(fixture_workspace, skip_state=False)
+    tool_state = ("/.sleep/agent/", "/.sleep/lock")
+    assert {
+        path: data
+        for path, data in written.items()
+        if not path.endswith(tool_state) and "/.sleep/agent/" not in path
+    } == before
+
+    results = [first, *agent_rounds(fixture_workspace, answer_first=True)]
+    # NREM's batches, REM's (split by request_max_tokens), then project, weekly and briefing summaries
+    assert [_kinds(result.output) for result in results[:-1]] == [
+        {"nrem-classify": 19},
+        {"rem-integrate": 2},
+        {"project-summary": 3},
+        {"weekly-summary": 4},
+        {"briefing": 1},
+    ]
+    assert comparable(fixture_workspace) == expected
+    log = json.loads((fixture_workspace / "memory" / "sleep-log.json").read_text())
+    assert (log["engine"], log["model"]) == ("agent", "host-agent")
+    assert AgentDesk(fixture_workspace).pending() == []
+    assert not list((fixture_workspace / "memory" / ".sleep" / "agent" / "answers").glob("*.json"))
+
+    memory = (fixture_workspace / "MEMORY.md").read_bytes()
+    again = run_agent(fixture_workspace)  # unchanged notes: nothing to ask, the briefing's answer cached
+    assert again.exit_code == 0 and "0 LLM calls" in again.output, again.output
+    assert (fixture_workspace / "MEMORY.md").read_bytes() == memory
+    assert CliRunner().invoke(main, ["undo", str(fixture_workspace)]).exit_code == 0
+
+    undone = CliRunner().invoke(main, ["undo", str(fixture_workspace)])
+    assert undone.exit_code == 0, undone.output
+    assert snapshot_tree(fixture_workspace) == {p: d for p, d in before.items() if "/.sleep/" not in p}
+
+
+def _kinds(output: str) -> dict[str, int]:
+    names = re.findall(r"pending/([a-z-]+)-[0-9a-f]{12}\.json", output)
+    return {name: names.count(name) for name in dict.fromkeys(names)}
