@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
+from mcp import Client
 
 from memory_sleep.cli.main import main
 from memory_sleep.config import load_config
@@ -18,6 +20,7 @@ from memory_sleep.workspace.layout import Workspace
 
 from .agent_helpers import decide
 from .conftest import FIXTURE_TODAY, snapshot_tree
+from .test_mcp import payload, with_client
 
 NO_SIDECAR = "[sidecar]\nenabled = false\n"
 # what differs between engines or moments in the sleep log; everything else must be equal
@@ -71,8 +74,6 @@ def agent_rounds(folder: Path, answer_first: bool = False) -> list[Result]:
 def test_the_cli_loop_gives_the_files_the_same_decisions_give_through_a_model(
     fixture_workspace: Path, tmp_path: Path
 ) -> None:
-    import shutil
-
     reference = tmp_path / "reference"
     shutil.copytree(fixture_workspace, reference)
     expected = reference_tree(reference)
@@ -120,3 +121,101 @@ def test_the_cli_loop_gives_the_files_the_same_decisions_give_through_a_model(
 def _kinds(output: str) -> dict[str, int]:
     names = re.findall(r"pending/([a-z-]+)-[0-9a-f]{12}\.json", output)
     return {name: names.count(name) for name in dict.fromkeys(names)}
+
+
+def test_invalid_answers_come_back_with_what_to_fix_and_a_second_answer_is_taken(
+    fixture_workspace: Path,
+) -> None:
+    (fixture_workspace / "memory-sleep.toml").write_text(NO_SIDECAR)
+    assert run_agent(fixture_workspace).exit_code == EXIT_WAITING
+    first, second, third = (request.id for request in AgentDesk(fixture_workspace).pending()[:3])
+    answer_pending(fixture_workspace, decide)
+    desk = AgentDesk(fixture_workspace)
+    unknown = json.loads(desk.answer(first) or "")
+    unknown["classifications"][0]["id"] = "I99"
+    desk.save_answer(first, unknown)
+    desk.answer_path(second).write_text("Sure! I would keep the deploy notes and drop the heartbeats.")
+    wrong = json.loads(desk.answer(third) or "")
+    wrong["classifications"][0]["verdict"] = "MAYBE"
+    desk.save_answer(third, wrong)
+
+    rejected = run_agent(fixture_workspace)
+    assert rejected.exit_code == EXIT_WAITING, rejected.output
+    assert "Decisions waiting: 3 requests" in rejected.output
+    problems = {request.id: request.problems for request in AgentDesk(fixture_workspace).pending()}
+    assert set(problems) == {first, second, third}
+    assert problems[first][0].startswith("unknown item ids I99 (only I1, I2, ")
+    assert "no classification for I1" in problems[first][0]
+    assert problems[second][0].startswith("not valid JSON (Expecting value at char 0)")
+    assert problems[third][0].startswith(
+        "does not match the schema: classifications.0.verdict: Input should be"
+    )
+    assert f"    rejected: {problems[first][0]}" in rejected.output
+    assert AgentDesk(fixture_workspace).request(second).rejected_answer.startswith("Sure!")  # type: ignore[union-attr]
+
+    answer_pending(fixture_workspace, decide)  # the second answers
+    assert run_agent(fixture_workspace).exit_code == EXIT_WAITING  # on to REM: NREM's answers were taken
+    assert {request.template for request in AgentDesk(fixture_workspace).pending()} == {"rem_integrate.md.j2"}
+    answer_pending(fixture_workspace, decide)
+    assert run_agent(fixture_workspace).exit_code == EXIT_WAITING
+    summaries = AgentDesk(fixture_workspace).pending()
+    with_actions = next(
+        r for r in summaries if r.template == "project_summary.md.j2" and r.values["open_actions"]
+    )
+    answer_pending(fixture_workspace, decide)
+    dropped = json.loads(desk.answer(with_actions.id) or "")
+    dropped["next"] = "—"
+    desk.save_answer(with_actions.id, dropped)
+
+    again = run_agent(fixture_workspace)
+    assert again.exit_code == EXIT_WAITING
+    assert [r.problems for r in AgentDesk(fixture_workspace).pending()] == [
+        ["next drops the open action items; carry the most urgent one"]
+    ]
+    assert agent_rounds(fixture_workspace, answer_first=True)[-1].exit_code == 0
+    assert (
+        "MEMORY.md"
+        in json.loads((fixture_workspace / "memory" / "sleep-log.json").read_text())["filesChanged"]
+    )
+
+
+def test_the_mcp_loop_gives_the_same_files(fixture_workspace: Path, tmp_path: Path) -> None:
+    reference = tmp_path / "reference"
+    shutil.copytree(fixture_workspace, reference)
+    expected = reference_tree(reference)
+    (fixture_workspace / "memory-sleep.toml").write_text(NO_SIDECAR)
+    rounds: list[int] = []
+
+    async def agent(client: Client) -> None:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert listed["answer_decision"].input_schema["required"] == ["id", "answer"]
+        while (done := payload(await client.call_tool("consolidate_as_agent", {})))["status"] == "waiting":
+            rounds.append(len(done["requests"]))
+            for waiting in done["requests"]:
+                request = payload(await client.call_tool("decision_request", {"id": waiting["id"]}))
+                answer = decide(request["values"], request["answer_schema"])
+                taken = payload(
+                    await client.call_tool("answer_decision", {"id": waiting["id"], "answer": answer})
+                )
+                assert taken == {"accepted": True, "problems": []}
+        assert done["status"] == "applied" and done["record"]["engine"] == "agent"
+
+    with_client(fixture_workspace, agent)
+    assert rounds == [19, 2, 3, 4, 1]
+    assert comparable(fixture_workspace) == expected
+
+
+def test_an_answer_off_its_schema_is_refused_at_once_over_mcp(fixture_workspace: Path) -> None:
+    (fixture_workspace / "memory-sleep.toml").write_text(NO_SIDECAR)
+
+    async def agent(client: Client) -> None:
+        waiting = payload(await client.call_tool("consolidate_as_agent", {}))["requests"][0]["id"]
+        refused = payload(
+            await client.call_tool("answer_decision", {"id": waiting, "answer": {"verdicts": []}})
+        )
+        assert refused["accepted"] is False
+        assert refused["problems"][0].startswith("does not match the schema: classifications: Field required")
+        unknown = await client.call_tool("decision_request", {"id": "nrem-classify-000000000000"})
+        assert unknown.is_error and "call consolidate_as_agent" in unknown.content[0].text
+
+    with_client(fixture_workspace, agent)

@@ -53,6 +53,7 @@ class PendingRequest(BaseModel):
 
     id: str
     template: str
+    schema_name: str
     answer_file: str = Field(description="where the answer goes, relative to the workspace")
     created: float
     expires: float
@@ -191,6 +192,7 @@ class AgentClient:
         self.asked[batch] = request = PendingRequest(
             id=batch,
             template=prompt.template,
+            schema_name=schema.__name__,
             answer_file=self.desk.answer_path(batch).relative_to(self.desk.root).as_posix(),
             created=created,
             expires=created + self.desk.expire_seconds,

@@ -117,13 +117,13 @@ def answer_pending(workspace: Path, decide: Decide) -> list[str]:
     """A scripted host agent: answer every request waiting in `workspace` with `decide(values, schema)`,
     written where the request says; returns the ids answered."""
     from memory_sleep.engines.agent import AgentDesk
+    from memory_sleep.workspace.writer import atomic_write
 
     desk = AgentDesk(workspace)
     answered = []
     for request in desk.pending():
         reply = decide(request.values, request.answer_schema)
-        path = workspace / request.answer_file
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(reply if isinstance(reply, str) else json.dumps(reply), encoding="utf-8")
+        text = reply if isinstance(reply, str) else json.dumps(reply)
+        atomic_write(workspace / request.answer_file, text.encode("utf-8"))
         answered.append(request.id)
     return answered
