@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,13 @@ from mcp import Client
 from memory_sleep.cli.main import main
 from memory_sleep.config import load_config
 from memory_sleep.cycle.runner import RunOptions, run_cycle
-from memory_sleep.engines.agent import EXIT_WAITING, AgentDesk, engine_as_agent_runs_it
+from memory_sleep.engines.agent import (
+    EXIT_WAITING,
+    AgentDesk,
+    agent_engine,
+    engine_as_agent_runs_it,
+    waiting_requests,
+)
 from memory_sleep.engines.testing import answer_pending, deciding_model
 from memory_sleep.workspace.layout import Workspace
 
@@ -219,3 +226,24 @@ def test_an_answer_off_its_schema_is_refused_at_once_over_mcp(fixture_workspace:
         assert unknown.is_error and "call consolidate_as_agent" in unknown.content[0].text
 
     with_client(fixture_workspace, agent)
+
+
+def test_status_and_doctor_show_waiting_requests_which_expire(fixture_workspace: Path) -> None:
+    (fixture_workspace / "memory-sleep.toml").write_text(NO_SIDECAR)
+    assert run_agent(fixture_workspace).exit_code == EXIT_WAITING
+    status = CliRunner().invoke(main, ["status", str(fixture_workspace), "--json"])
+    report = json.loads(status.output)
+    assert len(report["decisions_waiting"]) == 19 and report["decisions_expired"] == 0
+    assert report["decisions_waiting"][0]["prompt_tokens"] > 500
+    lines = CliRunner().invoke(main, ["status", str(fixture_workspace)]).output
+    assert "decisions waiting for the agent: 19 in memory/.sleep/agent/pending (answer them" in lines
+    doctor = json.loads(CliRunner().invoke(main, ["doctor", str(fixture_workspace), "--json"]).output)
+    agent = [check for check in doctor["checks"] if check["area"] == "agent"]
+    assert [check["level"] for check in agent] == ["warn"]
+    assert agent[0]["message"].startswith("19 decision requests waiting for the agent")
+
+    later = time.time() + 73 * 3600  # past expire_hours (72)
+    assert waiting_requests(fixture_workspace, 72, lambda: later) == ([], 19)
+    config = load_config(fixture_workspace / "memory-sleep.toml")
+    agent_engine(config.engine, fixture_workspace, lambda: later)  # a run then drops them, to ask afresh
+    assert AgentDesk(fixture_workspace).pending() == []
