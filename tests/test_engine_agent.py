@@ -91,6 +91,7 @@ def test_the_cli_loop_gives_the_files_the_same_decisions_give_through_a_model(
     assert first.exit_code == EXIT_WAITING, first.output
     assert "Decisions waiting: 19 requests for the agent; nothing was changed yet." in first.output
     assert "memory/.sleep/agent/pending/nrem-classify-" in first.output
+    assert (fixture_workspace / "memory" / ".sleep" / "agent" / "answers").is_dir()  # ready to write into
     written = snapshot_tree(fixture_workspace, skip_state=False)
     tool_state = ("/.sleep/agent/", "/.sleep/lock")
     assert {

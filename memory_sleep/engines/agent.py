@@ -114,6 +114,7 @@ class AgentDesk:
         return request.expires <= self.clock()
 
     def record(self, request: PendingRequest) -> None:
+        self.answers_dir.mkdir(parents=True, exist_ok=True)  # where the agent writes: there, ready
         atomic_write(
             self.pending_dir / f"{request.id}.json", request.model_dump_json(indent=1).encode("utf-8")
         )
