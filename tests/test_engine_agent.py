@@ -248,3 +248,10 @@ def test_status_and_doctor_show_waiting_requests_which_expire(fixture_workspace:
     config = load_config(fixture_workspace / "memory-sleep.toml")
     agent_engine(config.engine, fixture_workspace, lambda: later)  # a run then drops them, to ask afresh
     assert AgentDesk(fixture_workspace).pending() == []
+
+
+def test_a_request_over_the_token_budget_is_split(fixture_workspace: Path) -> None:
+    (fixture_workspace / "memory-sleep.toml").write_text(NO_SIDECAR + "[engine.agent]\nrequest_max_tokens = 1500\n")
+    assert run_agent(fixture_workspace).exit_code == EXIT_WAITING
+    sizes = [request.prompt_tokens for request in AgentDesk(fixture_workspace).pending()]
+    assert len(sizes) > 19 and max(sizes) <= 1500  # 19 requests of 20 items at the default 8,000

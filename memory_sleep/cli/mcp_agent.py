@@ -74,7 +74,6 @@ def _consolidate_as_agent(workspace: Workspace, today: date) -> dict[str, Any]:
     from memory_sleep.engines.agent import AgentDesk, agent_engine
 
     config = load_config(workspace.config_file)
-    config.engine.name = "agent"
     with recorded_outcome(Attempt(workspace.root, today, "agent")):
         engine = agent_engine(config.engine, workspace.root)
         report = run_cycle(workspace, config, engine, RunOptions(today=today))
