@@ -251,7 +251,11 @@ def test_status_and_doctor_show_waiting_requests_which_expire(fixture_workspace:
 
 
 def test_a_request_over_the_token_budget_is_split(fixture_workspace: Path) -> None:
-    (fixture_workspace / "memory-sleep.toml").write_text(NO_SIDECAR + "[engine.agent]\nrequest_max_tokens = 1500\n")
+    (fixture_workspace / "memory-sleep.toml").write_text(
+        NO_SIDECAR + "[engine.agent]\nrequest_max_tokens = 1500\n"
+    )
     assert run_agent(fixture_workspace).exit_code == EXIT_WAITING
-    sizes = [request.prompt_tokens for request in AgentDesk(fixture_workspace).pending()]
-    assert len(sizes) > 19 and max(sizes) <= 1500  # 19 requests of 20 items at the default 8,000
+    requests = AgentDesk(fixture_workspace).pending()
+    assert len(requests) == 45  # 19 at the default 8,000
+    over = [request for request in requests if request.prompt_tokens > 1500]
+    assert [len(request.values["items"]) for request in over] == [1]  # one item cannot be split
