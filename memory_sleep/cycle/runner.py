@@ -12,6 +12,7 @@ from pathlib import Path
 from memory_sleep.config import Config
 from memory_sleep.cycle import (
     briefing,
+    candidates,
     close_actions,
     guards,
     memory_loss,
@@ -87,15 +88,18 @@ def run_cycle(
     engine: Engine,
     options: RunOptions,
     progress: Progress | None = None,
+    candidate_step: candidates.Candidates | None = None,
 ) -> RunReport:
-    """Run the phases in `options`; with dry_run nothing is written (and no lock is taken)."""
+    """Run the phases in `options`; with dry_run nothing is written (and no lock is taken). The
+    candidate step picks the entries engines are shown (default: the sidecar's hybrid search)."""
     say = progress or (lambda _: None)
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
+    step = candidate_step or candidates.configured(config)
     if options.dry_run:
-        return _logged(_Planner(workspace, config, engine, options, say).plan(), workspace, config)
+        return _logged(_Planner(workspace, config, engine, options, say, step).plan(), workspace, config)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
         rolled_back = writer.recover()
-        report = _Planner(workspace, config, engine, options, say).plan()
+        report = _Planner(workspace, config, engine, options, say, step).plan()
         report.rolled_back = rolled_back
         if config.sidecar.enabled:
             # before the write, so that the run writes sleep-log.json once, with the pass's counts in it
@@ -136,6 +140,7 @@ class _Planner:
         engine: Engine,
         options: RunOptions,
         say: Progress,
+        candidate_step: candidates.Candidates,
     ) -> None:
         self.workspace, self.config, self.engine, self.options, self.say = (
             workspace,
@@ -144,6 +149,7 @@ class _Planner:
             options,
             say,
         )
+        self.candidates = candidate_step
         self.store = StateStore(workspace.state_dir)
         self.state: WorkspaceState = self.store.load_workspace()
         self.note_states: dict[str, NoteState] = {}
@@ -232,7 +238,12 @@ class _Planner:
             entriesArchived=len(self.archived),
             weeklyFilesWritten=weekly_written,
             filesChanged=[c.path for c in changes if "/.sleep/" not in c.path],
-            warnings=[*self.warnings, *result.warnings, *self.engine.usage.warnings],
+            warnings=[
+                *self.warnings,
+                *result.warnings,
+                *self.engine.usage.warnings,
+                *self.candidates.warnings,
+            ],
         )
         report = RunReport(
             run_id=new_run_id(now),
@@ -263,6 +274,7 @@ class _Planner:
             context,
             self.config.max_note_bytes,
             self.config.engine.batch_size,
+            self.candidates,
         )
         for name, state in result.note_states.items():
             previous = self.note_states.get(name)
@@ -287,7 +299,9 @@ class _Planner:
         waiting = self._pending_items()
         batch_size = self.engine.integrate_batch_size or self.config.engine.batch_size
         archived = self._recently_archived(today - timedelta(days=self.config.stale_after_days))
-        outcome = rem.integrate(waiting, document, self.engine.integrator, today, batch_size, archived)
+        outcome = rem.integrate(
+            waiting, document, self.engine.integrator, today, batch_size, archived, candidates=self.candidates
+        )
         editor = DocumentEditor(document, today)
         applied = self._apply(editor, outcome.edits)
         self.operation_counts = outcome.counts()

@@ -1,4 +1,5 @@
-"""Offline REM: match each kept item to MEMORY.md entries lexically and pick noop/update/add/supersede."""
+"""Offline REM: match each kept item to MEMORY.md entries lexically and pick noop/update/add/supersede
+(a supersede's text notes what it replaced: "(previously: 5432)")."""
 
 from __future__ import annotations
 
@@ -64,6 +65,9 @@ class _Candidates:
                 seen.setdefault(id(candidate), candidate)
         return sorted(seen.values(), key=lambda candidate: candidate.order)
 
+    def text_of(self, ref: str) -> str:
+        return next(candidate.text for candidate in self.all if candidate.ref == ref)
+
     def rewrite(self, ref: str, text: str) -> None:
         """New wording for an entry; postings of words it lost stay (scores use `words`, not the index)."""
         for candidate in self.all:
@@ -89,8 +93,11 @@ class OfflineIntegrator:
         for kept in items:
             text = entry_text(kept)
             operation = _decide(kept, text, candidates.sharing_words(tokens(text)), projects)
-            operations.append(operation)
             written = operation.text or text
+            if operation.op == "supersede" and operation.target:
+                old = candidates.text_of(operation.target)
+                operation = operation.model_copy(update={"text": matching.noting_change(written, old)})
+            operations.append(operation)
             if operation.op == "add":
                 section = SECTION_FOR.get(kept.category, "Facts")
                 candidates.add(_Candidate(kept.item.id, section, kept.topic, written, tokens(written)))
