@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from memory_sleep.engines.offline import absences, cues, matching, repeats, statements
 from memory_sleep.models import EntryView, KeptItem, Operation, OperationKind
-from memory_sleep.text import jaccard, shorten, similarity, tokens
+from memory_sleep.text import jaccard, shorten, similarity, tokens, without_history
 from memory_sleep.workspace.memory_doc import SECTION_FOR
 
 ENTRY_MAX_CHARS = 200
@@ -49,7 +49,7 @@ class _Candidates:
         self.all: list[_Candidate] = []
         self.by_word: dict[str, list[_Candidate]] = defaultdict(list)
         for entry in entries:
-            text = matching.without_history(entry.text)  # compare what an entry says now
+            text = without_history(entry.text)  # compare what an entry says now
             self.add(_Candidate(entry.ref, entry.section, entry.topic, text, tokens(text)))
 
     def add(self, candidate: _Candidate) -> None:

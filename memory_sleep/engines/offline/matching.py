@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from memory_sleep.language import LEAD_IN_WORDS, LEAD_INS
-from memory_sleep.text import shorten, tokens, word_sequence
+from memory_sleep.text import shorten, tokens, without_history, word_sequence
 
 _LABEL = re.compile(
     r"^(?:(?:" + "|".join(re.escape(label) for label in LEAD_INS) + r")(?:\s+for\s+\w+)?\s*[:—–-]\s*)+",
@@ -193,14 +193,6 @@ def mentions_value(text: str, value: str) -> bool:
     """`value` stands in `text` as a whole run of words, case aside ("8080" is not in "18080")."""
     pattern = r"(?<![\w.])" + re.escape(value.lower()) + r"(?![\w]|\.\d)"
     return re.search(pattern, text.lower()) is not None
-
-
-_HISTORY = re.compile(r"\s*\(previously: .*$")
-
-
-def without_history(text: str) -> str:
-    """An entry's statement without the "(previously: ...)" note REM adds when it supersedes one."""
-    return _HISTORY.sub("", text)
 
 
 def current_claim(text: str) -> str:
