@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
@@ -84,6 +84,22 @@ class Curator(Protocol):
     def judge(self, entries: Sequence[EntryView], today: date) -> list[EntryJudgement]:
         """A judgement for each entry that is finished business, of little lasting worth, or a fact
         that keeps changing (entries it finds none of these are left out)."""
+        ...
+
+    def referenced(
+        self,
+        entries: Sequence[EntryView],
+        repeats: Sequence[NoteItem],
+        kept: Sequence[NoteItem],
+        projects: Sequence[str],
+    ) -> list[tuple[str, date]]:
+        """The entries (by ref) that notes still use, each with the day of the note: those a repeat (an
+        item dropped as already in memory) restates, and People entries whose person a kept item names
+        (`projects` are names of projects, not of people). The stale rule spares them."""
+        ...
+
+    def finished(self, projects: Mapping[str, ProjectFields]) -> list[str]:
+        """The projects (by name) whose summary says they are finished: completed or cancelled."""
         ...
 
 
