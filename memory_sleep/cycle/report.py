@@ -35,6 +35,10 @@ class RunReport:
     strays: list[str] = field(default_factory=list)
     rolled_back: list[str] = field(default_factory=list)
     plan: list[Edit] = field(default_factory=list)
+    waiting: list[str] = field(
+        default_factory=list,
+        metadata={"doc": "requests the host agent has yet to answer: nothing was written"},
+    )
 
     def plan_text(self) -> str:
         """The edit plan, one line per edit, for a dry run ("" when it has none)."""

@@ -32,11 +32,16 @@ def run_cycle(
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
     step = candidate_step or configured(config)
     if options.dry_run:
-        return _logged(Planner(workspace, config, engine, options, say, step).plan(), workspace, config)
+        report = Planner(workspace, config, engine, options, say, step).plan()
+        report.waiting = engine.gate.waiting() if engine.gate else []
+        return _logged(report, workspace, config)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
         rolled_back = writer.recover()
         report = Planner(workspace, config, engine, options, say, step).plan()
         report.rolled_back = rolled_back
+        report.waiting = engine.gate.waiting() if engine.gate else []
+        if report.waiting:
+            return report  # decided in part provisionally: the agent's answers come first
         if config.sidecar.enabled:
             # before the write, so that the run writes sleep-log.json once, with the pass's counts in it
             report.record.forgetting, forgetting_warning = forget_when_due(workspace, config)
@@ -46,6 +51,8 @@ def run_cycle(
         if report.changes:
             say("writing")
             writer.apply(report.run_id, report.changes)
+        if engine.gate:
+            engine.gate.settled()
         if config.sidecar.enabled:
             say("indexing the vector sidecar")
             sidecar_warning = index_after_run(workspace, config)

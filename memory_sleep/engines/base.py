@@ -166,6 +166,18 @@ class PhaseUsage:
     estimated_cost_usd: float | None = None
 
 
+class DecisionGate(Protocol):
+    """An engine whose decisions may still be waiting (the host agent's): the runner applies nothing then."""
+
+    def waiting(self) -> list[str]:
+        """The ids of the requests this run asked and got no usable answer for."""
+        ...
+
+    def settled(self) -> None:
+        """The run's plan was written: the answers it used are spent."""
+        ...
+
+
 @dataclass
 class Engine:
     """A named set of the decision makers; the offline engine fills them all without a model."""
@@ -182,3 +194,4 @@ class Engine:
     integrate_batch_size: int | None = field(
         default=None, metadata={"doc": "items per REM call; None means the config's batch_size"}
     )
+    gate: DecisionGate | None = None
