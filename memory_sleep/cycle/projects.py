@@ -9,7 +9,7 @@ from datetime import date, timedelta
 
 from memory_sleep.engines.base import ProjectContext, Summarizer
 from memory_sleep.models import EntryView, KeptItem, ProjectFields
-from memory_sleep.workspace.archive import ArchiveRecord
+from memory_sleep.workspace.archive import ArchiveRecord, Ending
 from memory_sleep.workspace.memory_doc import PROJECTS, MemoryDocument
 
 FINISHED_PREFIXES = ("completed", "cancelled")
@@ -85,6 +85,7 @@ def update_projects(
                     section=PROJECTS,
                     entry=f"### {name}: {lines}",
                     reason=f"project finished, nothing since {last.isoformat()}",
+                    ended=Ending("finished", last),
                 )
             )
     return result

@@ -49,7 +49,10 @@ def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:
     for hit in hits:
         where = f"{hit.source}:{hit.line}"
         day = hit.day or "undated"
-        lines.append(f"{hit.rank:>2}. {where}  {day}  [{hit.entry.kind}, id {hit.id}, score {hit.score:.4f}]")
+        status = f"  ({hit.status_line()})" if hit.status else ""
+        lines.append(
+            f"{hit.rank:>2}. {where}  {day}{status}  [{hit.entry.kind}, id {hit.id}, score {hit.score:.4f}]"
+        )
         lines.append(f"    {shorten(hit.text, width)}")
     return lines
 

@@ -1,4 +1,5 @@
-"""What the sidecar indexes: MEMORY.md entries and project summaries, weekly-summary items, daily-note items.
+"""What the sidecar indexes: MEMORY.md entries and project summaries, weekly-summary items, daily-note items,
+and the entries archive.md keeps (each as it read before it left MEMORY.md).
 
 Daily-note items that NREM discarded as noise (heartbeats, routine readings, debug output) are indexed
 once per shape (digits masked): a day of heartbeats made the sidecar 26 to 63 times the size of its
@@ -26,15 +27,24 @@ from typing import Any
 from memory_sleep.engines.redact import redact
 from memory_sleep.models import NoteItem
 from memory_sleep.text import clean
+from memory_sleep.workspace.archive import records_since
 from memory_sleep.workspace.layout import DAILY_NOTE_NAME, NoteFile, Workspace, discover
-from memory_sleep.workspace.memory_doc import PROJECTS, Entry, MemoryDocument, ProjectBlock, RawBlock
+from memory_sleep.workspace.memory_doc import (
+    PROJECTS,
+    Entry,
+    MemoryDocument,
+    ProjectBlock,
+    RawBlock,
+    entry_from_display,
+)
 from memory_sleep.workspace.notes import note_item_stream, parse_note_text
 from memory_sleep.workspace.state import StateStore
 
-IMPORTANCE = {"memory": 0.8, "project": 0.8, "weekly": 0.5, "note": 0.3}
+IMPORTANCE = {"memory": 0.8, "project": 0.8, "weekly": 0.5, "note": 0.3, "archive": 0.3}
 NOISE = frozenset({"heartbeat", "routine", "debug"})
 RARE_NOISE = 3
 _DIGITS = re.compile(r"\d+")
+_OWN_DAY = re.compile(r"\((\d{4}-\d{2}-\d{2})\)(?: \[[^\]]*\])?$")  # a weekly line's "(2026-11-25)"
 _WEEKLY_SKIP = {"Source notes"}
 
 
@@ -57,6 +67,7 @@ class SourceItem:
     day: date | None
     scope: str | None = None
     expires: date | None = None
+    discarded: bool = False
 
     @functools.cached_property
     def embed_text(self) -> str:
@@ -89,6 +100,10 @@ def source_files(workspace: Workspace) -> list[SourceFile]:
             except ValueError:
                 continue
             found.append(SourceFile(f"weekly:{path.name}", path, workspace.relative(path), "weekly", monday))
+    if workspace.archive.is_file():
+        found.append(
+            SourceFile("archive.md", workspace.archive, workspace.relative(workspace.archive), "archive")
+        )
     notes = {note.name: note for note in discover(workspace).notes}
     if workspace.daily_archive_dir.is_dir():
         for path in sorted(workspace.daily_archive_dir.glob("*.md")):
@@ -132,7 +147,10 @@ def noise_ids(workspace: Workspace, source: SourceFile) -> frozenset[str]:
 def read_items(source: SourceFile, text: str, noise: frozenset[str] = frozenset()) -> list[SourceItem]:
     """The items of one source (of those in `noise`, the first of each frequent shape), secrets redacted,
     without repeats (the first of identical items stands for all)."""
-    items = memory_items(text) if source.kind == "memory" else note_items(source, text, noise)
+    if source.kind in ("memory", "archive"):
+        items = memory_items(text) if source.kind == "memory" else archive_items(text)
+    else:
+        items = note_items(source, text, noise)
     unique: dict[str, SourceItem] = {}
     for item in items:
         # secrets never enter the index, nor an embedding request that leaves the machine
@@ -167,6 +185,17 @@ def memory_items(text: str) -> list[SourceItem]:
     return items
 
 
+def archive_items(text: str) -> list[SourceItem]:
+    """Each entry archive.md keeps, as it read in MEMORY.md, dated as it was there."""
+    items = []
+    for record in records_since(text, date.min):
+        old = entry_from_display(record.entry.removeprefix("- ").removeprefix("* "))
+        if old is not None:
+            context = " · ".join(part for part in ("Archive", record.section, old.topic) if part)
+            items.append(SourceItem("archive", record.line, record.line, context, old.text, old.day))
+    return items
+
+
 def _block_text(block: Entry | ProjectBlock | RawBlock, newline: str) -> str:
     if isinstance(block, Entry):
         return block.render(newline)
@@ -198,8 +227,19 @@ def note_items(source: SourceFile, text: str, noise: frozenset[str] = frozenset(
                 continue
         parts = [item.project_hint, *headings, item.lead]
         context = " · ".join(dict.fromkeys(part for part in parts if part))
+        own_day = _own_day(item.text) if kind == "weekly" else None
         items.append(
-            SourceItem(kind, item.line_start, item.line_end, context, item.text, source.day, scope, expires)
+            SourceItem(
+                kind,
+                item.line_start,
+                item.line_end,
+                context,
+                item.text,
+                own_day or source.day,
+                scope,
+                expires,
+                item.id in noise,
+            )
         )
     return items
 
@@ -228,6 +268,17 @@ def _chosen(items: Iterator[NoteItem], noise: frozenset[str]) -> list[NoteItem]:
 def _shape(text: str) -> str:
     """A noise line with its numbers, times and ids masked: what its repeats have in common."""
     return _DIGITS.sub("#", " ".join(text.lower().split()))
+
+
+def _own_day(text: str) -> date | None:
+    """The day a weekly summary's line states for its item, if any."""
+    match = _OWN_DAY.search(text)
+    if match is None:
+        return None
+    try:
+        return date.fromisoformat(match.group(1))
+    except ValueError:
+        return None
 
 
 def _text_field(meta: dict[str, Any], key: str) -> str | None:
