@@ -121,7 +121,7 @@ def test_finished_business_and_done_actions_are_recorded_as_endings_that_read_ba
     read = list(records_since(text, date(2026, 1, 1)))
     assert [(r.reason, r.ended) for r in read] == [(r.reason, r.ended) for r in applied.archived]
     room = ArchiveRecord(date(2026, 11, 20), "Facts", "a fact (2026-11-01)", "stale: no reference since x")
-    assert list(records_since(append_records(None, [room]), date(2026, 1, 1)))[0].ended is None
+    assert next(records_since(append_records(None, [room]), date(2026, 1, 1))).ended is None
 
 
 def test_items_the_run_discarded_as_noise_are_left_out_unless_asked_for(tmp_path: Path) -> None:

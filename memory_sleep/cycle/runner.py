@@ -11,6 +11,7 @@ from pathlib import Path
 
 from memory_sleep.config import Config
 from memory_sleep.cycle import (
+    PHASES,
     briefing,
     close_actions,
     guards,
@@ -36,7 +37,6 @@ from memory_sleep.workspace.memory_doc import HEADER, Entry, MemoryDocument
 from memory_sleep.workspace.state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
 from memory_sleep.workspace.writer import FileChange, SafeWriter, new_run_id
 
-PHASES = ("nrem", "rem", "cleanup")
 Progress = Callable[[str], None]
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from memory_sleep.sidecar.index import IndexReport
-from memory_sleep.sidecar.search import Hit
 from memory_sleep.text import counted, shorten
+
+if TYPE_CHECKING:  # recall imports this module and must not pay for the indexer
+    from memory_sleep.sidecar.index import IndexReport
+    from memory_sleep.sidecar.search import Hit
 
 
 def index_lines(report: IndexReport, dry_run: bool = False) -> list[str]:

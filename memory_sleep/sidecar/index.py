@@ -16,13 +16,13 @@ import numpy as np
 
 from memory_sleep.errors import StoreError
 from memory_sleep.sidecar.embed import Embedder, Vectors
+from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.sources import (
     IMPORTANCE,
     SourceFile,
     SourceItem,
     SourceReadError,
     content_hash,
-    day_timestamp,
     decode,
     noise_ids,
     read_items,

@@ -16,16 +16,19 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from memory_sleep.config import Config, SidecarConfig, load_config
 from memory_sleep.errors import MemorySleepError, StoreError
 from memory_sleep.sidecar.embed import Embedder, build_embedder
-from memory_sleep.sidecar.index import IndexReport, index_workspace
 from memory_sleep.sidecar.search import Hit, Mode, SearchOptions, search
 from memory_sleep.sidecar.stats import sidecar_stats
 from memory_sleep.sidecar.store import DB_NAME, Store
 from memory_sleep.sidecar.vectors import VectorIndex, cache_generations
 from memory_sleep.workspace.layout import Workspace, unwritable
+
+if TYPE_CHECKING:
+    from memory_sleep.sidecar.index import IndexReport
 
 Clock = Callable[[], float]
 
@@ -67,6 +70,8 @@ class Sidecar:
 
     def index(self, dry_run: bool = False) -> IndexReport:
         """Bring the index up to date with the workspace's files (incremental)."""
+        from memory_sleep.sidecar.index import index_workspace  # parsing: not needed to recall
+
         if self.workspace is None:
             raise ValueError("this sidecar was opened without a workspace; nothing to index")
         report = index_workspace(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 
 import numpy as np
 import numpy.typing as npt
@@ -88,3 +89,8 @@ def from_blobs(blobs: Sequence[bytes], dim: int) -> Vectors:
     if not blobs:
         return np.zeros((0, dim), dtype=np.float32)
     return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim).astype(np.float32)
+
+
+def day_timestamp(day: date) -> float:
+    """Noon UTC of a day, as Unix seconds."""
+    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC).timestamp()

@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from memory_sleep.sidecar.sources import day_timestamp
+from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.store import EntryRow, Store
 from memory_sleep.sidecar.tokenize import fts_match, query_terms
 from memory_sleep.sidecar.vectors import VectorIndex

@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -298,8 +298,3 @@ def _date_field(meta: dict[str, Any], key: str) -> date | None:
         except ValueError:
             return None
     return None
-
-
-def day_timestamp(day: date) -> float:
-    """Noon UTC of a day, as Unix seconds."""
-    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC).timestamp()
