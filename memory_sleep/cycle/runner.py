@@ -30,7 +30,7 @@ from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.sidecar.hook import index_after_run
 from memory_sleep.sleepgate.hook import forget_when_due
 from memory_sleep.workspace import sleep_log
-from memory_sleep.workspace.archive import ArchiveRecord, append_records, records_since
+from memory_sleep.workspace.archive import ArchiveRecord, append_records, ended_statements, records_since
 from memory_sleep.workspace.layout import Discovery, NoteFile, Workspace, discover
 from memory_sleep.workspace.lock import workspace_lock
 from memory_sleep.workspace.memory_doc import HEADER, Entry, MemoryDocument
@@ -397,6 +397,7 @@ class _Planner:
             if self._note_state(n.name)
         ]
         written = []
+        ended = ended_statements([*self._recently_archived(date.min), *self.archived]) if due else []
         for week, _ in sorted(weekly.weeks_of(due).items()):
             members = [
                 n
@@ -408,7 +409,7 @@ class _Planner:
             changes.append(
                 FileChange(
                     path,
-                    weekly.render_week(week, with_states, self.engine.summarizer).encode("utf-8"),
+                    weekly.render_week(week, with_states, self.engine.summarizer, ended).encode("utf-8"),
                 )
             )
             written.append(path)

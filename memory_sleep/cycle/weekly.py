@@ -8,8 +8,10 @@ from datetime import date, timedelta
 
 from memory_sleep.engines.base import Summarizer
 from memory_sleep.models import KeptItem, NoteItem
-from memory_sleep.text import shorten
+from memory_sleep.text import shorten, tokens
+from memory_sleep.workspace.archive import Ending, says_the_same, stated_day
 from memory_sleep.workspace.layout import NoteFile
+from memory_sleep.workspace.memory_doc import Entry
 from memory_sleep.workspace.state import NoteState
 
 
@@ -50,8 +52,14 @@ def kept_items(
     return kept, pending, discarded
 
 
-def render_week(week: str, notes: Sequence[tuple[NoteFile, NoteState]], summarizer: Summarizer) -> str:
-    """The weekly summary of every folded note of `week`."""
+def render_week(
+    week: str,
+    notes: Sequence[tuple[NoteFile, NoteState]],
+    summarizer: Summarizer,
+    ended: Sequence[tuple[Entry, Ending]] = (),
+) -> str:
+    """The weekly summary of every folded note of `week`; a line stating what an `ended` entry said
+    (a reversed decision, a finished action) is marked with its ending."""
     all_kept: list[KeptItem] = []
     pending: list[KeptItem] = []
     discarded = 0
@@ -69,9 +77,11 @@ def render_week(week: str, notes: Sequence[tuple[NoteFile, NoteState]], summariz
         summary.overview.strip(),
         "",
     ]
+    week_days = (monday, monday + timedelta(days=6))
     for topic, highlights in summary.highlights.items():
         if highlights:
-            lines += [f"## {topic}", *(f"- {shorten(line, 300)}" for line in highlights), ""]
+            marked = (_marked(shorten(line, 300), week_days, ended) for line in highlights)
+            lines += [f"## {topic}", *(f"- {line}" for line in marked), ""]
     if pending:
         lines += [
             "## Kept but not yet in MEMORY.md",
@@ -80,6 +90,22 @@ def render_week(week: str, notes: Sequence[tuple[NoteFile, NoteState]], summariz
         ]
     lines += ["## Source notes", *(f"- {note.relative}" for note, _ in notes), ""]
     return "\n".join(lines)
+
+
+def _marked(line: str, week: tuple[date, date], ended: Sequence[tuple[Entry, Ending]]) -> str:
+    """The line, with the ending of the entry it states if that entry stopped being true."""
+    said = stated_day(line)
+    words = tokens(line)
+    for old, ending in ended:
+        since = old.day or week[0]
+        day = said or max(since, week[0])
+        if (
+            since <= day < ending.day
+            and week[0] <= day <= week[1]
+            and says_the_same(tokens(old.text), words, restated=day != since)
+        ):
+            return f"{line} {ending.render()}"
+    return line
 
 
 def weeks_of(notes: Sequence[NoteFile]) -> dict[str, list[NoteFile]]:

@@ -22,6 +22,9 @@ from memory_sleep.sidecar.vectors import VectorIndex
 Mode = Literal["hybrid", "vector", "text"]
 DAY = 86_400.0
 ENDED_WEIGHT = 0.5  # an ended entry needs twice the relevance of a valid one to rank above it
+# a weekly summary's line and the archive's entry are copies (shortened, or moved out) of an item that
+# is indexed too: on the same relevance the original, with its full text and place, comes first
+COPY_WEIGHT = {"weekly": 0.95, "archive": 0.95}
 
 
 @dataclass(frozen=True)
@@ -183,7 +186,7 @@ def search(
         if row is None or not _answers(row, options, on.isoformat(), moment):
             continue
         decay = decay_factor(row, moment, options.half_life_days, options.decay_floor)
-        weight = ENDED_WEIGHT if row.ended_on(on.isoformat()) else 1.0
+        weight = (ENDED_WEIGHT if row.ended_on(on.isoformat()) else 1.0) * COPY_WEIGHT.get(row.kind, 1.0)
         scored.append((score * decay * weight, decay, row))
     scored.sort(key=lambda item: (-item[0], item[2].id))
     return [

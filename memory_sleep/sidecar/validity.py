@@ -41,7 +41,7 @@ def derive_validity(store: Store, workspace: Workspace) -> Ended:
                 row.kind in _KINDS
                 and row.day is not None
                 and start <= row.day < ending.day.isoformat()
-                and says_the_same(said, tokens(row.text))
+                and says_the_same(said, tokens(row.text), restated=row.day != start)
             ):
                 ended[row.id] = (ending.day.isoformat(), ending.status, ending.by)
     return ended

@@ -30,6 +30,8 @@ _ENDING = re.compile(
     rf"^(?P<rest>.*) \[(?P<status>{'|'.join(STATUSES)}) (?P<day>\d{{4}}-\d{{2}}-\d{{2}})(?: by (?P<by>[^\]]+))?\]$"
 )
 SAME_STATEMENT = 0.8
+SAME_RESTATEMENT = 0.9
+_STATED_DAY = re.compile(r"\((\d{4}-\d{2}-\d{2})\)(?: \[[^\]]*\])?$")
 _TRIMMED = "MEMORY.md over memory_max_bytes"
 _STALE = "stale: no reference since"
 
@@ -144,9 +146,16 @@ def ended_statements(records: Iterable[ArchiveRecord]) -> list[tuple[Entry, Endi
     return [(old, ended) for old, ended in latest.values() if ended is not None]
 
 
-def says_the_same(old: frozenset[str], text: frozenset[str]) -> bool:
+def stated_day(line: str) -> date | None:
+    """The day a summary line states for its item ("... (2026-11-25)", maybe followed by its ending)."""
+    match = _STATED_DAY.search(line)
+    return _day(match.group(1)) if match else None
+
+
+def says_the_same(old: frozenset[str], text: frozenset[str], restated: bool = False) -> bool:
     """Whether a note line (or weekly line) states what an archived entry said: the smaller of the two
-    token sets lies almost all in the other (lines are shortened, entries get a topic)."""
+    token sets lies almost all in the other (lines are shortened, entries get a topic); all but one
+    word in ten for a line of another day than the entry's (a restatement, not its source)."""
     if min(len(old), len(text)) < 3:
         return old == text
-    return similarity(old, text) >= SAME_STATEMENT
+    return similarity(old, text) >= (SAME_RESTATEMENT if restated else SAME_STATEMENT)
