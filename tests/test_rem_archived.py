@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memory_sleep.engines.offline import OfflineIntegrator
 from memory_sleep.models import KeptItem, NoteItem, Operation
-from memory_sleep.workspace.archive import ArchiveRecord, records_since
+from memory_sleep.workspace.archive import ArchiveRecord, Ending, records_since
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .conftest import run_offline
@@ -72,6 +72,7 @@ def test_a_new_value_for_a_fact_trimmed_for_room_supersedes_it() -> None:
             "Facts",
             "[Gra] ovh-gra-07 resolves to 10.9.24.84 internally (2026-10-17)",
             "superseded by memory/2026-11-01.md:4",
+            Ending("superseded", date(2026, 11, 2), "memory/2026-11-01.md:4"),
         )
     ]
     assert result.counts()["supersede"] == 1 and result.counts()["add"] == 0
@@ -155,5 +156,5 @@ def test_a_run_supersedes_a_fact_its_archive_says_was_trimmed(tmp_path: Path) ->
     assert archive.startswith(ARCHIVE)  # appended to, never rewritten
     assert archive.endswith(
         "## 2026-11-02\n- [Gra] ovh-gra-07 resolves to 10.9.24.84 internally (2026-10-17) — from Facts; "
-        "superseded by memory/2026-11-01.md:3\n"
+        "superseded by memory/2026-11-01.md:3 [superseded 2026-11-02 by memory/2026-11-01.md:3]\n"
     )

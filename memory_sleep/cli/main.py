@@ -15,15 +15,11 @@ from typing import Any, TypeVar
 
 import click
 
-from memory_sleep.cli.status import status_lines, workspace_status
 from memory_sleep.config import Config, load_config
-from memory_sleep.cycle.runner import PHASES, RunOptions, run_cycle
-from memory_sleep.engines.select import build_engine
+from memory_sleep.cycle import PHASES
 from memory_sleep.errors import MemorySleepError
 from memory_sleep.text import counted
 from memory_sleep.workspace.layout import Workspace
-from memory_sleep.workspace.sleep_log import engine_line, snake_case_record
-from memory_sleep.workspace.writer import SafeWriter
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -203,6 +199,10 @@ def run(
                 click.echo(f"Not due: {check.reason()}.")
             return
         click.echo(check.header(space), err=True)
+    from memory_sleep.cycle.runner import RunOptions, run_cycle
+    from memory_sleep.engines.select import build_engine
+    from memory_sleep.workspace.sleep_log import engine_line, snake_case_record
+
     options = RunOptions(
         today=today.date() if today else date.today(),
         phases=tuple(phases) or PHASES,
@@ -286,6 +286,8 @@ def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_js
 @_handle_errors
 def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     """Restore every file the last run changed (or created) to how it was before that run."""
+    from memory_sleep.workspace.writer import SafeWriter
+
     space = Workspace.open(workspace)
     config = _config(space, None)
     writer = SafeWriter(space.root, space.state_dir / "snapshots", keep=config.keep_snapshots)
@@ -316,6 +318,8 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
 @_handle_errors
 def status(workspace: Path, today: datetime | None, pending: bool, as_json: bool) -> None:
     """Show the last run, counts, and what is pending for the next one."""
+    from memory_sleep.cli.status import status_lines, workspace_status
+
     space = Workspace.open(workspace)
     report = workspace_status(space, _config(space, None), today.date() if today else date.today())
     if as_json:

@@ -21,7 +21,7 @@ from pydantic import Field, model_validator
 
 from memory_sleep.errors import GuardError
 from memory_sleep.models import EntryView, ProjectFields, Strict
-from memory_sleep.workspace.archive import ArchiveRecord
+from memory_sleep.workspace.archive import ArchiveRecord, Ending
 from memory_sleep.workspace.memory_doc import PROJECTS, Entry, MemoryDocument
 
 EditOp = Literal["add", "update", "supersede", "keep", "archive", "summarize", "fold", "brief"]
@@ -56,6 +56,11 @@ class Edit(Strict):
         "records it superseded so that it is never offered again",
     )
     retires_section: str | None = None
+    ends: Literal["done", "finished", "expired"] | None = Field(
+        default=None,
+        description="for archive: the entry stopped being true (an action done, business finished, a "
+        "date passed), not merely moved out for room or disuse",
+    )
     fields: ProjectFields | None = Field(default=None, description="a project's four lines (summarize)")
     path: str | None = Field(default=None, description="the file a fold or brief writes, whole (text)")
     sources: list[str] | None = Field(default=None, description="the notes a fold folds")
@@ -136,10 +141,16 @@ class DocumentEditor:
             for number, (ref, section, entry) in enumerate(self.entries(), start=1)
         ]
 
-    def archive(self, entry: Entry, reason: str, evidence: str | None = None) -> Edit:
-        """An edit that moves `entry` of the document to the archive."""
+    def archive(
+        self,
+        entry: Entry,
+        reason: str,
+        evidence: str | None = None,
+        ends: Literal["done", "finished", "expired"] | None = None,
+    ) -> Edit:
+        """An edit that moves `entry` of the document to the archive (`ends`: it stopped being true)."""
         ref = self._ref_of.get(id(entry)) or next(ref for ref, _, known in self.entries() if known is entry)
-        return Edit(op="archive", entry=ref, text=entry.text, reason=reason, evidence=evidence)
+        return Edit(op="archive", entry=ref, text=entry.text, reason=reason, evidence=evidence, ends=ends)
 
     def resolve(self, ref: str) -> tuple[str, Entry]:
         """The section and entry a ref names; GuardError if it names none (or one archived since)."""
@@ -178,19 +189,25 @@ class DocumentEditor:
             applied.touched.append((entry, day))
             return
         if edit.op == "archive":
-            applied.archived.append(ArchiveRecord(self.today, section, entry.display(), edit.reason))
+            ended = Ending(edit.ends, day, edit.evidence) if edit.ends else None
+            applied.archived.append(ArchiveRecord(self.today, section, entry.display(), edit.reason, ended))
             self.document.remove_entry(entry)
             del self._refs[edit.entry]  # the editor is the only one that removes entries
             self._ref_of.pop(id(entry), None)
             return
         if not (edit.text and edit.text.strip()):
             raise GuardError(f"Refused: {edit.op} of {edit.entry} with empty text. Nothing was changed.")
+        superseded = Ending("superseded", day, edit.evidence)
         if edit.retires is not None:
             applied.archived.append(
-                ArchiveRecord(self.today, edit.retires_section or section, edit.retires, edit.reason)
+                ArchiveRecord(
+                    self.today, edit.retires_section or section, edit.retires, edit.reason, superseded
+                )
             )
         else:
-            applied.archived.append(ArchiveRecord(self.today, section, entry.display(), edit.reason))
+            applied.archived.append(
+                ArchiveRecord(self.today, section, entry.display(), edit.reason, superseded)
+            )
         entry.text, entry.raw = " ".join(edit.text.split()), None
         if edit.retires is not None:
             return  # the entry was added by this plan: its day and topic are the note's already
@@ -213,9 +230,9 @@ class DocumentEditor:
                 "Nothing was changed."
             )
         block = self.document.remove_project(name)
-        applied.archived.append(
-            ArchiveRecord(self.today, PROJECTS, f"### {name}: {project_lines(block.lines)}", edit.reason)
-        )
+        ended = Ending(edit.ends, edit.day or self.today, edit.evidence) if edit.ends else None
+        entry = f"### {name}: {project_lines(block.lines)}"
+        applied.archived.append(ArchiveRecord(self.today, PROJECTS, entry, edit.reason, ended))
 
 
 def project_lines(lines: Sequence[str]) -> str:

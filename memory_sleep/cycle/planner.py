@@ -27,7 +27,7 @@ from memory_sleep.engines.base import ClassifyContext, Engine
 from memory_sleep.errors import GuardError
 from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.workspace import sleep_log
-from memory_sleep.workspace.archive import ArchiveRecord, records_since
+from memory_sleep.workspace.archive import ArchiveRecord, ended_statements, records_since
 from memory_sleep.workspace.layout import Discovery, NoteFile, Workspace, discover
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 from memory_sleep.workspace.state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
@@ -319,6 +319,7 @@ class Planner:
             self.engine.summarizer,
             today,
             self.config.archive_after_days,
+            ended_statements([*self._recently_archived(date.min), *self.archived]),
         )
         folding = {source for edit in folds for source in edit.sources or ()}
         recent: list[KeptItem] = []

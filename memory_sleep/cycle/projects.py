@@ -102,6 +102,8 @@ def finished_projects(
                     entry=f"P:{name}",
                     text=f"### {name}: {project_lines(document.projects()[name].lines)}",
                     reason=f"project finished, nothing since {last.isoformat()}",
+                    day=last,
+                    ends="finished",
                 )
             )
     return edits

@@ -7,12 +7,11 @@ import difflib
 from dataclasses import dataclass, field
 from datetime import date
 
+from memory_sleep.cycle import PHASES
 from memory_sleep.cycle.plan import Edit
 from memory_sleep.models import KeptItem
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.writer import FileChange
-
-PHASES = ("nrem", "rem", "cleanup")
 
 
 @dataclass(frozen=True)

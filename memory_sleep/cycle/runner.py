@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from memory_sleep.config import Config
+from memory_sleep.cycle import PHASES
 from memory_sleep.cycle.candidates import Candidates, configured
 from memory_sleep.cycle.file_changes import read_bytes
 from memory_sleep.cycle.planner import Planner, Progress
-from memory_sleep.cycle.report import PHASES, RunOptions, RunReport
+from memory_sleep.cycle.report import RunOptions, RunReport
 from memory_sleep.engines.base import Engine
 from memory_sleep.sidecar.hook import index_after_run
 from memory_sleep.sleepgate.hook import forget_when_due
