@@ -193,3 +193,11 @@ def test_a_bold_timestamp_with_its_zone_is_not_split() -> None:
     item = note_item("**08:30 UTC** : Migration plan approved by Raj: the billing DB moves to Postgres 16")
     kept = KeptItem(item=item, category="decision", topic=None)
     assert entry_text(kept).startswith("Migration plan approved")
+
+
+def test_projects_come_from_keys_front_matter_and_recurring_headings_not_from_a_tag_or_a_link() -> None:
+    day = date(2026, 3, 5)
+    tagged = note_item("- [Research] read the [Vector DB survey](https://example.org/survey): HNSW wins", day)
+    keyed = dataclasses.replace(note_item("**Project:** Atlas", day), id="i2", line_start=4, line_end=4)
+    verdicts = OfflineClassifier().classify([tagged, keyed], ClassifyContext(projects=[], memory=[]))
+    assert [v.topic for v in verdicts] == [None, "Atlas"]

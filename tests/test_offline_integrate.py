@@ -475,3 +475,21 @@ def test_a_handle_with_a_dash_is_its_own_value() -> None:
         "People",
     )
     assert (renamed.op, renamed.target) == ("supersede", "E1")
+
+
+def test_words_alone_never_supersede_a_value_named_or_typed_does() -> None:
+    """Offline, a supersede needs structure: an old value named, or a typed value of the same subject.
+    A sentence that only sounds like a change is added beside the old entry, both with their dates."""
+    worded = _decide(
+        "Atlas job queue: RabbitMQ, because the team knows it",
+        "Actually switching back: the Atlas job queue goes on Kafka again",
+        "decision",
+        "Decisions",
+    )
+    assert worded.op == "add"
+    named = _decide(
+        "Atlas job queue: RabbitMQ", "Atlas job queue: Kafka (was RabbitMQ)", "decision", "Decisions"
+    )
+    assert named.op == "supersede"
+    typed = _decide("The build box is at 10.0.4.17", "The build box is at 10.0.9.42")
+    assert typed.op == "supersede"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
+from datetime import date
 
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.offline import cues, matching, routine, sections
@@ -13,8 +14,10 @@ from memory_sleep.models import Category, Classification, DiscardReason, NoteIte
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
 
 _PROJECT_IN_HEADING = re.compile(r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b")
+# "Project: Atlas", "**Project:** Atlas": a keyed line names the project; running text, a bracketed
+# tag ("[Atlas]") or a link's text never does
 _EXPLICIT_PROJECT = re.compile(
-    r"(?:\*\*project:?\*\*:?|\bproject:)\s*([A-Z][\w.-]{1,30})|\bproject ([A-Z][\w.-]{1,30})\b|\b([A-Z][\w.-]{1,30}) project\b|\[([A-Z][\w.-]{1,30})\]"
+    r"^\s*(?:[-*+]\s+)?(?:\*\*(?i:project):?\*\*:?|(?i:project):)\s*([A-Z][\w.-]{1,30})", re.M
 )
 _DUPLICATE_SIMILARITY = 0.9
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
@@ -199,22 +202,23 @@ def _looks_like_log(text: str) -> bool:
 
 
 def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Projects by how sure we are: named in memory, front matter or as "project X" (strong), or only the
-    first word of headings in two or more notes (weak)."""
+    """Projects by how sure we are: named in memory, front matter or a "Project: X" line (strong), or
+    only the first word of headings on two or more days (weak). One bracketed tag or a link's text
+    makes no project."""
     strong = set(known)
-    heading_files: dict[str, set[str]] = {}
+    heading_days: dict[str, set[date]] = {}
     for item in items:
         if item.project_hint and item.project_hint[:1].isupper():
             strong.add(item.project_hint)
         for match in _EXPLICIT_PROJECT.finditer(item.text):
-            name = next(group for group in match.groups() if group)
+            name = match.group(1)
             if name.lower() not in cues.GENERIC_HEADINGS:
                 strong.add(name)
         for heading in item.headings[1:]:
             heading_match = _PROJECT_IN_HEADING.match(heading)
             if heading_match and heading_match.group(1).lower() not in cues.GENERIC_HEADINGS:
-                heading_files.setdefault(heading_match.group(1), set()).add(item.file)
-    weak = {word for word, files in heading_files.items() if len(files) >= 2} - strong
+                heading_days.setdefault(heading_match.group(1), set()).add(item.day)
+    weak = {word for word, days in heading_days.items() if len(days) >= 2} - strong
     return _longest_first(strong), _longest_first(weak)
 
 

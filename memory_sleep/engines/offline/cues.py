@@ -347,24 +347,6 @@ FACT = _words(
     r"\bregion\b",
     r"\bschema\b",
 )
-REVERSAL = _words(
-    r"\brevers(?:e|ed|ing)\b",
-    r"\brevert(?:ed|ing)?\b",
-    r"\binstead\b",
-    r"\bswitch(?:ed|ing)? (?:back|to|from|over)\b",
-    r"\bno longer\b",
-    r"\bchanged? (?:to|from)\b",
-    r"\bmov(?:e|es|ed|ing) to\b",
-    r"\bnow (?:uses?|on|at|is|runs)\b",
-    r"\bactually\b",
-    r"\bcorrection\b",
-    r"\bupdate:",
-    r"\bnot anymore\b",
-    r"\bscrap(?:ped)?\b",
-    r"\boverrid(?:e|es|ing)\b",
-    r"\breplac(?:e|ed|es|ing)\b",
-    r"\bmigrat(?:e|ed|ing)\b",
-)
 DECLARATIVE = re.compile(
     r"^[^\n:]{2,60}?(?:\s(?:is|are|runs|run|needs|keeps|allows|uses|pays for|has|lives|sits|listens on|"
     r"expires|renews|happens|meets|starts|ends)\s|:\s+\S)[^\n]{1,120}$",

@@ -231,19 +231,19 @@ def _noop(item_id: str, candidate: _Candidate, reason: str) -> Operation:
 def _contradicted(
     kept: KeptItem, text: str, candidates: Sequence[_Candidate], projects: frozenset[str]
 ) -> _Candidate | None:
-    """An entry this newer item changes: the one holding the value it says is gone ("(was 5432)",
-    "from Kafka to"); else the same key or subject with a new value of the same kind; else an explicit
-    reversal ("switching back to", "reversing") of the same subject. Project names say where a
-    statement belongs, never what it is about: "Beacon auth port" and "Beacon runs Postgres" differ."""
+    """An entry this newer item changes, on structural evidence only: the one holding the value it
+    says is gone ("(was 5432)", "from Kafka to", "4 → 16"); else the same key or subject with a new
+    typed value of the same kind (IP, host, port, version, date, amount, handle). Words alone ("we're
+    switching back") never supersede: a wrong supersede hides the truth, an add beside the old entry
+    keeps both with their dates. Project names say where a statement belongs, never what it is about:
+    "Beacon auth port" and "Beacon runs Postgres" differ."""
     if kept.category not in ("decision", "fact", "relationship", "status"):
         return None
     named = _named_change(text, candidates, projects)
     if named is not None:
         return named
-    reversal = bool(cues.REVERSAL.search(text))
     key = statements.subject_key(text, projects)
     own_subject = _about(text, projects)
-    first_clause = statements.subject_words(text) - projects
     best, best_score = None, 0.0
     own_releases = statements.releases(text)
     for candidate in candidates:
@@ -285,19 +285,6 @@ def _contradicted(
             and matching.values_conflict(text, candidate.text, _PERSONAL)
         ):
             return candidate  # "Noah ... has a new address: noah.z@..." after "contact: Noah, noah@..."
-        own_values = matching.typed_values(statements.first_clause(text))
-        if not reversal or (
-            own_values and not own_values.keys() & matching.typed_values(candidate.text).keys()
-        ):
-            continue
-        if _names_differ(text, candidate.text) or _separate_events(text, candidate.text, False):
-            continue  # "Nadia on leave, ping Wei instead" is no reversal of "Wei on leave"
-        if _other_things(text, candidate.text, projects):
-            continue  # "the vacuum job moved to 21:15" is no change of "the report job runs at 08:30"
-        other_clause = statements.subject_words(candidate.text) - projects
-        overlap = similarity(first_clause, other_clause)
-        if len(first_clause & other_clause) >= 2 and overlap >= 0.4 and overlap > best_score:
-            best, best_score = candidate, overlap
     return best
 
 
