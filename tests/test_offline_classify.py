@@ -32,12 +32,12 @@ def _classify(text: str) -> Classification:
     ],
 )
 def test_readings_that_recur_across_days_are_routine(text: str) -> None:
-    """No word list names these: they are routine because a line of their shape came on earlier days."""
+    """No word list names these: they are routine because a line of their shape came on three earlier days."""
     from memory_sleep.engines.recurrence import Recurrence, note_shapes
 
     today = date(2026, 11, 20)
     recurrence = Recurrence().with_notes(
-        (date(2026, 11, day), note_shapes([text.replace("4", "7")])) for day in (18, 19, 20)
+        (date(2026, 11, day), note_shapes([text.replace("4", "7")])) for day in (17, 18, 19, 20)
     )
     item = note_item(text, today)
     context = ClassifyContext(projects=["Meridian"], memory=[], recurrence=recurrence)

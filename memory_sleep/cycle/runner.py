@@ -24,7 +24,7 @@ from memory_sleep.cycle import (
 )
 from memory_sleep.cycle.plan import Applied, DocumentEditor, Edit
 from memory_sleep.engines.base import ClassifyContext, Engine
-from memory_sleep.engines.recurrence import WINDOW_DAYS, Recurrence
+from memory_sleep.engines.recurrence import KEY_WINDOW_DAYS, Recurrence
 from memory_sleep.errors import GuardError, WorkspaceError
 from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.sidecar.hook import index_after_run
@@ -258,7 +258,7 @@ class _Planner:
             to_read.append((note, self._note_state(note.name)))
         views = [view for _, view in DocumentEditor(document, today).views()]
         reading = {note.name for note, _ in to_read}
-        earliest = min((note.day for note, _ in to_read), default=today) - timedelta(days=WINDOW_DAYS)
+        earliest = min((note.day for note, _ in to_read), default=today) - timedelta(days=KEY_WINDOW_DAYS)
         earlier = [
             (note.day, state.shapes)
             for note in found.notes

@@ -15,8 +15,10 @@ from datetime import date
 
 from memory_sleep.language import LEAD_INS
 
-WINDOW_DAYS = 30  # the days before a note whose shapes count
-ROUTINE_DAYS = 3  # a shape on this many days (the item's own included) is routine
+WINDOW_DAYS = 14  # a line is routine when its shape comes on ROUTINE_DAYS of the last WINDOW_DAYS days
+ROUTINE_DAYS = 4
+KEY_WINDOW_DAYS = 30  # a reading is routine when its key comes on KEY_ROUTINE_DAYS of the last 30 days
+KEY_ROUTINE_DAYS = 3
 ROUTINE_IN_ONE_NOTE = 3  # ... or this many times in one day's notes
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -46,12 +48,15 @@ def line_shape(line: str) -> str:
 
 
 def key_shape(line: str) -> str | None:
-    """The shape of the key of a keyed reading, a line whose value measures something ("**Backup:** ok,
-    21.9 GB" -> "backup"); none for a label that names no subject ("Decision:", "Correction:", see
-    lead_ins in languages/*.toml)."""
+    """The shape of the key of a keyed reading: a key of words and a value that is mostly measurements
+    ("**Backup:** ok, 21.9 GB" -> "backup", "Brain: 3571 memories | Phi: 0.74" -> "brain"); none for a
+    label that names no subject ("Decision:", "Correction:", see lead_ins in languages/*.toml)."""
     match = _KEY.match(_masked(line))
-    if match is None or match.group(1) in LEAD_INS or "#" not in match.group(2):
-        return None  # no key, a label, or a value that measures nothing ("Atlas: blocked on the API key")
+    if match is None or "#" in match.group(1) or match.group(1) in LEAD_INS:
+        return None  # no key, a key that is itself a value ("Meridian v0.14:"), or a label
+    value = match.group(2).split()
+    if value.count("#") * 3 < len(value):
+        return None  # a value that is mostly words ("Atlas: blocked on the API key"): no reading
     return "k" + _digest(match.group(1))[1:]
 
 
@@ -83,18 +88,20 @@ class Recurrence:
         return Recurrence(found)
 
     def is_routine(self, line: str, day: date, by_key: bool = True) -> bool:
-        """The line's shape, or with `by_key` its key's ("Build:", "Uptime:": a reading whose value
-        changes every time), recurs: on ROUTINE_DAYS days up to `day` within WINDOW_DAYS, or
-        ROUTINE_IN_ONE_NOTE times on `day`. Later days never count, so a line gets the verdict on the
-        first run that it gets night by night."""
+        """The line's shape comes on ROUTINE_DAYS of the last WINDOW_DAYS days or ROUTINE_IN_ONE_NOTE
+        times on `day`; or, with `by_key`, it is a reading whose key came on KEY_ROUTINE_DAYS of the
+        last KEY_WINDOW_DAYS days ("Build:", "Uptime:": a value that changes every time). Days after
+        `day` never count, so a line gets the verdict on a first run that it gets night by night."""
+        if self._recurs(line_shape(line), day, ROUTINE_DAYS, WINDOW_DAYS):
+            return True
         key = key_shape(line) if by_key else None
-        return self._recurs(line_shape(line), day) or (key is not None and self._recurs(key, day))
+        return key is not None and self._recurs(key, day, KEY_ROUTINE_DAYS, KEY_WINDOW_DAYS)
 
-    def _recurs(self, shape: str, day: date) -> bool:
+    def _recurs(self, shape: str, day: date, days_needed: int, window: int) -> bool:
         by_day = self.days_by_shape.get(shape)
         if not by_day:
             return False
         if by_day.get(day, 0) >= ROUTINE_IN_ONE_NOTE:
             return True
-        recent = [seen for seen in by_day if seen <= day and (day - seen).days < WINDOW_DAYS]
-        return len(recent) >= ROUTINE_DAYS
+        recent = [seen for seen in by_day if seen <= day and (day - seen).days < window]
+        return len(recent) >= days_needed
