@@ -53,10 +53,10 @@ def key_shape(line: str) -> str | None:
     label that names no subject ("Decision:", "Correction:", see lead_ins in languages/*.toml)."""
     match = _KEY.match(_masked(line))
     if match is None or "#" in match.group(1) or match.group(1) in LEAD_INS:
-        return None  # no key, a key that is itself a value ("Meridian v0.14:"), or a label
+        return None  # no key, a key that is itself a value ("Fornax v0.14:"), or a label
     value = match.group(2).split()
     if value.count("#") * 3 < len(value):
-        return None  # a value that is mostly words ("Atlas: blocked on the API key"): no reading
+        return None  # a value that is mostly words ("Apollo: blocked on the API key"): no reading
     return "k" + _digest(match.group(1))[1:]
 
 

@@ -14,8 +14,8 @@ from memory_sleep.models import Category, Classification, DiscardReason, NoteIte
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
 
 _PROJECT_IN_HEADING = re.compile(r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b")
-# "Project: Atlas", "**Project:** Atlas": a keyed line names the project; running text, a bracketed
-# tag ("[Atlas]") or a link's text never does
+# "Project: Apollo", "**Project:** Apollo": a keyed line names the project; running text, a bracketed
+# tag ("[Apollo]") or a link's text never does
 _EXPLICIT_PROJECT = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*(?i:project):?\*\*:?|(?i:project):)\s*([A-Z][\w.-]{1,30})", re.M
 )
@@ -83,8 +83,6 @@ def _verdict(
         return _discard("recalled", "text the tool wrote (briefing or recall), not new memory")
     if cues.DEBUG.search(first_line) or _looks_like_log(item.text) or routine.is_stack_trace(text):
         return _discard("debug", "log or debug output")
-    if cues.RESTATED.search(first_line):
-        return _discard("duplicate", "restates something noted before")
     category = _keep_category(item, text)
     first_raw = item.text.split("\n", 1)[0]
     if category not in ("decision", "lesson") and recurrence.is_routine(
@@ -155,10 +153,10 @@ def _keep_category(item: NoteItem, text: str) -> Category | None:
     for category, pattern in _CATEGORY_ORDER:
         if pattern.search(text):
             return category
-    if key_match and key_match.group(2).strip():
-        return "fact"
+    if (key_match and key_match.group(2).strip()) or matching.replaced_values(text):
+        return "fact"  # a keyed value, or one that names the value it replaced ("(was 2026-10-19)")
     if "\n" not in text and cues.DECLARATIVE.match(text) and not sections.is_log_line(text):
-        return "fact"  # a plain statement of how something is: "Nimbus prod DB is Postgres 14"
+        return "fact"  # a plain statement of how something is: "Grus prod DB is Postgres 14"
     return None
 
 
@@ -171,7 +169,7 @@ def _under_pasted_briefing(headings: Sequence[str]) -> bool:
 
 
 def _new_value_for_key(text: str, known: str) -> bool:
-    """'Owner (exporter): Wei' after 'Owner (exporter): Raj' is news, not a repeat."""
+    """'Owner (exporter): Oli' after 'Owner (exporter): Ana' is news, not a repeat."""
     new, old = _KEY_VALUE.match(text), _KEY_VALUE.match(known)
     return bool(
         new

@@ -47,17 +47,6 @@ BRIEFING_HEADING = _words(
     r"^(?:today|open|top priorities|priorities|open action items|action items|key context|context|warnings|"
     r"recently decided|deadlines|blockers|risks|due soon|this week|reminders)\b",
 )
-RESTATED = _words(
-    r"\bas noted (?:above|before|earlier)\b",
-    r"\bagain,? for the record\b",
-    r"\bfor the record,? again\b",
-    r"^\(?repeating\b",
-    r"\(repeating for\b",
-    r"^reminder(?: of today's call)?\s*[:,—–-]",
-    r"\bas mentioned (?:above|before|earlier)\b",
-    r"\bsame as (?:yesterday|before)\b",
-    r"\bstill (?:true|the case)\b",
-)
 RECALLED = _words(
     r"morning briefing",
     r"pasted from (?:the )?briefing",
@@ -67,17 +56,14 @@ RECALLED = _words(
 
 DECISION = _words(
     r"\b(?:mov(?:e|es|ed|ing)|switch(?:ed|ing)?|migrat(?:e|ed|ing)) from\b.{0,60}\bto\b",
-    # "Switching Tundra from a local Llama to Claude Haiku", "Back from Buildkite to Woodpecker for CI"
+    # "Switching Octans from a local Llama to Claude Haiku", "Back from Buildkite to Woodpecker for CI"
     r"\b(?:mov(?:e|es|ed|ing)|switch(?:es|ed|ing)?|migrat(?:e|es|ed|ing))(?: [\w-]+){1,3} from\b.{1,60}\bto\b",
-    r"^(?:going |moving |switching )?back from\b.{1,60}\bto\b",
     r"[.;]\s*reason\s*:",
     r"^[\w /-]{2,40}:\s*[\w.-]+\.\s*reason\b",
     r"决定|決めた|に決定|beschlossen",
-    r"\bwe(?:'ll| will) hold\b",
     r"\bwon'?t fix\b",
     r"\bwill (?:run|use|move|ship|stay|keep|be hosted|go)\b",
     r"^decision\b",
-    r"\bcadence is\b",
     r"\bgoing forward\b",
     r"\bhold off on\b",
     r"\bpostpone[ds]?\b",
@@ -85,12 +71,11 @@ DECISION = _words(
     r"\bdecision\b",
     r"\bwe(?:'ll| will) (?:go with|use|stick with|keep)\b",
     r"\bgoing with\b",
-    r"(?-i:\bleaves [A-Z][^;.]{0,40} for [A-Z])",  # "Sable leaves Sentry for Honeycomb": a vendor change
     r"\b(?:chose|choose|chosen)\b",
     r"\bagreed\b",
     r"\bsettled on\b",
     r"\bswitch(?:ed|ing)? (?:to|from|back|over)\b",
-    # "switching auth to in-house sessions", "Replacing pgvector with Meilisearch", "Dropping WorkOS for Harbor"
+    # "switching auth to in-house sessions", "Replacing pgvector with Meilisearch", "Dropping WorkOS for Pavo"
     r"\bswitch(?:es|ed|ing)?(?: [\w-]+){1,3} (?:over )?to\b",
     r"\breplac(?:e|es|ed|ing)\b.{1,60}\b(?:with|by)\b",
     r"(?-i:\b(?:[Dd]rop|[Dd]itch|[Aa]bandon)(?:s|es|ped|ed|ping|ing)? (?:the )?[A-Z][\w.-]*\b(?! an? (?:note|line)\b))",
@@ -177,12 +162,7 @@ ACTION = _words(
     r"\bprepare\b",
 )
 RELATIONSHIP = _words(
-    r"\bwants (?:a |an |the )?(?:heads-up|cost|estimates?|updates?|numbers|to be)\b",
-    r"\bis focused on\b",
     r"\bworking with \w+ (?:from|at)\b",
-    r"^note on [A-Z]\w+",
-    r"\b(?:reviews|answers|replies to)\b.{0,30}\b(?:only|always|never|in the morning|in the afternoon|on \w+days)\b",
-    r"\bis @\w+ on\b",
     r"\bworks from\b",
     r"\bbased in\b",
     r"\b(?:is|lives|works|moved) (?:in|to) [A-Z][a-z]+/[A-Z][\w]+",
@@ -202,7 +182,6 @@ RELATIONSHIP = _words(
     r"\bdislikes\b",
     r"\bhates\b",
     r"\bowns\b",
-    r"\b(?:takes|took|taking|will take) over\b.{1,60}\bfrom (?-i:[A-Z])",  # "Zara takes over Ember admin from Chloe"
     r"\bhandles\b",
     r"\bin charge of\b",
     r"\bpoint of contact\b",
@@ -218,16 +197,12 @@ RELATIONSHIP = _words(
     r"\btime ?zone\b",
     r"\bworks (?:on|with)\b",
     r"\b(?:his|her|their) email\b",
-    r"\bmag (?:es|keine)\b",
 )
 STATUS = _words(
-    r"\bsigned (?:the )?(?:order form|contract|deal|sow|msa)\b",
-    r"\bkick-?off (?:on|is)\b",
     r"\bwent (?:green|yellow|red)\b",
     r"\bback on track\b",
     r"\bis blocked on\b",
     r"\bon track\b",
-    r"\bslipp(?:ed|ing)\b",
     r"\bdelayed\b",
     r"\bat risk\b",
     r"\bshipped\b",
@@ -278,9 +253,7 @@ DONE = _words(
     r"^完了[：:]",
     r"^erledigt[：:]",
     r"^hecho[：:]",
-    r"\bticking it off\b",
     r"[:,—–-]\s*done\b",
-    r"\bcrossed off\b",
     r"\berledigt\b",
     r"完了",
     r"已完成",
@@ -292,7 +265,7 @@ DONE = _words(
     r"\bfinally (?:sent|fixed|done|renewed|merged)\b",
 )
 # a value that changed: "retention changed 7 days → 365 days", "got rewritten from Rust to Go",
-# "Cobalt bumped Node 22.9 → 20.12" (a fact, however routine "bumped" sounds)
+# "Corvus bumped Node 22.9 → 20.12" (a fact, however routine "bumped" sounds)
 VALUE_CHANGED = _words(
     r"\b(?:changed|rewritten|bumped|upgraded|downgraded|raised|lowered|increased|reduced|scaled|resized|renamed|"
     r"extended|shortened|expanded|shrunk|doubled|halved)\b.{0,40}"
@@ -305,9 +278,6 @@ FACT = _words(
     r"\bchannel\b.{0,20}#[a-z][\w-]{2,}",
     r"\bs3://|gs://",
     r"\brenews? on\b",
-    # "Vandelay renewal pushed to 2026-10-25 (was 2026-10-19)": a value that changed, the old one named
-    r"\b(?:pushed|moved|postponed|rescheduled|slipped|bumped|changed|raised|lowered|reduced|increased)"
-    r"(?: back| out)? to\b[^()]{1,60}\((?:was|previously|formerly|old)\b",
     r"\bexpires? on\b",
     r"\bresolves to\b",
     r"\blistens on\b",
@@ -317,7 +287,7 @@ FACT = _words(
     r"\bvon\b.{1,30}\bauf\b.{1,30}\b(?:erhöht|gesenkt|geändert|skaliert|verschoben|reduziert|verkleinert|vergrößert)",
     r"从.{1,30}(?:改|调|扩|缩|升|降|增|减)\w{0,2}(?:为|到|成|至)",
     r"から.{1,30}に(?:変更|増や|減ら|引き上げ|引き下げ|縮小|拡大)",
-    # "Harbor launches on 2026-10-16": a date the project is planned around
+    # "Pavo launches on 2026-10-16": a date the project is planned around
     r"\b(?:launch(?:es)?|ships|goes live|kicks off|freezes|cuts over) on \d{4}-\d{2}-\d{2}\b",
     r"\bcorrection\s*:",
     VALUE_CHANGED.pattern,

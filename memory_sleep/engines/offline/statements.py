@@ -38,13 +38,13 @@ def informative(words: frozenset[str]) -> frozenset[str]:
 
 
 def releases(text: str) -> frozenset[str]:
-    """The releases a statement's first clause names ("Harbor v0.6.5 will ship ..."): what it is about."""
+    """The releases a statement's first clause names ("Pavo v0.6.5 will ship ..."): what it is about."""
     return frozenset(version.lower() for version in RELEASE.findall(first_clause(text)))
 
 
 def subject_key(text: str, projects: frozenset[str]) -> str | None:
     """The key of a `Key: value` statement, unless the key is a label such as "Decided" or "TODO" or
-    only a project's name ("Beacon: Acme pays for Team")."""
+    only a project's name ("Borealis: Contoso pays for Team")."""
     match = KEY_VALUE.match(text)
     if not match:
         return None
