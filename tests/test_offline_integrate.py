@@ -444,3 +444,12 @@ def test_words_alone_never_supersede_a_value_named_or_typed_does() -> None:
     assert named.op == "supersede"
     typed = _decide("The build box is at 10.0.4.17", "The build box is at 10.0.9.42")
     assert typed.op == "supersede"
+
+
+def test_a_one_word_key_is_a_field_of_its_section_not_a_subject() -> None:
+    """ "Time:" or "项目:" under one session's heading and under another's are two subjects: the new
+    line is added beside the old one; "Atlas region:" names whose region it is and supersedes."""
+    field = _decide("Time: Significant time investment needed", "Time: 00:29 - 00:34 UTC")
+    chinese = _decide("**项目:** agent-memory-graph", "**项目:** openclaw-dashboard")
+    qualified = _decide("Atlas region: eu-west-1", "Atlas region: us-east-2", topic="Atlas")
+    assert (field.op, chinese.op, qualified.op) == ("add", "add", "supersede")

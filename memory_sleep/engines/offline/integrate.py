@@ -242,7 +242,7 @@ def _contradicted(
     named = _named_change(text, candidates, projects)
     if named is not None:
         return named
-    key = statements.subject_key(text, projects)
+    key = statements.subject_key(text, projects) if statements.names_a_subject(text, projects) else None
     own_subject = _about(text, projects)
     best, best_score = None, 0.0
     own_releases = statements.releases(text)

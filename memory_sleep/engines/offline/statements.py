@@ -52,6 +52,17 @@ def subject_key(text: str, projects: frozenset[str]) -> str | None:
     return " ".join(sorted(words)) or None
 
 
+def names_a_subject(text: str, projects: frozenset[str]) -> bool:
+    """The key of a `Key: value` line says whose value it is: two words or more ("exporter owner",
+    "Atlas region"), or one with a project's name. A one-word key ("Time:", "Source:", "项目:") is a
+    field of the section it stands in; the same field in another section is another subject."""
+    match = KEY_VALUE.match(text)
+    if not match:
+        return False
+    words = [word for word in match.group(1).replace("*", " ").lower().split() if word not in LEAD_IN_WORDS]
+    return len(words) >= 2 or bool(tokens(match.group(1)) & projects)
+
+
 def value_part(text: str) -> str:
     match = KEY_VALUE.match(text)
     return match.group(2).strip().lower() if match else text.lower()
