@@ -82,6 +82,7 @@ class LLMClassifier:
         views = [
             {
                 "id": ref,
+                "day": item.day.isoformat(),
                 "source": item.source,
                 "headings": [as_attribute(heading) for heading in item.headings],
                 "text": as_data(item.text),
@@ -181,7 +182,7 @@ class LLMIntegrator:
             Ask(
                 phase="rem",
                 template="rem_integrate.md.j2",
-                values={"entries": entry_data(shown), "items": views},
+                values={"entries": entry_data(shown), "items": views, "entry_max_chars": ENTRY_MAX_CHARS},
                 schema=IntegrateAnswer,
                 what=f"REM {_where([kept.item for kept in items])}",
                 check=lambda answer: _integrate_problems(answer, refs, by_ref),
