@@ -7,6 +7,7 @@ check, never as a traceback.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -185,6 +186,13 @@ def _engine(config: Config) -> Iterator[Check]:
                 f'export {variable}=..., or set [engine] name = "offline"',
             )
     sidecar = config.sidecar
+    if sidecar.enabled and sidecar.embedder == "wordllama" and importlib.util.find_spec("wordllama") is None:
+        yield Check(
+            "engine",
+            "warn",
+            "sidecar embedder wordllama is not installed: recall falls back to the hashing embedder",
+            'pip install wordllama, or set [sidecar] embedder = "offline"',
+        )
     if sidecar.enabled and sidecar.embedder == "openai" and not sidecar.base_url:
         if os.environ.get(sidecar.api_key_env):
             yield Check("engine", "ok", f"sidecar embedder openai: {sidecar.api_key_env} set")
@@ -472,12 +480,12 @@ def _sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
         "ok",
         f"{counted(live, 'entry', 'entries')} live, {deleted} soft-deleted, embedder {stored or 'none yet'}",
     )
-    if config.sidecar.embedder == "offline" and stored and not stored.startswith("offline"):
+    if stored and not stored.startswith(config.sidecar.embedder):
         yield Check(
             "sidecar",
             "warn",
-            f"built with {stored}, configured embedder is offline",
-            "the next index re-embeds every entry",
+            f"built with {stored}, configured embedder is {config.sidecar.embedder}",
+            "the next index or recall re-embeds every entry",
         )
 
 

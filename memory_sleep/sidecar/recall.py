@@ -10,6 +10,7 @@ with open_sidecar("~/agent") as memory:
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +20,7 @@ from types import TracebackType
 from memory_sleep.config import Config, SidecarConfig, load_config
 from memory_sleep.errors import MemorySleepError, StoreError
 from memory_sleep.sidecar.embed import Embedder, build_embedder
-from memory_sleep.sidecar.index import IndexReport, index_workspace
+from memory_sleep.sidecar.index import IndexReport, index_workspace, reembed_all
 from memory_sleep.sidecar.search import Hit, Mode, SearchOptions, search
 from memory_sleep.sidecar.stats import sidecar_stats
 from memory_sleep.sidecar.store import DB_NAME, Store
@@ -27,6 +28,7 @@ from memory_sleep.sidecar.vectors import VectorIndex, cache_generations
 from memory_sleep.workspace.layout import Workspace, unwritable
 
 Clock = Callable[[], float]
+log = logging.getLogger("memory_sleep")
 
 
 class Sidecar:
@@ -110,12 +112,8 @@ class Sidecar:
             raise MemorySleepError(
                 'Empty query: give the words to search for, e.g. recall "billing cutover".'
             )
-        stored = self.store.meta("embedder")
-        if mode != "text" and stored not in (None, self.embedder.id):
-            raise StoreError(
-                f"{self.store.path}: its vectors come from {stored}, queries are embedded with "
-                f"{self.embedder.id}; run `memory-sleep index` to re-embed them (every run does too)."
-            )
+        if mode != "text":
+            self._match_embedder()
         vector = self.embedder.embed([query])[0] if mode != "text" else None
         options = SearchOptions(
             k=k,
@@ -129,6 +127,25 @@ class Sidecar:
         return search(
             self.store, self.vectors(), query, vector, options, self.clock(), self._parallel
         ), vector
+
+    def _match_embedder(self) -> None:
+        """Re-embed a store whose vectors another embedder made (the configured one changed, or its
+        model failed to load), so queries and vectors compare like with like."""
+        stored = self.store.meta("embedder")
+        if stored in (None, self.embedder.id):
+            return
+        if self.store.read_only:
+            raise StoreError(
+                f"{self.store.path}: its vectors come from {stored}, queries are embedded with "
+                f"{self.embedder.id}, and the store is read-only ({self.store.read_only}). Make it "
+                "writable and run `memory-sleep index` to re-embed it, or recall with --mode text."
+            )
+        log.warning(
+            "memory-sleep: the sidecar's vectors come from %s; re-embedding them with %s (once).",
+            stored,
+            self.embedder.id,
+        )
+        reembed_all(self.store, self.embedder, self.config.batch_size)
 
     def recall(self, query: str, k: int = 5, scope: str | None = None, mode: Mode = "hybrid") -> list[Hit]:
         """Search, then log the query (text, embedding, time, returned ids and ranks) and count each access."""
