@@ -57,6 +57,18 @@ def test_wordllama_truncates_to_its_smaller_sizes_and_refuses_others() -> None:
         build_embedder(SidecarConfig(dimensions=100))
 
 
+def test_importing_wordllama_leaves_the_logging_setup_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """wordllama calls logging.basicConfig(level=INFO) on import: every INFO record went to stderr."""
+    for name in [name for name in sys.modules if name.split(".")[0] == "wordllama"]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(embed_wordllama, "_loaded", {})
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", [])  # as in the CLI: basicConfig acts only on a bare root
+    before = (list(root.handlers), root.level)
+    build_embedder(SidecarConfig())
+    assert "wordllama" in sys.modules and (list(root.handlers), root.level) == before
+
+
 @pytest.mark.parametrize("failure", ["missing", "damaged"])
 def test_without_a_loadable_wordllama_the_hashing_embedder_takes_over_with_one_notice(
     failure: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture

@@ -7,6 +7,7 @@ sentences a second (benchmarks/bench_embedders.py has the figures against the al
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -48,8 +49,7 @@ def load_model(dimensions: int) -> Any:
         )
     model = _loaded.get(dimensions)
     if model is None:
-        import wordllama  # type: ignore[import-untyped]
-
+        wordllama = _import_quietly()
         model = wordllama.WordLlama.load(
             config=MODEL,
             cache_dir=Path(wordllama.__file__).parent,
@@ -58,6 +58,19 @@ def load_model(dimensions: int) -> Any:
         )
         _loaded[dimensions] = model
     return model
+
+
+def _import_quietly() -> Any:
+    """Import wordllama, undoing the logging.basicConfig(level=INFO) its modules call on import: it
+    would print every INFO record of every library, memory-sleep's included, to stderr."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        import wordllama  # type: ignore[import-untyped]
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    return wordllama
 
 
 def wordllama_embedder(dimensions: int | None) -> WordLlamaEmbedder:
