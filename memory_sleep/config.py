@@ -24,8 +24,15 @@ class ModelPrice(_Section):
     cached_input: float | None = Field(default=None, ge=0)
 
 
+class AgentConfig(_Section):
+    """`[engine.agent]`: the host agent as the engine (`--engine agent`), answering requests through files."""
+
+    expire_hours: float = Field(default=72.0, gt=0)
+    request_max_tokens: int = Field(default=8_000, ge=500)
+
+
 class EngineConfig(_Section):
-    name: Literal["auto", "offline", "anthropic", "openai"] = "auto"
+    name: Literal["auto", "offline", "anthropic", "openai", "agent"] = "auto"
     model: str | None = None
     base_url: str | None = None
     timeout_secs: float = Field(default=60.0, gt=0)
@@ -38,10 +45,12 @@ class EngineConfig(_Section):
     repair_attempts: int = Field(default=1, ge=0, le=3)
     breaker_failures: int = Field(default=3, ge=1)
     context_bytes: int = Field(default=6_000, ge=0)
+    candidates_per_item: int = Field(default=8, ge=1, le=1_000)
     structured_output: Literal["auto", "tool", "json_schema", "json_object"] = "auto"
     require_llm: bool = False
     cache: bool = True
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    agent: AgentConfig = AgentConfig()
 
 
 class RetentionWeights(_Section):

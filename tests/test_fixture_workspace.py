@@ -52,7 +52,7 @@ def test_weekly_summaries_cover_days_older_than_a_week(after_run: Path) -> None:
     # notes up to 2026-11-17 are older than 7 days on 2026-11-25: ISO weeks 44 to 47
     assert weekly == ["2026-W44.md", "2026-W45.md", "2026-W46.md", "2026-W47.md"]
     week47 = (after_run / "memory" / "weekly" / "2026-W47.md").read_text()
-    assert "memory/2026-11-17.md" in week47 and "memory/2026-11-18.md" not in week47
+    assert "- memory/2026-11-17.md\n" in week47 and "- memory/2026-11-18.md\n" not in week47
 
 
 def test_briefing_fits_and_leads_with_deadlines(after_run: Path) -> None:

@@ -41,7 +41,9 @@ def _noisy_note(lines: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def test_discarded_noise_is_not_embedded_and_the_sidecar_stays_small(tmp_path: Path) -> None:
+def test_discarded_noise_is_not_embedded_nor_returned_by_default_and_the_sidecar_stays_small(
+    tmp_path: Path,
+) -> None:
     folder = make_workspace(tmp_path, {"2026-11-24.md": _noisy_note(3_000)})
     run_offline(folder, today=date(2026, 11, 24))
     with open_at(folder) as sidecar:
@@ -49,12 +51,14 @@ def test_discarded_noise_is_not_embedded_and_the_sidecar_stays_small(tmp_path: P
         store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         texts = [text for (text,) in store.db.execute("SELECT text FROM entries WHERE embedding IS NOT NULL")]
         hits = sidecar.recall("when does the billing export move to Postgres?", k=3)
-        failed = sidecar.recall("when did the heartbeat fail?", k=3)
+        failed = sidecar.recall("when did the heartbeat fail?", k=3, include_discarded=True)
+        by_default = sidecar.recall("when did the heartbeat fail?", k=10)
     for noise in ("HEARTBEAT_OK", "[DEBUG]", "Backup: ok", "green ("):
         assert len([t for t in texts if noise in t]) == 1, noise
     assert any("Postgres 16" in t for t in texts) and len(texts) < 40
     assert "Postgres 16" in hits[0].text
     assert "heartbeat failed" in failed[0].text
+    assert not [hit for hit in by_default if "heartbeat" in hit.text.lower()]  # discarded: out by default
     note = folder / "memory" / "2026-11-24.md"
     database = folder / "memory" / ".sleep" / "sidecar.db"
     assert database.stat().st_size < 10 * note.stat().st_size

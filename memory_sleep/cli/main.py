@@ -15,15 +15,11 @@ from typing import Any, TypeVar
 
 import click
 
-from memory_sleep.cli.status import status_lines, workspace_status
 from memory_sleep.config import Config, load_config
-from memory_sleep.cycle.runner import PHASES, RunOptions, run_cycle
-from memory_sleep.engines.select import build_engine
+from memory_sleep.cycle import PHASES
 from memory_sleep.errors import MemorySleepError
 from memory_sleep.text import counted
 from memory_sleep.workspace.layout import Workspace
-from memory_sleep.workspace.sleep_log import engine_line, snake_case_record
-from memory_sleep.workspace.writer import SafeWriter
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -102,7 +98,8 @@ def _config(workspace: Workspace, config_file: Path | None) -> Config:
 def main() -> None:
     """Consolidate an AI agent's daily notes into compact long-term memory, the way sleep does.
 
-    Exit codes: 0 ok, 1 a problem the message explains (nothing half-written), 2 wrong usage.
+    Exit codes: 0 ok, 1 a problem the message explains (nothing half-written), 2 wrong usage,
+    3 decisions waiting for the agent (`run --engine agent`: answer them, then run again).
     """
 
 
@@ -123,8 +120,9 @@ def main() -> None:
 @TODAY_OPTION
 @click.option(
     "--engine",
-    type=click.Choice(["auto", "offline", "anthropic", "openai"]),
-    help="Engine for the decisions. Default: config, else auto.",
+    type=click.Choice(["auto", "offline", "anthropic", "openai", "agent"]),
+    help="Engine for the decisions; `agent`: you (the host agent) answer its requests, no API key. "
+    "Default: config, else auto.",
 )
 @click.option(
     "--model", help="Model name for an LLM engine. Default: [engine] model, else the provider's default."
@@ -201,6 +199,10 @@ def run(
                 click.echo(f"Not due: {check.reason()}.")
             return
         click.echo(check.header(space), err=True)
+    from memory_sleep.cycle.runner import RunOptions, run_cycle
+    from memory_sleep.engines.select import build_engine
+    from memory_sleep.workspace.sleep_log import engine_line, snake_case_record
+
     options = RunOptions(
         today=today.date() if today else date.today(),
         phases=tuple(phases) or PHASES,
@@ -211,6 +213,8 @@ def run(
         report = run_cycle(
             space, config, build_engine(config.engine, space.root, progress), options, progress
         )
+    if report.waiting:
+        _stop_for_the_agent(space, report.waiting, options.today, as_json)
     if if_due and not dry_run:
         from memory_sleep.cycle.schedule import mark_success
 
@@ -257,6 +261,20 @@ def run(
         click.echo(f"Left alone (not daily notes): {', '.join(report.strays)}")
 
 
+def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_json: bool) -> None:
+    """Exit 3 ("decisions waiting", not a failure) after saying which requests wait and how to answer."""
+    from memory_sleep.engines.agent import EXIT_WAITING, AgentDesk, waiting_text
+
+    desk = AgentDesk(space.root)
+    requests = [request for batch in batches if (request := desk.request(batch))]
+    if as_json:
+        click.echo(json.dumps({"status": "waiting", "requests": [r.summary() for r in requests]}, indent=2))
+    else:
+        command = f"memory-sleep run {space.root} --engine agent --today {today.isoformat()}"
+        click.echo(waiting_text(requests, command))
+    sys.exit(EXIT_WAITING)
+
+
 @main.command(context_settings=CONTEXT)
 @WORKSPACE_ARG
 @click.option(
@@ -268,6 +286,8 @@ def run(
 @_handle_errors
 def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     """Restore every file the last run changed (or created) to how it was before that run."""
+    from memory_sleep.workspace.writer import SafeWriter
+
     space = Workspace.open(workspace)
     config = _config(space, None)
     writer = SafeWriter(space.root, space.state_dir / "snapshots", keep=config.keep_snapshots)
@@ -298,6 +318,8 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
 @_handle_errors
 def status(workspace: Path, today: datetime | None, pending: bool, as_json: bool) -> None:
     """Show the last run, counts, and what is pending for the next one."""
+    from memory_sleep.cli.status import status_lines, workspace_status
+
     space = Workspace.open(workspace)
     report = workspace_status(space, _config(space, None), today.date() if today else date.today())
     if as_json:

@@ -1,7 +1,8 @@
 """`memory-sleep mcp`: the workspace as MCP tools (recall, remember, consolidate, status, briefing) over stdio.
 
-Built on the official MCP Python SDK (`mcp`). Every tool opens what it needs per call and closes it,
-so a long-lived server always sees the files as they are now (a nightly cron run, an agent's edits).
+Built on the official MCP Python SDK (`mcp`). Every tool but recall opens what it needs per call and
+closes it, so a long-lived server always sees the files as they are now (a nightly cron run, an agent's
+edits); recall keeps the sidecar open, whose store a run updates as it writes the files.
 Errors a user can act on come back as tool errors carrying the same message as the CLI's.
 """
 
@@ -9,19 +10,24 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from memory_sleep.cli.mcp_agent import add_agent_tools
 from memory_sleep.config import load_config
 from memory_sleep.cycle.outcome import Attempt, recorded_outcome
 from memory_sleep.errors import MemorySleepError
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.remember import remember as append_to_note
+
+if TYPE_CHECKING:
+    from memory_sleep.sidecar.recall import Sidecar
 
 T = TypeVar("T")
 Recall = Callable[[Workspace, str, int, str | None], list[dict[str, object]]]
@@ -29,29 +35,51 @@ INSTRUCTIONS = (
     "Long-term memory of one agent workspace. At the start of a session call `briefing`. Before answering "
     "about past decisions, facts or people, call `recall`. Call `remember` for anything worth keeping "
     "(a decision and its reason, a fact with exact values, a lesson, an open action with its deadline). "
-    "`consolidate` runs the nightly sleep cycle now; `status` says when it last ran."
+    "`consolidate` runs the nightly sleep cycle now; `status` says when it last ran. With no API key "
+    "configured, `consolidate_as_agent` lets you make its decisions yourself, with every safeguard kept."
 )
 
 
-def sidecar_recall(workspace: Workspace, query: str, k: int, scope: str | None) -> list[dict[str, object]]:
-    """Recall through the sidecar, logged and counted exactly like `memory-sleep recall`.
+class WarmRecall:
+    """Recall through the sidecar, logged and counted exactly like `memory-sleep recall`, with one sidecar
+    kept open across calls: the vector index stays in memory and is patched when a run (or `index`)
+    changes the store, so a question costs the search, not the loading.
 
     A sidecar that was never built, or built with another embedder, is indexed first, so the first
     question of a new install (or after an upgrade) is answered.
     """
-    from memory_sleep.sidecar import open_sidecar
 
-    with open_sidecar(workspace.root) as sidecar:
-        if sidecar.store.meta("embedder") != sidecar.embedder.id:
-            sidecar.index()
-        return [hit.as_dict() for hit in sidecar.recall(query, k=k, scope=scope)]
+    def __init__(self) -> None:
+        self._sidecar: Sidecar | None = None
+        self._lock = threading.Lock()  # the SDK may run tools on worker threads
+
+    def __call__(
+        self, workspace: Workspace, query: str, k: int, scope: str | None
+    ) -> list[dict[str, object]]:
+        from memory_sleep.sidecar.recall import open_sidecar
+
+        with self._lock:
+            if self._sidecar is None:
+                self._sidecar = open_sidecar(workspace.root)
+            sidecar = self._sidecar
+            if sidecar.store.meta("embedder") != sidecar.embedder.id:
+                sidecar.index()
+            return [hit.as_dict() for hit in sidecar.recall(query, k=k, scope=scope)]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._sidecar is not None:
+                self._sidecar.close()
+                self._sidecar = None
 
 
 def build_server(
-    folder: Path, recall: Recall = sidecar_recall, today: Callable[[], date] = date.today
+    folder: Path, recall: Recall | None = None, today: Callable[[], date] = date.today
 ) -> MCPServer:
-    """The MCP server for the workspace in `folder`; `recall` and `today` are replaceable for tests."""
+    """The MCP server for the workspace in `folder` (recall through a `WarmRecall` unless given one);
+    `recall` and `today` are replaceable for tests."""
     workspace = Workspace.open(folder)
+    answer = recall or WarmRecall()
     server: MCPServer = MCPServer("memory-sleep", instructions=INSTRUCTIONS, version=_version())
 
     # the function has another name so that it does not shadow the `recall` argument
@@ -59,12 +87,13 @@ def build_server(
     def recall_tool(query: str, k: int = 5, scope: str | None = None) -> list[dict[str, Any]]:
         """Search long-term memory (MEMORY.md entries, weekly summaries, daily-note items) for QUERY.
 
-        Returns ranked results with source file, line, date and text. Each recall is logged and counts as a
-        use of what it returns, which keeps those entries from being forgotten.
+        Returns ranked results with source file, line, date and text, what is true now first; a result that
+        stopped being true carries its status (superseded, done, finished), when and by what. Each recall
+        is logged and counts as a use of what it returns, which keeps those entries from being forgotten.
         """
         if not 1 <= k <= 100:
             raise ToolError("k must be between 1 and 100.")
-        return _tool(lambda: recall(workspace, query, k, scope))
+        return _tool(lambda: answer(workspace, query, k, scope))
 
     @server.tool()
     def remember(text: str) -> dict[str, Any]:
@@ -103,6 +132,7 @@ def build_server(
         except (OSError, UnicodeDecodeError) as error:
             raise ToolError(f"memory/briefing.md: cannot read ({error}).") from None
 
+    add_agent_tools(server, workspace, today, _tool)
     return server
 
 

@@ -60,6 +60,14 @@ def _words(context: click.Context, parameter: click.Parameter, query: str) -> st
     show_default=True,
     help="Vector and full-text fused, or one of them alone.",
 )
+@click.option(
+    "--as-of",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="Answer as memory stood on this date: what was written by then, valid or ended by then.",
+)
+@click.option(
+    "--include-discarded", is_flag=True, help="Also search items the run discarded as noise (routine, debug)."
+)
 @click.option("--dry-run", is_flag=True, help="Search only: log no query and count no access.")
 @TODAY_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
@@ -70,22 +78,28 @@ def recall(
     k: int,
     scope: str | None,
     mode: str,
+    as_of: datetime | None,
+    include_discarded: bool,
     dry_run: bool,
     today: datetime | None,
     as_json: bool,
 ) -> None:
     """Search the sidecar for QUERY; print ranked entries with source file, line and date.
 
-    Each recall is logged (query, embedding, time, returned ids and ranks) and counts an access of
-    every entry it returns: the forgetting pass scores and replays that log. On a read-only workspace
-    the hits are printed with a warning that the recall was not logged.
+    What is true now ranks first; a result that stopped being true says so ("superseded 2026-11-25
+    by memory/2026-11-25.md:14", "done 2026-11-20 by ..."). Each recall is logged (query, embedding,
+    time, returned ids and ranks) and counts an access of every entry it returns: the forgetting pass
+    scores and replays that log. On a read-only workspace the hits are printed with a warning that
+    the recall was not logged.
     """
-    from memory_sleep.sidecar import display, open_sidecar
+    from memory_sleep.sidecar import display
+    from memory_sleep.sidecar.recall import open_sidecar
 
     with open_sidecar(workspace, clock=clock_for(today)) as sidecar:
         unlogged = None if dry_run else sidecar.store.read_only
         find = sidecar.search if dry_run or unlogged else sidecar.recall
-        hits = find(query, k=k, scope=scope, mode=mode)  # type: ignore[arg-type]
+        day = as_of.date() if as_of else None
+        hits = find(query, k=k, scope=scope, mode=mode, as_of=day, include_discarded=include_discarded)  # type: ignore[arg-type]
     if unlogged:
         click.echo(
             f"Warning: cannot log this recall ({unlogged}): the hits are shown, but forgetting will not "

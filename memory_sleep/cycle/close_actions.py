@@ -47,6 +47,7 @@ def close_done_actions(
                 day=kept.item.day,
                 reason=f"done ({source})",
                 evidence=source,
+                ends="done",
             )
         )
     order = {plan_ref: position for position, (plan_ref, _) in enumerate(refs.values())}

@@ -59,5 +59,8 @@ def remove_stale(
         if position >= budget:
             result.deferred = len(candidates) - budget
             break
-        result.edits.append(editor.archive(candidate.entry, candidate.reason))
+        finished = candidate.rank == 1  # finished business, not mere disuse
+        result.edits.append(
+            editor.archive(candidate.entry, candidate.reason, ends="finished" if finished else None)
+        )
     return result

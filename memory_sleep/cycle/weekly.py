@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 
+from memory_sleep.cycle.plan import Edit
 from memory_sleep.engines.base import Summarizer
 from memory_sleep.models import KeptItem, NoteItem
-from memory_sleep.text import shorten
+from memory_sleep.text import shorten, tokens
+from memory_sleep.workspace.archive import Ending, says_the_same, stated_day
 from memory_sleep.workspace.layout import NoteFile
+from memory_sleep.workspace.memory_doc import Entry
 from memory_sleep.workspace.state import NoteState
 
 
@@ -23,6 +26,35 @@ def due_for_folding(
 ) -> list[NoteFile]:
     cutoff = today - timedelta(days=archive_after_days)
     return [note for note in notes if note.day < cutoff and note.name not in folded]
+
+
+def fold_edits(
+    notes: Sequence[NoteFile],
+    folded: Mapping[str, str],
+    note_state: Callable[[str], NoteState | None],
+    summarizer: Summarizer,
+    today: date,
+    archive_after_days: int,
+    ended: Sequence[tuple[Entry, Ending]] = (),
+) -> list[Edit]:
+    """A `fold` edit for each week with notes due for folding (read by NREM, older than
+    `archive_after_days`, not folded yet): the week's summary, rewritten whole over every note of the
+    week folded so far (its lines of `ended` entries marked), and the notes it folds now."""
+    due = [n for n in due_for_folding(notes, dict(folded), today, archive_after_days) if note_state(n.name)]
+    edits = []
+    for week, folding in sorted(weeks_of(due).items()):
+        members = [n for n in notes if iso_week(n.day) == week and (n.name in folded or n in due)]
+        with_states = [(n, state) for n in members if (state := note_state(n.name)) is not None]
+        edits.append(
+            Edit(
+                op="fold",
+                path=f"memory/weekly/{week}.md",
+                text=render_week(week, with_states, summarizer, ended),
+                sources=[note.relative for note in folding],
+                reason=f"notes older than {archive_after_days} days",
+            )
+        )
+    return edits
 
 
 def kept_items(
@@ -50,8 +82,14 @@ def kept_items(
     return kept, pending, discarded
 
 
-def render_week(week: str, notes: Sequence[tuple[NoteFile, NoteState]], summarizer: Summarizer) -> str:
-    """The weekly summary of every folded note of `week`."""
+def render_week(
+    week: str,
+    notes: Sequence[tuple[NoteFile, NoteState]],
+    summarizer: Summarizer,
+    ended: Sequence[tuple[Entry, Ending]] = (),
+) -> str:
+    """The weekly summary of every folded note of `week`; a line stating what an `ended` entry said
+    (a reversed decision, a finished action) is marked with its ending."""
     all_kept: list[KeptItem] = []
     pending: list[KeptItem] = []
     discarded = 0
@@ -69,9 +107,11 @@ def render_week(week: str, notes: Sequence[tuple[NoteFile, NoteState]], summariz
         summary.overview.strip(),
         "",
     ]
+    week_days = (monday, monday + timedelta(days=6))
     for topic, highlights in summary.highlights.items():
         if highlights:
-            lines += [f"## {topic}", *(f"- {shorten(line, 300)}" for line in highlights), ""]
+            marked = (_marked(shorten(line, 300), week_days, ended) for line in highlights)
+            lines += [f"## {topic}", *(f"- {line}" for line in marked), ""]
     if pending:
         lines += [
             "## Kept but not yet in MEMORY.md",
@@ -80,6 +120,22 @@ def render_week(week: str, notes: Sequence[tuple[NoteFile, NoteState]], summariz
         ]
     lines += ["## Source notes", *(f"- {note.relative}" for note, _ in notes), ""]
     return "\n".join(lines)
+
+
+def _marked(line: str, week: tuple[date, date], ended: Sequence[tuple[Entry, Ending]]) -> str:
+    """The line, with the ending of the entry it states if that entry stopped being true."""
+    said = stated_day(line)
+    words = tokens(line)
+    for old, ending in ended:
+        since = old.day or week[0]
+        day = said or max(since, week[0])
+        if (
+            since <= day < ending.day
+            and week[0] <= day <= week[1]
+            and says_the_same(tokens(old.text), words, restated=day != since)
+        ):
+            return f"{line} {ending.render()}"
+    return line
 
 
 def weeks_of(notes: Sequence[NoteFile]) -> dict[str, list[NoteFile]]:

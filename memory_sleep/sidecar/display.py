@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from memory_sleep.sidecar.index import IndexReport
-from memory_sleep.sidecar.search import Hit
 from memory_sleep.text import counted, shorten
+
+if TYPE_CHECKING:  # recall imports this module and must not pay for the indexer
+    from memory_sleep.sidecar.index import IndexReport
+    from memory_sleep.sidecar.search import Hit
 
 
 def index_lines(report: IndexReport, dry_run: bool = False) -> list[str]:
@@ -49,7 +52,10 @@ def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:
     for hit in hits:
         where = f"{hit.source}:{hit.line}"
         day = hit.day or "undated"
-        lines.append(f"{hit.rank:>2}. {where}  {day}  [{hit.entry.kind}, id {hit.id}, score {hit.score:.4f}]")
+        status = f"  ({hit.status_line()})" if hit.status else ""
+        lines.append(
+            f"{hit.rank:>2}. {where}  {day}{status}  [{hit.entry.kind}, id {hit.id}, score {hit.score:.4f}]"
+        )
         lines.append(f"    {shorten(hit.text, width)}")
     return lines
 

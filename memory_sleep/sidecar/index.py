@@ -16,13 +16,13 @@ import numpy as np
 
 from memory_sleep.errors import StoreError
 from memory_sleep.sidecar.embed import Embedder, Vectors
+from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.sources import (
     IMPORTANCE,
     SourceFile,
     SourceItem,
     SourceReadError,
     content_hash,
-    day_timestamp,
     decode,
     noise_ids,
     read_items,
@@ -30,6 +30,7 @@ from memory_sleep.sidecar.sources import (
 )
 from memory_sleep.sidecar.store import EntryRow, NewEntry, SourceRow, Store
 from memory_sleep.sidecar.tokenize import fts_document
+from memory_sleep.sidecar.validity import derive_validity
 from memory_sleep.text import jaccard, terms
 from memory_sleep.workspace.layout import Workspace
 
@@ -154,6 +155,7 @@ def index_workspace(
             store.soft_delete(ids, "source-removed", moment)
             store.drop_source(key)
             report.changed_ids.update(ids)
+        store.set_validity(derive_validity(store, workspace))
         store.set_meta("last_indexed_at", str(moment))
     report.sources_read = len(plans)
     report.seconds = time.perf_counter() - started
@@ -252,6 +254,7 @@ def _new_entry(source: SourceFile, item: SourceItem, default_scope: str) -> NewE
         importance=IMPORTANCE[item.kind],
         expires_at=day_timestamp(item.expires) if item.expires else None,
         tokens=fts_document(item.embed_text),
+        discarded=item.discarded,
     )
 
 

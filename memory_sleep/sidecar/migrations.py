@@ -250,3 +250,58 @@ def m006_density_build(db: sqlite3.Connection) -> None:
             pair_seconds BLOB
         )""",
     )
+
+
+@MIGRATIONS.register
+def m007_validity(db: sqlite3.Connection) -> None:
+    """When each entry stopped being true (valid_to, status, ended_by; it became true on its `day`),
+    whether the run discarded it as noise, and archive.md's records as a kind of entry. The kind's
+    CHECK cannot be altered in place, so the table is copied (ids kept: the FTS rows and the query
+    log name entries by id)."""
+    columns = [row[1] for row in db.execute("PRAGMA table_info(entries)")]
+    kept = [  # its indexes and triggers, made again on the copy
+        sql
+        for (sql,) in db.execute(
+            "SELECT sql FROM sqlite_master WHERE tbl_name = 'entries' AND type IN ('index', 'trigger')"
+            " AND sql IS NOT NULL"
+        )
+    ]
+    _run(
+        db,
+        """CREATE TABLE entries_new (
+            id INTEGER PRIMARY KEY,
+            source_key TEXT NOT NULL,
+            source_path TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('memory', 'project', 'weekly', 'note', 'archive')),
+            line_start INTEGER NOT NULL,
+            line_end INTEGER NOT NULL,
+            context TEXT NOT NULL DEFAULT '',
+            text TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            day TEXT,
+            scope TEXT NOT NULL DEFAULT 'default',
+            importance REAL NOT NULL DEFAULT 0.5,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            last_accessed_at REAL,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            expires_at REAL,
+            deleted_at REAL,
+            deleted_reason TEXT,
+            deleted_pass TEXT,
+            embedder TEXT,
+            dim INTEGER,
+            embedding BLOB,
+            vector_generation INTEGER NOT NULL DEFAULT 0,
+            valid_to TEXT,
+            status TEXT CHECK (status IN ('superseded', 'done', 'finished', 'expired')),
+            ended_by TEXT,
+            discarded INTEGER NOT NULL DEFAULT 0
+        )""",
+        f"INSERT INTO entries_new ({', '.join(columns)}) SELECT {', '.join(columns)} FROM entries",
+        "DROP TABLE entries",
+        "ALTER TABLE entries_new RENAME TO entries",
+        *kept,
+        "CREATE INDEX entries_ended ON entries (status) WHERE status IS NOT NULL",
+        "CREATE INDEX entries_by_day ON entries (day)",
+    )

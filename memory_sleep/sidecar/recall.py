@@ -14,18 +14,22 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import date
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from memory_sleep.config import Config, SidecarConfig, load_config
 from memory_sleep.errors import MemorySleepError, StoreError
 from memory_sleep.sidecar.embed import Embedder, build_embedder
-from memory_sleep.sidecar.index import IndexReport, index_workspace, reembed_all
 from memory_sleep.sidecar.search import Hit, Mode, SearchOptions, search
 from memory_sleep.sidecar.stats import sidecar_stats
 from memory_sleep.sidecar.store import DB_NAME, Store
 from memory_sleep.sidecar.vectors import VectorIndex, cache_generations
 from memory_sleep.workspace.layout import Workspace, unwritable
+
+if TYPE_CHECKING:
+    from memory_sleep.sidecar.index import IndexReport
 
 Clock = Callable[[], float]
 log = logging.getLogger("memory_sleep")
@@ -68,6 +72,8 @@ class Sidecar:
 
     def index(self, dry_run: bool = False) -> IndexReport:
         """Bring the index up to date with the workspace's files (incremental)."""
+        from memory_sleep.sidecar.index import index_workspace  # parsing: not needed to recall
+
         if self.workspace is None:
             raise ValueError("this sidecar was opened without a workspace; nothing to index")
         report = index_workspace(
@@ -102,12 +108,28 @@ class Sidecar:
         if self.cache_dir is not None:
             index.save(self.cache_dir)
 
-    def search(self, query: str, k: int = 5, scope: str | None = None, mode: Mode = "hybrid") -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        scope: str | None = None,
+        mode: Mode = "hybrid",
+        as_of: date | None = None,
+        include_discarded: bool = False,
+    ) -> list[Hit]:
         """Ranked hits for a query; logs nothing and counts no access (use `recall` for that)."""
-        hits, _ = self._search(query, k, scope, mode)
+        hits, _ = self._search(query, k, scope, mode, as_of, include_discarded)
         return hits
 
-    def _search(self, query: str, k: int, scope: str | None, mode: Mode) -> tuple[list[Hit], object]:
+    def _search(
+        self,
+        query: str,
+        k: int,
+        scope: str | None,
+        mode: Mode,
+        as_of: date | None = None,
+        include_discarded: bool = False,
+    ) -> tuple[list[Hit], object]:
         if not query.strip():  # it would match everything and count every hit as a use
             raise MemorySleepError(
                 'Empty query: give the words to search for, e.g. recall "billing cutover".'
@@ -123,6 +145,8 @@ class Sidecar:
             rrf_k=self.config.rrf_k,
             half_life_days=self.config.half_life_days,
             decay_floor=self.config.decay_floor,
+            as_of=as_of,
+            include_discarded=include_discarded,
         )
         return search(
             self.store, self.vectors(), query, vector, options, self.clock(), self._parallel
@@ -145,11 +169,24 @@ class Sidecar:
             stored,
             self.embedder.id,
         )
+        from memory_sleep.sidecar.index import reembed_all
+
         reembed_all(self.store, self.embedder, self.config.batch_size)
 
-    def recall(self, query: str, k: int = 5, scope: str | None = None, mode: Mode = "hybrid") -> list[Hit]:
-        """Search, then log the query (text, embedding, time, returned ids and ranks) and count each access."""
-        hits, vector = self._search(query, k, scope, mode)
+    def recall(
+        self,
+        query: str,
+        k: int = 5,
+        scope: str | None = None,
+        mode: Mode = "hybrid",
+        as_of: date | None = None,
+        include_discarded: bool = False,
+    ) -> list[Hit]:
+        """Search, then log the query (text, embedding, time, returned ids and ranks) and count each access.
+
+        What is valid now ranks first; `as_of` answers as memory stood on that day; items the run
+        discarded as noise are left out unless `include_discarded`."""
+        hits, vector = self._search(query, k, scope, mode, as_of, include_discarded)
         self.store.log_query(
             query,
             scope,

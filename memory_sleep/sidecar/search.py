@@ -1,25 +1,34 @@
-"""Hybrid search: exact vector top-n and FTS5 BM25 top-n, fused by reciprocal rank, decayed by age.
+"""Hybrid search: exact vector top-n and FTS5 BM25 top-n, fused by reciprocal rank, decayed by age;
+what had stopped being true on the day asked about (today, or --as-of) ranks below what had not. The
+fusion and an in-memory BM25 also serve the run's candidate step (memory_sleep/cycle/candidates.py).
 
 Pure: it reads the store and the vector index and writes nothing (recall.py logs what it returns).
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from memory_sleep.sidecar.sources import day_timestamp
+from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.store import EntryRow, Store
 from memory_sleep.sidecar.tokenize import fts_match, query_terms
 from memory_sleep.sidecar.vectors import VectorIndex
 
 Mode = Literal["hybrid", "vector", "text"]
 DAY = 86_400.0
+ENDED_WEIGHT = 0.75  # an ended entry needs a third more relevance than a valid one to rank above it
+# a weekly summary's line and the archive's entry are copies (shortened, or moved out) of an item that
+# is indexed too: on the same relevance the original, with its full text and place, comes first
+COPY_WEIGHT = {"weekly": 0.95, "archive": 0.95}
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,8 @@ class SearchOptions:
     half_life_days: float = 90.0
     decay_floor: float = 0.5
     text_budget: int = 1_000
+    as_of: date | None = None  # answer as memory stood on this day (None: as of now)
+    include_discarded: bool = False  # also items the run discarded as noise
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,19 @@ class Hit:
     vector_rank: int | None
     text_rank: int | None
     decay: float
+    on: str  # the day it was asked about, ISO
+
+    @property
+    def status(self) -> str | None:
+        """superseded, done or finished if it had stopped being true by then; None while valid."""
+        return self.entry.status if self.entry.ended_on(self.on) else None
+
+    def status_line(self) -> str | None:
+        """'superseded 2026-11-25 by memory/2026-11-25.md:14', or None while valid."""
+        if self.status is None:
+            return None
+        by = f" by {self.entry.ended_by}" if self.entry.ended_by else ""
+        return f"{self.status} {self.entry.valid_to}{by}"
 
     @property
     def id(self) -> int:
@@ -81,6 +105,10 @@ class Hit:
             "text": self.text,
             "vector_rank": self.vector_rank,
             "text_rank": self.text_rank,
+            "valid_from": self.day,
+            "valid_to": self.entry.valid_to if self.status else None,
+            "status": self.status or "valid",
+            "ended_by": self.entry.ended_by if self.status else None,
         }
 
 
@@ -123,6 +151,45 @@ def _text_ranked(
     return [entry_id for (entry_id, _), ok in zip(found, allowed, strict=True) if ok][:pool]
 
 
+def fuse(rankings: Iterable[Sequence[int]], rrf_k: int) -> dict[int, float]:
+    """Reciprocal rank fusion: each id scores the sum of 1 / (rrf_k + rank) over the lists that hold it."""
+    fused: dict[int, float] = {}
+    for ranked in rankings:
+        for rank, entry_id in enumerate(ranked, 1):
+            fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (rrf_k + rank)
+    return fused
+
+
+class TextScorer:
+    """BM25 over a few texts held in memory, not in the store (a run's current MEMORY.md entries): FTS5's
+    formula and parameters (k1 1.2, b 0.75) over the same terms as the store's (`index_terms` of each
+    text, given; `query_terms` of the query)."""
+
+    k1 = 1.2
+    b = 0.75
+
+    def __init__(self, documents: Sequence[Sequence[str]]) -> None:
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        self.lengths: list[int] = []
+        for number, terms in enumerate(documents):
+            self.lengths.append(len(terms))
+            for term, count in Counter(terms).items():
+                self.postings.setdefault(term, []).append((number, count))
+        self.average = max(1.0, sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
+
+    def ranked(self, query_text: str, limit: int) -> list[int]:
+        """The indexes of the texts that share a query term, best first, at most `limit`."""
+        total = len(self.lengths)
+        scores: dict[int, float] = {}
+        for term in query_terms(query_text):
+            postings = self.postings.get(term, ())
+            idf = max(1e-6, math.log((total - len(postings) + 0.5) / (len(postings) + 0.5)))
+            for number, count in postings:
+                norm = self.k1 * (1 - self.b + self.b * self.lengths[number] / self.average)
+                scores[number] = scores.get(number, 0.0) + idf * count * (self.k1 + 1) / (count + norm)
+        return sorted(scores, key=lambda number: (-scores[number], number))[:limit]
+
+
 def search(
     store: Store,
     vectors: VectorIndex,
@@ -147,26 +214,34 @@ def search(
         vector_ranked = [entry_id for entry_id, _ in vectors.top(query_vector, pool, options.scope)]
     if pending is not None:
         text_ranked = pending.result()
-    fused: dict[int, float] = {}
-    for ranked in (vector_ranked, text_ranked):
-        for rank, entry_id in enumerate(ranked, 1):
-            fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (options.rrf_k + rank)
+    fused = fuse((vector_ranked, text_ranked), options.rrf_k)
     rows = store.fetch(fused)
     vector_rank = {entry_id: rank for rank, entry_id in enumerate(vector_ranked, 1)}
     text_rank = {entry_id: rank for rank, entry_id in enumerate(text_ranked, 1)}
+    on = options.as_of or datetime.fromtimestamp(now, UTC).date()
+    moment = day_timestamp(on) if options.as_of else now
     scored = []
     for entry_id, score in fused.items():
         row = rows.get(entry_id)
-        if row is None or row.deleted_at is not None:
+        if row is None or not _answers(row, options, on.isoformat(), moment):
             continue
-        if options.scope is not None and row.scope != options.scope:
-            continue
-        if row.expires_at is not None and row.expires_at <= now:
-            continue
-        decay = decay_factor(row, now, options.half_life_days, options.decay_floor)
-        scored.append((score * decay, decay, row))
+        decay = decay_factor(row, moment, options.half_life_days, options.decay_floor)
+        weight = (ENDED_WEIGHT if row.ended_on(on.isoformat()) else 1.0) * COPY_WEIGHT.get(row.kind, 1.0)
+        scored.append((score * decay * weight, decay, row))
     scored.sort(key=lambda item: (-item[0], item[2].id))
     return [
-        Hit(rank, score, row, vector_rank.get(row.id), text_rank.get(row.id), decay)
+        Hit(rank, score, row, vector_rank.get(row.id), text_rank.get(row.id), decay, on.isoformat())
         for rank, (score, decay, row) in enumerate(scored[: options.k], 1)
     ]
+
+
+def _answers(row: EntryRow, options: SearchOptions, on: str, moment: float) -> bool:
+    """A live entry of the scope that existed on the day asked about, not expired by then, and not
+    noise the run discarded (unless asked for)."""
+    if row.deleted_at is not None or (options.scope is not None and row.scope != options.scope):
+        return False
+    if row.expires_at is not None and row.expires_at <= moment:
+        return False
+    if row.discarded and not options.include_discarded:
+        return False
+    return options.as_of is None or row.day is None or row.day <= on

@@ -1,9 +1,11 @@
-"""What the sidecar indexes: MEMORY.md entries and project summaries, weekly-summary items, daily-note items.
+"""What the sidecar indexes: MEMORY.md entries and project summaries, weekly-summary items, daily-note items,
+and the entries archive.md keeps (each as it read before it left MEMORY.md).
 
 Daily-note items that NREM discarded as noise (heartbeats, routine readings, debug output) are indexed
 once per shape (digits masked): a day of heartbeats made the sidecar 26 to 63 times the size of its
 note. A shape seen at most RARE_NOISE times in a note ("heartbeat failed: gateway timeout") is
-indexed every time, so it stays findable (README, "Vector sidecar").
+indexed every time, so it stays findable with `--include-discarded` (README, "Vector sidecar");
+heartbeats and routine readings are marked so that recall leaves them out by default.
 
 Each file is a source with a stable key (a daily note keeps its key when it moves to the archive
 folder); each source yields items with their lines, the context that places them (section,
@@ -19,20 +21,32 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from memory_sleep.engines.redact import redact
 from memory_sleep.models import NoteItem
 from memory_sleep.text import clean
+from memory_sleep.workspace.archive import records_since, stated_day
 from memory_sleep.workspace.layout import DAILY_NOTE_NAME, NoteFile, Workspace, discover
-from memory_sleep.workspace.memory_doc import PROJECTS, Entry, MemoryDocument, ProjectBlock, RawBlock
+from memory_sleep.workspace.memory_doc import (
+    PROJECTS,
+    Entry,
+    MemoryDocument,
+    ProjectBlock,
+    RawBlock,
+    entry_from_display,
+)
 from memory_sleep.workspace.notes import note_item_stream, parse_note_text
 from memory_sleep.workspace.state import StateStore
 
-IMPORTANCE = {"memory": 0.8, "project": 0.8, "weekly": 0.5, "note": 0.3}
+IMPORTANCE = {"memory": 0.8, "project": 0.8, "weekly": 0.5, "note": 0.3, "archive": 0.3}
 NOISE = frozenset({"heartbeat", "routine", "debug"})
+# recurring chatter stays out of recall unless asked for; pasted debug output (a one-off error, a stack
+# trace) is often exactly what an agent searches for, so it stays in
+OUT_OF_RECALL = frozenset({"heartbeat", "routine"})
+Noise = dict[str, str]  # item id: why the run discarded it
 RARE_NOISE = 3
 _DIGITS = re.compile(r"\d+")
 _WEEKLY_SKIP = {"Source notes"}
@@ -57,6 +71,7 @@ class SourceItem:
     day: date | None
     scope: str | None = None
     expires: date | None = None
+    discarded: bool = False
 
     @functools.cached_property
     def embed_text(self) -> str:
@@ -89,6 +104,10 @@ def source_files(workspace: Workspace) -> list[SourceFile]:
             except ValueError:
                 continue
             found.append(SourceFile(f"weekly:{path.name}", path, workspace.relative(path), "weekly", monday))
+    if workspace.archive.is_file():
+        found.append(
+            SourceFile("archive.md", workspace.archive, workspace.relative(workspace.archive), "archive")
+        )
     notes = {note.name: note for note in discover(workspace).notes}
     if workspace.daily_archive_dir.is_dir():
         for path in sorted(workspace.daily_archive_dir.glob("*.md")):
@@ -119,20 +138,28 @@ def decode(source: SourceFile, raw: bytes, max_bytes: int) -> str:
         ) from None
 
 
-def noise_ids(workspace: Workspace, source: SourceFile) -> frozenset[str]:
-    """Ids of the daily-note items the last run discarded as noise; none before a run has read the note."""
+def noise_ids(workspace: Workspace, source: SourceFile) -> Noise:
+    """The daily-note items the last run discarded as noise, with the reason; none before a run has
+    read the note."""
     if source.kind != "note":
-        return frozenset()
+        return {}
     state = StateStore(workspace.state_dir).load_note(source.path.name)
     if state is None:
-        return frozenset()
-    return frozenset(item_id for item_id, record in state.items.items() if record.discard_reason in NOISE)
+        return {}
+    return {
+        item_id: record.discard_reason
+        for item_id, record in state.items.items()
+        if record.discard_reason in NOISE
+    }
 
 
-def read_items(source: SourceFile, text: str, noise: frozenset[str] = frozenset()) -> list[SourceItem]:
+def read_items(source: SourceFile, text: str, noise: Noise | None = None) -> list[SourceItem]:
     """The items of one source (of those in `noise`, the first of each frequent shape), secrets redacted,
     without repeats (the first of identical items stands for all)."""
-    items = memory_items(text) if source.kind == "memory" else note_items(source, text, noise)
+    if source.kind in ("memory", "archive"):
+        items = memory_items(text) if source.kind == "memory" else archive_items(text)
+    else:
+        items = note_items(source, text, noise or {})
     unique: dict[str, SourceItem] = {}
     for item in items:
         # secrets never enter the index, nor an embedding request that leaves the machine
@@ -167,19 +194,31 @@ def memory_items(text: str) -> list[SourceItem]:
     return items
 
 
+def archive_items(text: str) -> list[SourceItem]:
+    """Each entry archive.md keeps, as it read in MEMORY.md, dated as it was there."""
+    items = []
+    for record in records_since(text, date.min):
+        old = entry_from_display(record.entry.removeprefix("- ").removeprefix("* "))
+        if old is not None:
+            context = " · ".join(part for part in ("Archive", record.section, old.topic) if part)
+            items.append(SourceItem("archive", record.line, record.line, context, old.text, old.day))
+    return items
+
+
 def _block_text(block: Entry | ProjectBlock | RawBlock, newline: str) -> str:
     if isinstance(block, Entry):
         return block.render(newline)
     return block.render() if isinstance(block, ProjectBlock) else block.raw
 
 
-def note_items(source: SourceFile, text: str, noise: frozenset[str] = frozenset()) -> list[SourceItem]:
+def note_items(source: SourceFile, text: str, noise: Noise | None = None) -> list[SourceItem]:
     """Daily-note items (or weekly-summary items) as the NREM phase splits them; of the items in `noise`,
     only the first of each frequent shape."""
     day = source.day or date(1970, 1, 1)
     named = DAILY_NOTE_NAME.match(source.path.name)
     topic = named.group(4) if named and source.kind == "note" else None
     note = NoteFile(path=source.path, name=source.path.name, day=day, topic=topic)
+    noise = noise or {}
     front_matter, stream = note_item_stream(note, text)
     try:
         chosen = _chosen(stream, noise)
@@ -198,13 +237,24 @@ def note_items(source: SourceFile, text: str, noise: frozenset[str] = frozenset(
                 continue
         parts = [item.project_hint, *headings, item.lead]
         context = " · ".join(dict.fromkeys(part for part in parts if part))
+        own_day = stated_day(item.text) if kind == "weekly" else None
         items.append(
-            SourceItem(kind, item.line_start, item.line_end, context, item.text, source.day, scope, expires)
+            SourceItem(
+                kind,
+                item.line_start,
+                item.line_end,
+                context,
+                item.text,
+                own_day or source.day,
+                scope,
+                expires,
+                noise.get(item.id) in OUT_OF_RECALL,
+            )
         )
     return items
 
 
-def _chosen(items: Iterator[NoteItem], noise: frozenset[str]) -> list[NoteItem]:
+def _chosen(items: Iterator[NoteItem], noise: Noise) -> list[NoteItem]:
     """The items, in order, but of those in `noise` only the first of each shape seen more than
     RARE_NOISE times; read one at a time, so that a note of megabytes of noise is never held whole."""
     shapes: Counter[str] = Counter()
@@ -247,8 +297,3 @@ def _date_field(meta: dict[str, Any], key: str) -> date | None:
         except ValueError:
             return None
     return None
-
-
-def day_timestamp(day: date) -> float:
-    """Noon UTC of a day, as Unix seconds."""
-    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC).timestamp()

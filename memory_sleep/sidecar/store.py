@@ -1,96 +1,34 @@
 """The sidecar database: SQLite in WAL mode holding entries, their embeddings, the FTS index and the query log.
 
-Only this module writes SQL; the indexer, search and the forgetting pass call its methods.
+Only the store writes SQL (opening and reading here, entry writes in entry_writes.py, the query log in
+query_log.py); the indexer, search and the forgetting pass call its methods.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import time
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from memory_sleep.errors import StoreError
+from memory_sleep.sidecar.entry_writes import EntryWrites
 from memory_sleep.sidecar.migrations import MIGRATIONS, Migrations
-
-Vectors = npt.NDArray[np.float32]
-DB_NAME = "sidecar.db"
-_ENTRY_COLUMNS = (
-    "id, source_key, source_path, kind, line_start, line_end, context, text, content_hash, day, scope,"
-    " importance, created_at, updated_at, last_accessed_at, access_count, expires_at, deleted_at,"
-    " deleted_reason, deleted_pass"
+from memory_sleep.sidecar.query_log import QueryLog
+from memory_sleep.sidecar.rows import (
+    ENTRY_COLUMNS,
+    EntryRow,
+    NewEntry,
+    SourceRow,
+    Vectors,
+    from_blobs,
+    to_blob,
 )
 
-
-@dataclass(frozen=True)
-class EntryRow:
-    """One indexed entry as stored (the embedding is read separately, in bulk)."""
-
-    id: int
-    source_key: str
-    source_path: str
-    kind: str
-    line_start: int
-    line_end: int
-    context: str
-    text: str
-    content_hash: str
-    day: str | None
-    scope: str
-    importance: float
-    created_at: float
-    updated_at: float
-    last_accessed_at: float | None
-    access_count: int
-    expires_at: float | None
-    deleted_at: float | None
-    deleted_reason: str | None
-    deleted_pass: str | None
-
-
-@dataclass(frozen=True)
-class SourceRow:
-    key: str
-    path: str
-    kind: str
-    size: int
-    mtime_ns: int
-    content_hash: str
-
-
-@dataclass(frozen=True)
-class NewEntry:
-    """What the indexer writes for one entry; `tokens` feed the full-text index."""
-
-    source_key: str
-    source_path: str
-    kind: str
-    line_start: int
-    line_end: int
-    context: str
-    text: str
-    content_hash: str
-    day: str | None
-    scope: str
-    importance: float
-    expires_at: float | None
-    tokens: str
-
-
-def to_blob(vector: npt.NDArray[np.float32]) -> bytes:
-    return np.ascontiguousarray(vector, dtype="<f4").tobytes()
-
-
-def from_blobs(blobs: Sequence[bytes], dim: int) -> Vectors:
-    if not blobs:
-        return np.zeros((0, dim), dtype=np.float32)
-    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim).astype(np.float32)
+DB_NAME = "sidecar.db"
+__all__ = ["DB_NAME", "EntryRow", "NewEntry", "SourceRow", "Store", "Vectors", "from_blobs", "to_blob"]
 
 
 def _connect_read_only(name: str, reason: str, migrations: Migrations) -> sqlite3.Connection:
@@ -128,13 +66,8 @@ def _connect_read_only(name: str, reason: str, migrations: Migrations) -> sqlite
     return db
 
 
-class Store:
+class Store(EntryWrites, QueryLog):
     """An open sidecar database. Use `Store.open(path)`; ":memory:" works for tests."""
-
-    def __init__(self, db: sqlite3.Connection, path: str, read_only: str | None = None) -> None:
-        self.db = db
-        self.path = path
-        self.read_only = read_only  # why nothing can be written, or None
 
     @classmethod
     def open(
@@ -152,8 +85,8 @@ class Store:
             db.execute("PRAGMA busy_timeout = 10000")
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
+            migrations.apply(db, name)  # foreign keys off: a migration may copy a table, ids kept
             db.execute("PRAGMA foreign_keys = ON")
-            migrations.apply(db, name)
         except sqlite3.OperationalError as error:  # access, locking, disk: the file itself may be fine
             raise StoreError(
                 f"{name}: cannot open the sidecar database ({error}). Check that this user can read and "
@@ -165,64 +98,6 @@ class Store:
                 "Move the file away and run `memory-sleep index` to rebuild it."
             ) from None
         return cls(db, name)
-
-    def close(self) -> None:
-        self.db.close()
-
-    def require_writable(self) -> None:
-        if self.read_only is not None:
-            raise StoreError(
-                f"{self.path}: cannot write the sidecar: {self.read_only}; nothing was changed. Make it "
-                "writable (mount it read-write, or run as the user who owns it) and rerun; "
-                "`memory-sleep recall` still searches it, unlogged."
-            )
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction; BEGIN IMMEDIATE so two indexers queue instead of interleaving."""
-        self.require_writable()
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
-
-    # meta
-
-    def meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.require_writable()
-        self.db.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
-
-    def generation(self) -> int:
-        """A counter bumped whenever the set of live vectors changes; derived caches compare it."""
-        return int(self.meta("generation") or 0)
-
-    def bump_generation(self) -> int:
-        generation = self.generation() + 1
-        self.set_meta("generation", str(generation))
-        return generation
-
-    def _stamp(self, ids: Sequence[int]) -> None:
-        """Record that these entries' vectors (or liveness) changed, at a new generation."""
-        if not ids:
-            return
-        generation = self.bump_generation()
-        self.db.executemany(
-            "UPDATE entries SET vector_generation = ? WHERE id = ?",
-            [(generation, entry_id) for entry_id in ids],
-        )
-
-    def schema_version(self) -> int:
-        return int(self.db.execute("SELECT coalesce(max(number), 0) FROM schema_migrations").fetchone()[0])
 
     # sources
 
@@ -251,7 +126,7 @@ class Store:
 
     def entries_of_source(self, key: str) -> list[EntryRow]:
         rows = self.db.execute(
-            f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE source_key = ? ORDER BY id", (key,)
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE source_key = ? ORDER BY id", (key,)
         )
         return [EntryRow(*row) for row in rows]
 
@@ -261,145 +136,9 @@ class Store:
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for row in self.db.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE id IN ({marks})", chunk):
+            for row in self.db.execute(f"SELECT {ENTRY_COLUMNS} FROM entries WHERE id IN ({marks})", chunk):
                 found[row[0]] = EntryRow(*row)
         return found
-
-    def insert_entries(
-        self, entries: Sequence[NewEntry], vectors: Vectors, embedder: str, now: float
-    ) -> list[int]:
-        if not entries:
-            return []
-        first = int(self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM entries").fetchone()[0])
-        ids = list(range(first, first + len(entries)))
-        # in slices, so the BLOBs of a 100k-entry build are never all in memory twice
-        for start in range(0, len(entries), 1_000):
-            self._insert_slice(
-                ids[start : start + 1_000],
-                entries[start : start + 1_000],
-                vectors[start : start + 1_000],
-                embedder,
-                now,
-            )
-        self._stamp(ids)
-        return ids
-
-    def _insert_slice(
-        self, ids: Sequence[int], entries: Sequence[NewEntry], vectors: Vectors, embedder: str, now: float
-    ) -> None:
-        self.db.executemany(
-            "INSERT INTO entries (id, source_key, source_path, kind, line_start, line_end, context, text,"
-            " content_hash, day, scope, importance, created_at, updated_at, expires_at, embedder, dim,"
-            " embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    entry_id,
-                    entry.source_key,
-                    entry.source_path,
-                    entry.kind,
-                    entry.line_start,
-                    entry.line_end,
-                    entry.context,
-                    entry.text,
-                    entry.content_hash,
-                    entry.day,
-                    entry.scope,
-                    entry.importance,
-                    now,
-                    now,
-                    entry.expires_at,
-                    embedder,
-                    len(vector),
-                    to_blob(vector),
-                )
-                for entry_id, entry, vector in zip(ids, entries, vectors, strict=True)
-            ],
-        )
-        self._index_texts([(entry_id, entry.tokens) for entry_id, entry in zip(ids, entries, strict=True)])
-
-    def rewrite_entries(
-        self, pairs: Sequence[tuple[int, NewEntry]], vectors: Vectors, embedder: str, now: float
-    ) -> None:
-        """Replace the text (and so the embedding) of existing entries, keeping their id and history."""
-        for (entry_id, entry), vector in zip(pairs, vectors, strict=True):
-            self.db.execute(
-                "UPDATE entries SET source_path = ?, line_start = ?, line_end = ?, context = ?, text = ?,"
-                " content_hash = ?, day = ?, scope = ?, expires_at = ?, updated_at = ?, embedder = ?, dim = ?,"
-                " embedding = ? WHERE id = ?",
-                (
-                    entry.source_path,
-                    entry.line_start,
-                    entry.line_end,
-                    entry.context,
-                    entry.text,
-                    entry.content_hash,
-                    entry.day,
-                    entry.scope,
-                    entry.expires_at,
-                    now,
-                    embedder,
-                    len(vector),
-                    to_blob(vector),
-                    entry_id,
-                ),
-            )
-            self._unindex_text(entry_id)
-            self._index_texts([(entry_id, entry.tokens)])
-        self._stamp([entry_id for entry_id, _ in pairs])
-
-    def _index_texts(self, texts: Sequence[tuple[int, str]]) -> None:
-        """Add entries to the full-text index and their distinct terms to the document counts."""
-        self.db.executemany("INSERT INTO entries_fts (rowid, tokens) VALUES (?, ?)", texts)
-        counts = Counter(term for _, tokens in texts for term in set(tokens.split()))
-        self.db.executemany(
-            "INSERT INTO fts_terms (term, docs) VALUES (?, ?)"
-            " ON CONFLICT (term) DO UPDATE SET docs = docs + excluded.docs",
-            counts.items(),
-        )
-
-    def _unindex_text(self, entry_id: int) -> None:
-        row = self.db.execute("SELECT tokens FROM entries_fts WHERE rowid = ?", (entry_id,)).fetchone()
-        if row is None:
-            return
-        self.db.execute("DELETE FROM entries_fts WHERE rowid = ?", (entry_id,))
-        self.db.executemany(
-            "UPDATE fts_terms SET docs = docs - 1 WHERE term = ?", [(term,) for term in set(row[0].split())]
-        )
-
-    def move_entry(self, entry_id: int, path: str, line_start: int, line_end: int) -> None:
-        """Same text, new place (lines shifted or the file moved): no re-embedding."""
-        self.db.execute(
-            "UPDATE entries SET source_path = ?, line_start = ?, line_end = ? WHERE id = ?",
-            (path, line_start, line_end, entry_id),
-        )
-
-    def soft_delete(self, ids: Sequence[int], reason: str, now: float, pass_id: str | None = None) -> int:
-        """Mark live entries deleted (text and embedding kept, restorable); returns how many changed."""
-        changed = 0
-        for entry_id in ids:
-            cursor = self.db.execute(
-                "UPDATE entries SET deleted_at = ?, deleted_reason = ?, deleted_pass = ?"
-                " WHERE id = ? AND deleted_at IS NULL",
-                (now, reason, pass_id, entry_id),
-            )
-            changed += cursor.rowcount
-        if changed:
-            self._stamp(ids)
-        return changed
-
-    def restore(self, ids: Sequence[int]) -> int:
-        """Bring soft-deleted entries back exactly as they were."""
-        changed = 0
-        for entry_id in ids:
-            cursor = self.db.execute(
-                "UPDATE entries SET deleted_at = NULL, deleted_reason = NULL, deleted_pass = NULL"
-                " WHERE id = ? AND deleted_at IS NOT NULL",
-                (entry_id,),
-            )
-            changed += cursor.rowcount
-        if changed:
-            self._stamp(ids)
-        return changed
 
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
         """(id, context, text) of every entry, live or not, in id order: what a re-embed walks."""
@@ -408,16 +147,6 @@ class Store:
                 "SELECT id, context, text FROM entries WHERE id > ? ORDER BY id LIMIT ?", (after_id, limit)
             )
         )
-
-    def set_embeddings(self, ids: Sequence[int], vectors: Vectors, embedder: str) -> None:
-        self.db.executemany(
-            "UPDATE entries SET embedder = ?, dim = ?, embedding = ? WHERE id = ?",
-            [
-                (embedder, len(vector), to_blob(vector), entry_id)
-                for entry_id, vector in zip(ids, vectors, strict=True)
-            ],
-        )
-        self._stamp(ids)
 
     def vectors_changed_since(self, generation: int) -> tuple[list[int], list[tuple[int, str, bytes]]]:
         """Entries whose vector or liveness changed after `generation`: all their ids, and the
@@ -457,6 +186,23 @@ class Store:
         rows = self.db.execute(f"SELECT term, docs FROM fts_terms WHERE term IN ({marks})", list(terms))
         return {term: docs for term, docs in rows if docs > 0}
 
+    def dated_matches(
+        self, match: str, kinds: Sequence[str], start: str, end: str, limit: int
+    ) -> list[tuple[int, str, str]]:
+        """(id, day, text) of the best full-text matches of these kinds dated from `start` to before
+        `end`, soft-deleted or not, best first."""
+        marks = ",".join("?" * len(kinds))
+        try:
+            rows = self.db.execute(
+                "SELECT e.id, e.day, e.text FROM entries_fts f JOIN entries e ON e.id = f.rowid"
+                f" WHERE entries_fts MATCH ? AND e.kind IN ({marks}) AND e.day >= ? AND e.day < ?"
+                " ORDER BY f.rank LIMIT ?",
+                (match, *kinds, start, end, limit),
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        return [(int(row[0]), str(row[1]), str(row[2])) for row in rows]
+
     def text_search(self, match: str, limit: int) -> list[tuple[int, float]]:
         """(id, bm25) of the best full-text matches, best first (bm25 is lower-is-better in SQLite)."""
         try:
@@ -468,55 +214,3 @@ class Store:
         except sqlite3.OperationalError:
             return []
         return [(int(row[0]), float(row[1])) for row in rows]
-
-    # the query log
-
-    def log_query(
-        self,
-        text: str,
-        scope: str | None,
-        k: int,
-        embedder: str,
-        embedding: npt.NDArray[np.float32] | None,
-        results: Sequence[tuple[int, float]],
-        now: float,
-    ) -> int:
-        """Record a recall and count an access for each entry it returned, in one transaction."""
-        with self.transaction():
-            cursor = self.db.execute(
-                "INSERT INTO queries (text, scope, k, created_at, embedder, embedding) VALUES (?, ?, ?, ?, ?, ?)",
-                (text, scope, k, now, embedder, None if embedding is None else to_blob(embedding)),
-            )
-            query_id = int(cursor.lastrowid or 0)
-            self.db.executemany(
-                "INSERT INTO query_results (query_id, rank, entry_id, score) VALUES (?, ?, ?, ?)",
-                [(query_id, rank, entry_id, score) for rank, (entry_id, score) in enumerate(results, 1)],
-            )
-            self._count_access([entry_id for entry_id, _ in results], now)
-        return query_id
-
-    def record_access(self, ids: Sequence[int], now: float | None = None) -> None:
-        with self.transaction():
-            self._count_access(ids, time.time() if now is None else now)
-
-    def _count_access(self, ids: Sequence[int], now: float) -> None:
-        self.db.executemany(
-            "UPDATE entries SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?",
-            [(now, entry_id) for entry_id in ids],
-        )
-
-    def logged_queries(self, limit: int) -> list[tuple[int, str, str | None, float, list[int]]]:
-        """The last `limit` queries, newest first: (id, text, scope, time, returned ids in rank order)."""
-        queries = self.db.execute(
-            "SELECT id, text, scope, created_at FROM queries ORDER BY id DESC LIMIT ?", (limit,)
-        ).fetchall()
-        logged = []
-        for query_id, text, scope, created_at in queries:
-            ranked = [
-                entry_id
-                for (entry_id,) in self.db.execute(
-                    "SELECT entry_id FROM query_results WHERE query_id = ? ORDER BY rank", (query_id,)
-                )
-            ]
-            logged.append((query_id, text, scope, created_at, ranked))
-        return logged

@@ -1,11 +1,23 @@
-"""memory/archive.md: every entry removed from MEMORY.md, with the day and the reason. Append-only."""
+"""memory/archive.md: every entry removed from MEMORY.md, with the day and the reason. Append-only.
+
+A record of an entry that stopped being true ends with how and when, and by what:
+`[superseded 2026-11-25 by memory/2026-11-25.md:14]`, `[done 2026-11-20 by memory/2026-11-20.md:9]`,
+`[finished 2026-11-30]`; the sidecar derives every indexed item's validity from these.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import date
+from typing import Literal, get_args
+
+from memory_sleep.text import similarity
+from memory_sleep.workspace.memory_doc import Entry, entry_from_display
+
+Status = Literal["superseded", "done", "finished", "expired"]
+STATUSES: tuple[str, ...] = get_args(Status)
 
 ARCHIVE_HEADER = (
     "# Archive\n\nEntries memory-sleep removed from MEMORY.md, newest last, with the reason. "
@@ -14,6 +26,12 @@ ARCHIVE_HEADER = (
 
 _HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2})\s*$")
 _RECORD = re.compile(r"^- (?P<entry>.+) — from (?P<section>[^;]+); (?P<reason>.+)$")
+_ENDING = re.compile(
+    rf"^(?P<rest>.*) \[(?P<status>{'|'.join(STATUSES)}) (?P<day>\d{{4}}-\d{{2}}-\d{{2}})(?: by (?P<by>[^\]]+))?\]$"
+)
+SAME_STATEMENT = 0.8
+SAME_RESTATEMENT = 0.9
+_STATED_DAY = re.compile(r"\((\d{4}-\d{2}-\d{2})\)(?: \[[^\]]*\])?$")
 _TRIMMED = "MEMORY.md over memory_max_bytes"
 _STALE = "stale: no reference since"
 
@@ -27,13 +45,28 @@ def stale_reason(last_used: date) -> str:
 
 
 @dataclass(frozen=True)
+class Ending:
+    """When and how an entry stopped being true, and what ended it (the note line, or the entry)."""
+
+    status: Status
+    day: date
+    by: str | None = None
+
+    def render(self) -> str:
+        by = f" by {self.by}" if self.by else ""
+        return f"[{self.status} {self.day.isoformat()}{by}]"
+
+
+@dataclass(frozen=True)
 class ArchiveRecord:
-    """One removed (or rewritten) entry."""
+    """One removed (or rewritten) entry; `ended` when it stopped being true (not when moved for room)."""
 
     day: date
     section: str
     entry: str
     reason: str
+    ended: Ending | None = None
+    line: int = field(default=0, compare=False)  # its line in archive.md, once read from there
 
     @property
     def still_true(self) -> bool:
@@ -53,12 +86,13 @@ def records_since(text: str, since: date) -> Iterator[ArchiveRecord]:
         if heading:
             start = number
     day = None
-    for line in lines[start:]:
+    for number, line in enumerate(lines[start:], start + 1):
         heading = _HEADING.match(line)
         if heading:
             day = _day(heading.group(1))
         elif day and (record := _RECORD.match(line)):
-            yield ArchiveRecord(day, record["section"].strip(), record["entry"], record["reason"].strip())
+            reason, ended = _ending(record["reason"].strip())
+            yield ArchiveRecord(day, record["section"].strip(), record["entry"], reason, ended, number)
 
 
 def append_records(current: str | None, records: Sequence[ArchiveRecord]) -> str:
@@ -80,7 +114,8 @@ def append_records(current: str | None, records: Sequence[ArchiveRecord]) -> str
             lines.append(f"\n## {heading}\n")
             last_heading = heading
         entry = record.entry.removeprefix("- ").removeprefix("* ")
-        lines.append(f"- {entry} — from {record.section}; {record.reason}\n")
+        ended = f" {record.ended.render()}" if record.ended else ""
+        lines.append(f"- {entry} — from {record.section}; {record.reason}{ended}\n")
     return text + "".join(lines)
 
 
@@ -89,3 +124,38 @@ def _day(text: str) -> date | None:
         return date.fromisoformat(text)
     except ValueError:  # a heading edited into a day that does not exist
         return None
+
+
+def _ending(reason: str) -> tuple[str, Ending | None]:
+    match = _ENDING.match(reason)
+    day = _day(match["day"]) if match else None
+    if match is None or day is None:
+        return reason, None
+    return match["rest"].strip(), Ending(match["status"], day, match["by"])  # type: ignore[arg-type]
+
+
+def ended_statements(records: Iterable[ArchiveRecord]) -> list[tuple[Entry, Ending]]:
+    """Each archived entry that stopped being true, with its latest ending (a record of the same entry
+    appended later, e.g. superseded after it was archived for room, wins)."""
+    latest: dict[str, tuple[Entry, Ending | None]] = {}
+    for record in records:
+        old = entry_from_display(record.entry.removeprefix("- ").removeprefix("* "))
+        if old is not None:
+            latest.pop(old.key, None)  # keep the order of the last record
+            latest[old.key] = (old, record.ended)
+    return [(old, ended) for old, ended in latest.values() if ended is not None]
+
+
+def stated_day(line: str) -> date | None:
+    """The day a summary line states for its item ("... (2026-11-25)", maybe followed by its ending)."""
+    match = _STATED_DAY.search(line)
+    return _day(match.group(1)) if match else None
+
+
+def says_the_same(old: frozenset[str], text: frozenset[str], restated: bool = False) -> bool:
+    """Whether a note line (or weekly line) states what an archived entry said: the smaller of the two
+    token sets lies almost all in the other (lines are shortened, entries get a topic); all but one
+    word in ten for a line of another day than the entry's (a restatement, not its source)."""
+    if min(len(old), len(text)) < 3:
+        return old == text
+    return similarity(old, text) >= (SAME_RESTATEMENT if restated else SAME_STATEMENT)

@@ -1,0 +1,158 @@
+"""Benchmark "current first": does recall answer with what is true now, and how fast is it?
+
+Usage: python benchmarks/bench_current_first.py [--days 60] [--seed 0]
+
+The generator's facts and decisions whose value changed (reversals, value changes; it knows every
+value and which is final) are replayed night by night with the offline engine, indexed, and asked
+about in the words of their first statement, values taken out. Per question: the first result stating any of its values states the current one
+("current first"); no result in the top 5 states only an old value without its status ("old
+unmarked"); the current value is in the top 5 (recall@5). Recall@5 on benchmarks/data/recall_queries.json
+is measured on fixtures/workspace after one run. Times: `memory-sleep recall` as a whole process
+(median of 10) and in-process recall (median of 50) on that workspace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from quality.simulate import simulate  # noqa: E402
+from workspace_gen.generate import generate_workspace  # noqa: E402
+from workspace_gen.truth import GroundTruth, KeyedTruth  # noqa: E402
+
+from memory_sleep.config import Config  # noqa: E402
+from memory_sleep.cycle.runner import RunOptions, run_cycle  # noqa: E402
+from memory_sleep.engines.offline import offline_engine  # noqa: E402
+from memory_sleep.sidecar.embed import OfflineEmbedder  # noqa: E402
+from memory_sleep.sidecar.recall import open_sidecar  # noqa: E402
+from memory_sleep.text import normalize  # noqa: E402
+from memory_sleep.workspace.layout import Workspace  # noqa: E402
+
+FIXTURE = REPO / "fixtures" / "workspace"
+QUERIES = REPO / "benchmarks" / "data" / "recall_queries.json"
+
+
+def _states(text: str, value: str) -> bool:
+    return normalize(value) in normalize(text)
+
+
+def question(truth: GroundTruth, fact: KeyedTruth) -> str:
+    """The fact's first statement with every one of its values taken out: what it is about, in the
+    words first used for it (which favours the old statement: a hard case for current first)."""
+    said = next((item["text"] for item in truth["items"] if item["fact_key"] == fact["key"]), fact["key"])
+    for value in sorted((v["value"] for v in fact["values"]), key=len, reverse=True):
+        said = said.replace(value, " ")
+    return " ".join(said.split())
+
+
+def changed_facts(days: int, seed: int, scratch: Path) -> dict[str, float]:
+    truth = generate_workspace(scratch / "generated", days, seed=seed)
+    run_dir = scratch / "run"
+    start, end = date.fromisoformat(truth["start"]), date.fromisoformat(truth["end"])
+    simulate(scratch / "generated", run_dir, start, end, "offline")
+    now = datetime.combine(end + timedelta(days=1), datetime.min.time(), UTC).timestamp() + 43_200
+    questions = [fact for fact in truth["facts"] + truth["decisions"] if len(fact["values"]) > 1]
+    first = unmarked = found = 0
+    with open_sidecar(run_dir, Config(), OfflineEmbedder(), clock=lambda: now) as sidecar:
+        sidecar.index()
+        for fact in questions:
+            hits = sidecar.search(question(truth, fact), k=5)
+            final = fact["final"]
+            olds = {v["value"] for v in fact["values"]} - {final}
+            stating = [hit for hit in hits if any(_states(hit.text, v["value"]) for v in fact["values"])]
+            first += int(bool(stating) and _states(stating[0].text, final))
+            found += int(any(_states(hit.text, final) for hit in hits))
+            unmarked += int(
+                any(
+                    getattr(hit, "status", None) is None
+                    and not _states(hit.text, final)
+                    and any(_states(hit.text, old) for old in olds)
+                    for hit in hits
+                )
+            )
+    total = max(1, len(questions))
+    return {
+        "questions": len(questions),
+        "current first": first / total,
+        "old value unmarked": unmarked / total,
+        "current in top 5": found / total,
+    }
+
+
+def fixture_after_run(scratch: Path) -> Path:
+    folder = scratch / "fixture"
+    shutil.copytree(FIXTURE, folder)
+    run_cycle(Workspace.open(folder), Config(), offline_engine(), RunOptions(today=date(2026, 11, 25)))  # type: ignore[arg-type]
+    return folder
+
+
+def recall_at_5(folder: Path) -> float:
+    data = json.loads(QUERIES.read_text(encoding="utf-8"))
+    now = datetime.fromisoformat(data["today"] + "T12:00:00+00:00").timestamp()
+    found = 0
+    with open_sidecar(folder, Config(), OfflineEmbedder(), clock=lambda: now) as sidecar:
+        sidecar.index()
+        for query in data["queries"]:
+            hits = sidecar.search(query["query"], k=5)
+            found += int(
+                any(
+                    hit.source == answer["file"]
+                    and " ".join(answer["contains"].split()) in " ".join(hit.text.split())
+                    for hit in hits
+                    for answer in query["answers"]
+                )
+            )
+    return found / len(data["queries"])
+
+
+def timings(folder: Path) -> dict[str, float]:
+    command = [sys.executable, "-m", "memory_sleep", "recall", "which database does the Atlas job queue use"]
+    command += [str(folder), "--today", "2026-11-25", "--dry-run"]
+    subprocess.run(command, check=True, capture_output=True)  # warm the file cache
+    whole = []
+    for _ in range(10):
+        started = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        whole.append(time.perf_counter() - started)
+    inside = []
+    with open_sidecar(folder, Config(), OfflineEmbedder()) as sidecar:
+        sidecar.search("warm up", k=5)
+        for n in range(50):
+            started = time.perf_counter()
+            sidecar.search(f"Atlas job queue database {n}", k=5)
+            inside.append(time.perf_counter() - started)
+    return {
+        "whole-process p50 s": statistics.median(whole),
+        "in-process p50 ms": statistics.median(inside) * 1e3,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--days", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temporary:
+        scratch = Path(temporary)
+        rows = changed_facts(args.days, args.seed, scratch)
+        folder = fixture_after_run(scratch)
+        rows["recall@5, fixture queries"] = recall_at_5(folder)
+        rows.update(timings(folder))
+    print(f"| measure ({args.days} days, seed {args.seed}) | value |\n|---|---|")
+    for name, value in rows.items():
+        print(f"| {name} | {value:.3f} |" if isinstance(value, float) else f"| {name} | {value} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""The rows the sidecar store reads and writes, and embeddings as SQLite BLOBs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+ENTRY_COLUMNS = (
+    "id, source_key, source_path, kind, line_start, line_end, context, text, content_hash, day, scope,"
+    " importance, created_at, updated_at, last_accessed_at, access_count, expires_at, deleted_at,"
+    " deleted_reason, deleted_pass, valid_to, status, ended_by, discarded"
+)
+
+
+@dataclass(frozen=True)
+class EntryRow:
+    """One indexed entry as stored (the embedding is read separately, in bulk)."""
+
+    id: int
+    source_key: str
+    source_path: str
+    kind: str
+    line_start: int
+    line_end: int
+    context: str
+    text: str
+    content_hash: str
+    day: str | None
+    scope: str
+    importance: float
+    created_at: float
+    updated_at: float
+    last_accessed_at: float | None
+    access_count: int
+    expires_at: float | None
+    deleted_at: float | None
+    deleted_reason: str | None
+    deleted_pass: str | None
+    valid_to: str | None = None  # the day it stopped being true; it became true on `day`
+    status: str | None = None  # superseded, done, finished, expired
+    ended_by: str | None = None  # what ended it: a note line or an entry
+    discarded: int = 0  # the run discarded it as noise (routine, debug output)
+
+    def ended_on(self, day: str) -> bool:
+        """Whether it had stopped being true by `day` (ISO)."""
+        return self.valid_to is not None and self.valid_to <= day
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    key: str
+    path: str
+    kind: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class NewEntry:
+    """What the indexer writes for one entry; `tokens` feed the full-text index."""
+
+    source_key: str
+    source_path: str
+    kind: str
+    line_start: int
+    line_end: int
+    context: str
+    text: str
+    content_hash: str
+    day: str | None
+    scope: str
+    importance: float
+    expires_at: float | None
+    tokens: str
+    discarded: bool = False
+
+
+def to_blob(vector: npt.NDArray[np.float32]) -> bytes:
+    return np.ascontiguousarray(vector, dtype="<f4").tobytes()
+
+
+def from_blobs(blobs: Sequence[bytes], dim: int) -> Vectors:
+    if not blobs:
+        return np.zeros((0, dim), dtype=np.float32)
+    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim).astype(np.float32)
+
+
+def day_timestamp(day: date) -> float:
+    """Noon UTC of a day, as Unix seconds."""
+    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC).timestamp()

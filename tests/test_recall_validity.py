@@ -1,0 +1,152 @@
+"""Recall answers with what is true now: validity through supersede, close, finish, expire, restore, undo."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from memory_sleep.cycle.plan import DocumentEditor
+from memory_sleep.sidecar.display import hit_lines
+from memory_sleep.sidecar.search import Hit
+from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records, records_since
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.memory_doc import MemoryDocument
+from memory_sleep.workspace.writer import SafeWriter
+from tests.conftest import run_offline
+from tests.sidecar_helpers import make_workspace, open_at
+
+FIRST = {
+    "2026-11-10.md": "# 2026-11-10\n\n## Decisions\n"
+    "- Decided: Orion uses MySQL for the main database, since the team knows it\n\n"
+    "## Todo\n- TODO: renew the Orion TLS cert by 2026-11-20\n",
+    "2026-11-12.md": "---\nexpires: 2026-11-20\n---\n# 2026-11-12\n\n- Orion staging server IP is 10.0.0.5\n"
+    "- Orion demo booth code is 4411 for the conference\n",
+}
+LATER = (
+    "# 2026-11-14\n\n"
+    "- Reversed: Orion switches from MySQL to Postgres for the main database, because of JSON support\n"
+    "- done: renewed the Orion TLS cert\n"
+    "- Orion staging server IP changed to 10.0.0.9 (was 10.0.0.5)\n"
+)
+
+
+def _two_nights(tmp_path: Path) -> Path:
+    folder = make_workspace(tmp_path, FIRST)
+    run_offline(folder, today=date(2026, 11, 13))
+    (folder / "memory" / "2026-11-14.md").write_text(LATER, encoding="utf-8")
+    run_offline(folder, today=date(2026, 11, 15))
+    return folder
+
+
+def _hit(hits: list[Hit], source: str, words: str) -> Hit:
+    return next(hit for hit in hits if hit.source == source and words in hit.text)
+
+
+def test_a_superseded_decision_and_a_closed_action_are_marked_on_their_note_lines(tmp_path: Path) -> None:
+    folder = _two_nights(tmp_path)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("which database does Orion use, MySQL or Postgres?", k=20)
+        todo = sidecar.search("renew the Orion TLS cert", k=20)
+    old = _hit(hits, "memory/2026-11-10.md", "MySQL for the main database")
+    assert (old.status, old.entry.valid_to, old.entry.ended_by) == (
+        "superseded",
+        "2026-11-14",
+        "memory/2026-11-14.md:3",
+    )
+    assert old.as_dict()["status"] == "superseded" and old.as_dict()["valid_from"] == "2026-11-10"
+    assert "(superseded 2026-11-14 by memory/2026-11-14.md:3)" in "\n".join(hit_lines([old]))
+    assert _hit(hits, "memory/archive.md", "MySQL").status == "superseded"
+    new = _hit(hits, "memory/2026-11-14.md", "Postgres")
+    assert new.status is None and new.as_dict()["status"] == "valid"
+    first_about_it = next(hit for hit in hits if "MySQL" in hit.text)
+    assert "Postgres" in first_about_it.text  # the current value ranks above the old one
+    shown_old = [hit for hit in hits if "MySQL" in hit.text and "Postgres" not in hit.text]
+    assert shown_old and all(hit.status == "superseded" for hit in shown_old)
+    action = _hit(todo, "memory/2026-11-10.md", "TODO: renew")
+    assert action.status_line() == "done 2026-11-14 by memory/2026-11-14.md:4"
+
+
+def test_as_of_answers_as_memory_stood_then_and_an_expired_note_returns_only_before_it_expired(
+    tmp_path: Path,
+) -> None:
+    folder = _two_nights(tmp_path)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        then = sidecar.search("which database does Orion use?", k=20, as_of=date(2026, 11, 12))
+        booth_then = sidecar.search("Orion demo booth code", k=20, as_of=date(2026, 11, 18))
+        booth_now = sidecar.search("Orion demo booth code", k=20)
+    assert not [hit for hit in then if "Postgres" in hit.text]  # not written yet
+    assert _hit(then, "memory/2026-11-10.md", "MySQL").status is None  # still true on 11-12
+    assert _hit(booth_then, "memory/2026-11-12.md", "4411").status is None
+    assert not [hit for hit in booth_now if hit.source == "memory/2026-11-12.md"]  # expired 11-20
+
+
+def test_undo_restores_validity_and_a_forgetting_restore_keeps_it(tmp_path: Path) -> None:
+    folder = _two_nights(tmp_path)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        old = _hit(sidecar.search("Orion MySQL main database", k=20), "memory/2026-11-10.md", "MySQL")
+        with sidecar.store.transaction():
+            sidecar.store.soft_delete([old.id], "forgotten", 0.0, pass_id="p1")
+            sidecar.store.restore([old.id])
+        assert sidecar.store.fetch([old.id])[old.id].status == "superseded"
+    space = Workspace.open(folder)
+    SafeWriter(space.root, space.state_dir / "snapshots").undo()
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        row = sidecar.store.fetch([old.id])[old.id]
+    assert (row.status, row.valid_to, row.ended_by) == (None, None, None)
+
+
+def test_finished_business_and_done_actions_are_recorded_as_endings_that_read_back() -> None:
+    document = MemoryDocument.parse(
+        "# MEMORY.md\n\n## Facts\n- [Cobalt] cluster is 3 nodes (2026-11-02)\n\n"
+        "## Action items\n- send Dana the xlsx (2026-11-03)\n"
+    )
+    editor = DocumentEditor(document, date(2026, 11, 20))
+    (_, _, fact), (_, _, action) = editor.entries()
+    applied = editor.apply(
+        [
+            editor.archive(fact, "project Cobalt finished", ends="finished"),
+            editor.archive(action, "done (memory/2026-11-12.md:7)", "memory/2026-11-12.md:7", ends="done"),
+        ]
+    )
+    assert [record.ended for record in applied.archived] == [
+        Ending("finished", date(2026, 11, 20)),
+        Ending("done", date(2026, 11, 20), "memory/2026-11-12.md:7"),
+    ]
+    text = append_records(None, applied.archived)
+    assert "; done (memory/2026-11-12.md:7) [done 2026-11-20 by memory/2026-11-12.md:7]\n" in text
+    read = list(records_since(text, date(2026, 1, 1)))
+    assert [(r.reason, r.ended) for r in read] == [(r.reason, r.ended) for r in applied.archived]
+    room = ArchiveRecord(date(2026, 11, 20), "Facts", "a fact (2026-11-01)", "stale: no reference since x")
+    assert next(records_since(append_records(None, [room]), date(2026, 1, 1))).ended is None
+
+
+def test_items_the_run_discarded_as_noise_are_left_out_unless_asked_for(tmp_path: Path) -> None:
+    note = "# 2026-11-20\n\n" + "".join(f"- [heartbeat] orion poll {n} ok\n" for n in range(6))
+    folder = make_workspace(tmp_path, {"2026-11-20.md": note + "- Orion poll interval is 30 s\n"})
+    run_offline(folder, today=date(2026, 11, 21))
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        default = sidecar.search("orion poll", k=10)
+        everything = sidecar.search("orion poll", k=10, include_discarded=True)
+    assert not [hit for hit in default if "heartbeat" in hit.text]
+    assert [hit for hit in everything if "heartbeat" in hit.text]
+
+
+def test_a_weekly_line_carries_its_own_date_and_ending(tmp_path: Path) -> None:
+    weekly = tmp_path / "memory" / "weekly"
+    weekly.mkdir(parents=True)
+    (tmp_path / "MEMORY.md").write_text("# MEMORY.md\n", encoding="utf-8")
+    (weekly / "2026-W46.md").write_text(
+        "# Week 2026-W46 (2026-11-09 to 2026-11-15)\n\n## Orion\n"
+        "- decision: Orion uses MySQL (2026-11-10) [superseded 2026-11-14 by memory/2026-11-14.md:3]\n"
+        "- fact: Orion demo booth code is 4411 (2026-11-12)\n",
+        encoding="utf-8",
+    )
+    with open_at(tmp_path) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Orion", k=5)
+    assert sorted(hit.day or "" for hit in hits) == ["2026-11-10", "2026-11-12"]  # not the week's Monday
