@@ -67,11 +67,11 @@ KEY_NOTES: dict[str, str] = {
     "memory.forgetting.min_entries": "below this many live entries the pass is skipped",
     "memory.forgetting.rebuild_budget_secs": "time a pass may spend counting density from scratch",
     "sidecar.enabled": "index during `memory-sleep run`",
-    "sidecar.embedder": "offline | openai | local",
+    "sidecar.embedder": "wordllama | offline | openai | local",
     "sidecar.model": "openai: text-embedding-3-small; local: a folder or package name",
     "sidecar.base_url": "an OpenAI-compatible embeddings server",
     "sidecar.api_key_env": "environment variable holding the embedder's key",
-    "sidecar.dimensions": "embedding size",
+    "sidecar.dimensions": "embedding size; unset: the embedder's own (wordllama 256, others 384)",
     "sidecar.batch_size": "texts per embedding call",
     "sidecar.timeout_secs": "per embedding call",
     "sidecar.max_retries": "retries of a failed embedding call",
@@ -90,6 +90,7 @@ EXAMPLES: dict[str, str] = {
     "engine.prompts_dir": '"prompts"',
     "sidecar.model": '"text-embedding-3-small"',
     "sidecar.base_url": '"http://localhost:11434/v1"',
+    "sidecar.dimensions": "128",
     "sidecar.price_per_million_tokens": "0.02",
 }
 

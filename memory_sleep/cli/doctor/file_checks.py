@@ -179,10 +179,10 @@ def sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
         "ok",
         f"{counted(live, 'entry', 'entries')} live, {deleted} soft-deleted, embedder {stored or 'none yet'}",
     )
-    if config.sidecar.embedder == "offline" and stored and not stored.startswith("offline"):
+    if stored and not stored.startswith(config.sidecar.embedder):
         yield Check(
             "sidecar",
             "warn",
-            f"built with {stored}, configured embedder is offline",
-            "the next index re-embeds every entry",
+            f"built with {stored}, configured embedder is {config.sidecar.embedder}",
+            "the next index or recall re-embeds every entry",
         )
