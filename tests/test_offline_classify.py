@@ -9,7 +9,7 @@ import pytest
 
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.offline.classify import OfflineClassifier
-from memory_sleep.models import Classification, EntryView
+from memory_sleep.models import Classification, EntryView, NoteItem
 
 from .item_helpers import note_item
 
@@ -195,3 +195,20 @@ def test_projects_come_from_keys_front_matter_and_recurring_headings_not_from_a_
     keyed = dataclasses.replace(note_item("**Project:** Atlas", day), id="i2", line_start=4, line_end=4)
     verdicts = OfflineClassifier().classify([tagged, keyed], ClassifyContext(projects=[], memory=[]))
     assert [v.topic for v in verdicts] == [None, "Atlas"]
+
+
+def test_a_note_file_name_makes_a_project_only_when_it_recurs_across_days() -> None:
+    """`2026-03-15-FINAL.md` or `2026-02-15_AGNI_CONTEXT_SYNC.md` names a note, not a project; a topic
+    that names notes on two days (`…-Atlas.md` twice) is one, like a heading that recurs."""
+
+    def in_note(text: str, day: date, topic: str, number: int) -> NoteItem:
+        item = note_item(text, day)
+        return dataclasses.replace(
+            item, id=f"i{number}", file=f"memory/{day.isoformat()}-{topic}.md", project_hint=topic
+        )
+
+    once = in_note("- backups now go to the NAS every night", date(2026, 3, 15), "FINAL", 1)
+    first = in_note("- the Atlas importer reads CSV", date(2026, 3, 15), "Atlas", 2)
+    again = in_note("- the importer now reads JSON too", date(2026, 3, 16), "Atlas", 3)
+    verdicts = OfflineClassifier().classify([once, first, again], ClassifyContext(projects=[], memory=[]))
+    assert [v.topic for v in verdicts] == [None, "Atlas", "Atlas"]

@@ -205,9 +205,13 @@ def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[li
     makes no project."""
     strong = set(known)
     heading_days: dict[str, set[date]] = {}
+    file_days: dict[str, set[date]] = {}
     for item in items:
         if item.project_hint and item.project_hint[:1].isupper():
-            strong.add(item.project_hint)
+            if _names_the_file(item):  # "2026-03-15-FINAL.md": a project only if it recurs across days
+                file_days.setdefault(item.project_hint, set()).add(item.day)
+            else:
+                strong.add(item.project_hint)
         for match in _EXPLICIT_PROJECT.finditer(item.text):
             name = match.group(1)
             if name.lower() not in cues.GENERIC_HEADINGS:
@@ -216,8 +220,15 @@ def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[li
             heading_match = _PROJECT_IN_HEADING.match(heading)
             if heading_match and heading_match.group(1).lower() not in cues.GENERIC_HEADINGS:
                 heading_days.setdefault(heading_match.group(1), set()).add(item.day)
+    strong |= {name for name, days in file_days.items() if len(days) >= 2}
     weak = {word for word, days in heading_days.items() if len(days) >= 2} - strong
     return _longest_first(strong), _longest_first(weak)
+
+
+def _names_the_file(item: NoteItem) -> bool:
+    """Whether the item's project hint is its note's file-name topic rather than front matter's."""
+    stem = item.file.rsplit("/", 1)[-1].removesuffix(".md")
+    return stem[11:] == item.project_hint and stem[10:11] in ("-", "_")
 
 
 def _longest_first(names: set[str]) -> list[str]:
