@@ -43,6 +43,7 @@ FOUND_BY_FUZZING = {
     "indented dash after an empty bullet": "## Facts\n- \n\n  -",
     "a line after an empty bullet": "## Facts\n- \n(2026-11-03)",
     "indented heading": "  ## Projects\n",
+    "an HTML block before the section's trailing blank": "Facts\n-----\n<div>\n\n",
 }
 
 

@@ -177,6 +177,9 @@ class MemoryDocument:
                 section.heading_raw += self.newline
         elif isinstance(previous, Entry | RawBlock) and previous.raw and not previous.raw.endswith("\n"):
             previous.raw += self.newline
+        if previous is not None and not isinstance(previous, Entry) and _ends_in_html(previous, self.newline):
+            section.blocks.insert(position, RawBlock(self.newline))  # a blank line ends the HTML block
+            position += 1
         section.blocks.insert(position, entry)
         self._end_before_setext_heading(section)
 
@@ -271,6 +274,14 @@ def _continues_a_bullet(blocks: list[Block]) -> bool:
     probe = "- probe\n" + following.replace("\r\n", "\n").replace("\r", " ")
     item = next(t for t in _MARKDOWN.parse(probe) if t.type == "list_item_open")
     return item.map is not None and any(line.strip() for line in probe.split("\n")[1 : item.map[1]])
+
+
+def _ends_in_html(block: Block, newline: str) -> bool:
+    """Whether `block` ends inside an HTML block ("<div>" with no blank line after it), which would
+    swallow a bullet written right after it."""
+    text = _block_text(block, newline)
+    last = next((t for t in reversed(_MARKDOWN.parse(text)) if t.level == 0 and t.map), None)
+    return last is not None and last.type == "html_block" and last.map[1] >= len(text.splitlines())
 
 
 def _block_text(block: Block, newline: str) -> str:
