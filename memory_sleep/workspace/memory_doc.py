@@ -281,7 +281,9 @@ def _ends_in_html(block: Block, newline: str) -> bool:
     swallow a bullet written right after it."""
     text = _block_text(block, newline)
     last = next((t for t in reversed(_MARKDOWN.parse(text)) if t.level == 0 and t.map), None)
-    return last is not None and last.type == "html_block" and last.map[1] >= len(text.splitlines())
+    if last is None or last.type != "html_block" or not last.map:
+        return False
+    return last.map[1] >= len(text.splitlines())
 
 
 def _block_text(block: Block, newline: str) -> str:
