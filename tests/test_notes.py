@@ -333,6 +333,16 @@ def test_discover_sorts_daily_notes_and_reports_strays(tmp_path: Path) -> None:
     assert found.problems == []
 
 
+def test_discover_reads_a_topic_note_named_with_an_underscore(tmp_path: Path) -> None:
+    """Real agents write `2026-02-15_AGNI_CONTEXT_SYNC.md` as often as `2026-02-15-topic.md`."""
+    found = discover(make_workspace(tmp_path, ["2026-02-15_AGNI_CONTEXT_SYNC.md", "2026-02-15.md"]))
+    assert [(n.name, n.day, n.topic) for n in found.notes] == [
+        ("2026-02-15.md", date(2026, 2, 15), None),
+        ("2026-02-15_AGNI_CONTEXT_SYNC.md", date(2026, 2, 15), "AGNI_CONTEXT_SYNC"),
+    ]
+    assert found.strays == []
+
+
 def test_discover_reports_an_impossible_date(tmp_path: Path) -> None:
     found = discover(make_workspace(tmp_path, ["2026-02-30.md", "2026-02-28.md"]))
     assert [n.name for n in found.notes] == ["2026-02-28.md"]

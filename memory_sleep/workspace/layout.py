@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memory_sleep.errors import WorkspaceError
 
-DAILY_NOTE_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-([^/\\]+))?\.md$")
+DAILY_NOTE_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_]([^/\\]+))?\.md$")
 _TOOL_FILES = {"briefing.md", "archive.md", "sleep-log.json"}
 _TOOL_DIRS = {"weekly", "archive", ".sleep"}
 

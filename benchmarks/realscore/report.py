@@ -1,0 +1,99 @@
+"""The real-notes table: one row per workspace and a total, against issue 15's targets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .figures import Figures
+
+TARGETS = (
+    "KEEP recall of durable items >= 0.85",
+    "noise among entries written to MEMORY.md <= 5 %",
+    "invented projects 0",
+    "wrong supersedes 0",
+    "open actions found as actions >= 0.9",
+    "no first run refused",
+    "second run changes nothing",
+    "recall@5 on the owner's questions (issue 15 asks >= 0.90 on the paraphrase set)",
+)
+COLUMNS = (
+    "workspace",
+    "items",
+    "KEEP recall (durable)",
+    "noise in MEMORY.md",
+    "DISCARD in MEMORY.md",
+    "invented projects",
+    "wrong supersedes",
+    "open actions found (in Action items)",
+    "first run",
+    "second run",
+    "recall@5",
+    "run 1 / run 2 s",
+)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.2f} ({part}/{whole})" if whole else "- (0/0)"
+
+
+def _row(f: Figures) -> list[str]:
+    second = (
+        "no change" if not f.second.changed and not f.second.refused else f"changed {len(f.second.changed)}"
+    )
+    return [
+        f.workspace,
+        str(f.items),
+        _share(f.durable_kept, f.durable),
+        _share(f.written_noise, f.written_matched) + f" of {f.written} written",
+        _share(f.written_discard, f.written_matched),
+        str(len(f.invented)),
+        f"{len(f.wrong_supersedes)} of {f.supersedes}",
+        _share(f.actions_classified, f.open_actions) + f" ({f.actions_found})",
+        "refused" if f.first.refused else "ok",
+        second,
+        _share(f.recalled, f.questions),
+        f"{f.first.seconds:.1f} / {f.second.seconds:.1f}",
+    ]
+
+
+def total(figures: Sequence[Figures]) -> list[str]:
+    def add(name: str) -> int:
+        return sum(getattr(f, name) for f in figures)
+
+    return [
+        "**total**",
+        str(add("items")),
+        _share(add("durable_kept"), add("durable")),
+        _share(add("written_noise"), add("written_matched")) + f" of {add('written')} written",
+        _share(add("written_discard"), add("written_matched")),
+        str(sum(len(f.invented) for f in figures)),
+        f"{sum(len(f.wrong_supersedes) for f in figures)} of {add('supersedes')}",
+        _share(add("actions_classified"), add("open_actions")) + f" ({add('actions_found')})",
+        f"{sum(f.first.refused for f in figures)} refused",
+        f"{sum(bool(f.second.changed) or f.second.refused for f in figures)} changed",
+        _share(add("recalled"), add("questions")),
+        f"{sum(f.first.seconds for f in figures):.1f} / {sum(f.second.seconds for f in figures):.1f}",
+    ]
+
+
+def table(figures: Sequence[Figures]) -> str:
+    rows = [list(COLUMNS), ["---"] * len(COLUMNS), *(_row(f) for f in figures), total(figures)]
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def details(figures: Sequence[Figures]) -> str:
+    """What the counts are made of: the invented project names, the wrong supersedes, changed files."""
+    lines = []
+    for f in figures:
+        if f.invented:
+            shown = ", ".join(f.invented[:12]) + (
+                f", ... ({len(f.invented)})" if len(f.invented) > 12 else ""
+            )
+            lines.append(f"- {f.workspace}: invented projects: {shown}")
+        if f.wrong_supersedes:
+            lines.append(f"- {f.workspace}: wrong supersedes: {', '.join(f.wrong_supersedes)}")
+        if f.second.changed:
+            lines.append(f"- {f.workspace}: second run changed {', '.join(f.second.changed[:8])}")
+        if f.first.refused:
+            lines.append(f"- {f.workspace}: first run: exit {f.first.exit_code}, {f.first.status}")
+    return "\n".join(lines)
