@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_sleep.sidecar.store import Store
+from memory_sleep.sidecar.boundary import SidecarStore
 
 
-def sidecar_stats(store: Store, folder: Path | None) -> dict[str, object]:
+def sidecar_stats(store: SidecarStore, folder: Path | None) -> dict[str, object]:
     db = store.db
     total, deleted = db.execute("SELECT count(*), count(deleted_at) FROM entries").fetchone()
     by_kind = {
@@ -49,7 +49,7 @@ def sidecar_stats(store: Store, folder: Path | None) -> dict[str, object]:
     }
 
 
-def _sizes(store: Store, folder: Path | None) -> dict[str, int]:
+def _sizes(store: SidecarStore, folder: Path | None) -> dict[str, int]:
     sizes: dict[str, int] = {}
     if store.path != ":memory:":
         for suffix in ("", "-wal", "-shm"):

@@ -26,6 +26,7 @@ from memory_sleep.sidecar.rows import (
     from_blobs,
     to_blob,
 )
+from memory_sleep.sidecar.tokenize import fts_match
 
 DB_NAME = "sidecar.db"
 __all__ = ["DB_NAME", "EntryRow", "NewEntry", "SourceRow", "Store", "Vectors", "from_blobs", "to_blob"]
@@ -68,6 +69,9 @@ def _connect_read_only(name: str, reason: str, migrations: Migrations) -> sqlite
 
 class Store(EntryWrites, QueryLog):
     """An open sidecar database. Use `Store.open(path)`; ":memory:" works for tests."""
+
+    scope: str | None = None  # one file per workspace: it sees every scope
+    day_noon_sql = "CAST(strftime('%s', day) AS REAL) + 43200.0"
 
     @classmethod
     def open(
@@ -178,6 +182,13 @@ class Store(EntryWrites, QueryLog):
         kept = len(scopes)
         return ids[:kept], scopes, matrix[:kept]
 
+    def entry_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM entries").fetchone()[0])
+
+    def vector_search(self) -> None:
+        """None: recall searches the in-process matrix (sidecar/vectors.py), not SQLite."""
+        return None
+
     def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many indexed entries hold each term (absent terms are left out)."""
         if not terms:
@@ -186,13 +197,14 @@ class Store(EntryWrites, QueryLog):
         rows = self.db.execute(f"SELECT term, docs FROM fts_terms WHERE term IN ({marks})", list(terms))
         return {term: docs for term, docs in rows if docs > 0}
 
-    def text_search(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """(id, bm25) of the best full-text matches, best first (bm25 is lower-is-better in SQLite)."""
+    def text_search(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
+        """(id, bm25) of the best full-text matches of any of `terms`, best first (bm25 is
+        lower-is-better in SQLite)."""
         try:
             rows = self.db.execute(
                 "SELECT rowid, bm25(entries_fts) FROM entries_fts WHERE entries_fts MATCH ?"
                 " ORDER BY rank LIMIT ?",
-                (match, limit),
+                (fts_match(list(terms)), limit),
             ).fetchall()
         except sqlite3.OperationalError:
             return []
