@@ -34,7 +34,8 @@ class Database(Protocol):
 
 
 class SidecarStore(Protocol):
-    """An open sidecar store. `scope` is the one scope it sees (Postgres) or None (all: SQLite)."""
+    """An open sidecar store. `namespace` is the agent's part of a shared database it reads and
+    writes (Postgres), or None: the whole store is the workspace's (SQLite)."""
 
     @property
     def db(self) -> Database: ...
@@ -43,7 +44,7 @@ class SidecarStore(Protocol):
     @property
     def read_only(self) -> str | None: ...
     @property
-    def scope(self) -> str | None: ...
+    def namespace(self) -> str | None: ...
     @property
     def day_noon_sql(self) -> str:
         """SQL for noon UTC of an entry's `day`, in Unix seconds."""

@@ -142,7 +142,7 @@ class Sidecar:
         vector = self.embedder.embed([query])[0] if mode != "text" else None
         options = SearchOptions(
             k=k,
-            scope=scope if scope is not None else self.store.scope,
+            scope=scope,
             mode=mode,
             candidates=self.config.candidates,
             rrf_k=self.config.rrf_k,

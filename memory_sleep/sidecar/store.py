@@ -70,7 +70,7 @@ def _connect_read_only(name: str, reason: str, migrations: Migrations) -> sqlite
 class Store(EntryWrites, QueryLog):
     """An open sidecar database. Use `Store.open(path)`; ":memory:" works for tests."""
 
-    scope: str | None = None  # one file per workspace: it sees every scope
+    namespace: str | None = None  # one file per workspace: all of it is the workspace's
     day_noon_sql = "CAST(strftime('%s', day) AS REAL) + 43200.0"
 
     @classmethod

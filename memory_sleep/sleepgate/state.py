@@ -27,26 +27,27 @@ class EntrySignals:
 
 def entry_signals(store: SidecarStore) -> EntrySignals:
     """When each live entry was last written, accessed or restored, and its access count."""
-    where, scope = _in_scope(store, "e.scope")
+    where, params = _in_namespace(store, "e.namespace")
     rows = store.db.execute(
         f"SELECT e.id, coalesce({store.day_noon_sql}, e.updated_at), coalesce(e.last_accessed_at, 0),"
         " coalesce(r.restored_at, 0), e.access_count FROM entries e"
         f" LEFT JOIN entry_restores r ON r.entry_id = e.id WHERE e.deleted_at IS NULL{where} ORDER BY e.id",
-        scope,
+        params,
     )
     columns = _columns(rows, 5, np.float64)
     touched = columns[:, 1:4].max(axis=1)
     return EntrySignals(columns[:, 0].astype(np.int64), touched, columns[:, 4].astype(np.int64))
 
 
-def _in_scope(store: SidecarStore, column: str = "scope") -> tuple[str, tuple[str, ...]]:
-    """A WHERE clause's `AND column = ?` and its parameter when the store sees one scope (Postgres)."""
-    return ("", ()) if store.scope is None else (f" AND {column} = ?", (store.scope,))
+def _in_namespace(store: SidecarStore, column: str = "namespace") -> tuple[str, tuple[str, ...]]:
+    """A WHERE clause's `AND column = ?` and its parameter when the store is one namespace of a
+    shared database (Postgres)."""
+    return ("", ()) if store.namespace is None else (f" AND {column} = ?", (store.namespace,))
 
 
 def _build_key(store: SidecarStore) -> tuple[str, object]:
-    """The unfinished density count's row: the only one (SQLite) or the scope's (Postgres)."""
-    return ("id", 1) if store.scope is None else ("scope", store.scope)
+    """The unfinished density count's row: the only one (SQLite) or the namespace's (Postgres)."""
+    return ("id", 1) if store.namespace is None else ("namespace", store.namespace)
 
 
 def _columns(cursor: Cursor, width: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
@@ -59,13 +60,13 @@ def _columns(cursor: Cursor, width: int, dtype: type[np.generic]) -> npt.NDArray
 
 def density_counts(store: SidecarStore) -> tuple[Ids, npt.NDArray[np.int64]]:
     """(ids, neighbour counts) of every counted entry, ascending."""
-    if store.scope is None:
+    if store.namespace is None:
         rows = store.db.execute("SELECT entry_id, neighbours FROM entry_density ORDER BY entry_id")
     else:
         rows = store.db.execute(
             "SELECT d.entry_id, d.neighbours FROM entry_density d JOIN entries e ON e.id = d.entry_id"
-            " WHERE e.scope = ? ORDER BY d.entry_id",
-            (store.scope,),
+            " WHERE e.namespace = ? ORDER BY d.entry_id",
+            (store.namespace,),
         )
     table = _columns(rows, 2, np.int64)
     return table[:, 0].copy(), table[:, 1].copy()
@@ -125,11 +126,11 @@ def discard_build(store: SidecarStore) -> None:
 
 def retired_embeddings(store: SidecarStore) -> dict[int, tuple[str, bytes]]:
     """The embedding each changed entry had when it was last counted, with its scope."""
-    where, scope = _in_scope(store)
+    where, params = _in_namespace(store)
     return {
         int(entry_id): (scope, blob)
         for entry_id, scope, blob in store.db.execute(
-            f"SELECT entry_id, scope, embedding FROM density_retired WHERE 1 = 1{where}", scope
+            f"SELECT entry_id, scope, embedding FROM density_retired WHERE 1 = 1{where}", params
         )
     }
 
@@ -167,8 +168,8 @@ def write_density(
 
 
 def clear_retired(store: SidecarStore) -> None:
-    where, scope = _in_scope(store)
-    store.db.execute(f"DELETE FROM density_retired WHERE 1 = 1{where}", scope)
+    where, params = _in_namespace(store)
+    store.db.execute(f"DELETE FROM density_retired WHERE 1 = 1{where}", params)
 
 
 @dataclass(frozen=True)
@@ -186,11 +187,11 @@ def logged_queries(store: SidecarStore, limit: int, embedder: str, dimensions: i
     """The last `limit` recalls embedded by `embedder`, newest first, with the ids they served."""
     if limit <= 0:
         return []
-    where, scope = _in_scope(store)
+    where, params = _in_namespace(store)
     rows = store.db.execute(
         "SELECT id, scope, k, embedding FROM queries WHERE embedder = ? AND embedding IS NOT NULL"
         f"{where} ORDER BY id DESC LIMIT ?",
-        (embedder, *scope, limit),
+        (embedder, *params, limit),
     ).fetchall()
     served: dict[int, list[int]] = {int(row[0]): [] for row in rows}
     if rows:
@@ -210,9 +211,9 @@ def logged_queries(store: SidecarStore, limit: int, embedder: str, dimensions: i
 
 def last_pass_at(store: SidecarStore) -> float | None:
     """When the last real (not dry-run) pass started, skipped or not."""
-    where, scope = _in_scope(store)
+    where, params = _in_namespace(store)
     row = store.db.execute(
-        f"SELECT max(started_at) FROM forgetting_passes WHERE dry_run = 0{where}", scope
+        f"SELECT max(started_at) FROM forgetting_passes WHERE dry_run = 0{where}", params
     ).fetchone()
     return None if row[0] is None else float(row[0])
 
@@ -225,7 +226,7 @@ def record_pass(
     counts: dict[str, int],
     skipped: str | None,
 ) -> None:
-    scoped = "" if store.scope is None else ", scope"
+    scoped = "" if store.namespace is None else ", namespace"
     store.db.execute(
         f"INSERT INTO forgetting_passes (id, started_at, seconds, dry_run, entries, candidates, load_bearing,"
         f" forgotten, skipped{scoped}) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?{', ?' if scoped else ''})",
@@ -238,7 +239,7 @@ def record_pass(
             counts.get("loadBearing", 0),
             counts.get("forgotten", 0),
             skipped,
-            *([] if store.scope is None else [store.scope]),
+            *([] if store.namespace is None else [store.namespace]),
         ),
     )
 
@@ -260,11 +261,11 @@ def forgotten_ids(
         query = "SELECT id, deleted_reason FROM entries WHERE deleted_pass = ? AND deleted_at IS NOT NULL"
         return [(int(i), r) for i, r in db.execute(query + " ORDER BY id", (pass_id,))]
     if since is not None:
-        where, scope = _in_scope(store)
+        where, params = _in_namespace(store)
         query = (
             "SELECT id, deleted_reason FROM entries WHERE deleted_reason = 'forgotten' AND deleted_at >= ?"
         )
-        return [(int(i), r) for i, r in db.execute(query + where + " ORDER BY id", (since, *scope))]
+        return [(int(i), r) for i, r in db.execute(query + where + " ORDER BY id", (since, *params))]
     found = store.fetch(ids)
     return [
         (i, found[i].deleted_reason if i in found and found[i].deleted_at else None)
@@ -280,11 +281,11 @@ def pass_exists(store: SidecarStore, pass_id: str) -> bool:
 def status(store: SidecarStore) -> dict[str, object]:
     """For `stats`: the last real pass, and how far the density counts are (counted, or a build's
     share of pairs done, or none yet)."""
-    where, scope = _in_scope(store)
+    where, params = _in_namespace(store)
     last = store.db.execute(
         "SELECT id, started_at, forgotten, load_bearing, skipped FROM forgetting_passes WHERE dry_run = 0"
         f"{where} ORDER BY started_at DESC LIMIT 1",
-        scope,
+        params,
     ).fetchone()
     column, key = _build_key(store)
     build = store.db.execute(
@@ -292,9 +293,9 @@ def status(store: SidecarStore) -> dict[str, object]:
     ).fetchone()
     counted = store.db.execute(
         "SELECT count(*) FROM entry_density"
-        if store.scope is None
-        else "SELECT count(*) FROM entry_density d JOIN entries e ON e.id = d.entry_id WHERE e.scope = ?",
-        scope,
+        if store.namespace is None
+        else "SELECT count(*) FROM entry_density d JOIN entries e ON e.id = d.entry_id WHERE e.namespace = ?",
+        params,
     ).fetchone()[0]
     if build is not None and build[1]:
         density: dict[str, object] = {"state": "building", "progress": 1 - (1 - build[0] / build[1]) ** 2}

@@ -44,7 +44,7 @@ class PgDb:
         self.connection = connection
 
     def execute(self, sql: str, parameters: Any = (), /) -> Any:
-        return self.connection.execute(_pg(sql), parameters)
+        return self.connection.execute(_pg(sql), parameters, binary=True)
 
     def executemany(self, sql: str, parameters: Iterable[Any], /) -> Any:
         cursor = self.connection.cursor()
@@ -76,7 +76,34 @@ def connect(dsn: str) -> PgDb:
         ) from None
     ensure_vector_extension(connection, dsn)
     register_vector(connection)
+    _read_vectors_as_blobs(connection)
     return PgDb(connection)
+
+
+def _read_vectors_as_blobs(connection: psycopg.Connection[Any]) -> None:
+    """Read `vector` values as the little-endian float32 bytes SQLite stores, so the code that reads
+    embeddings (vector index, SleepGate) reads both stores alike; numpy arrays are still written."""
+    import numpy as np
+    from psycopg.adapt import Loader
+    from psycopg.pq import Format
+    from psycopg.types import TypeInfo
+
+    class BinaryBlob(Loader):
+        format = Format.BINARY
+
+        def load(self, data: Any) -> bytes:  # int16 dimensions, int16 unused, big-endian float32s
+            return np.frombuffer(bytes(data)[4:], dtype=">f4").astype("<f4").tobytes()
+
+    class TextBlob(Loader):
+        format = Format.TEXT
+
+        def load(self, data: Any) -> bytes:
+            return np.array(bytes(data).decode()[1:-1].split(","), dtype="<f4").tobytes()
+
+    info = TypeInfo.fetch(connection, "vector")
+    assert info is not None  # the extension was just checked
+    connection.adapters.register_loader(info.oid, BinaryBlob)
+    connection.adapters.register_loader(info.oid, TextBlob)
 
 
 def ensure_vector_extension(connection: psycopg.Connection[Any], dsn: str) -> None:

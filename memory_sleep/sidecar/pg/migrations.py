@@ -1,7 +1,8 @@
-"""The Postgres schema as numbered migrations, applied once each, in order, each in its own
-transaction under an advisory lock (two agents starting at once do not both migrate).
+"""The Postgres schema as numbered migrations, applied once each, in order, in one transaction
+under an advisory lock (two agents starting at once do not both migrate).
 
-Entries of every scope share one table; each store reads and writes its own scope. Times are
+Every agent's entries share one table; each store reads and writes its own namespace (the agent's
+`[sidecar] scope`); an entry's own `scope` (a note's front matter may set one) works as in SQLite. Times are
 Unix seconds (double precision), as in SQLite, so scoring code reads both alike."""
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from memory_sleep.sidecar.pg.connect import PgDb
 MIGRATION_LOCK = 0x6D656D5F736C  # pg_advisory_xact_lock key for migrations ("mem_sl")
 
 M001_SCHEMA = (
-    "CREATE TABLE meta (scope TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (scope, key))",
+    "CREATE TABLE meta (namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (namespace, key))",
     "CREATE SEQUENCE generation_seq",
     """CREATE TABLE sources (
-        scope TEXT NOT NULL, key TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL,
+        namespace TEXT NOT NULL, key TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL,
         size BIGINT NOT NULL, mtime_ns BIGINT NOT NULL, content_hash TEXT NOT NULL,
-        indexed_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (scope, key))""",
+        indexed_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (namespace, key))""",
     """CREATE TABLE entries (
         id BIGSERIAL PRIMARY KEY,
+        namespace TEXT NOT NULL,
         source_key TEXT NOT NULL,
         source_path TEXT NOT NULL,
         kind TEXT NOT NULL CHECK (kind IN ('memory', 'project', 'weekly', 'note', 'archive')),
@@ -50,18 +52,18 @@ M001_SCHEMA = (
         ended_by TEXT,
         discarded INTEGER NOT NULL DEFAULT 0,
         tokens tsvector,
-        CONSTRAINT entries_one_per_place UNIQUE (scope, source_key, line_start, content_hash)
+        CONSTRAINT entries_one_per_place UNIQUE (namespace, source_key, line_start, content_hash)
             DEFERRABLE INITIALLY DEFERRED
     )""",
-    "CREATE INDEX entries_by_source ON entries (scope, source_key)",
-    "CREATE INDEX entries_live_by_scope ON entries (scope, id) WHERE deleted_at IS NULL",
+    "CREATE INDEX entries_by_source ON entries (namespace, source_key)",
+    "CREATE INDEX entries_live ON entries (namespace, id) WHERE deleted_at IS NULL",
     "CREATE INDEX entries_deleted_pass ON entries (deleted_pass) WHERE deleted_pass IS NOT NULL",
     "CREATE INDEX entries_by_vector_generation ON entries (vector_generation)",
     "CREATE INDEX entries_ended ON entries (status) WHERE status IS NOT NULL",
     "CREATE INDEX entries_tokens ON entries USING gin (tokens)",
-    """CREATE TABLE fts_terms (scope TEXT NOT NULL, term TEXT NOT NULL, docs BIGINT NOT NULL,
-        PRIMARY KEY (scope, term))""",
-    """CREATE TABLE queries (id BIGSERIAL PRIMARY KEY, text TEXT NOT NULL, scope TEXT, k INTEGER NOT NULL,
+    """CREATE TABLE fts_terms (namespace TEXT NOT NULL, term TEXT NOT NULL, docs BIGINT NOT NULL,
+        PRIMARY KEY (namespace, term))""",
+    """CREATE TABLE queries (id BIGSERIAL PRIMARY KEY, namespace TEXT NOT NULL, text TEXT NOT NULL, scope TEXT, k INTEGER NOT NULL,
         created_at DOUBLE PRECISION NOT NULL, embedder TEXT NOT NULL, embedding vector)""",
     """CREATE TABLE query_results (
         query_id BIGINT NOT NULL REFERENCES queries (id) ON DELETE CASCADE,
@@ -70,16 +72,17 @@ M001_SCHEMA = (
         score DOUBLE PRECISION NOT NULL,
         PRIMARY KEY (query_id, rank))""",
     "CREATE INDEX query_results_by_entry ON query_results (entry_id)",
-    "CREATE INDEX queries_by_scope ON queries (scope, id)",
+    "CREATE INDEX queries_by_namespace ON queries (namespace, id)",
     """CREATE TABLE entry_density (entry_id BIGINT PRIMARY KEY REFERENCES entries (id) ON DELETE CASCADE,
         neighbours BIGINT NOT NULL)""",
-    "CREATE TABLE density_retired (entry_id BIGINT PRIMARY KEY, scope TEXT NOT NULL, embedding vector NOT NULL)",
+    "CREATE TABLE density_retired (entry_id BIGINT PRIMARY KEY, namespace TEXT NOT NULL, scope TEXT NOT NULL,"
+    " embedding vector NOT NULL)",
     """CREATE FUNCTION density_keep_old_embedding() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
             IF OLD.embedding IS NOT NULL AND OLD.embedder IS NOT DISTINCT FROM NEW.embedder
                AND OLD.embedding IS DISTINCT FROM NEW.embedding THEN
-                INSERT INTO density_retired (entry_id, scope, embedding)
-                VALUES (OLD.id, OLD.scope, OLD.embedding) ON CONFLICT DO NOTHING;
+                INSERT INTO density_retired (entry_id, namespace, scope, embedding)
+                VALUES (OLD.id, OLD.namespace, OLD.scope, OLD.embedding) ON CONFLICT DO NOTHING;
             END IF;
             RETURN NEW;
         END $$""",
@@ -87,12 +90,12 @@ M001_SCHEMA = (
         FOR EACH ROW EXECUTE FUNCTION density_keep_old_embedding()""",
     "CREATE TABLE entry_restores (entry_id BIGINT PRIMARY KEY, restored_at DOUBLE PRECISION NOT NULL)",
     """CREATE TABLE forgetting_passes (
-        id TEXT PRIMARY KEY, scope TEXT NOT NULL, started_at DOUBLE PRECISION NOT NULL,
+        id TEXT PRIMARY KEY, namespace TEXT NOT NULL, started_at DOUBLE PRECISION NOT NULL,
         seconds DOUBLE PRECISION NOT NULL, dry_run INTEGER NOT NULL, entries BIGINT NOT NULL,
         candidates BIGINT NOT NULL, load_bearing BIGINT NOT NULL, forgotten BIGINT NOT NULL, skipped TEXT)""",
-    "CREATE INDEX forgetting_passes_by_time ON forgetting_passes (scope, started_at)",
+    "CREATE INDEX forgetting_passes_by_time ON forgetting_passes (namespace, started_at)",
     """CREATE TABLE density_build (
-        scope TEXT PRIMARY KEY, threshold DOUBLE PRECISION NOT NULL, embedder TEXT NOT NULL,
+        namespace TEXT PRIMARY KEY, threshold DOUBLE PRECISION NOT NULL, embedder TEXT NOT NULL,
         next_row BIGINT NOT NULL, ids BYTEA NOT NULL, counts BYTEA NOT NULL, pair_firsts BYTEA,
         pair_seconds BYTEA)""",
 )

@@ -1,9 +1,10 @@
-"""The Postgres store: the sidecar's reads and the connection, bound to one scope of a shared database.
+"""The Postgres store: the sidecar's reads and the connection, bound to one namespace of a shared
+database (the agent's `[sidecar] scope`; entries keep their own scope inside it, as in SQLite).
 
-Every agent (workspace) writes its own scope; a run's writes are one transaction holding an advisory
-lock keyed by that scope, so two agents never wait on each other and two runs of one agent queue.
-Entry ids come from a sequence, counters are incremented in place, and a unique constraint on
-(scope, source, line, content) refuses a duplicate entry however the writers interleave."""
+Every agent (or user) writes its own namespace; a run's writes are one transaction holding an
+advisory lock keyed by that namespace, so two agents never wait on each other and two runs of one
+agent queue. Entry ids come from a sequence, counters are incremented in place, and a unique
+constraint on (namespace, source, line, content) refuses a duplicate entry however writers interleave."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy.typing as npt
 from memory_sleep.sidecar.pg.connect import PgDb, connect, shown
 from memory_sleep.sidecar.pg.migrations import MIGRATION_LOCK, migrate
 from memory_sleep.sidecar.pg.writes import PgWrites
-from memory_sleep.sidecar.rows import ENTRY_COLUMNS, EntryRow, SourceRow, Vectors
+from memory_sleep.sidecar.rows import ENTRY_COLUMNS, EntryRow, SourceRow, Vectors, from_blobs
 
 
 def hnsw_index_name(dim: int) -> str:
@@ -24,7 +25,7 @@ def hnsw_index_name(dim: int) -> str:
 
 
 def ensure_hnsw(db: PgDb, dim: int) -> None:
-    """An HNSW index (cosine) over the live vectors of dimension `dim`, for searches across scopes."""
+    """An HNSW index (cosine) over the live vectors of dimension `dim`, for large namespaces."""
     found = db.execute("SELECT 1 FROM pg_indexes WHERE indexname = ?", (hnsw_index_name(dim),)).fetchone()
     if found:
         return
@@ -37,27 +38,27 @@ def ensure_hnsw(db: PgDb, dim: int) -> None:
 
 
 class PgStore(PgWrites):
-    """One scope of a Postgres sidecar. Use `PgStore.open(dsn, scope, dimensions)`."""
+    """One namespace of a Postgres sidecar. Use `PgStore.open(dsn, namespace, dimensions)`."""
 
     day_noon_sql = "extract(epoch FROM day::date) + 43200.0"
 
     @classmethod
-    def open(cls, dsn: str, scope: str, dimensions: int) -> PgStore:
+    def open(cls, dsn: str, namespace: str, dimensions: int) -> PgStore:
         db = connect(dsn)
         migrate(db, shown(dsn))
         ensure_hnsw(db, dimensions)
-        return cls(db, shown(dsn), scope)
+        return cls(db, shown(dsn), namespace)
 
-    def __init__(self, db: PgDb, path: str, scope: str) -> None:
+    def __init__(self, db: PgDb, path: str, namespace: str) -> None:
         self.db = db
         self.path = path
-        self.scope: str | None = scope
+        self.namespace: str | None = namespace
         self.read_only: str | None = None  # the server says what this user may not do
 
     @property
-    def _scope(self) -> str:
-        assert self.scope is not None
-        return self.scope
+    def _namespace(self) -> str:
+        assert self.namespace is not None
+        return self.namespace
 
     def close(self) -> None:
         self.db.close()
@@ -67,24 +68,24 @@ class PgStore(PgWrites):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One transaction holding this scope's advisory lock: other scopes' writers never wait."""
+        """One transaction holding this namespace's advisory lock: other agents' writers never wait."""
         with self.db.connection.transaction():
-            self.db.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (self._scope,))
+            self.db.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (self._namespace,))
             yield
 
-    # meta, per scope
+    # meta, per namespace
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute(
-            "SELECT value FROM meta WHERE scope = ? AND key = ?", (self._scope, key)
+            "SELECT value FROM meta WHERE namespace = ? AND key = ?", (self._namespace, key)
         ).fetchone()
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute(
-            "INSERT INTO meta (scope, key, value) VALUES (?, ?, ?)"
-            " ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value",
-            (self._scope, key, value),
+            "INSERT INTO meta (namespace, key, value) VALUES (?, ?, ?)"
+            " ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value",
+            (self._namespace, key, value),
         )
 
     def generation(self) -> int:
@@ -98,22 +99,25 @@ class PgStore(PgWrites):
 
     def source(self, key: str) -> SourceRow | None:
         row = self.db.execute(
-            "SELECT key, path, kind, size, mtime_ns, content_hash FROM sources WHERE scope = ? AND key = ?",
-            (self._scope, key),
+            "SELECT key, path, kind, size, mtime_ns, content_hash FROM sources WHERE namespace = ? AND key = ?",
+            (self._namespace, key),
         ).fetchone()
         return None if row is None else SourceRow(*row)
 
     def source_keys(self) -> set[str]:
-        return {key for (key,) in self.db.execute("SELECT key FROM sources WHERE scope = ?", (self._scope,))}
+        return {
+            key
+            for (key,) in self.db.execute("SELECT key FROM sources WHERE namespace = ?", (self._namespace,))
+        }
 
     def put_source(self, source: SourceRow, now: float) -> None:
         self.db.execute(
-            "INSERT INTO sources (scope, key, path, kind, size, mtime_ns, content_hash, indexed_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET path = excluded.path,"
+            "INSERT INTO sources (namespace, key, path, kind, size, mtime_ns, content_hash, indexed_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET path = excluded.path,"
             " kind = excluded.kind, size = excluded.size, mtime_ns = excluded.mtime_ns,"
             " content_hash = excluded.content_hash, indexed_at = excluded.indexed_at",
             (
-                self._scope,
+                self._namespace,
                 source.key,
                 source.path,
                 source.kind,
@@ -125,20 +129,22 @@ class PgStore(PgWrites):
         )
 
     def drop_source(self, key: str) -> None:
-        self.db.execute("DELETE FROM sources WHERE scope = ? AND key = ?", (self._scope, key))
+        self.db.execute("DELETE FROM sources WHERE namespace = ? AND key = ?", (self._namespace, key))
 
     # entries
 
     def entries_of_source(self, key: str) -> list[EntryRow]:
         rows = self.db.execute(
-            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE scope = ? AND source_key = ? ORDER BY id",
-            (self._scope, key),
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE namespace = ? AND source_key = ? ORDER BY id",
+            (self._namespace, key),
         )
         return [EntryRow(*row) for row in rows]
 
     def entry_count(self) -> int:
         return int(
-            self.db.execute("SELECT count(*) FROM entries WHERE scope = ?", (self._scope,)).fetchone()[0]
+            self.db.execute(
+                "SELECT count(*) FROM entries WHERE namespace = ?", (self._namespace,)
+            ).fetchone()[0]
         )
 
     def fetch(self, ids: Iterable[int]) -> dict[int, EntryRow]:
@@ -149,52 +155,55 @@ class PgStore(PgWrites):
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
         return list(
             self.db.execute(
-                "SELECT id, context, text FROM entries WHERE scope = ? AND id > ? ORDER BY id LIMIT ?",
-                (self._scope, after_id, limit),
+                "SELECT id, context, text FROM entries WHERE namespace = ? AND id > ? ORDER BY id LIMIT ?",
+                (self._namespace, after_id, limit),
             )
         )
 
     def vectors_changed_since(self, generation: int) -> tuple[list[int], list[tuple[int, str, bytes]]]:
         rows = self.db.execute(
-            "SELECT id, scope, embedding, deleted_at FROM entries WHERE scope = ? AND vector_generation > ?"
+            "SELECT id, scope, embedding, deleted_at FROM entries WHERE namespace = ? AND vector_generation > ?"
             " ORDER BY id",
-            (self._scope, generation),
+            (self._namespace, generation),
         ).fetchall()
-        live = [(row[0], row[1], _blob(row[2])) for row in rows if row[3] is None and row[2] is not None]
+        live = [(row[0], row[1], row[2]) for row in rows if row[3] is None and row[2] is not None]
         return [row[0] for row in rows], live
 
     def live_vectors(self, dim: int) -> tuple[npt.NDArray[np.int64], list[str], Vectors]:
-        """Ids (ascending), scopes and embeddings of this scope's live entries, read in binary."""
-        cursor = self.db.connection.cursor(binary=True)
-        cursor.execute(
-            "SELECT id, embedding FROM entries WHERE scope = %s AND deleted_at IS NULL AND dim = %s ORDER BY id",
-            (self._scope, dim),
+        """Ids (ascending), scopes and embeddings of this namespace's live entries."""
+        cursor = self.db.execute(
+            "SELECT id, scope, embedding FROM entries WHERE namespace = ? AND deleted_at IS NULL AND dim = ?"
+            " ORDER BY id",
+            (self._namespace, dim),
         )
         ids: list[int] = []
+        scopes: list[str] = []
         parts: list[Vectors] = []
         while rows := cursor.fetchmany(65_536):
             ids.extend(row[0] for row in rows)
-            parts.append(np.stack([row[1].to_numpy() for row in rows]).astype(np.float32))
+            scopes.extend(row[1] for row in rows)
+            parts.append(from_blobs([row[2] for row in rows], dim))
         matrix = np.concatenate(parts) if parts else np.zeros((0, dim), dtype=np.float32)
-        return np.array(ids, dtype=np.int64), [self._scope] * len(ids), matrix
+        return np.array(ids, dtype=np.int64), scopes, matrix
 
     def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
         if not terms:
             return {}
         rows = self.db.execute(
-            "SELECT term, docs FROM fts_terms WHERE scope = ? AND term = ANY(?)", (self._scope, list(terms))
+            "SELECT term, docs FROM fts_terms WHERE namespace = ? AND term = ANY(?)",
+            (self._namespace, list(terms)),
         )
         return {term: int(docs) for term, docs in rows if docs > 0}
 
     def text_search(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
-        """(id, ts_rank_cd) of this scope's best live full-text matches of any term, best first."""
+        """(id, ts_rank_cd) of this namespace's best live full-text matches of any term, best first."""
         if not terms:
             return []
         query = " | ".join("'" + term.replace("\\", "\\\\").replace("'", "''") + "'" for term in terms)
         rows = self.db.execute(
             "SELECT id, ts_rank_cd(tokens, q) AS rank FROM entries, to_tsquery('simple', ?) q"
-            " WHERE scope = ? AND deleted_at IS NULL AND tokens @@ q ORDER BY rank DESC, id LIMIT ?",
-            (query, self._scope, limit),
+            " WHERE namespace = ? AND deleted_at IS NULL AND tokens @@ q ORDER BY rank DESC, id LIMIT ?",
+            (query, self._namespace, limit),
         )
         return [(int(row[0]), float(row[1])) for row in rows]
 
@@ -203,8 +212,9 @@ class PgStore(PgWrites):
 
 
 class PgVectors:
-    """Recall's vector side in the database: exact within a scope (its rows, by the scope index),
-    HNSW across scopes."""
+    """Recall's vector side in the database, within the store's namespace (and an entry scope, if
+    asked). The planner chooses: a small namespace is scanned exactly by its index, a large one
+    by HNSW (`ef_search` raised so the namespace filter leaves n rows)."""
 
     def __init__(self, store: PgStore) -> None:
         self.store = store
@@ -214,18 +224,14 @@ class PgVectors:
     ) -> list[tuple[int, float]]:
         dim = len(query)
         vector = np.asarray(query, dtype=np.float32)
-        if scope is not None:
+        distance = f"embedding::vector({dim}) <=> ?"
+        with self.store.db.connection.transaction():
+            self.store.db.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, 2 * n))}")
             rows = self.store.db.execute(
-                "SELECT id, 1 - (embedding <=> ?) AS similarity FROM entries WHERE scope = ?"
-                " AND deleted_at IS NULL AND dim = ? ORDER BY embedding <=> ?, id LIMIT ?",
-                (vector, scope, dim, vector, n),
-            )
-        else:
-            rows = self.store.db.execute(
-                f"SELECT id, 1 - (embedding::vector({dim}) <=> ?) FROM entries WHERE deleted_at IS NULL"
-                f" AND dim = {dim} ORDER BY embedding::vector({dim}) <=> ? LIMIT ?",
-                (vector, vector, n),
-            )
+                f"SELECT id, 1 - ({distance}) FROM entries WHERE namespace = ? AND deleted_at IS NULL"
+                f" AND dim = {dim} AND (?::text IS NULL OR scope = ?) ORDER BY {distance}, id LIMIT ?",
+                (vector, self.store.namespace, scope, scope, vector, n),
+            ).fetchall()
         return [(int(row[0]), float(row[1])) for row in rows]
 
     def allowed(self, ids: Iterable[int], scope: str | None) -> list[bool]:
@@ -238,7 +244,3 @@ class PgVectors:
             )
         }
         return [i in live for i in wanted]
-
-
-def _blob(embedding: object) -> bytes:
-    return np.asarray(embedding, dtype="<f4").tobytes()

@@ -15,10 +15,10 @@ from memory_sleep.sidecar.rows import NewEntry, Vectors
 from memory_sleep.sidecar.tokenize import fts_document
 
 _INSERT = (
-    "INSERT INTO entries (id, source_key, source_path, kind, line_start, line_end, context, text,"
+    "INSERT INTO entries (id, namespace, source_key, source_path, kind, line_start, line_end, context, text,"
     " content_hash, day, scope, importance, created_at, updated_at, expires_at, embedder, dim,"
     " embedding, discarded, tokens, vector_generation)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, to_tsvector('simple', ?), ?)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, to_tsvector('simple', ?), ?)"
 )
 
 
@@ -28,7 +28,7 @@ class PgWrites:
     db: PgDb
 
     @property
-    def _scope(self) -> str:
+    def _namespace(self) -> str:
         raise NotImplementedError
 
     def _stamp(self, ids: Sequence[int]) -> int:
@@ -59,6 +59,7 @@ class PgWrites:
                 [
                     (
                         entry_id,
+                        self._namespace,
                         entry.source_key,
                         entry.source_path,
                         entry.kind,
@@ -93,9 +94,9 @@ class PgWrites:
 
     def _count_terms(self, counts: Counter[str], sign: int) -> None:
         self.db.executemany(
-            "INSERT INTO fts_terms (scope, term, docs) VALUES (?, ?, ?) ON CONFLICT (scope, term)"
+            "INSERT INTO fts_terms (namespace, term, docs) VALUES (?, ?, ?) ON CONFLICT (namespace, term)"
             " DO UPDATE SET docs = fts_terms.docs + excluded.docs",
-            [(self._scope, term, sign * count) for term, count in sorted(counts.items())],
+            [(self._namespace, term, sign * count) for term, count in sorted(counts.items())],
         )
 
     def rewrite_entries(
@@ -178,8 +179,8 @@ class PgWrites:
     def set_validity(self, endings: Mapping[int, tuple[str, str, str | None]]) -> None:
         self.db.execute(
             "UPDATE entries SET valid_to = NULL, status = NULL, ended_by = NULL"
-            " WHERE scope = ? AND status IS NOT NULL",
-            (self._scope,),
+            " WHERE namespace = ? AND status IS NOT NULL",
+            (self._namespace,),
         )
         self.db.executemany(
             "UPDATE entries SET valid_to = ?, status = ?, ended_by = ? WHERE id = ?",
@@ -201,9 +202,9 @@ class PgWrites:
         with self.db.connection.transaction():
             query_id = int(
                 self.db.execute(
-                    "INSERT INTO queries (text, scope, k, created_at, embedder, embedding)"
-                    " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                    (text, scope or self._scope, k, now, embedder, embedding),
+                    "INSERT INTO queries (namespace, text, scope, k, created_at, embedder, embedding)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    (self._namespace, text, scope, k, now, embedder, embedding),
                 ).fetchone()[0]
             )
             self.db.executemany(
@@ -226,9 +227,9 @@ class PgWrites:
     def logged_queries(self, limit: int) -> list[tuple[int, str, str | None, float, list[int]]]:
         queries = self.db.execute(
             "SELECT q.id, q.text, q.scope, q.created_at, array_remove(array_agg(r.entry_id ORDER BY r.rank), NULL)"
-            " FROM queries q LEFT JOIN query_results r ON r.query_id = q.id WHERE q.scope = ?"
+            " FROM queries q LEFT JOIN query_results r ON r.query_id = q.id WHERE q.namespace = ?"
             " GROUP BY q.id ORDER BY q.id DESC LIMIT ?",
-            (self._scope, limit),
+            (self._namespace, limit),
         )
         return [
             (int(i), text, scope, float(at), [int(e) for e in ranked])
