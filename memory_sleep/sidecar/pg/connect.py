@@ -74,7 +74,11 @@ def connect(dsn: str) -> PgDb:
             f"{shown(dsn)}: cannot connect to Postgres ({str(error).strip()}). Check the host, the "
             f"user and the database in the connection string (dsn under [sidecar], or {DSN_ENV})."
         ) from None
-    ensure_vector_extension(connection, dsn)
+    try:
+        ensure_vector_extension(connection, dsn)
+    except StoreError:
+        connection.close()
+        raise
     register_vector(connection)
     _read_vectors_as_blobs(connection)
     return PgDb(connection)
