@@ -3,6 +3,7 @@ duplicate no entry; a database without pgvector, or without a connection string,
 
 from __future__ import annotations
 
+import json
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -104,3 +105,35 @@ def test_the_postgres_store_without_a_connection_string_says_where_to_give_one(
     shutil.copytree(FIXTURE_WORKSPACE, folder)
     with pytest.raises(StoreError, match="MEMORY_SLEEP_DSN"):
         open_sidecar(folder, Config(sidecar=SidecarConfig(store="postgres")))
+
+
+def test_migrate_doctor_and_stats_on_a_shared_database(
+    tmp_path: Path, pg_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+    from click.testing import CliRunner
+
+    from memory_sleep.cli.main import main
+
+    with psycopg.connect(pg_server.get_uri(), autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS fresh_fleet")
+        admin.execute("CREATE DATABASE fresh_fleet")
+    monkeypatch.setenv("MEMORY_SLEEP_DSN", pg_server.get_uri("fresh_fleet"))
+    runner = CliRunner()
+    for agent in ("agent-1", "agent-2"):
+        folder = tmp_path / agent
+        shutil.copytree(FIXTURE_WORKSPACE, folder)
+        (folder / "memory-sleep.toml").write_text(f'[sidecar]\nstore = "postgres"\nscope = "{agent}"\n')
+    first = runner.invoke(main, ["migrate", str(tmp_path / "agent-1")])
+    again = runner.invoke(main, ["migrate", str(tmp_path / "agent-2")])
+    assert first.exit_code == 0 and "applied m001_schema, entries_hnsw_384" in first.output, first.output
+    assert again.exit_code == 0 and again.output.endswith("up to date\n")
+    doctor = runner.invoke(main, ["doctor", str(tmp_path / "agent-1")])
+    assert "connected, pgvector 0.6" in doctor.output and "schema version 1" in doctor.output
+    assert "indexes present (HNSW for 384 dimensions)" in doctor.output
+    for agent in ("agent-1", "agent-2"):
+        assert runner.invoke(main, ["index", str(tmp_path / agent)]).exit_code == 0
+    stats = runner.invoke(main, ["stats", str(tmp_path / "agent-2"), "--json"])
+    by_scope = json.loads(stats.output)["by_scope"]
+    assert set(by_scope) == {"agent-1/agent-1", "agent-2/agent-2"}
+    assert by_scope["agent-1/agent-1"] == by_scope["agent-2/agent-2"]

@@ -437,6 +437,9 @@ def _sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
     if not config.sidecar.enabled:
         yield Check("sidecar", "ok", "disabled ([sidecar] enabled = false)")
         return
+    if config.sidecar.store == "postgres":
+        yield from _postgres(config)
+        return
     path = workspace.state_dir / DB_NAME
     if not path.exists():
         yield Check(
@@ -479,6 +482,19 @@ def _sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
             f"built with {stored}, configured embedder is offline",
             "the next index re-embeds every entry",
         )
+
+
+def _postgres(config: Config) -> Iterator[Check]:
+    from memory_sleep.sidecar.pg.connect import resolve_dsn
+    from memory_sleep.sidecar.pg.health import findings
+
+    try:
+        dsn = resolve_dsn(config.sidecar.dsn)
+    except MemorySleepError as error:
+        yield Check("sidecar", "fail", str(error))
+        return
+    for level, message, fix in findings(dsn, config.sidecar.dimensions):
+        yield Check("sidecar", level, message, fix)  # type: ignore[arg-type]
 
 
 def _cron(workspace: Workspace, config: Config, crontab: object | None) -> Iterator[Check]:

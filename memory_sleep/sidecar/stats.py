@@ -1,4 +1,5 @@
-"""What the sidecar holds: totals, soft-deleted, by source kind and scope, queries logged, size on disk."""
+"""What the sidecar holds: totals, soft-deleted, by source kind and scope (on Postgres, by agent
+namespace and scope, across the shared database), queries logged, size on disk."""
 
 from __future__ import annotations
 
@@ -28,6 +29,14 @@ def sidecar_stats(store: SidecarStore, folder: Path | None) -> dict[str, object]
             " GROUP BY deleted_reason ORDER BY deleted_reason"
         ).fetchall()
     )
+    if store.namespace is not None:  # a shared database: every agent's part of it
+        by_scope = {
+            f"{namespace}/{scope}": {"live": live, "soft_deleted": gone}
+            for namespace, scope, live, gone in db.execute(
+                "SELECT namespace, scope, count(*) - count(deleted_at), count(deleted_at) FROM entries"
+                " GROUP BY namespace, scope ORDER BY namespace, scope"
+            )
+        }
     queries = db.execute("SELECT count(*) FROM queries").fetchone()[0]
     sizes = _sizes(store, folder)
     return {

@@ -29,7 +29,17 @@ from memory_sleep.sidecar.rows import (
 from memory_sleep.sidecar.tokenize import fts_match
 
 DB_NAME = "sidecar.db"
-__all__ = ["DB_NAME", "EntryRow", "NewEntry", "SourceRow", "Store", "Vectors", "from_blobs", "to_blob"]
+__all__ = [
+    "DB_NAME",
+    "EntryRow",
+    "NewEntry",
+    "SourceRow",
+    "Store",
+    "Vectors",
+    "from_blobs",
+    "to_blob",
+    "upgrade_sqlite",
+]
 
 
 def _connect_read_only(name: str, reason: str, migrations: Migrations) -> sqlite3.Connection:
@@ -65,6 +75,20 @@ def _connect_read_only(name: str, reason: str, migrations: Migrations) -> sqlite
             "Make the workspace writable and rerun; the upgrade keeps every entry and the recall history."
         )
     return db
+
+
+def upgrade_sqlite(path: Path) -> list[str]:
+    """Create or upgrade the sidecar file at `path`; the names of the migrations applied."""
+    if path.exists():
+        db = sqlite3.connect(path)
+        try:
+            lacking = MIGRATIONS.missing(db, str(path))
+        finally:
+            db.close()
+    else:
+        lacking = [step.name for step in MIGRATIONS.steps]
+    Store.open(path).close()
+    return lacking
 
 
 class Store(EntryWrites, QueryLog):
