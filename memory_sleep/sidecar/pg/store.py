@@ -212,9 +212,10 @@ class PgStore(PgWrites):
 
 
 class PgVectors:
-    """Recall's vector side in the database, within the store's namespace (and an entry scope, if
-    asked). The planner chooses: a small namespace is scanned exactly by its index, a large one
-    by HNSW (`ef_search` raised so the namespace filter leaves n rows)."""
+    """Recall's vector side in the database: exact within the store's namespace (and an entry
+    scope, if asked), read by the namespace's index. The HNSW index serves searches across
+    namespaces: with pgvector 0.6 a filtered HNSW scan may return fewer than n rows of a small
+    namespace, so an agent's own recall does not use it."""
 
     def __init__(self, store: PgStore) -> None:
         self.store = store
@@ -222,16 +223,12 @@ class PgVectors:
     def top(
         self, query: npt.NDArray[np.float32], n: int, scope: str | None = None
     ) -> list[tuple[int, float]]:
-        dim = len(query)
         vector = np.asarray(query, dtype=np.float32)
-        distance = f"embedding::vector({dim}) <=> ?"
-        with self.store.db.connection.transaction():
-            self.store.db.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, 2 * n))}")
-            rows = self.store.db.execute(
-                f"SELECT id, 1 - ({distance}) FROM entries WHERE namespace = ? AND deleted_at IS NULL"
-                f" AND dim = {dim} AND (?::text IS NULL OR scope = ?) ORDER BY {distance}, id LIMIT ?",
-                (vector, self.store.namespace, scope, scope, vector, n),
-            ).fetchall()
+        rows = self.store.db.execute(
+            "SELECT id, 1 - (embedding <=> ?) FROM entries WHERE namespace = ? AND deleted_at IS NULL"
+            " AND dim = ? AND (?::text IS NULL OR scope = ?) ORDER BY embedding <=> ?, id LIMIT ?",
+            (vector, self.store.namespace, len(vector), scope, scope, vector, n),
+        ).fetchall()
         return [(int(row[0]), float(row[1])) for row in rows]
 
     def allowed(self, ids: Iterable[int], scope: str | None) -> list[bool]:
