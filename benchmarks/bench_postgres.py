@@ -24,6 +24,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -156,8 +157,8 @@ class Bench:
             text = " ".join(WORDS[w] for w in np.random.default_rng(int(pick)).integers(0, len(WORDS), 3))
             scope = f"agent-{number % len(stores)}"
             options = SearchOptions(k=10, scope=scope)
-            local["postgres"].append(timed(lambda: search(pg, PgVectors(pg), text, query, options, NOW)))
-            local["sqlite"].append(timed(lambda: search(sqlite, index, text, query, options, NOW)))
+            local["postgres"].append(timed(partial(search, pg, PgVectors(pg), text, query, options, NOW)))
+            local["sqlite"].append(timed(partial(search, sqlite, index, text, query, options, NOW)))
         self.row(
             "hybrid recall in one namespace, p50 / p95 (ms)",
             percentiles(local["sqlite"]),
@@ -167,7 +168,7 @@ class Bench:
         pg = stores[0]
         pg.db.execute("SET hnsw.ef_search = 100")
         for query in queries:
-            numpy_times.append(timed(lambda: index.top(query, 10)))
+            numpy_times.append(timed(partial(index.top, query, 10)))
             exact = {int(i) for i in np.argsort(-(self.matrix @ query))[:10]}  # matrix rows in id order
             started = time.perf_counter()
             found = pg.db.execute(
