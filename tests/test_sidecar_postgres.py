@@ -29,6 +29,7 @@ def _index(folder: Path, dsn: str, scope: str) -> int:
         return sidecar.index().added
 
 
+@pytest.mark.slow  # eight indexers of four agents at once
 def test_agents_indexing_at_once_lose_nothing_and_duplicate_nothing(tmp_path: Path, pg_dsn: str) -> None:
     folders = []
     for number in range(4):
