@@ -24,8 +24,15 @@ class ModelPrice(_Section):
     cached_input: float | None = Field(default=None, ge=0)
 
 
+class AgentConfig(_Section):
+    """`[engine.agent]`: the host agent as the engine (`--engine agent`), answering requests through files."""
+
+    expire_hours: float = Field(default=72.0, gt=0)
+    request_max_tokens: int = Field(default=8_000, ge=500)
+
+
 class EngineConfig(_Section):
-    name: Literal["auto", "offline", "anthropic", "openai"] = "auto"
+    name: Literal["auto", "offline", "anthropic", "openai", "agent"] = "auto"
     model: str | None = None
     base_url: str | None = None
     timeout_secs: float = Field(default=60.0, gt=0)
@@ -42,6 +49,7 @@ class EngineConfig(_Section):
     require_llm: bool = False
     cache: bool = True
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    agent: AgentConfig = AgentConfig()
 
 
 class RetentionWeights(_Section):

@@ -20,7 +20,12 @@ def uncommented(text: str) -> str:
 
 def test_commented_config_lists_every_key_at_its_default() -> None:
     text = commented_config()
-    sections = {"engine": {}, "memory": {"forgetting": {"weights": {}}}, "sidecar": {}, "schedule": {}}
+    sections = {
+        "engine": {"agent": {}},
+        "memory": {"forgetting": {"weights": {}}},
+        "sidecar": {},
+        "schedule": {},
+    }
     assert tomllib.loads(text) == sections
     keys = [key for key in config_keys() if not isinstance(key, str)]
     assert len(keys) > 40

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from memory_sleep import language
-from memory_sleep.cycle.references import person_names
 from memory_sleep.engines.offline import matching
+from memory_sleep.engines.offline.references import person_names
 from memory_sleep.engines.offline.statements import subject_key
 from memory_sleep.sidecar.embed import OfflineEmbedder
 from memory_sleep.sidecar.tokenize import fts_document, query_terms

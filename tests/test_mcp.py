@@ -19,7 +19,16 @@ from memory_sleep.sidecar import FunctionEmbedder, open_sidecar
 from memory_sleep.workspace.layout import Workspace
 
 TODAY = date(2026, 11, 25)
-TOOLS = {"recall", "remember", "consolidate", "status", "briefing"}
+TOOLS = {
+    "recall",
+    "remember",
+    "consolidate",
+    "status",
+    "briefing",
+    "consolidate_as_agent",
+    "decision_request",
+    "answer_decision",
+}
 
 
 def with_client(folder: Path, work: Callable[[Client], Awaitable[None]], **options: Any) -> None:

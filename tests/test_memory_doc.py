@@ -422,6 +422,15 @@ def test_add_entry_to_existing_section_only_inserts_its_line(text: str) -> None:
     assert "zqxj marker" in [entry.text for _, entry in MemoryDocument.parse(rendered).entries()]
 
 
+def test_an_entry_added_before_a_setext_heading_starting_with_a_hash_stays_an_entry() -> None:
+    """ "#Facts" underlined is a setext heading, not an ATX one (an ATX `#` needs a space after it);
+    found by the round-trip property test in test_reliability_properties."""
+    document = MemoryDocument.parse("## Facts\n#Facts\n-----\n")
+    document.add_entry("Facts", Entry("fuzz entry", None, date(2026, 11, 24)))
+    reread = MemoryDocument.parse(document.render())
+    assert [entry.text for _, entry in reread.entries()] == ["fuzz entry"]
+
+
 def test_raw_block_holds_unowned_sections_verbatim() -> None:
     document = MemoryDocument.parse("## Recipes\n- eggs  \n\n| a |\n")
     [section] = document.sections

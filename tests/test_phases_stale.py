@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
-from memory_sleep.cycle.references import people_named, restated_entries
+from memory_sleep.config import Config
+from memory_sleep.cycle.plan import DocumentEditor
+from memory_sleep.cycle.runner import RunOptions, run_cycle
 from memory_sleep.cycle.stale import remove_stale
+from memory_sleep.engines.offline import offline_engine
+from memory_sleep.engines.offline.curate import OfflineCurator
+from memory_sleep.models import EntryView, NoteItem
+from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .conftest import run_offline
@@ -40,19 +48,23 @@ def test_an_absence_that_is_over_is_archived_as_finished_business() -> None:
 
 
 def test_a_repeat_or_a_mention_of_the_person_references_an_entry() -> None:
-    document = MemoryDocument.parse(PEOPLE)
     day = date(2026, 11, 20)
-    restated = restated_entries(document, [note_item("For the record, Raj GitHub: @raj_", day)])
-    named = people_named(
-        document, [note_item("Nadia: send Yuki the Meridian load numbers by Friday", day)], ["Meridian"]
+    views = [view for _, view in DocumentEditor(MemoryDocument.parse(PEOPLE), day).views()]
+    used = OfflineCurator().referenced(
+        views,
+        [note_item("For the record, Raj GitHub: @raj_", day)],
+        [note_item("Nadia: send Yuki the Meridian load numbers by Friday", day)],
+        ["Meridian"],
     )
-    assert [(entry.text, used) for entry, used in restated] == [("Raj GitHub: @raj_", day)]
-    assert [(entry.text, used) for entry, used in named] == [
-        ("Nadia is in America/Sao_Paulo, keep that in mind for calls", day)
+    text = {view.ref: view.text for view in views}
+    assert [(text[ref], used_on) for ref, used_on in used] == [
+        ("Raj GitHub: @raj_", day),
+        ("Nadia is in America/Sao_Paulo, keep that in mind for calls", day),
     ]
 
 
-def test_a_person_named_in_later_notes_is_not_stale(tmp_path: Path) -> None:
+def _nadia_and_wei(tmp_path: Path) -> Path:
+    """Two People entries from September, and a November note that names Nadia."""
     (tmp_path / "memory").mkdir()
     (tmp_path / "MEMORY.md").write_text(
         "# MEMORY.md\n\n## People\n- Nadia is in America/Sao_Paulo, keep that in mind for calls (2026-09-25)\n"
@@ -61,8 +73,35 @@ def test_a_person_named_in_later_notes_is_not_stale(tmp_path: Path) -> None:
     (tmp_path / "memory" / "2026-11-19.md").write_text(
         "- Decided: Nadia owns the Meridian export work from now on\n"
     )
+    return tmp_path
+
+
+def test_a_person_named_in_later_notes_is_not_stale(tmp_path: Path) -> None:
+    _nadia_and_wei(tmp_path)
     run_offline(tmp_path, today=date(2026, 11, 20))
     memory = (tmp_path / "MEMORY.md").read_text()
     assert "Nadia is in America/Sao_Paulo" in memory
     assert "Wei prefers" not in memory
     assert "Wei prefers" in (tmp_path / "memory" / "archive.md").read_text()
+
+
+class _UsesWei(OfflineCurator):
+    """A curator that says every note uses the People entry about Wei, and nothing else."""
+
+    def referenced(
+        self,
+        entries: Sequence[EntryView],
+        repeats: Sequence[NoteItem],
+        kept: Sequence[NoteItem],
+        projects: Sequence[str],
+    ) -> list[tuple[str, date]]:
+        return [(view.ref, item.day) for view in entries if view.text.startswith("Wei") for item in kept]
+
+
+def test_which_entries_notes_still_use_is_the_engines_decision(tmp_path: Path) -> None:
+    _nadia_and_wei(tmp_path)
+    engine = replace(offline_engine(), curator=_UsesWei())
+    run_cycle(Workspace.open(tmp_path), Config(), engine, RunOptions(today=date(2026, 11, 20)))
+    memory = (tmp_path / "MEMORY.md").read_text()
+    assert "Wei prefers" in memory
+    assert "Nadia is in America/Sao_Paulo" not in memory

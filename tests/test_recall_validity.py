@@ -138,3 +138,19 @@ def test_items_the_run_discarded_as_noise_are_left_out_unless_asked_for(tmp_path
         everything = sidecar.search("orion poll", k=10, include_discarded=True)
     assert not [hit for hit in default if "heartbeat" in hit.text]
     assert [hit for hit in everything if "heartbeat" in hit.text]
+
+
+def test_a_weekly_line_carries_its_own_date_and_ending(tmp_path: Path) -> None:
+    weekly = tmp_path / "memory" / "weekly"
+    weekly.mkdir(parents=True)
+    (tmp_path / "MEMORY.md").write_text("# MEMORY.md\n", encoding="utf-8")
+    (weekly / "2026-W46.md").write_text(
+        "# Week 2026-W46 (2026-11-09 to 2026-11-15)\n\n## Orion\n"
+        "- decision: Orion uses MySQL (2026-11-10) [superseded 2026-11-14 by memory/2026-11-14.md:3]\n"
+        "- fact: Orion demo booth code is 4411 (2026-11-12)\n",
+        encoding="utf-8",
+    )
+    with open_at(tmp_path) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Orion", k=5)
+    assert sorted(hit.day or "" for hit in hits) == ["2026-11-10", "2026-11-12"]  # not the week's Monday

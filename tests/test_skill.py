@@ -120,7 +120,8 @@ def test_manual_procedure_uses_the_categories_and_reasons_nrem_uses() -> None:
 
 def test_cron_prompt_names_the_workspace_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
     prompt = cron_prompt(Workspace(tmp_path), Config())
-    assert f"memory-sleep run {tmp_path} --if-due" in prompt
+    assert f"memory-sleep run {tmp_path} --if-due --engine agent" in prompt
+    assert "Exit code 3 means decisions wait for you" in prompt
     assert f"{tmp_path}/memory/YYYY-MM-DD.md" in prompt and f"{tmp_path}/MEMORY.md" in prompt
     assert "{{" not in prompt and "2048 bytes" in prompt
 
@@ -131,3 +132,17 @@ def test_the_package_ships_skill_md() -> None:
     result = CliRunner().invoke(main, ["skill"])
     assert result.exit_code == 0 and result.output == SKILL.read_text(encoding="utf-8")
     assert (REPO / "prompts" / "SKILL.md").resolve() == SKILL.resolve()  # a link, so the two never drift
+
+
+def test_without_a_key_the_skill_teaches_the_agent_engine_and_keeps_the_manual_procedure() -> None:
+    text = SKILL.read_text(encoding="utf-8")
+    loop = text.split("### No API key: you make the decisions", 1)[1].split("\n## ", 1)[0]
+    for needed in (
+        "`memory-sleep run --engine agent` exits 3",
+        "`answer_schema`",
+        "`answer_file`",
+        "`problems`",
+    ):
+        assert needed in loop, needed
+    assert "`consolidate_as_agent`" in text and "`answer_decision`" in text
+    assert "## By hand, when the tool cannot be installed" in text

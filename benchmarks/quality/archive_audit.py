@@ -16,6 +16,7 @@ from .truthdata import GroundTruth, ItemTruth, TruthText
 _RECORD = re.compile(r"^- (?P<entry>.*) — from (?P<section>[^;]+); (?P<reason>.*)$")
 _SOURCE = re.compile(r"(memory/[^\s:()]+\.md):(\d+)")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ENDING = re.compile(r" \[(?:superseded|done|finished|expired) [^\]]*\]$")  # how it ended, for recall
 _ENTRY_DATE = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
 _DAY_HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2})\s*$")
 
@@ -45,7 +46,8 @@ def parse_archive(text: str) -> list[ArchiveRecord]:
         if heading := _DAY_HEADING.match(line):
             day = heading.group(1)
         elif record := _RECORD.match(line):
-            records.append(ArchiveRecord(day, record["entry"], record["section"].strip(), record["reason"]))
+            reason = _ENDING.sub("", record["reason"])
+            records.append(ArchiveRecord(day, record["entry"], record["section"].strip(), reason))
     return records
 
 

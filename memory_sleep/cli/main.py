@@ -98,7 +98,8 @@ def _config(workspace: Workspace, config_file: Path | None) -> Config:
 def main() -> None:
     """Consolidate an AI agent's daily notes into compact long-term memory, the way sleep does.
 
-    Exit codes: 0 ok, 1 a problem the message explains (nothing half-written), 2 wrong usage.
+    Exit codes: 0 ok, 1 a problem the message explains (nothing half-written), 2 wrong usage,
+    3 decisions waiting for the agent (`run --engine agent`: answer them, then run again).
     """
 
 
@@ -119,8 +120,9 @@ def main() -> None:
 @TODAY_OPTION
 @click.option(
     "--engine",
-    type=click.Choice(["auto", "offline", "anthropic", "openai"]),
-    help="Engine for the decisions. Default: config, else auto.",
+    type=click.Choice(["auto", "offline", "anthropic", "openai", "agent"]),
+    help="Engine for the decisions; `agent`: you (the host agent) answer its requests, no API key. "
+    "Default: config, else auto.",
 )
 @click.option(
     "--model", help="Model name for an LLM engine. Default: [engine] model, else the provider's default."
@@ -211,6 +213,8 @@ def run(
         report = run_cycle(
             space, config, build_engine(config.engine, space.root, progress), options, progress
         )
+    if report.waiting:
+        _stop_for_the_agent(space, report.waiting, options.today, as_json)
     if if_due and not dry_run:
         from memory_sleep.cycle.schedule import mark_success
 
@@ -255,6 +259,20 @@ def run(
         )
     if report.strays and verbose:
         click.echo(f"Left alone (not daily notes): {', '.join(report.strays)}")
+
+
+def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_json: bool) -> None:
+    """Exit 3 ("decisions waiting", not a failure) after saying which requests wait and how to answer."""
+    from memory_sleep.engines.agent import EXIT_WAITING, AgentDesk, waiting_text
+
+    desk = AgentDesk(space.root)
+    requests = [request for batch in batches if (request := desk.request(batch))]
+    if as_json:
+        click.echo(json.dumps({"status": "waiting", "requests": [r.summary() for r in requests]}, indent=2))
+    else:
+        command = f"memory-sleep run {space.root} --engine agent --today {today.isoformat()}"
+        click.echo(waiting_text(requests, command))
+    sys.exit(EXIT_WAITING)
 
 
 @main.command(context_settings=CONTEXT)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from memory_sleep.cli.mcp_agent import add_agent_tools
 from memory_sleep.config import load_config
 from memory_sleep.cycle.outcome import Attempt, recorded_outcome
 from memory_sleep.errors import MemorySleepError
@@ -34,7 +35,8 @@ INSTRUCTIONS = (
     "Long-term memory of one agent workspace. At the start of a session call `briefing`. Before answering "
     "about past decisions, facts or people, call `recall`. Call `remember` for anything worth keeping "
     "(a decision and its reason, a fact with exact values, a lesson, an open action with its deadline). "
-    "`consolidate` runs the nightly sleep cycle now; `status` says when it last ran."
+    "`consolidate` runs the nightly sleep cycle now; `status` says when it last ran. With no API key "
+    "configured, `consolidate_as_agent` lets you make its decisions yourself, with every safeguard kept."
 )
 
 
@@ -130,6 +132,7 @@ def build_server(
         except (OSError, UnicodeDecodeError) as error:
             raise ToolError(f"memory/briefing.md: cannot read ({error}).") from None
 
+    add_agent_tools(server, workspace, today, _tool)
     return server
 
 

@@ -32,7 +32,8 @@ KEY_NOTES: dict[str, str] = {
     "history_runs": "earlier runs kept in sleep-log.json",
     "keep_snapshots": "runs that can be undone",
     "lock_timeout_secs": "how long `run` waits for another run's lock",
-    "engine.name": "auto | offline | anthropic | openai (auto: a provider whose key is set, else offline)",
+    "engine.name": "auto | offline | anthropic | openai | agent (auto: a provider whose key is set, else "
+    "offline; agent: the host agent answers the requests, see SKILL.md)",
     "engine.model": "default: the provider's (claude-haiku-4-5, gpt-4.1-mini)",
     "engine.base_url": "an OpenAI-compatible server (Ollama, vLLM, llama.cpp)",
     "engine.timeout_secs": "per model call",
@@ -48,6 +49,8 @@ KEY_NOTES: dict[str, str] = {
     "engine.structured_output": "auto | tool | json_schema | json_object",
     "engine.require_llm": "true: fail instead of deciding offline when no provider can be used",
     "engine.cache": "reuse answers to identical calls (memory/.sleep/llm-cache)",
+    "engine.agent.expire_hours": "--engine agent: requests (and answers) older than this are dropped and asked afresh",
+    "engine.agent.request_max_tokens": "--engine agent: a batch whose request would be larger is split",
     "engine.prices": 'USD per million tokens for cost estimates: [engine.prices."MODEL"] input = 0.8, output = 4.0',
     "memory.forgetting.enabled": "SleepGate, the sidecar's forgetting pass",
     "memory.forgetting.interval_secs": "run the forgetting pass at most this often",

@@ -15,7 +15,10 @@ from memory_sleep.workspace.state import StateStore
 
 def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[str, Any]:
     """The report as JSON-ready data: snake_case keys, numbers as numbers, null for nothing."""
+    from memory_sleep.engines.agent import waiting_requests
+
     state = StateStore(workspace.state_dir).load_workspace()
+    waiting, expired = waiting_requests(workspace.root, config.engine.agent.expire_hours)
     found = discover(workspace)
     log = read_sleep_log(workspace.sleep_log.read_bytes() if workspace.sleep_log.exists() else None)
     pending = [n.relative for n in found.notes if _changed(n.path, state.seen.get(n.name))]
@@ -39,6 +42,8 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
         "stray_files": list(found.strays),
         "problems": list(found.problems),
         "secrets_in_notes": [{"note": s.note, "line": s.line, "kind": s.kind} for s in secrets],
+        "decisions_waiting": [request.summary() for request in waiting],
+        "decisions_expired": expired,
     }
 
 
@@ -73,7 +78,20 @@ def status_lines(report: dict[str, Any]) -> list[str]:
         f"stray files (left alone): {', '.join(report['stray_files']) or 'none'}",
         f"problems: {'; '.join(report['problems']) or 'none'}",
         f"secrets in notes: {_secrets_line(report['secrets_in_notes'])}",
+        f"decisions waiting for the agent: {_waiting_line(report['decisions_waiting'], report['decisions_expired'])}",
     ]
+
+
+def _waiting_line(waiting: list[dict[str, Any]], expired: int) -> str:
+    if not waiting and not expired:
+        return "none"
+    rejected = sum(bool(request["problems"]) for request in waiting)
+    parts = [f"{len(waiting)} in memory/.sleep/agent/pending"]
+    if rejected:
+        parts.append(f"{rejected} with a rejected answer")
+    if expired:
+        parts.append(f"{expired} expired")
+    return ", ".join(parts) + " (answer them, then `memory-sleep run --engine agent`)"
 
 
 def _secrets_line(found: list[dict[str, Any]]) -> str:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
+from memory_sleep.cycle.plan import Edit
 from memory_sleep.engines.base import ActionView, Briefer, BriefingContext
 from memory_sleep.models import Briefing, KeptItem, ProjectFields
 from memory_sleep.text import deadline_in, shorten
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
 LINE_CHARS = 200
+BRIEFING = "memory/briefing.md"
 
 
 def briefing_context(
@@ -27,8 +29,10 @@ def briefing_context(
     return BriefingContext(today=today, open_actions=actions, projects=projects, recent=recent)
 
 
-def write_briefing(briefer: Briefer, context: BriefingContext, max_bytes: int) -> str:
-    return render_briefing(briefer.brief(context), context.today, max_bytes)
+def brief_edit(briefer: Briefer, context: BriefingContext, max_bytes: int) -> Edit:
+    """The `brief` edit: memory/briefing.md, rewritten whole from the engine's briefing."""
+    text = render_briefing(briefer.brief(context), context.today, max_bytes)
+    return Edit(op="brief", path=BRIEFING, text=text, reason=f"within briefing_max_bytes ({max_bytes:,})")
 
 
 def render_briefing(briefing: Briefing, today: date, max_bytes: int) -> str:

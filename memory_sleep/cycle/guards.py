@@ -1,11 +1,12 @@
 """Refuse or trim a run that would empty MEMORY.md, drop too much of it, or grow the tool's part of it
-past its limit."""
+past its limit; refuse a fold that would lose a kept line, or a briefing over its limit."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 
+from memory_sleep.cycle.briefing import BRIEFING
 from memory_sleep.cycle.plan import DocumentEditor, Edit
 from memory_sleep.engines.base import Curator
 from memory_sleep.errors import GuardError
@@ -39,6 +40,34 @@ def check_removals(before: Sequence[Entry], document: MemoryDocument, share: flo
             f"Refused: this run would shrink MEMORY.md from {len(before)} to {counted(after, 'entry', 'entries')}, over max_removal_share "
             f"({share:.0%}). Nothing was changed. Check the notes, or raise max_removal_share in memory-sleep.toml."
         )
+
+
+def check_files(plan: Sequence[Edit], pending: Mapping[str, Sequence[str]], briefing_max_bytes: int) -> None:
+    """Raise GuardError if a fold would drop a kept line of a note it folds (every item of the note not
+    yet in MEMORY.md, `pending` by note, must be carried into the weekly summary, cited by its note and
+    line), if a fold or brief would write outside memory/weekly/ and memory/briefing.md, or if the
+    briefing would be over `briefing_max_bytes`."""
+    for edit in plan:
+        text = edit.text or ""
+        if edit.op == "fold":
+            if not (edit.path or "").startswith("memory/weekly/"):
+                raise GuardError(
+                    f"Refused: a fold into {edit.path}, not memory/weekly/. Nothing was changed."
+                )
+            for note in edit.sources or ():
+                dropped = [line for line in pending.get(note, ()) if f"({line})" not in text]
+                if dropped:
+                    raise GuardError(
+                        f"Refused: folding {note} into {edit.path} would drop its kept line {dropped[0]}, "
+                        "not yet in MEMORY.md. Nothing was changed."
+                    )
+        elif edit.op == "brief":
+            size = len(text.encode("utf-8"))
+            if edit.path != BRIEFING or size > briefing_max_bytes:
+                raise GuardError(
+                    f"Refused: a briefing of {size:,} bytes into {edit.path}; it goes to {BRIEFING}, at most "
+                    f"briefing_max_bytes ({briefing_max_bytes:,}). Nothing was changed."
+                )
 
 
 def tool_bytes(document: MemoryDocument) -> int:

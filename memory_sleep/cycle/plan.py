@@ -5,7 +5,9 @@ document. `DocumentEditor.apply` is the one place edits become changes to a pars
 writer then writes the rendered file), and it refuses an edit that names an entry which does not
 exist. Entries are named by stable refs: `E:<key>` for an entry of the document (its text's id when
 the editor first saw it, kept through later edits of the same plan), `I:<item id>` for the entry a
-note item added in this plan.
+note item added in this plan, `P:<name>` for a project's summary under `## Projects`. The cleanup's
+edits (`fold`: a weekly summary, `brief`: the morning briefing) name the file they write; the
+run's `file_changes` turns them into files.
 """
 
 from __future__ import annotations
@@ -15,14 +17,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from memory_sleep.errors import GuardError
-from memory_sleep.models import EntryView, Strict
+from memory_sleep.models import EntryView, ProjectFields, Strict
 from memory_sleep.workspace.archive import ArchiveRecord, Ending
-from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
+from memory_sleep.workspace.memory_doc import PROJECTS, Entry, MemoryDocument
 
-EditOp = Literal["add", "update", "supersede", "keep", "archive"]
+EditOp = Literal["add", "update", "supersede", "keep", "archive", "summarize", "fold", "brief"]
+_FILE_OPS = ("fold", "brief")
 
 
 class Edit(Strict):
@@ -30,9 +33,13 @@ class Edit(Strict):
 
     op: EditOp = Field(
         description="add a new entry; update or supersede an entry's text (the old text is archived); "
-        "keep an entry as it is (a note restated it); archive an entry (moved to memory/archive.md)"
+        "keep an entry as it is (a note restated it); archive an entry or a project's summary (moved to "
+        "memory/archive.md); summarize a project (its four lines); fold notes into a weekly summary; "
+        "brief: write the morning briefing"
     )
-    entry: str | None = Field(default=None, description="the entry it touches: E:<key> or I:<item id>")
+    entry: str | None = Field(
+        default=None, description="the entry it touches: E:<key>, I:<item id>, or P:<project> for a summary"
+    )
     item: str | None = Field(default=None, description="the note item that caused it")
     section: str | None = Field(default=None, description="the section an added entry goes to")
     topic: str | None = None
@@ -54,12 +61,34 @@ class Edit(Strict):
         description="for archive: the entry stopped being true (an action done, business finished, a "
         "date passed), not merely moved out for room or disuse",
     )
+    fields: ProjectFields | None = Field(default=None, description="a project's four lines (summarize)")
+    path: str | None = Field(default=None, description="the file a fold or brief writes, whole (text)")
+    sources: list[str] | None = Field(default=None, description="the notes a fold folds")
+
+    @model_validator(mode="after")
+    def _shape(self) -> Edit:
+        if (self.op in _FILE_OPS) != (self.path is not None) or (self.op in _FILE_OPS and self.text is None):
+            raise ValueError("fold and brief, and only they, name the path of the file they write, whole")
+        if (self.op == "summarize") != (self.fields is not None):
+            raise ValueError("summarize, and only it, carries a project's fields")
+        if (self.op == "fold") != (self.sources is not None):
+            raise ValueError("fold, and only it, names the notes it folds")
+        return self
 
     def describe(self) -> str:
         """One line for a dry run: the operation, what it touches and why."""
-        target = f" {self.entry}" if self.entry and self.op not in ("add", "archive") else ""
-        text = f": {self.text}" if self.text else ""
         why = f" ({self.reason})" if self.reason else ""
+        if self.path is not None:
+            what = ", ".join(self.sources) if self.sources else f"{len((self.text or '').encode()):,} bytes"
+            return f"{self.op} {self.path}: {what}{why}"
+        target = f" {self.entry}" if self.entry and self.op not in ("add", "archive") else ""
+        if self.fields is not None:
+            fields = self.fields
+            return (
+                f"{self.op}{target}: Status: {fields.status}; Contacts: {fields.contacts}; "
+                f"Last event: {fields.last_event}; Next: {fields.next}{why}"
+            )
+        text = f": {self.text}" if self.text else ""
         where = f" [{self.evidence}]" if self.evidence else ""
         return f"{self.op}{target}{text}{why}{where}"
 
@@ -139,6 +168,11 @@ class DocumentEditor:
         return applied
 
     def _apply_one(self, edit: Edit, applied: Applied) -> None:
+        if edit.op in _FILE_OPS:
+            return  # a file of its own, written by the run's file_changes
+        if edit.entry is not None and edit.entry.startswith("P:"):
+            self._apply_to_project(edit, edit.entry.removeprefix("P:"), applied)
+            return
         day = edit.day or self.today
         if edit.op == "add":
             if not (edit.text and edit.text.strip() and edit.section and edit.item):
@@ -181,3 +215,26 @@ class DocumentEditor:
         if entry.topic is None:
             entry.topic = edit.topic
         applied.touched.append((entry, day))
+
+    def _apply_to_project(self, edit: Edit, name: str, applied: Applied) -> None:
+        if edit.op == "summarize" and edit.fields is not None:
+            if not (edit.fields.status.strip() and edit.fields.last_event.strip()):
+                raise GuardError(
+                    f"Refused: a summary of {name} without status or last event. Nothing was changed."
+                )
+            self.document.project(name).set_fields(edit.fields, self.document.newline)
+            return
+        if edit.op != "archive" or name not in self.document.projects():
+            raise GuardError(
+                f"Refused: the plan names project {name} for {edit.op}, which MEMORY.md cannot do. "
+                "Nothing was changed."
+            )
+        block = self.document.remove_project(name)
+        ended = Ending(edit.ends, edit.day or self.today, edit.evidence) if edit.ends else None
+        entry = f"### {name}: {project_lines(block.lines)}"
+        applied.archived.append(ArchiveRecord(self.today, PROJECTS, entry, edit.reason, ended))
+
+
+def project_lines(lines: Sequence[str]) -> str:
+    """A project's summary block as one line, for the archive."""
+    return "; ".join(line.strip().lstrip("-* ") for line in lines if line.strip())

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 
+from memory_sleep.cycle.plan import Edit
 from memory_sleep.engines.base import Summarizer
 from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.text import shorten, tokens
@@ -25,6 +26,35 @@ def due_for_folding(
 ) -> list[NoteFile]:
     cutoff = today - timedelta(days=archive_after_days)
     return [note for note in notes if note.day < cutoff and note.name not in folded]
+
+
+def fold_edits(
+    notes: Sequence[NoteFile],
+    folded: Mapping[str, str],
+    note_state: Callable[[str], NoteState | None],
+    summarizer: Summarizer,
+    today: date,
+    archive_after_days: int,
+    ended: Sequence[tuple[Entry, Ending]] = (),
+) -> list[Edit]:
+    """A `fold` edit for each week with notes due for folding (read by NREM, older than
+    `archive_after_days`, not folded yet): the week's summary, rewritten whole over every note of the
+    week folded so far (its lines of `ended` entries marked), and the notes it folds now."""
+    due = [n for n in due_for_folding(notes, dict(folded), today, archive_after_days) if note_state(n.name)]
+    edits = []
+    for week, folding in sorted(weeks_of(due).items()):
+        members = [n for n in notes if iso_week(n.day) == week and (n.name in folded or n in due)]
+        with_states = [(n, state) for n in members if (state := note_state(n.name)) is not None]
+        edits.append(
+            Edit(
+                op="fold",
+                path=f"memory/weekly/{week}.md",
+                text=render_week(week, with_states, summarizer, ended),
+                sources=[note.relative for note in folding],
+                reason=f"notes older than {archive_after_days} days",
+            )
+        )
+    return edits
 
 
 def kept_items(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
@@ -86,6 +86,22 @@ class Curator(Protocol):
         that keeps changing (entries it finds none of these are left out)."""
         ...
 
+    def referenced(
+        self,
+        entries: Sequence[EntryView],
+        repeats: Sequence[NoteItem],
+        kept: Sequence[NoteItem],
+        projects: Sequence[str],
+    ) -> list[tuple[str, date]]:
+        """The entries (by ref) that notes still use, each with the day of the note: those a repeat (an
+        item dropped as already in memory) restates, and People entries whose person a kept item names
+        (`projects` are names of projects, not of people). The stale rule spares them."""
+        ...
+
+    def finished(self, projects: Mapping[str, ProjectFields]) -> list[str]:
+        """The projects (by name) whose summary says they are finished: completed or cancelled."""
+        ...
+
 
 class Summarizer(Protocol):
     def summarize_project(self, context: ProjectContext) -> ProjectFields:
@@ -150,6 +166,18 @@ class PhaseUsage:
     estimated_cost_usd: float | None = None
 
 
+class DecisionGate(Protocol):
+    """An engine whose decisions may still be waiting (the host agent's): the runner applies nothing then."""
+
+    def waiting(self) -> list[str]:
+        """The ids of the requests this run asked and got no usable answer for."""
+        ...
+
+    def settled(self) -> None:
+        """The run's plan was written: the answers it used are spent."""
+        ...
+
+
 @dataclass
 class Engine:
     """A named set of the decision makers; the offline engine fills them all without a model."""
@@ -166,3 +194,4 @@ class Engine:
     integrate_batch_size: int | None = field(
         default=None, metadata={"doc": "items per REM call; None means the config's batch_size"}
     )
+    gate: DecisionGate | None = None

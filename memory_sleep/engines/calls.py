@@ -19,6 +19,7 @@ from memory_sleep.engines.base import PhaseUsage, Usage
 from memory_sleep.engines.budget import CircuitBreaker, Deadline, TokenBudget, estimate_cost
 from memory_sleep.engines.cache import ResponseCache
 from memory_sleep.engines.model import (
+    AnswerPending,
     AnswerT,
     CallUsage,
     Exchange,
@@ -49,6 +50,10 @@ class Ask(Generic[AnswerT]):
     schema: type[AnswerT]
     what: str = field(metadata={"doc": "names the batch in warnings, e.g. 'NREM batch at memory/x.md:3'"})
     check: Check[AnswerT] = field(default=lambda answer: [])
+    basis: str = field(
+        default="",
+        metadata={"doc": "requests of one template and basis do not build on each other's answers"},
+    )
 
 
 class ModelCalls:
@@ -64,8 +69,10 @@ class ModelCalls:
         progress: Progress | None = None,
         deadline: Deadline | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        request_max_tokens: int | None = None,
     ) -> None:
         self.client, self.config, self.usage, self.cache = client, config, usage, cache
+        self.request_max_tokens = request_max_tokens
         self.prompts_dir = prompts_dir or config.prompts_dir
         self.budget = TokenBudget(config.max_tokens_per_run)
         self.breaker = CircuitBreaker(config.breaker_failures)
@@ -74,9 +81,23 @@ class ModelCalls:
         self.sleep = sleep
         self._asked: dict[str, int] = {}
         self._said: set[str] = set()
+        self._waiting_on: tuple[str, str] | None = None  # the first request left waiting (AnswerPending)
+
+    def too_large(self, template: str, values: Mapping[str, Any]) -> bool:
+        """Whether the request would exceed the per-request token bound, if there is one (the caller splits it)."""
+        if self.request_max_tokens is None:
+            return False
+        return estimate_tokens(self.render(template, values).text) > self.request_max_tokens
 
     def ask(self, request: Ask[AnswerT]) -> AnswerT | None:
-        """The validated answer, or None when this batch must be decided offline (a warning says why)."""
+        """The validated answer, or None when this batch must be decided offline (a warning says why).
+
+        Once a request waits for its answer, the run is provisional: a later request is asked only when it
+        does not build on that one (the same template and basis), since the others would change once it is
+        answered; the rest are decided offline, never applied."""
+        if self._waiting_on not in (None, (request.template, request.basis)):
+            self._give_up(request, None)
+            return None
         prompt = self.render(request.template, request.values)
         key = ResponseCache.key(prompt, self.client.model, request.schema) if self.cache else ""
         cached = self.cache.get(key, request.schema) if self.cache is not None else None
@@ -104,6 +125,10 @@ class ModelCalls:
                 return None
             try:
                 answer, spent = self._complete(request, prompt, max_output, history)
+            except AnswerPending:
+                self._waiting_on = (request.template, request.basis)
+                self._give_up(request, None)  # provisional: the run asking it applies nothing
+                return None
             except InvalidAnswer as invalid:
                 self._spend(request.phase, invalid.usage)
                 last_problem = invalid.problem

@@ -41,12 +41,16 @@ def llm_engine(
     prompts_dir: Path | None = None,
     progress: Progress | None = None,
     deadline: Deadline | None = None,
+    request_max_tokens: int | None = None,
 ) -> Engine:
     """An Engine for `client`; `cache_dir` (memory/.sleep/llm-cache) enables the response cache,
-    `progress` hears what the run is waiting on."""
+    `progress` hears what the run is waiting on, and a batch whose request would exceed
+    `request_max_tokens` is split in halves until it fits (or is one item)."""
     usage = Usage()
     cache = ResponseCache(cache_dir) if cache_dir is not None and config.cache else None
-    calls = ModelCalls(client, config, usage, cache, prompts_dir, progress, deadline)
+    calls = ModelCalls(
+        client, config, usage, cache, prompts_dir, progress, deadline, request_max_tokens=request_max_tokens
+    )
     fallback = offline_engine()
     return Engine(
         name=client.provider,
@@ -88,11 +92,15 @@ class LLMClassifier:
             }
             for ref, item in refs.items()
         ]
+        values = {"projects": list(context.projects), "memory": entry_data(memory), "items": views}
+        if len(asked) > 1 and self.calls.too_large("nrem_classify.md.j2", values):
+            half = len(asked) // 2
+            return [*self.classify(asked[:half], context), *self.classify(asked[half:], context)]
         answer = self.calls.ask(
             Ask(
                 phase="nrem",
                 template="nrem_classify.md.j2",
-                values={"projects": list(context.projects), "memory": entry_data(memory), "items": views},
+                values=values,
                 schema=ClassifyAnswer,
                 what=f"NREM {_where(asked)}",
                 check=lambda answer: _classify_problems(answer, refs),
@@ -153,8 +161,15 @@ class LLMIntegrator:
 
     def __init__(self, calls: ModelCalls, fallback: Integrator, context_bytes: int) -> None:
         self.calls, self.fallback, self.context_bytes = calls, fallback, context_bytes
+        self.asked = 0
 
     def integrate(self, items: Sequence[KeptItem], entries: Sequence[EntryView]) -> list[Operation]:
+        self.asked += 1  # a later call is shown the entries this one's answers wrote: its own basis
+        return self._integrate(items, entries, f"integrate {self.asked}")
+
+    def _integrate(
+        self, items: Sequence[KeptItem], entries: Sequence[EntryView], basis: str
+    ) -> list[Operation]:
         if not items:
             return []
         refs = {f"I{number}": kept for number, kept in enumerate(items, start=1)}
@@ -177,14 +192,22 @@ class LLMIntegrator:
             for ref, kept in refs.items()
         ]
         by_ref = {entry.ref: entry for entry in shown}
+        values = {"entries": entry_data(shown), "items": views}
+        if len(items) > 1 and self.calls.too_large("rem_integrate.md.j2", values):
+            half = len(items) // 2
+            return [
+                *self._integrate(items[:half], entries, basis),
+                *self._integrate(items[half:], entries, basis),
+            ]
         answer = self.calls.ask(
             Ask(
                 phase="rem",
                 template="rem_integrate.md.j2",
-                values={"entries": entry_data(shown), "items": views},
+                values=values,
                 schema=IntegrateAnswer,
                 what=f"REM {_where([kept.item for kept in items])}",
                 check=lambda answer: _integrate_problems(answer, refs, by_ref),
+                basis=basis,
             )
         )
         if answer is None:
@@ -250,15 +273,22 @@ class LLMCloser:
             }
             for ref, kept in refs.items()
         ]
+        values = {
+            "projects": [as_attribute(name) for name in projects],
+            "actions": entry_data(actions),
+            "notes": notes,
+        }
+        if len(completions) > 1 and self.calls.too_large("rem_close.md.j2", values):
+            half = len(completions) // 2
+            return [
+                *self.close(completions[:half], actions, projects),
+                *self.close(completions[half:], actions, projects),
+            ]
         answer = self.calls.ask(
             Ask(
                 phase="rem",
                 template="rem_close.md.j2",
-                values={
-                    "projects": [as_attribute(name) for name in projects],
-                    "actions": entry_data(actions),
-                    "notes": notes,
-                },
+                values=values,
                 schema=CloseAnswer,
                 what=f"closing actions for {_where([kept.item for kept in completions])}",
                 check=lambda answer: _close_problems(answer, refs, shown),

@@ -121,6 +121,11 @@ class InvalidAnswer(Exception):
         self.retryable, self.truncated = retryable, truncated
 
 
+class AnswerPending(Exception):
+    """No answer yet: the host agent has this request to answer (engines/agent.py). The batch is decided
+    provisionally, and the run that asked it applies nothing."""
+
+
 class ProviderUnusable(ProviderError):
     """A failure no later call in this run can fix: no key, a rejected key, an unknown model."""
 
@@ -140,6 +145,7 @@ class ProviderTimeout(ProviderError):
 
 
 __all__ = [
+    "AnswerPending",
     "AnswerT",
     "CallUsage",
     "Exchange",

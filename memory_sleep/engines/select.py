@@ -38,6 +38,10 @@ def build_engine(
                 "base_url for a local server). Nothing was changed."
             )
         return offline_engine()
+    if name == "agent":
+        from memory_sleep.engines.agent import agent_engine
+
+        return agent_engine(config, workspace_root)
     from memory_sleep.engines.providers import (
         provider_engine,  # the SDKs load only here, never for an offline run
     )

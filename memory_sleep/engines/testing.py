@@ -3,15 +3,17 @@
 `ScriptedModel` answers with queued replies; `FunctionModel` computes each reply from the prompt
 (fake_brain.plausible_answer is a ready-made function). A reply may be a schema instance, a dict,
 raw text (parsed as a provider's answer would be, so malformed or schema-violating text raises
-InvalidAnswer), or an exception to raise.
+InvalidAnswer), or an exception to raise. `answer_pending` is a scripted host agent for `--engine
+agent`: it answers the requests waiting in a workspace from their values and schema.
 """
 
 from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -21,6 +23,9 @@ from memory_sleep.engines.schemas import parse_answer
 
 Reply = BaseModel | dict[str, Any] | str | BaseException
 ReplyFunction = Callable[[Prompt, type[BaseModel], tuple[Exchange, ...]], Reply]
+# an answer computed from what a request was rendered from and the JSON schema it is answered in
+# (a str is sent as it is: prose, or JSON that does not match, to see it rejected)
+Decide = Callable[[Mapping[str, Any], dict[str, Any]], dict[str, Any] | str]
 
 
 @dataclass(frozen=True)
@@ -99,3 +104,26 @@ class FunctionModel(_RecordingModel):
 
     def _reply(self, prompt: Prompt, schema: type[BaseModel], history: tuple[Exchange, ...]) -> Reply:
         return self.function(prompt, schema, history)
+
+
+def deciding_model(decide: Decide, model: str = "function") -> FunctionModel:
+    """A FunctionModel making the decisions `decide` makes: what the agent would answer, through a model."""
+    from memory_sleep.engines.schemas import json_schema
+
+    return FunctionModel(lambda prompt, schema, history: decide(prompt.values, json_schema(schema)), model)
+
+
+def answer_pending(workspace: Path, decide: Decide) -> list[str]:
+    """A scripted host agent: answer every request waiting in `workspace` with `decide(values, schema)`,
+    written where the request says; returns the ids answered."""
+    from memory_sleep.engines.agent import AgentDesk
+    from memory_sleep.workspace.writer import atomic_write
+
+    desk = AgentDesk(workspace)
+    answered = []
+    for request in desk.pending():
+        reply = decide(request.values, request.answer_schema)
+        text = reply if isinstance(reply, str) else json.dumps(reply)
+        atomic_write(workspace / request.answer_file, text.encode("utf-8"))
+        answered.append(request.id)
+    return answered

@@ -21,7 +21,7 @@ from memory_sleep.sidecar.tokenize import query_terms
 
 Mode = Literal["hybrid", "vector", "text"]
 DAY = 86_400.0
-ENDED_WEIGHT = 0.5  # an ended entry needs twice the relevance of a valid one to rank above it
+ENDED_WEIGHT = 0.75  # an ended entry needs a third more relevance than a valid one to rank above it
 # a weekly summary's line and the archive's entry are copies (shortened, or moved out) of an item that
 # is indexed too: on the same relevance the original, with its full text and place, comes first
 COPY_WEIGHT = {"weekly": 0.95, "archive": 0.95}

@@ -221,6 +221,23 @@ class Store(EntryWrites, QueryLog):
         rows = self.db.execute(f"SELECT term, docs FROM fts_terms WHERE term IN ({marks})", list(terms))
         return {term: docs for term, docs in rows if docs > 0}
 
+    def dated_matches(
+        self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int
+    ) -> list[tuple[int, str, str]]:
+        """(id, day, text) of the best full-text matches of any of `terms` of these kinds dated from
+        `start` to before `end`, soft-deleted or not, best first."""
+        marks = ",".join("?" * len(kinds))
+        try:
+            rows = self.db.execute(
+                "SELECT e.id, e.day, e.text FROM entries_fts f JOIN entries e ON e.id = f.rowid"
+                f" WHERE entries_fts MATCH ? AND e.kind IN ({marks}) AND e.day >= ? AND e.day < ?"
+                " ORDER BY f.rank LIMIT ?",
+                (fts_match(list(terms)), *kinds, start, end, limit),
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        return [(int(row[0]), str(row[1]), str(row[2])) for row in rows]
+
     def text_search(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         """(id, bm25) of the best full-text matches of any of `terms`, best first (bm25 is
         lower-is-better in SQLite)."""

@@ -18,7 +18,7 @@ from memory_sleep.workspace.archive import ended_statements, records_since, says
 from memory_sleep.workspace.layout import Workspace
 
 Ended = dict[int, tuple[str, str, str | None]]  # entry id: (valid_to, status, ended_by)
-CANDIDATES = 200
+CANDIDATES = 100
 _KINDS = ("note", "weekly", "archive")
 
 
@@ -32,16 +32,11 @@ def derive_validity(store: SidecarStore, workspace: Workspace) -> Ended:
     for old, ending in ended_statements(records_since(text, date.min)):
         start = (old.day or ending.day).isoformat()
         said = tokens(old.text)
-        wanted = selective_terms(store, query_terms(old.text), CANDIDATES * 5)
+        wanted = selective_terms(store, query_terms(old.text), CANDIDATES * 2)
         if not wanted:
             continue
-        found = store.fetch(entry_id for entry_id, _ in store.text_search(wanted, CANDIDATES))
-        for row in found.values():
-            if (
-                row.kind in _KINDS
-                and row.day is not None
-                and start <= row.day < ending.day.isoformat()
-                and says_the_same(said, tokens(row.text), restated=row.day != start)
-            ):
-                ended[row.id] = (ending.day.isoformat(), ending.status, ending.by)
+        until = ending.day.isoformat()
+        for entry_id, day, line in store.dated_matches(wanted, _KINDS, start, until, CANDIDATES):
+            if says_the_same(said, tokens(line), restated=day != start):
+                ended[entry_id] = (until, ending.status, ending.by)
     return ended

@@ -60,6 +60,7 @@ _MARKDOWN = MarkdownIt("commonmark", options_update={"maxNesting": 100_000}).dis
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 _ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d+[.)])(?P<gap>[ \t]+)(?P<body>.*)$")
 _TRAILING_DATE = re.compile(r"\s*\((\d{4})-(\d{2})-(\d{2})\)\s*$")
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t\r\n]|$)")
 _TOPIC = re.compile(r"^\[(?![xX ]\])([A-Za-z0-9][^\]\n]{0,40})\]\s+")
 # Where a code fence or HTML block left open at the end of the file ends. It renders as nothing while
 # it is the last thing in the file, and as the closing line once the tool adds anything after it:
@@ -185,7 +186,7 @@ class MemoryDocument:
         following = self.sections[index + 1] if index + 1 < len(self.sections) else None
         if following is None:
             return
-        if following.heading_raw.lstrip().startswith("#"):
+        if _ATX_HEADING.match(following.heading_raw.lstrip(" \r")):
             # "  ## Projects" after a bullet would read as the bullet's second paragraph; up to three
             # spaces (or stray carriage returns) before a `#` heading mean nothing, so the heading loses them
             following.heading_raw = following.heading_raw.lstrip(" \r")

@@ -1,19 +1,22 @@
-"""Which entries are finished business, of little lasting worth, or facts that keep changing, offline."""
+"""Which entries are finished business, of little lasting worth, or facts that keep changing, and which
+entries later notes still use, offline."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 
-from memory_sleep.engines.offline import absences, matching, routine
-from memory_sleep.models import EntryJudgement, EntryView
+from memory_sleep.engines.offline import absences, matching, references, routine
+from memory_sleep.models import EntryJudgement, EntryView, NoteItem, ProjectFields
 
+_FINISHED = ("completed", "cancelled")  # a project's status starts with one of these when it is over
 _STILL_OPEN = frozenset({"Action items"})  # an overdue action is still open, not an event that is over
 
 
 class OfflineCurator:
     """Absences that are over, routine readings and stack traces, events whose dates are all past,
-    and entries that name the value they replaced."""
+    and entries that name the value they replaced; an entry a note restates or whose person it names
+    is still in use; a project whose status starts "completed" or "cancelled" is finished."""
 
     def judge(self, entries: Sequence[EntryView], today: date) -> list[EntryJudgement]:
         judgements = []
@@ -22,6 +25,21 @@ class OfflineCurator:
             if judgement is not None:
                 judgements.append(judgement)
         return judgements
+
+    def referenced(
+        self,
+        entries: Sequence[EntryView],
+        repeats: Sequence[NoteItem],
+        kept: Sequence[NoteItem],
+        projects: Sequence[str],
+    ) -> list[tuple[str, date]]:
+        return [
+            *references.restated_entries(entries, repeats),
+            *references.people_named(entries, kept, projects),
+        ]
+
+    def finished(self, projects: Mapping[str, ProjectFields]) -> list[str]:
+        return [name for name, fields in projects.items() if fields.status.lower().startswith(_FINISHED)]
 
 
 def _judge(entry: EntryView, today: date) -> EntryJudgement | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -196,30 +197,50 @@ class PgStore(PgWrites):
         return {term: int(docs) for term, docs in rows if docs > 0}
 
     def text_search(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
-        """(id, BM25) of this namespace's best live full-text matches of any term, best first.
+        """(id, BM25) of this namespace's best live full-text matches of any term, best first."""
+        rows = self._bm25(terms, limit, "deleted_at IS NULL", (), "")
+        return [(int(row[0]), float(row[1])) for row in rows]
 
-        The GIN index finds the matches; they are ranked by BM25 as SQLite's FTS5 ranks them (k1
-        1.2, b 0.75, IDF from the namespace's term counts), which found 26 of the retrieval set's
-        35 answers in the top 5 where `ts_rank_cd` found 21. Document lengths are averaged over
-        the matches, not the namespace: close enough for ranking, and one scan fewer."""
+    def dated_matches(
+        self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int
+    ) -> list[tuple[int, str, str]]:
+        """(id, day, text) of the best matches of these kinds dated from `start` to before `end`,
+        soft-deleted or not, best first."""
+        rows = self._bm25(
+            terms, limit, "kind = ANY(?) AND day >= ? AND day < ?", (list(kinds), start, end), ", day, text"
+        )
+        return [(int(row[0]), str(row[2]), str(row[3])) for row in rows]
+
+    def _bm25(
+        self, terms: Sequence[str], limit: int, where: str, params: tuple[object, ...], extra: str
+    ) -> list[Any]:
+        """Matches of any term among this namespace's entries that pass `where`, by the GIN index,
+        ranked by BM25 as SQLite's FTS5 ranks them (k1 1.2, b 0.75, IDF from the namespace's term
+        counts): 26 of the retrieval set's 35 answers in the top 5, as SQLite, where `ts_rank_cd`
+        found 21. Document lengths are averaged over the matches, not the namespace: close
+        enough for ranking, and one scan fewer."""
         if not terms:
             return []
         query = " | ".join("'" + term.replace("\\", "\\\\").replace("'", "''") + "'" for term in terms)
-        rows = self.db.execute(
-            "WITH wanted AS (SELECT term, docs FROM fts_terms WHERE namespace = ? AND term = ANY(?) AND docs > 0),"
-            " total AS (SELECT count(*)::float8 AS n FROM entries WHERE namespace = ? AND deleted_at IS NULL),"
-            " matched AS (SELECT id, tokens, (SELECT sum(array_length(positions, 1)) FROM unnest(tokens))"
-            "  AS length FROM entries WHERE namespace = ? AND deleted_at IS NULL"
-            "  AND tokens @@ to_tsquery('simple', ?)),"
-            " average AS (SELECT avg(length) AS length FROM matched)"
-            " SELECT m.id, sum(greatest(ln((total.n - w.docs + 0.5) / (w.docs + 0.5)), 1e-6)"
-            "  * u.tf * 2.2 / (u.tf + 1.2 * (0.25 + 0.75 * m.length / average.length))) AS score"
-            " FROM matched m CROSS JOIN total CROSS JOIN average"
-            " CROSS JOIN LATERAL (SELECT lexeme, array_length(positions, 1) AS tf FROM unnest(m.tokens)) u"
-            " JOIN wanted w ON w.term = u.lexeme GROUP BY m.id ORDER BY score DESC, m.id LIMIT ?",
-            (self._namespace, list(terms), self._namespace, self._namespace, query, limit),
+        return list(
+            self.db.execute(
+                "WITH wanted AS (SELECT term, docs FROM fts_terms WHERE namespace = ? AND term = ANY(?)"
+                "  AND docs > 0),"
+                " total AS (SELECT count(*)::float8 AS n FROM entries WHERE namespace = ?),"
+                f" matched AS (SELECT id{extra}, tokens, (SELECT sum(array_length(positions, 1))"
+                "  FROM unnest(tokens)) AS length FROM entries WHERE namespace = ?"
+                f"  AND tokens @@ to_tsquery('simple', ?) AND {where}),"
+                " average AS (SELECT avg(length) AS length FROM matched)"
+                f" SELECT m.id, sum(ln(greatest((total.n - w.docs + 0.5) / (w.docs + 0.5), 1.000001))"
+                "  * u.tf * 2.2 / (u.tf + 1.2 * (0.25 + 0.75 * m.length / average.length))) AS score"
+                f"{extra.replace(', ', ', m.')}"
+                " FROM matched m CROSS JOIN total CROSS JOIN average"
+                " CROSS JOIN LATERAL (SELECT lexeme, array_length(positions, 1) AS tf FROM unnest(m.tokens)) u"
+                f" JOIN wanted w ON w.term = u.lexeme GROUP BY m.id{extra.replace(', ', ', m.')}"
+                " ORDER BY score DESC, m.id LIMIT ?",
+                (self._namespace, list(terms), self._namespace, self._namespace, query, *params, limit),
+            )
         )
-        return [(int(row[0]), float(row[1])) for row in rows]
 
     def vector_search(self) -> PgVectors:
         return PgVectors(self)

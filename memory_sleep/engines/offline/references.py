@@ -1,7 +1,8 @@
-"""Which MEMORY.md entries later notes still use: the stale rule archives only entries nobody referenced.
+"""Which MEMORY.md entries later notes still use, offline: the stale rule archives only entries nobody
+referenced.
 
-An entry is referenced when a note item restates it (REM's noop, or an item NREM dropped as a repeat
-of memory), and a People entry also when a kept item names the person it is about.
+An entry is referenced when a note item restates it (most of its words, and mostly the same words),
+and a People entry also when a kept item names the person it is about (the first capitalised name).
 """
 
 from __future__ import annotations
@@ -12,51 +13,50 @@ from datetime import date
 
 from memory_sleep.engines.offline import matching
 from memory_sleep.language import LEAD_IN_WORDS
-from memory_sleep.models import NoteItem
+from memory_sleep.models import EntryView, NoteItem
 from memory_sleep.text import jaccard, tokens
-from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 
 _RESTATES = 0.6  # share of the entry's words (and of the union) a repeat must carry
 _LEADING_WORDS = LEAD_IN_WORDS | {"working", "met", "again", "for", "the"}  # words a line may start with
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
 
 
-def restated_entries(document: MemoryDocument, repeats: Sequence[NoteItem]) -> list[tuple[Entry, date]]:
-    """The entry each repeat restates (most of its words, and mostly the same words), with the day
-    of the note."""
-    entries = [(entry, tokens(matching.without_history(entry.text))) for _, entry in document.entries()]
+def restated_entries(entries: Sequence[EntryView], repeats: Sequence[NoteItem]) -> list[tuple[str, date]]:
+    """The entry (its ref) each repeat restates (most of its words, and mostly the same words), with
+    the day of the note."""
+    known_words = [(entry, tokens(matching.without_history(entry.text))) for entry in entries]
     found = []
     for item in repeats:
         words = tokens(item.text)
         best, best_score = None, 0.0
-        for entry, known in entries:
+        for entry, known in known_words:
             if not known:
                 continue
             shared = len(words & known) / len(known)
             if shared >= _RESTATES and jaccard(words, known) >= _RESTATES / 2 and shared > best_score:
                 best, best_score = entry, shared
         if best is not None:
-            found.append((best, item.day))
+            found.append((best.ref, item.day))
     return found
 
 
 def people_named(
-    document: MemoryDocument, items: Iterable[NoteItem], projects: Iterable[str] = ()
-) -> list[tuple[Entry, date]]:
-    """The People entries whose person (the first name in the entry) a later item names, with the
-    day of the note."""
+    entries: Sequence[EntryView], items: Iterable[NoteItem], projects: Iterable[str] = ()
+) -> list[tuple[str, date]]:
+    """The People entries (their refs) whose person (the first name in the entry) a later item names,
+    with the day of the note."""
     ignore = {name.lower() for name in projects} | _LEADING_WORDS
     people = [
         (entry, names[0])
-        for section, entry in document.entries()
-        if section.title == "People" and (names := person_names(entry.text, ignore))
+        for entry in entries
+        if entry.section == "People" and (names := person_names(entry.text, ignore))
     ]
     found = []
     for item in items:
         named = set(person_names(item.text, ignore))
         for entry, person in people:
             if person in named and (entry.day is None or entry.day <= item.day):
-                found.append((entry, item.day))
+                found.append((entry.ref, item.day))
     return found
 
 

@@ -1,0 +1,204 @@
+"""Doctor's checks of the files: MEMORY.md and briefing sizes, the notes (readable, named right, no
+secret in plain text), and the vector sidecar."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date
+
+from memory_sleep.cli.doctor.report import Check
+from memory_sleep.config import Config
+from memory_sleep.errors import MemorySleepError
+from memory_sleep.text import counted
+from memory_sleep.workspace.layout import Workspace, discover, unwritable
+
+_DATE_LIKE = re.compile(r"(\d{4})[-_.](\d{1,2})[-_.](\d{1,2})|(\d{1,2})[-_.](\d{1,2})[-_.](\d{4})")
+
+
+def sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
+    memory = workspace.memory_md
+    if memory.is_file():
+        raw = memory.read_bytes()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            yield Check(
+                "sizes",
+                "fail",
+                f"MEMORY.md: not valid UTF-8 (byte {error.start}); every run refuses it",
+                "re-save MEMORY.md as UTF-8",
+            )
+            return
+        from memory_sleep.cycle.guards import tool_bytes
+        from memory_sleep.workspace.memory_doc import MemoryDocument
+
+        size, limit = len(raw), config.memory_max_bytes
+        tool = tool_bytes(MemoryDocument.parse(raw.decode("utf-8")))
+        if tool > limit:
+            yield Check(
+                "sizes",
+                "warn",
+                f"MEMORY.md: the tool's entries take {tool:,} bytes, over memory_max_bytes ({limit:,})",
+                "runs keep them from growing; raise memory_max_bytes or archive entries by hand",
+            )
+        elif tool > 0.9 * limit:
+            yield Check(
+                "sizes",
+                "warn",
+                f"MEMORY.md: the tool's entries take {tool:,} of {limit:,} bytes (memory_max_bytes)",
+                "runs will archive the oldest entries to stay under it; raise memory_max_bytes to keep more",
+            )
+        else:
+            yield Check(
+                "sizes",
+                "ok",
+                f"MEMORY.md {size:,} bytes; the tool's entries {tool:,} of {limit:,} (memory_max_bytes)",
+            )
+    briefing = workspace.briefing
+    if briefing.is_file() and briefing.stat().st_size > config.briefing_max_bytes:
+        yield Check(
+            "sizes",
+            "warn",
+            f"memory/briefing.md is {briefing.stat().st_size:,} bytes, over briefing_max_bytes "
+            f"({config.briefing_max_bytes:,}): edited by hand?",
+            "the next run rewrites it within the limit",
+        )
+
+
+def notes(workspace: Workspace, config: Config) -> Iterator[Check]:
+    from memory_sleep.workspace.notes import NoteReadError, read_note
+
+    found = discover(workspace)
+    for problem in found.problems:
+        yield Check("notes", "fail", problem)
+    unreadable = 0
+    for note in found.notes:
+        try:
+            parsed = read_note(note, config.max_note_bytes)
+        except NoteReadError as error:
+            unreadable += 1
+            yield Check("notes", "fail", str(error))
+            continue
+        if parsed.warning:
+            yield Check("notes", "warn", parsed.warning)
+    for stray in found.strays:
+        looks_like = _looks_like_note(stray.removeprefix("memory/"))
+        if looks_like and (workspace.notes_dir / looks_like).exists():
+            yield Check(
+                "notes",
+                "warn",
+                f"{stray}: looks like a daily note but is not named like one; it is not read",
+                f"memory/{looks_like} exists: merge it into that note, or rename it to "
+                f"memory/{looks_like.removesuffix('.md')}-<topic>.md",
+            )
+        elif looks_like:
+            yield Check(
+                "notes",
+                "warn",
+                f"{stray}: looks like a daily note but is not named like one; it is not read",
+                f"rename it to memory/{looks_like}",
+            )
+        else:
+            yield Check(
+                "notes",
+                "warn",
+                f"{stray}: not a daily note; left alone",
+                "move it out of memory/ if it does not belong there",
+            )
+    readable = len(found.notes) - unreadable
+    yield Check("notes", "ok" if readable or not found.notes else "warn", f"{readable} daily notes readable")
+
+
+def secrets(workspace: Workspace) -> Iterator[Check]:
+    from memory_sleep.workspace.note_secrets import by_note, sightings_in_notes
+
+    held = by_note(sightings_in_notes(discover(workspace).notes, workspace))
+    for note, where in held:
+        fix = f"`memory-sleep redact {workspace.root / note}` replaces them (`memory-sleep undo` reverts)"
+        yield Check("secrets", "warn", f"{note}: in plain text at {where}", fix)
+    if not held:
+        yield Check("secrets", "ok", "no secret in plain text in the notes")
+
+
+def _looks_like_note(name: str) -> str | None:
+    """The name a misnamed note should have (`2026-11-24.md` for `2026_11_24.txt`), or None."""
+    match = _DATE_LIKE.search(name)
+    if not match:
+        return None
+    year, month, day = (match[1], match[2], match[3]) if match[1] else (match[6], match[5], match[4])
+    try:
+        date(int(year), int(month), int(day))
+    except ValueError:
+        return None
+    stem, suffix = name[: match.start()], name[match.end() :]
+    topic = re.sub(r"\.(md|markdown|txt|MD)$", "", suffix).strip("-_. ")
+    prefix = stem.strip("-_. ")
+    topic = "-".join(part for part in (prefix, topic) if part)
+    return f"{int(year):04d}-{int(month):02d}-{int(day):02d}{'-' + topic if topic else ''}.md"
+
+
+def sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
+    from memory_sleep.sidecar.store import DB_NAME, Store
+
+    if not config.sidecar.enabled:
+        yield Check("sidecar", "ok", "disabled ([sidecar] enabled = false)")
+        return
+    if config.sidecar.store == "postgres":
+        yield from _postgres(config)
+        return
+    path = workspace.state_dir / DB_NAME
+    if not path.exists():
+        yield Check(
+            "sidecar",
+            "warn",
+            "not built yet: recall finds nothing",
+            f"`memory-sleep index {workspace.root}` (every run indexes too)",
+        )
+        return
+    try:
+        store = Store.open(path, read_only=unwritable(path.parent) or unwritable(path))
+    except MemorySleepError as error:
+        yield Check("sidecar", "fail", str(error))
+        return
+    try:
+        verdict = store.db.execute("PRAGMA quick_check").fetchone()[0]
+        if verdict != "ok":
+            yield Check(
+                "sidecar",
+                "fail",
+                f"{workspace.relative(path)}: damaged ({verdict})",
+                "move it away and run `memory-sleep index` to rebuild it from the markdown",
+            )
+            return
+        live, deleted = store.db.execute(
+            "SELECT count(*) - count(deleted_at), count(deleted_at) FROM entries"
+        ).fetchone()
+        stored = store.meta("embedder")
+    finally:
+        store.close()
+    yield Check(
+        "sidecar",
+        "ok",
+        f"{counted(live, 'entry', 'entries')} live, {deleted} soft-deleted, embedder {stored or 'none yet'}",
+    )
+    if config.sidecar.embedder == "offline" and stored and not stored.startswith("offline"):
+        yield Check(
+            "sidecar",
+            "warn",
+            f"built with {stored}, configured embedder is offline",
+            "the next index re-embeds every entry",
+        )
+
+
+def _postgres(config: Config) -> Iterator[Check]:
+    from memory_sleep.sidecar.pg.connect import resolve_dsn
+    from memory_sleep.sidecar.pg.health import findings
+
+    try:
+        dsn = resolve_dsn(config.sidecar.dsn)
+    except MemorySleepError as error:
+        yield Check("sidecar", "fail", str(error))
+        return
+    for level, message, fix in findings(dsn, config.sidecar.dimensions):
+        yield Check("sidecar", level, message, fix)  # type: ignore[arg-type]

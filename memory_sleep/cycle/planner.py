@@ -1,0 +1,345 @@
+"""The plan of one run: read the workspace once, ask NREM, REM and the cleanup for their edits,
+check them with the guards and apply MEMORY.md's to the parsed document; the record of the run."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, date, datetime, timedelta
+
+from memory_sleep.config import Config
+from memory_sleep.cycle import (
+    briefing,
+    close_actions,
+    guards,
+    memory_loss,
+    nrem,
+    projects,
+    rem,
+    stale,
+    weekly,
+)
+from memory_sleep.cycle.file_changes import decode_memory, file_changes, only_changed, read_bytes, read_text
+from memory_sleep.cycle.plan import Applied, DocumentEditor, Edit
+from memory_sleep.cycle.report import RunOptions, RunReport
+from memory_sleep.engines.base import ClassifyContext, Engine
+from memory_sleep.errors import GuardError
+from memory_sleep.models import KeptItem, NoteItem
+from memory_sleep.workspace import sleep_log
+from memory_sleep.workspace.archive import ArchiveRecord, ended_statements, records_since
+from memory_sleep.workspace.layout import Discovery, NoteFile, Workspace, discover
+from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
+from memory_sleep.workspace.state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
+from memory_sleep.workspace.writer import FileChange, new_run_id
+
+Progress = Callable[[str], None]
+
+
+class Planner:
+    """Reads the workspace once, asks each phase for its edits, checks them and applies them."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        config: Config,
+        engine: Engine,
+        options: RunOptions,
+        say: Progress,
+    ) -> None:
+        self.workspace, self.config, self.engine, self.options, self.say = (
+            workspace,
+            config,
+            engine,
+            options,
+            say,
+        )
+        self.store = StateStore(workspace.state_dir)
+        self.state: WorkspaceState = self.store.load_workspace()
+        self.note_states: dict[str, NoteState] = {}
+        self.changed_notes: set[str] = set()
+        self.warnings: list[str] = []
+        self.archived: list[ArchiveRecord] = []
+        self.operation_counts: dict[str, int] = {}
+        self.edits: list[Edit] = []
+        self.tool_bytes_before = 0
+
+    def plan(self) -> RunReport:
+        started = time.monotonic()
+        today = self.options.today
+        found = discover(self.workspace)
+        self.warnings.extend(found.problems)
+        memory_before = read_bytes(self.workspace.memory_md)
+        memory_text = decode_memory(memory_before)
+        loss = memory_loss.find_loss(self.workspace, memory_text)
+        if loss and not self.options.accept_memory_reset:
+            raise GuardError(loss.refusal())
+        document = MemoryDocument.parse(memory_text)
+        self.tool_bytes_before = guards.tool_bytes(document)
+        entries_before = [entry for _, entry in document.entries()]
+        result = nrem.NremResult()
+        if "nrem" in self.options.phases:
+            self.say("NREM: classifying new note items")
+            result = self._nrem(found, document)
+        kept = [
+            KeptItem(item=i, category=c.category, topic=c.topic, deadline=c.deadline)
+            for i, c in result.classified
+            if c.verdict == "KEEP" and c.category
+        ]
+        completions = [
+            KeptItem(item=i, category=c.category or "status", topic=c.topic)
+            for i, c in result.classified
+            if c.closes_action
+        ]
+        for item in kept:
+            self.state.pending.setdefault(item.item.file.removeprefix("memory/"), []).append(item.item.id)
+        repeats = [
+            i for i, c in result.classified if c.verdict == "DISCARD" and c.discard_reason == "duplicate"
+        ]
+        if "rem" in self.options.phases:
+            self.say("REM: integrating into MEMORY.md")
+            self._rem(document, entries_before, completions, repeats)
+        if "cleanup" in self.options.phases:
+            self.say("Cleanup: weekly summaries and briefing")
+            self._cleanup(document, found)
+        memory_after = document.render().encode("utf-8")
+        changes = file_changes(
+            self.workspace,
+            self.edits,
+            memory_after,
+            memory_before,
+            self.archived,
+            self.config.move_folded_notes,
+        )
+        changes = only_changed(self.workspace, [*changes, *self._state_changes()], memory_after)
+        now = datetime.now(UTC)
+        record = sleep_log.RunRecord(
+            lastRun=now,
+            today=today.isoformat(),
+            dailyFilesProcessed=len(result.files_read),
+            itemsKept=len(kept),
+            itemsDiscarded=len(result.classified) - len(kept) + result.noise_discarded,
+            memoryMdSizeBefore=len(memory_before or b""),
+            memoryMdSizeAfter=len(memory_after),
+            briefingGenerated="cleanup" in self.options.phases,
+            engine=self.engine.name,
+            model=self.engine.model,
+            llmCalls=self.engine.usage.calls,
+            inputTokens=self.engine.usage.input_tokens,
+            outputTokens=self.engine.usage.output_tokens,
+            estimatedCostUsd=self.engine.usage.estimated_cost_usd,
+            llmUsage=sleep_log.phase_records(self.engine.usage.phases),
+            durationSeconds=round(time.monotonic() - started, 3),
+            operations=self.operation_counts,
+            entriesArchived=len(self.archived),
+            weeklyFilesWritten=[edit.path for edit in self.edits if edit.op == "fold" and edit.path],
+            filesChanged=[c.path for c in changes if "/.sleep/" not in c.path],
+            warnings=[*self.warnings, *result.warnings, *self.engine.usage.warnings],
+        )
+        report = RunReport(
+            run_id=new_run_id(now),
+            record=record,
+            changes=changes,
+            kept=kept,
+            strays=found.strays,
+            plan=self.edits,
+        )
+        report.before = {c.path: read_bytes(self.workspace.root / c.path) for c in changes}
+        return report
+
+    def _nrem(self, found: Discovery, document: MemoryDocument) -> nrem.NremResult:
+        today, lookback = self.options.today, self.config.lookback_days
+        to_read: list[tuple[NoteFile, NoteState | None]] = []
+        for note in found.notes:
+            seen = self.state.seen.get(note.name)
+            if seen is not None and note.day < today - timedelta(days=lookback):
+                stat = note.path.stat()
+                if (stat.st_size, stat.st_mtime_ns) == tuple(seen):
+                    continue
+            to_read.append((note, self._note_state(note.name)))
+        views = [view for _, view in DocumentEditor(document, today).views()]
+        context = ClassifyContext(projects=sorted(document.projects()), memory=views)
+        result = nrem.run_nrem(
+            to_read,
+            self.engine.classifier,
+            context,
+            self.config.max_note_bytes,
+            self.config.engine.batch_size,
+        )
+        for name, state in result.note_states.items():
+            previous = self.note_states.get(name)
+            self.note_states[name] = state
+            if previous is None or previous != state:
+                self.changed_notes.add(name)
+            self.state.seen[name] = (state.size, state.mtime_ns)
+        for item, verdict in result.classified:
+            name = item.file.removeprefix("memory/")
+            self.note_states[name].items[item.id] = nrem.record(item, verdict)
+            self.changed_notes.add(name)
+        return result
+
+    def _rem(
+        self,
+        document: MemoryDocument,
+        entries_before: list[Entry],
+        completions: list[KeptItem],
+        repeats: list[NoteItem],
+    ) -> None:
+        today = self.options.today
+        waiting = self._pending_items()
+        batch_size = self.engine.integrate_batch_size or self.config.engine.batch_size
+        archived = self._recently_archived(today - timedelta(days=self.config.stale_after_days))
+        outcome = rem.integrate(waiting, document, self.engine.integrator, today, batch_size, archived)
+        editor = DocumentEditor(document, today)
+        applied = self._apply(editor, outcome.edits)
+        self.operation_counts = outcome.counts()
+        self.warnings.extend(outcome.rejected)
+        for kept, operation in outcome.applied:
+            name = kept.item.file.removeprefix("memory/")
+            self.note_states[name].items[kept.item.id].operation = operation.op
+            self.changed_notes.add(name)
+        placed = outcome.integrated_ids()
+        self.state.pending = {
+            name: left
+            for name, ids in self.state.pending.items()
+            if (left := [i for i in ids if i not in placed])
+        }
+        self._referenced(applied.touched)
+        shown = editor.views()
+        plan_ref = {view.ref: ref for ref, view in shown}
+        used = self.engine.curator.referenced(
+            [view for _, view in shown], repeats, [k.item for k in waiting], list(document.projects())
+        )
+        self._referenced((editor.resolve(plan_ref[ref])[1], day) for ref, day in used if ref in plan_ref)
+        closing, refused = close_actions.close_done_actions(editor, completions, self.engine.closer)
+        self._apply(editor, closing)
+        self.warnings.extend(refused)
+        summaries = projects.summarize_projects(document, waiting, self.engine.summarizer, today)
+        self._apply(editor, summaries.edits)
+        self.warnings.extend(summaries.rejected)
+        finished = set(self.engine.curator.finished(projects.current_fields(document)))
+        self._apply(
+            editor,
+            projects.finished_projects(
+                document, finished, {k.topic for k in waiting if k.topic}, today, self.config.stale_after_days
+            ),
+        )
+        entries_now = sum(1 for _ in document.entries())
+        allowance = guards.removal_allowance(len(entries_before), self.config.max_removal_share)
+        budget = entries_now - len(entries_before) + allowance
+        judgements = guards.judged(editor, self.engine.curator, today)
+        swept = stale.remove_stale(
+            editor,
+            self.state.entries,
+            finished,
+            judgements,
+            today,
+            self.config.stale_after_days,
+            budget,
+        )
+        self._apply(editor, swept.edits)
+        if swept.deferred:
+            self.warnings.append(
+                f"{swept.deferred} stale entries left for a later run (max_removal_share {self.config.max_removal_share:.0%})."
+            )
+        limit = max(self.config.memory_max_bytes, self.tool_bytes_before)
+        trimmed = guards.trim_to_size(
+            editor,
+            limit,
+            budget - len(swept.edits),
+            today,
+            self._last_used,
+            judgements,
+            frozenset(finished),
+        )
+        self._apply(editor, trimmed)
+        guards.check_removals(entries_before, document, self.config.max_removal_share)
+        present = {}
+        for _, entry in document.entries():
+            record = self.state.entries.get(entry.key)
+            present[entry.key] = record or EntryRecord(
+                first_seen=entry.day or today, last_referenced=entry.day or today
+            )
+        self.state.entries = present
+
+    def _apply(self, editor: DocumentEditor, edits: list[Edit]) -> Applied:
+        """Apply a phase's edits to MEMORY.md and add them to the run's plan."""
+        applied = editor.apply(edits)
+        self.edits.extend(edits)
+        self.archived.extend(applied.archived)
+        return applied
+
+    def _referenced(self, uses: Iterable[tuple[Entry, date]]) -> None:
+        """Remember that a note of `date` used each entry (restated it, changed it or named its person)."""
+        for entry, day in uses:
+            record = self.state.entries.get(entry.key)
+            first_seen = record.first_seen if record else (entry.day or day)
+            last = max(day, record.last_referenced) if record else day
+            self.state.entries[entry.key] = EntryRecord(first_seen=first_seen, last_referenced=last)
+
+    def _recently_archived(self, since: date) -> list[ArchiveRecord]:
+        """archive.md's records from `since` on: REM may still supersede an entry trimmed for room."""
+        current = read_text(self.workspace.archive, "memory/archive.md")
+        return list(records_since(current, since)) if current else []
+
+    def _last_used(self, entry: Entry) -> date:
+        """The day an entry was last written or referenced by a note."""
+        record = self.state.entries.get(entry.key)
+        written = entry.day or (record.first_seen if record else self.options.today)
+        return max(written, record.last_referenced) if record else written
+
+    def _pending_items(self) -> list[KeptItem]:
+        waiting: list[KeptItem] = []
+        for name, ids in sorted(self.state.pending.items()):
+            state = self._note_state(name)
+            if state is None:
+                continue
+            items, _, _ = weekly.kept_items(name, date.fromisoformat(name[:10]), state)
+            by_id = {k.item.id: k for k in items}
+            waiting.extend(by_id[i] for i in ids if i in by_id)
+        return waiting
+
+    def _cleanup(self, document: MemoryDocument, found: Discovery) -> None:
+        """Fold the notes due into weekly summaries and write the briefing, as edits of the plan."""
+        today = self.options.today
+        folds = weekly.fold_edits(
+            found.notes,
+            self.state.folded,
+            self._note_state,
+            self.engine.summarizer,
+            today,
+            self.config.archive_after_days,
+            ended_statements([*self._recently_archived(date.min), *self.archived]),
+        )
+        folding = {source for edit in folds for source in edit.sources or ()}
+        recent: list[KeptItem] = []
+        pending: dict[str, list[str]] = {}  # what each note folded now holds that MEMORY.md does not
+        for note in found.notes:
+            is_recent = note.day >= today - timedelta(days=self.config.lookback_days)
+            if not (is_recent or note.relative in folding) or (state := self._note_state(note.name)) is None:
+                continue
+            kept, waiting, _ = weekly.kept_items(note.name, note.day, state)
+            if note.relative in folding:
+                self.state.folded[note.name] = weekly.iso_week(note.day)
+                pending[note.relative] = [k.item.source for k in waiting]
+            if is_recent:
+                recent.extend(kept)
+        context = briefing.briefing_context(document, projects.current_fields(document), recent, today)
+        brief = briefing.brief_edit(self.engine.briefer, context, self.config.briefing_max_bytes)
+        guards.check_files([*folds, brief], pending, self.config.briefing_max_bytes)
+        self.edits.extend(folds)
+        if read_bytes(self.workspace.briefing) != (brief.text or "").encode("utf-8"):
+            self.edits.append(brief)  # the plan lists what changes: the same briefing again is no edit
+
+    def _state_changes(self) -> Iterable[FileChange]:
+        base = self.workspace.relative(self.workspace.state_dir)
+        for name in sorted(self.changed_notes):
+            yield FileChange(f"{base}/notes/{name}.json", dump(self.note_states[name]))
+        yield FileChange(f"{base}/state.json", dump(self.state))
+
+    def _note_state(self, name: str) -> NoteState | None:
+        if name not in self.note_states:
+            state = self.store.load_note(name)
+            if state is None:
+                return None
+            self.note_states[name] = state
+        return self.note_states[name]

@@ -1,0 +1,59 @@
+"""What a run is asked to do (`RunOptions`) and what it did or would do (`RunReport`: the plan, the
+record, the file changes and their diff)."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from datetime import date
+
+from memory_sleep.cycle import PHASES
+from memory_sleep.cycle.plan import Edit
+from memory_sleep.models import KeptItem
+from memory_sleep.workspace import sleep_log
+from memory_sleep.workspace.writer import FileChange
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    today: date
+    phases: tuple[str, ...] = PHASES
+    dry_run: bool = False
+    accept_memory_reset: bool = False
+
+
+@dataclass
+class RunReport:
+    """What a run did or, with --dry-run, would do."""
+
+    run_id: str
+    record: sleep_log.RunRecord
+    changes: list[FileChange] = field(default_factory=list)
+    before: dict[str, bytes | None] = field(default_factory=dict)
+    kept: list[KeptItem] = field(default_factory=list)
+    strays: list[str] = field(default_factory=list)
+    rolled_back: list[str] = field(default_factory=list)
+    plan: list[Edit] = field(default_factory=list)
+    waiting: list[str] = field(
+        default_factory=list,
+        metadata={"doc": "requests the host agent has yet to answer: nothing was written"},
+    )
+
+    def plan_text(self) -> str:
+        """The edit plan, one line per edit, for a dry run ("" when it has none)."""
+        if not self.plan:
+            return ""
+        lines = [f"Plan: {len(self.plan)} edit{'s' if len(self.plan) != 1 else ''}"]
+        lines.extend(f"  {edit.describe()}" for edit in self.plan)
+        return "\n".join(lines) + "\n\n"
+
+    def diff(self) -> str:
+        """Unified diff of every file the run changes (state files under .sleep/ left out)."""
+        parts: list[str] = []
+        for change in self.changes:
+            if "/.sleep/" in change.path:
+                continue
+            old = (self.before.get(change.path) or b"").decode("utf-8", "replace").splitlines(keepends=True)
+            new = (change.content or b"").decode("utf-8", "replace").splitlines(keepends=True)
+            parts.extend(difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}"))
+        return "".join(parts)
