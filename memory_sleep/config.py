@@ -45,6 +45,7 @@ class EngineConfig(_Section):
     repair_attempts: int = Field(default=1, ge=0, le=3)
     breaker_failures: int = Field(default=3, ge=1)
     context_bytes: int = Field(default=6_000, ge=0)
+    candidates_per_item: int = Field(default=8, ge=1, le=1_000)
     structured_output: Literal["auto", "tool", "json_schema", "json_object"] = "auto"
     require_llm: bool = False
     cache: bool = True

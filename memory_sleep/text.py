@@ -109,6 +109,14 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:-") + "…"
 
 
+_HISTORY = re.compile(r"\s*\(previously: .*$")
+
+
+def without_history(text: str) -> str:
+    """An entry's statement without the "(previously: ...)" note a supersede ends it with."""
+    return _HISTORY.sub("", text)
+
+
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """`1 entry`, `2 entries`: a count and its noun in agreement (`plural` defaults to noun + "s")."""
     return f"{count} {noun if count == 1 else plural or noun + 's'}"

@@ -6,10 +6,12 @@ from collections.abc import Callable, Sequence
 from datetime import date
 
 from memory_sleep.cycle import guards, rem
+from memory_sleep.cycle.candidates import Candidates, HybridCandidates
 from memory_sleep.cycle.plan import Applied, DocumentEditor, Edit
 from memory_sleep.engines.base import Integrator
 from memory_sleep.engines.offline.curate import OfflineCurator
-from memory_sleep.models import EntryJudgement, ItemKind, KeptItem, NoteItem
+from memory_sleep.models import EntryJudgement, EntryView, ItemKind, KeptItem, NoteItem, Operation
+from memory_sleep.sidecar.embed import OfflineEmbedder
 from memory_sleep.workspace.archive import ArchiveRecord
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
@@ -21,6 +23,18 @@ def note_item(text: str, day: date = date(2026, 11, 20), kind: ItemKind = "line"
     )
 
 
+class ScriptedIntegrator:
+    """An Integrator that gives one queued answer per call and records the entries each call was shown."""
+
+    def __init__(self, *answers: list[Operation]) -> None:
+        self.answers = list(answers)
+        self.shown: list[Sequence[EntryView]] = []
+
+    def integrate(self, items: Sequence[KeptItem], entries: Sequence[EntryView]) -> list[Operation]:
+        self.shown.append(entries)
+        return self.answers.pop(0)
+
+
 def integrate_and_apply(
     kept: Sequence[KeptItem],
     document: MemoryDocument,
@@ -28,9 +42,12 @@ def integrate_and_apply(
     today: date,
     batch_size: int,
     archived: Sequence[ArchiveRecord] = (),
+    candidates: Candidates | None = None,
 ) -> tuple[rem.RemResult, Applied]:
-    """REM's plan for `kept`, and what applying it to `document` did, as a run applies it."""
-    result = rem.integrate(kept, document, integrator, today, batch_size, archived)
+    """REM's plan for `kept`, and what applying it to `document` did, as a run applies it (by default
+    with a run's candidate step and the offline embedder)."""
+    step = candidates or HybridCandidates(OfflineEmbedder())
+    result = rem.integrate(kept, document, integrator, today, batch_size, archived, candidates=step)
     return result, DocumentEditor(document, today).apply(result.edits)
 
 

@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from memory_sleep.config import Config, EngineConfig
+from memory_sleep.cycle.candidates import HybridCandidates, shown
 from memory_sleep.cycle.runner import RunOptions, RunReport, run_cycle
 from memory_sleep.engines.base import ActionView, BriefingContext, ClassifyContext, ProjectContext
 from memory_sleep.engines.fake_brain import plausible_answer
@@ -19,6 +20,7 @@ from memory_sleep.engines.model import Exchange, Prompt
 from memory_sleep.engines.testing import FunctionModel, ScriptedModel
 from memory_sleep.errors import ProviderError
 from memory_sleep.models import EntryView, KeptItem, NoteItem
+from memory_sleep.sidecar.embed import OfflineEmbedder
 from memory_sleep.workspace.layout import Workspace
 
 from .conftest import FIXTURE_TODAY, snapshot_tree
@@ -245,11 +247,14 @@ def test_related_slice_keeps_rem_input_bounded() -> None:
     ]
     entries.append(_entry(400, "Atlas staging is at staging.atlas.internal:8443", topic="Atlas"))
     items = [_kept(1, "Atlas staging moved to staging.atlas.internal:9443", topic="Atlas")]
+    candidates = shown(
+        HybridCandidates(OfflineEmbedder(), per_item=100, pool=100), [kept.item for kept in items], entries
+    )
     model = FunctionModel(plausible_answer)
-    _integrate(model, items, entries, context_bytes=3000)
-    shown = model.requests[0].prompt.values["entries"]
-    assert sum(len(entry["text"]) for entry in shown) <= 3000
-    assert any(entry["ref"] == "E400" for entry in shown)
+    _integrate(model, items, candidates, context_bytes=3000)
+    sent = model.requests[0].prompt.values["entries"]
+    assert sum(len(entry["text"]) for entry in sent) <= 3000 < sum(len(entry.text) for entry in candidates)
+    assert sent[0]["ref"] == "E400"  # the best candidate first, kept within the budget
 
 
 def _project_context() -> ProjectContext:

@@ -10,6 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from memory_sleep.cli.main import main
+from memory_sleep.cycle.candidates import HybridCandidates
 from memory_sleep.cycle.nrem import run_nrem
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.models import Classification, NoteItem
@@ -96,7 +97,14 @@ def test_a_line_that_is_only_a_secret_is_not_kept_whatever_the_engine(fixture_wo
     notes = [
         (n, None) for n in discover(Workspace.open(fixture_workspace)).notes if n.name == "2026-11-24.md"
     ]
-    result = run_nrem(notes, _KeepsEverything(), ClassifyContext(projects=[], memory=[]), 2_000_000, 50)
+    result = run_nrem(
+        notes,
+        _KeepsEverything(),
+        ClassifyContext(projects=[], memory=[]),
+        2_000_000,
+        50,
+        HybridCandidates(None),
+    )
     verdicts = {item.line_start: (verdict.verdict, item.text) for item, verdict in result.classified}
     assert verdicts[line] == ("DISCARD", f"- [redacted anthropic key, see memory/2026-11-24.md:{line}]")
     assert verdicts[line + 1][0] == "KEEP" and OPENAI not in verdicts[line + 1][1]

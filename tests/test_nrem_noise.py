@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+from memory_sleep.cycle.candidates import HybridCandidates
 from memory_sleep.cycle.nrem import run_nrem
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.offline.classify import OfflineClassifier
+from memory_sleep.sidecar.embed import OfflineEmbedder
 from memory_sleep.workspace.layout import NoteFile
 
 NOTE_TEXT = (
@@ -25,7 +27,9 @@ def test_routine_noise_is_recorded_and_counted_not_held(tmp_path: Path) -> None:
     path.write_text(NOTE_TEXT, encoding="utf-8")
     note = NoteFile(path=path, name=path.name, day=date(2026, 11, 24), topic=None)
     context = ClassifyContext(projects=[], memory=[])
-    result = run_nrem([(note, None)], OfflineClassifier(), context, 2_000_000, 7)
+    result = run_nrem(
+        [(note, None)], OfflineClassifier(), context, 2_000_000, 7, HybridCandidates(OfflineEmbedder())
+    )
     records = result.note_states[path.name].items
     heartbeats = [r for r in records.values() if r.discard_reason == "heartbeat"]
     assert len(heartbeats) == 40 and result.noise_discarded == 40

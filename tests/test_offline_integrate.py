@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from memory_sleep.engines.offline import matching
 from memory_sleep.engines.offline.curate import has_history
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
@@ -38,7 +40,10 @@ def test_a_new_length_of_the_same_absence_supersedes_it_and_names_the_last_day()
         "People",
     )
     assert (operation.op, operation.target) == ("supersede", "E1")
-    assert operation.text == "Felix on leave 2026-12-24 to 2027-01-06 (14 days)"
+    assert operation.text == (
+        "Felix on leave 2026-12-24 to 2027-01-06 (14 days)"
+        " (previously: heads-up: Felix on leave 2026-12-24, 3 days, ping Yuki instead)"
+    )  # the engine notes what its supersede replaced
 
 
 def test_absences_of_other_days_or_other_people_are_separate_events() -> None:
@@ -475,3 +480,36 @@ def test_a_handle_with_a_dash_is_its_own_value() -> None:
         "People",
     )
     assert (renamed.op, renamed.target) == ("supersede", "E1")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "noted"),
+    [
+        ("Alpha runs on port 8080", "Alpha runs on port 9090", "Alpha runs on port 9090 (previously: 8080)"),
+        (
+            "Alpha needs Postgres 15",
+            "Alpha needs Postgres 16",
+            "Alpha needs Postgres 16 (previously: Postgres 15)",
+        ),
+        ("Alpha owner: Maya", "Alpha owner: Tom", "Alpha owner: Tom (previously: Maya)"),
+        (
+            "Alpha freezes features until 2026-12-10; the vendor quote came in too high",
+            "Alpha freezes features until 2027-01-07; legal wants the data in the EU",
+            "Alpha freezes features until 2027-01-07; legal wants the data in the EU (previously: 2026-12-10)",
+        ),
+        (
+            "Alpha IP is 10.0.0.1",
+            "Alpha IP is 10.0.0.2 (was 10.0.0.1)",
+            "Alpha IP is 10.0.0.2 (was 10.0.0.1)",
+        ),
+        (
+            "Scope of Alpha 1.2: the new dashboard",
+            "Scope of Alpha 1.3: billing",
+            "Scope of Alpha 1.3: billing (previously: Scope of Alpha 1.2: the new dashboard)",
+        ),
+    ],
+)
+def test_an_offline_supersede_notes_the_old_value_alone_when_only_a_value_changed(
+    old: str, new: str, noted: str
+) -> None:
+    assert matching.noting_change(new, old) == noted

@@ -3,17 +3,16 @@ supersedes it, so the old value is recorded as replaced and the new one keeps it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
 from memory_sleep.engines.offline import OfflineIntegrator
-from memory_sleep.models import EntryView, KeptItem, NoteItem, Operation
+from memory_sleep.models import KeptItem, NoteItem, Operation
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, records_since
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .conftest import run_offline
-from .item_helpers import integrate_and_apply
+from .item_helpers import ScriptedIntegrator, integrate_and_apply
 
 ARCHIVE = """# Archive
 
@@ -36,18 +35,6 @@ def _kept(text: str, item_id: str, day: date = date(2026, 11, 1)) -> KeptItem:
         id=item_id, file=f"memory/{day}.md", day=day, line_start=4, line_end=4, kind="bullet", text=text
     )
     return KeptItem(item=item, category="fact", topic=None)
-
-
-class _Answers:
-    """An Integrator that gives one scripted answer per call and records what each call was shown."""
-
-    def __init__(self, *answers: list[Operation]) -> None:
-        self.answers = list(answers)
-        self.shown: list[Sequence[EntryView]] = []
-
-    def integrate(self, items: Sequence[KeptItem], entries: Sequence[EntryView]) -> list[Operation]:
-        self.shown.append(entries)
-        return self.answers.pop(0)
 
 
 def test_records_since_reads_the_tail_and_skips_what_is_not_a_record() -> None:
@@ -95,7 +82,7 @@ def test_an_archived_entry_is_offered_once_and_never_when_replaced_or_back_in_me
     trimmed = "[Gra] ovh-gra-07 resolves to 10.9.24.84 internally (2026-10-17)"
     replaced = ArchiveRecord(date(2026, 11, 2), "Facts", trimmed, "superseded by memory/2026-11-01.md:4")
     archived = [*records_since(ARCHIVE, date(2026, 10, 1)), replaced]
-    integrator = _Answers([Operation(item_id="i1", op="add", text="Delta owner is Raj")])
+    integrator = ScriptedIntegrator([Operation(item_id="i1", op="add", text="Delta owner is Raj")])
     document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n")
     integrate_and_apply(
         [_kept("Delta owner is Raj", "i1")], document, integrator, date(2026, 11, 3), 20, archived
@@ -103,7 +90,7 @@ def test_an_archived_entry_is_offered_once_and_never_when_replaced_or_back_in_me
     assert len(integrator.shown) == 1  # nothing archived is still true: no second call
 
     back = MemoryDocument.parse(f"# MEMORY.md\n\n## Facts\n- {trimmed}\n")
-    integrator = _Answers([Operation(item_id="i1", op="add", text="Delta owner is Raj")])
+    integrator = ScriptedIntegrator([Operation(item_id="i1", op="add", text="Delta owner is Raj")])
     archived = list(records_since(ARCHIVE, date(2026, 10, 1)))
     integrate_and_apply(
         [_kept("Delta owner is Raj", "i1")], back, integrator, date(2026, 11, 3), 20, archived
@@ -125,7 +112,7 @@ def test_a_live_entry_is_superseded_before_an_archived_one() -> None:
 def test_an_older_item_or_one_changed_again_leaves_the_archived_entry_alone() -> None:
     archived = list(records_since(ARCHIVE, date(2026, 10, 1)))
     old = _kept("ovh-gra-07 IP: 10.9.1.1", "i1", day=date(2026, 10, 10))  # older than the trimmed entry
-    integrator = _Answers(
+    integrator = ScriptedIntegrator(
         [Operation(item_id="i1", op="add", text="ovh-gra-07 IP: 10.9.1.1")],
         [Operation(item_id="i1", op="supersede", target="A1", text="ovh-gra-07 IP: 10.9.1.1")],
     )
@@ -134,10 +121,15 @@ def test_an_older_item_or_one_changed_again_leaves_the_archived_entry_alone() ->
     assert "- ovh-gra-07 IP: 10.9.1.1 (2026-10-10)" in document.render() and applied.archived == []
 
     first, second = _kept("ovh-gra-07 IP: 10.9.2.2", "i1"), _kept("ovh-gra-07 IP: 10.9.3.3", "i2")
-    integrator = _Answers(
+    integrator = ScriptedIntegrator(
         [
             Operation(item_id="i1", op="add", text="ovh-gra-07 IP: 10.9.2.2"),
-            Operation(item_id="i2", op="supersede", target="i1", text="ovh-gra-07 IP: 10.9.3.3"),
+            Operation(
+                item_id="i2",
+                op="supersede",
+                target="i1",
+                text="ovh-gra-07 IP: 10.9.3.3 (previously: 10.9.2.2)",
+            ),
         ],
         [Operation(item_id="i1", op="supersede", target="A1", text="ovh-gra-07 IP: 10.9.2.2")],
     )

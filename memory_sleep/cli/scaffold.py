@@ -46,6 +46,7 @@ KEY_NOTES: dict[str, str] = {
     "engine.repair_attempts": "re-asks after an answer that does not validate",
     "engine.breaker_failures": "failed calls or unusable answers in a row before the run stops calling the model",
     "engine.context_bytes": "MEMORY.md entries shown to the model with each batch",
+    "engine.candidates_per_item": "MEMORY.md entries the sidecar's hybrid search finds for each item (NREM, REM)",
     "engine.structured_output": "auto | tool | json_schema | json_object",
     "engine.require_llm": "true: fail instead of deciding offline when no provider can be used",
     "engine.cache": "reuse answers to identical calls (memory/.sleep/llm-cache)",

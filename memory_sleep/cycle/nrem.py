@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.engines.base import Classifier, ClassifyContext
 from memory_sleep.engines.redact import only_secrets, redact_items
 from memory_sleep.models import Classification, NoteItem
@@ -52,7 +53,10 @@ def run_nrem(
     context: ClassifyContext,
     max_note_bytes: int,
     batch_size: int,
+    candidates: Candidates,
 ) -> NremResult:
+    """Read `notes` and classify their new items batch by batch; each batch is shown, of
+    `context.memory`, only its `candidates` (what its items may already be in memory as)."""
     result = NremResult()
     fresh: list[NoteItem] = []
     states: dict[str, NoteState] = {}
@@ -90,7 +94,9 @@ def run_nrem(
     del fresh  # each batch is let go once classified
     while batches:
         batch = batches.popleft()
-        verdicts = validated(batch, classifier.classify(batch, context))
+        shown_memory = shown(candidates, batch, context.memory) if context.memory else []
+        batch_context = dataclasses.replace(context, memory=shown_memory)
+        verdicts = validated(batch, classifier.classify(batch, batch_context))
         for item, verdict in zip(batch, verdicts, strict=True):
             if verdict.verdict == "DISCARD" and verdict.discard_reason in NOISE and not verdict.closes_action:
                 states[item.file].items[item.id] = record(item, verdict)

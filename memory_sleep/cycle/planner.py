@@ -19,6 +19,7 @@ from memory_sleep.cycle import (
     stale,
     weekly,
 )
+from memory_sleep.cycle.candidates import Candidates
 from memory_sleep.cycle.file_changes import decode_memory, file_changes, only_changed, read_bytes, read_text
 from memory_sleep.cycle.plan import Applied, DocumentEditor, Edit
 from memory_sleep.cycle.report import RunOptions, RunReport
@@ -45,6 +46,7 @@ class Planner:
         engine: Engine,
         options: RunOptions,
         say: Progress,
+        candidate_step: Candidates,
     ) -> None:
         self.workspace, self.config, self.engine, self.options, self.say = (
             workspace,
@@ -53,6 +55,7 @@ class Planner:
             options,
             say,
         )
+        self.candidates = candidate_step
         self.store = StateStore(workspace.state_dir)
         self.state: WorkspaceState = self.store.load_workspace()
         self.note_states: dict[str, NoteState] = {}
@@ -133,7 +136,12 @@ class Planner:
             entriesArchived=len(self.archived),
             weeklyFilesWritten=[edit.path for edit in self.edits if edit.op == "fold" and edit.path],
             filesChanged=[c.path for c in changes if "/.sleep/" not in c.path],
-            warnings=[*self.warnings, *result.warnings, *self.engine.usage.warnings],
+            warnings=[
+                *self.warnings,
+                *result.warnings,
+                *self.engine.usage.warnings,
+                *self.candidates.warnings,
+            ],
         )
         report = RunReport(
             run_id=new_run_id(now),
@@ -164,6 +172,7 @@ class Planner:
             context,
             self.config.max_note_bytes,
             self.config.engine.batch_size,
+            self.candidates,
         )
         for name, state in result.note_states.items():
             previous = self.note_states.get(name)
@@ -188,7 +197,9 @@ class Planner:
         waiting = self._pending_items()
         batch_size = self.engine.integrate_batch_size or self.config.engine.batch_size
         archived = self._recently_archived(today - timedelta(days=self.config.stale_after_days))
-        outcome = rem.integrate(waiting, document, self.engine.integrator, today, batch_size, archived)
+        outcome = rem.integrate(
+            waiting, document, self.engine.integrator, today, batch_size, archived, candidates=self.candidates
+        )
         editor = DocumentEditor(document, today)
         applied = self._apply(editor, outcome.edits)
         self.operation_counts = outcome.counts()

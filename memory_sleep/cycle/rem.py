@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.cycle.plan import DocumentEditor, Edit, EditOp
 from memory_sleep.engines.base import Integrator
-from memory_sleep.engines.offline import matching
 from memory_sleep.models import EntryView, KeptItem, Operation
-from memory_sleep.text import shorten, tokens
 from memory_sleep.workspace.archive import ArchiveRecord
 from memory_sleep.workspace.memory_doc import SECTION_FOR, Entry, MemoryDocument, entry_from_display
-
-_PREVIOUSLY = re.compile(r"\s*\(previously: .*$")
 
 
 @dataclass
@@ -46,11 +42,14 @@ def integrate(
     today: date,
     batch_size: int,
     archived: Sequence[ArchiveRecord] = (),
+    *,
+    candidates: Candidates,
 ) -> RemResult:
     """The edits that integrate `kept` into `document`, batch by batch, oldest notes first; then show
     the items it added the entries recently `archived` while still true, so a new value for a fact
     trimmed for room still supersedes the old one. `document` is left as it is: each batch is shown
-    the document with the edits of the batches before it applied to a copy.
+    its `candidates` among the entries of the document with the edits of the batches before it
+    applied to a copy (and what the batch itself adds, by item id).
 
     A project's status changes go to its summary under `## Projects` (written by the projects phase),
     not into entries: they are recorded as an update of that summary and never sent to the integrator.
@@ -67,16 +66,20 @@ def integrate(
     editor = DocumentEditor(copy.deepcopy(document), today)
     for start in range(0, len(ordered), batch_size):
         batch = ordered[start : start + batch_size]
-        views, by_ref = _views(editor)
+        views, by_ref = _views(editor, candidates, batch)
         result.edits.extend(_edits(batch, integrator.integrate(batch, views), by_ref, editor, result))
-    _supersede_archived(editor, archived, integrator, batch_size, today, result)
+    _supersede_archived(editor, archived, integrator, batch_size, today, result, candidates)
     return result
 
 
-def _views(editor: DocumentEditor) -> tuple[list[EntryView], dict[str, tuple[str, Entry]]]:
-    """The entries as an integrator sees them (refs E1, E2, ...), and each ref's plan ref and entry."""
-    shown = editor.views()
-    return [view for _, view in shown], {view.ref: (ref, editor.resolve(ref)[1]) for ref, view in shown}
+def _views(
+    editor: DocumentEditor, candidates: Candidates, batch: Sequence[KeptItem]
+) -> tuple[list[EntryView], dict[str, tuple[str, Entry]]]:
+    """The candidate entries of a batch as an integrator sees them (refs E1, E7, ...), and each ref's
+    plan ref and entry: an operation may name only an entry it was shown."""
+    plan_refs = {view.ref: ref for ref, view in editor.views()}
+    views = shown(candidates, [kept.item for kept in batch], [view for _, view in editor.views()])
+    return views, {view.ref: (plan_refs[view.ref], editor.resolve(plan_refs[view.ref])[1]) for view in views}
 
 
 def _supersede_archived(
@@ -86,23 +89,23 @@ def _supersede_archived(
     batch_size: int,
     today: date,
     result: RemResult,
+    candidates: Candidates,
 ) -> None:
     """Newer wins over an entry that left MEMORY.md while still true, too: an added entry the integrator
-    finds superseding one gets the old value noted, and the archive records the old one superseded, so
-    it is never offered again. Only added items are shown these, so a live entry always comes first."""
+    finds superseding one takes the text it gives (the old value noted), and the archive records the old
+    one superseded, so it is never offered again. Only added items are shown these, and only their
+    candidates among them, so a live entry always comes first."""
     dormant = _dormant(editor.document, archived)
     if not dormant or not result.added:
         return
     added = {kept.item.id: (kept, text) for kept, text in result.added}
-    projects = {word for _, entry in editor.document.entries() if entry.topic for word in tokens(entry.topic)}
     for start in range(0, len(result.added), batch_size):
         batch = [kept for kept, _ in result.added[start : start + batch_size]]
-        subjects = {word for kept in batch for word in matching.subject(kept.item.text)} - projects
-        views = [  # only entries about what an item is about: a model is not asked in vain
+        every = [  # re-listed per batch: a batch before may have retired one
             EntryView(ref=ref, section=record.section, topic=old.topic, text=old.text, day=old.day)
             for ref, (record, old) in dormant.items()
-            if matching.subject(old.text) & subjects
         ]
+        views = shown(candidates, [kept.item for kept in batch], every)
         if not views:
             continue
         for operation in integrator.integrate(batch, views):
@@ -123,7 +126,7 @@ def _supersede_archived(
                 op="supersede",
                 entry=f"I:{kept.item.id}",
                 item=kept.item.id,
-                text=_noting_change(" ".join(operation.text.split()), old.text),
+                text=" ".join(operation.text.split()),
                 reason=f"superseded by {kept.item.source}",
                 evidence=kept.item.source,
                 retires=record.entry,
@@ -209,16 +212,6 @@ def _problem(
     return None
 
 
-def _noting_change(text: str, old: str) -> str:
-    """The new text with the change noted: "(previously: 5432)" when one value changed, else the old
-    statement, shortened (the archive keeps it whole); nothing more when the text already names the old
-    value ("moved to 8000 (was 5432)")."""
-    value = matching.changed_value(text, old)
-    if value is not None and value in matching.replaced_values(text):
-        return text
-    return f"{text} (previously: {value or shorten(_PREVIOUSLY.sub('', old), 80)})"
-
-
 def _edit(kept: KeptItem, operation: Operation, target: tuple[str, Entry] | None) -> Edit | None:
     """One operation as an edit of the plan (a noop with no entry changes nothing and is not one)."""
     text = " ".join((operation.text or "").split())
@@ -231,8 +224,7 @@ def _edit(kept: KeptItem, operation: Operation, target: tuple[str, Entry] | None
     elif operation.op == "add":
         op, reason = "add", operation.reason or "new"
     elif operation.op == "supersede":
-        assert target is not None
-        op, reason, text = "supersede", f"superseded by {source}", _noting_change(text, target[1].text)
+        op, reason = "supersede", f"superseded by {source}"
     else:
         op, reason = "update", f"updated by {source}"
     return Edit(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memory_sleep.config import Config
 from memory_sleep.cycle import PHASES
+from memory_sleep.cycle.candidates import Candidates, configured
 from memory_sleep.cycle.file_changes import read_bytes
 from memory_sleep.cycle.planner import Planner, Progress
 from memory_sleep.cycle.report import RunOptions, RunReport
@@ -24,17 +25,20 @@ def run_cycle(
     engine: Engine,
     options: RunOptions,
     progress: Progress | None = None,
+    candidate_step: Candidates | None = None,
 ) -> RunReport:
-    """Run the phases in `options`; with dry_run nothing is written (and no lock is taken)."""
+    """Run the phases in `options`; with dry_run nothing is written (and no lock is taken). The
+    candidate step picks the entries engines are shown (default: the sidecar's hybrid search)."""
     say = progress or (lambda _: None)
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
+    step = candidate_step or configured(config)
     if options.dry_run:
-        report = Planner(workspace, config, engine, options, say).plan()
+        report = Planner(workspace, config, engine, options, say, step).plan()
         report.waiting = engine.gate.waiting() if engine.gate else []
         return _logged(report, workspace, config)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
         rolled_back = writer.recover()
-        report = Planner(workspace, config, engine, options, say).plan()
+        report = Planner(workspace, config, engine, options, say, step).plan()
         report.rolled_back = rolled_back
         report.waiting = engine.gate.waiting() if engine.gate else []
         if report.waiting:

@@ -19,7 +19,7 @@ from memory_sleep.engines.calls import Ask, ModelCalls, Progress
 from memory_sleep.engines.model import ModelClient
 from memory_sleep.engines.offline import offline_engine
 from memory_sleep.engines.redact import redact
-from memory_sleep.engines.related import as_attribute, as_data, entry_data, related_entries
+from memory_sleep.engines.related import as_attribute, as_data, entry_data, within_bytes
 from memory_sleep.engines.schemas import (
     ClassifyAnswer,
     CloseAnswer,
@@ -82,7 +82,7 @@ class LLMClassifier:
             return []
         asked = list(items)
         refs = {f"I{number}": item for number, item in enumerate(asked, start=1)}
-        memory = related_entries(context.memory, [item.text for item in asked], (), self.context_bytes)
+        memory = within_bytes(context.memory, self.context_bytes)
         views = [
             {
                 "id": ref,
@@ -157,7 +157,7 @@ def _topic(proposed: str | None, item: NoteItem, projects: Sequence[str]) -> str
 
 
 class LLMIntegrator:
-    """REM through the model, shown only the entries related to the batch once MEMORY.md is large."""
+    """REM through the model, shown the batch's candidate entries that fit in `context_bytes`."""
 
     def __init__(self, calls: ModelCalls, fallback: Integrator, context_bytes: int) -> None:
         self.calls, self.fallback, self.context_bytes = calls, fallback, context_bytes
@@ -173,12 +173,7 @@ class LLMIntegrator:
         if not items:
             return []
         refs = {f"I{number}": kept for number, kept in enumerate(items, start=1)}
-        shown = related_entries(
-            entries,
-            [kept.item.text for kept in items],
-            (kept.topic for kept in items),
-            self.context_bytes,
-        )
+        shown = within_bytes(entries, self.context_bytes)
         views = [
             {
                 "id": ref,

@@ -1,7 +1,8 @@
-"""Lexical helpers for LLM engines: the slice of MEMORY.md a batch needs, and whether a text covers another.
+"""Helpers for LLM engines: the candidate entries that fit a prompt's budget, whether a text covers
+another, and text marked as data.
 
-Sending only related entries once MEMORY.md is large keeps a nightly run's input tokens flat
-however long the history grows.
+The candidate step (memory_sleep/cycle/candidates.py) chose the entries a batch is shown, best first;
+cutting them to a byte budget keeps a nightly run's input tokens flat however long the history grows.
 """
 
 from __future__ import annotations
@@ -11,63 +12,22 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from memory_sleep.models import EntryView
-from memory_sleep.text import similarity, tokens
+from memory_sleep.text import tokens
 
 _TAG = re.compile(r"<(/?[A-Za-z_][\w:-]*)")
-PER_ITEM = 6
-MIN_SCORE = 0.2
 COVERED = 0.5
 
 
-def related_entries(
-    entries: Sequence[EntryView],
-    texts: Sequence[str],
-    topics: Iterable[str | None],
-    max_bytes: int,
-) -> list[EntryView]:
-    """All entries while they fit in `max_bytes`; otherwise those most related to `texts`, in document order.
-
-    Each text gets its best PER_ITEM matches first, then entries of the batch's topics, then the
-    rest by score, until the byte budget is spent.
-    """
-    if sum(_size(entry) for entry in entries) <= max_bytes:
-        return list(entries)
-    wanted_topics = {topic.lower() for topic in topics if topic}
-    entry_words = [tokens(entry.text) for entry in entries]
-    chosen: dict[int, float] = {}
-    overall: dict[int, float] = {}
-    for text in texts:
-        words = tokens(text)
-        scored = sorted(
-            ((similarity(words, other), index) for index, other in enumerate(entry_words)),
-            reverse=True,
-        )
-        for score, index in scored:
-            overall[index] = max(overall.get(index, 0.0), score)
-        for score, index in scored[:PER_ITEM]:
-            if score >= MIN_SCORE:
-                chosen[index] = max(chosen.get(index, 0.0), score)
-    ranked = sorted(chosen, key=lambda index: -chosen[index])
-    ranked += [
-        index
-        for index, entry in enumerate(entries)
-        if index not in chosen and entry.topic and entry.topic.lower() in wanted_topics
-    ]
-    ranked += sorted(
-        (index for index, score in overall.items() if score >= MIN_SCORE and index not in set(ranked)),
-        key=lambda index: -overall[index],
-    )
-    picked: set[int] = set()
+def within_bytes(entries: Sequence[EntryView], max_bytes: int) -> list[EntryView]:
+    """The entries in their order (the candidate step's, best first) while they fit in `max_bytes`."""
+    kept: list[EntryView] = []
     spent = 0
-    for index in ranked:
-        if index in picked:
-            continue
-        size = _size(entries[index])
-        if spent + size > max_bytes:
-            continue
-        picked.add(index)
-        spent += size
-    return [entry for index, entry in enumerate(entries) if index in picked]
+    for entry in entries:
+        size = _size(entry)
+        if spent + size <= max_bytes:
+            kept.append(entry)
+            spent += size
+    return kept
 
 
 def covers(text: str, required: str) -> bool:

@@ -1,11 +1,15 @@
 """Hybrid search: exact vector top-n and FTS5 BM25 top-n, fused by reciprocal rank, decayed by age;
-what had stopped being true on the day asked about (today, or --as-of) ranks below what had not.
+what had stopped being true on the day asked about (today, or --as-of) ranks below what had not. The
+fusion and an in-memory BM25 also serve the run's candidate step (memory_sleep/cycle/candidates.py).
 
 Pure: it reads the store and the vector index and writes nothing (recall.py logs what it returns).
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -147,6 +151,45 @@ def _text_ranked(
     return [entry_id for (entry_id, _), ok in zip(found, allowed, strict=True) if ok][:pool]
 
 
+def fuse(rankings: Iterable[Sequence[int]], rrf_k: int) -> dict[int, float]:
+    """Reciprocal rank fusion: each id scores the sum of 1 / (rrf_k + rank) over the lists that hold it."""
+    fused: dict[int, float] = {}
+    for ranked in rankings:
+        for rank, entry_id in enumerate(ranked, 1):
+            fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (rrf_k + rank)
+    return fused
+
+
+class TextScorer:
+    """BM25 over a few texts held in memory, not in the store (a run's current MEMORY.md entries): FTS5's
+    formula and parameters (k1 1.2, b 0.75) over the same terms as the store's (`index_terms` of each
+    text, given; `query_terms` of the query)."""
+
+    k1 = 1.2
+    b = 0.75
+
+    def __init__(self, documents: Sequence[Sequence[str]]) -> None:
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        self.lengths: list[int] = []
+        for number, terms in enumerate(documents):
+            self.lengths.append(len(terms))
+            for term, count in Counter(terms).items():
+                self.postings.setdefault(term, []).append((number, count))
+        self.average = max(1.0, sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
+
+    def ranked(self, query_text: str, limit: int) -> list[int]:
+        """The indexes of the texts that share a query term, best first, at most `limit`."""
+        total = len(self.lengths)
+        scores: dict[int, float] = {}
+        for term in query_terms(query_text):
+            postings = self.postings.get(term, ())
+            idf = max(1e-6, math.log((total - len(postings) + 0.5) / (len(postings) + 0.5)))
+            for number, count in postings:
+                norm = self.k1 * (1 - self.b + self.b * self.lengths[number] / self.average)
+                scores[number] = scores.get(number, 0.0) + idf * count * (self.k1 + 1) / (count + norm)
+        return sorted(scores, key=lambda number: (-scores[number], number))[:limit]
+
+
 def search(
     store: SidecarStore,
     vectors: VectorSearch,
@@ -171,10 +214,7 @@ def search(
         vector_ranked = [entry_id for entry_id, _ in vectors.top(query_vector, pool, options.scope)]
     if pending is not None:
         text_ranked = pending.result()
-    fused: dict[int, float] = {}
-    for ranked in (vector_ranked, text_ranked):
-        for rank, entry_id in enumerate(ranked, 1):
-            fused[entry_id] = fused.get(entry_id, 0.0) + 1.0 / (options.rrf_k + rank)
+    fused = fuse((vector_ranked, text_ranked), options.rrf_k)
     rows = store.fetch(fused)
     vector_rank = {entry_id: rank for rank, entry_id in enumerate(vector_ranked, 1)}
     text_rank = {entry_id: rank for rank, entry_id in enumerate(text_ranked, 1)}

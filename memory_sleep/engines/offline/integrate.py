@@ -1,4 +1,5 @@
-"""Offline REM: match each kept item to MEMORY.md entries lexically and pick noop/update/add/supersede."""
+"""Offline REM: match each kept item to MEMORY.md entries lexically and pick noop/update/add/supersede
+(a supersede's text notes what it replaced: "(previously: 5432)")."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 
 from memory_sleep.engines.offline import absences, cues, matching, repeats, statements
 from memory_sleep.models import EntryView, KeptItem, Operation, OperationKind
-from memory_sleep.text import jaccard, shorten, similarity, tokens
+from memory_sleep.text import jaccard, shorten, similarity, tokens, without_history
 from memory_sleep.workspace.memory_doc import SECTION_FOR
 
 ENTRY_MAX_CHARS = 200
@@ -48,7 +49,7 @@ class _Candidates:
         self.all: list[_Candidate] = []
         self.by_word: dict[str, list[_Candidate]] = defaultdict(list)
         for entry in entries:
-            text = matching.without_history(entry.text)  # compare what an entry says now
+            text = without_history(entry.text)  # compare what an entry says now
             self.add(_Candidate(entry.ref, entry.section, entry.topic, text, tokens(text)))
 
     def add(self, candidate: _Candidate) -> None:
@@ -63,6 +64,9 @@ class _Candidates:
             for candidate in self.by_word.get(word, ()):
                 seen.setdefault(id(candidate), candidate)
         return sorted(seen.values(), key=lambda candidate: candidate.order)
+
+    def text_of(self, ref: str) -> str:
+        return next(candidate.text for candidate in self.all if candidate.ref == ref)
 
     def rewrite(self, ref: str, text: str) -> None:
         """New wording for an entry; postings of words it lost stay (scores use `words`, not the index)."""
@@ -89,8 +93,11 @@ class OfflineIntegrator:
         for kept in items:
             text = entry_text(kept)
             operation = _decide(kept, text, candidates.sharing_words(tokens(text)), projects)
-            operations.append(operation)
             written = operation.text or text
+            if operation.op == "supersede" and operation.target:
+                old = candidates.text_of(operation.target)
+                operation = operation.model_copy(update={"text": matching.noting_change(written, old)})
+            operations.append(operation)
             if operation.op == "add":
                 section = SECTION_FOR.get(kept.category, "Facts")
                 candidates.add(_Candidate(kept.item.id, section, kept.topic, written, tokens(written)))

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from memory_sleep.language import LEAD_IN_WORDS, LEAD_INS
-from memory_sleep.text import tokens, word_sequence
+from memory_sleep.text import shorten, tokens, without_history, word_sequence
 
 _LABEL = re.compile(
     r"^(?:(?:" + "|".join(re.escape(label) for label in LEAD_INS) + r")(?:\s+for\s+\w+)?\s*[:—–-]\s*)+",
@@ -195,14 +195,6 @@ def mentions_value(text: str, value: str) -> bool:
     return re.search(pattern, text.lower()) is not None
 
 
-_HISTORY = re.compile(r"\s*\(previously: .*$")
-
-
-def without_history(text: str) -> str:
-    """An entry's statement without the "(previously: ...)" note REM adds when it supersedes one."""
-    return _HISTORY.sub("", text)
-
-
 def current_claim(text: str) -> str:
     """What a statement claims now: without "(previously: ...)" notes and the values it says are gone."""
     return _without_superseded(without_history(text))
@@ -237,6 +229,16 @@ def changed_value(new: str, old: str) -> str | None:
     if value is None:  # the reasons may differ: "freeze until 2026-12-10; the vendor quote ..."
         value = _one_changed_value(_first_clause(current_claim(new)), _first_clause(claim))
     return value
+
+
+def noting_change(text: str, old: str) -> str:
+    """A superseding text with the change noted: "(previously: 5432)" when one value changed, else the
+    old statement, shortened (the archive keeps it whole); nothing more when the text already names
+    the old value ("moved to 8000 (was 5432)")."""
+    value = changed_value(text, old)
+    if value is not None and value in replaced_values(text):
+        return text
+    return f"{text} (previously: {value or shorten(without_history(old), 80)})"
 
 
 def _one_changed_value(new: str, old: str) -> str | None:

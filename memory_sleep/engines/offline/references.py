@@ -11,10 +11,9 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import date
 
-from memory_sleep.engines.offline import matching
 from memory_sleep.language import LEAD_IN_WORDS
 from memory_sleep.models import EntryView, NoteItem
-from memory_sleep.text import jaccard, tokens
+from memory_sleep.text import jaccard, tokens, without_history
 
 _RESTATES = 0.6  # share of the entry's words (and of the union) a repeat must carry
 _LEADING_WORDS = LEAD_IN_WORDS | {"working", "met", "again", "for", "the"}  # words a line may start with
@@ -24,7 +23,7 @@ _NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
 def restated_entries(entries: Sequence[EntryView], repeats: Sequence[NoteItem]) -> list[tuple[str, date]]:
     """The entry (its ref) each repeat restates (most of its words, and mostly the same words), with
     the day of the note."""
-    known_words = [(entry, tokens(matching.without_history(entry.text))) for entry in entries]
+    known_words = [(entry, tokens(without_history(entry.text))) for entry in entries]
     found = []
     for item in repeats:
         words = tokens(item.text)
@@ -64,5 +63,5 @@ def person_names(text: str, ignore: Iterable[str] = ()) -> list[str]:
     """Capitalised words that may name a person or an organisation ("Nadia", "Wayne"), lower-cased, in
     order: the first is whom a People entry is about ("Nadia moved to ..., ping Wei")."""
     skip = set(ignore) | _LEADING_WORDS
-    found = (name.lower() for name in _NAME.findall(matching.without_history(text)))
+    found = (name.lower() for name in _NAME.findall(without_history(text)))
     return list(dict.fromkeys(name for name in found if name not in skip))

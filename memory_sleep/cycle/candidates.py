@@ -1,0 +1,108 @@
+"""The candidate step: which memory entries an engine is shown for each item (NREM's "already in memory",
+REM's entries a batch may repeat, update or supersede), by the sidecar's hybrid search over the entries
+as they are now (earlier batches of the run change them), not the index written after the last run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import zip_longest
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from memory_sleep.config import Config
+from memory_sleep.errors import MemorySleepError
+from memory_sleep.models import EntryView, NoteItem
+from memory_sleep.sidecar.embed import Embedder, build_embedder
+from memory_sleep.sidecar.search import TextScorer, fuse
+from memory_sleep.sidecar.tokenize import index_terms
+
+_TEXT_ONLY = "candidate entries ranked by their words alone: the sidecar's embedder failed ({error})"
+
+
+class Candidates(Protocol):
+    warnings: list[str]  # what the run should say (an embedder that failed, so text alone ranked)
+
+    def for_items(self, items: Sequence[NoteItem], entries: Sequence[EntryView]) -> dict[str, list[str]]:
+        """For each item's id, the refs of the `entries` it may be about, most likely first."""
+        ...
+
+
+def shown(candidates: Candidates, items: Sequence[NoteItem], entries: Sequence[EntryView]) -> list[EntryView]:
+    """The entries any of `items` has among its candidates: what a batch is shown, best ranks first
+    (every item's first candidate, then every item's second, ...), so a budget keeps the best."""
+    ranked = zip_longest(*candidates.for_items(items, entries).values())
+    by_ref = {entry.ref: entry for entry in entries}
+    wanted = dict.fromkeys(ref for refs in ranked for ref in refs if ref is not None and ref in by_ref)
+    return [by_ref[ref] for ref in wanted]
+
+
+class HybridCandidates:
+    """The default step: per item, the `per_item` entries the sidecar's hybrid search ranks best (exact
+    vector top-`pool` and BM25 top-`pool`, fused by reciprocal rank; no age decay: an old entry is the
+    one a new value supersedes). Without an embedder (the sidecar disabled), BM25 alone. Entry vectors
+    are cached by text for the run, so each entry is embedded once however many batches see it."""
+
+    def __init__(self, embedder: Embedder | None, per_item: int = 8, pool: int = 50, rrf_k: int = 60) -> None:
+        self.embedder, self.per_item, self.pool, self.rrf_k = embedder, per_item, pool, rrf_k
+        self.warnings: list[str] = []
+        self._vectors: dict[str, npt.NDArray[np.float32]] = {}
+        self._terms: dict[str, list[str]] = {}
+
+    def for_items(self, items: Sequence[NoteItem], entries: Sequence[EntryView]) -> dict[str, list[str]]:
+        if len(entries) <= self.per_item:
+            return {item.id: [entry.ref for entry in entries] for item in items}
+        queries = [_query(item) for item in items]
+        texts = [entry.text for entry in entries]
+        scorer = TextScorer([self._index_terms(text) for text in texts])
+        vector_ranked = self._vector_ranked(queries, texts)
+        found: dict[str, list[str]] = {}
+        for number, item in enumerate(items):
+            rankings = [scorer.ranked(queries[number], self.pool)]
+            if vector_ranked is not None:
+                rankings.append(vector_ranked[number].tolist())
+            fused = fuse(rankings, self.rrf_k)
+            best = sorted(fused, key=lambda index: (-fused[index], index))[: self.per_item]
+            found[item.id] = [entries[index].ref for index in best]
+        return found
+
+    def _index_terms(self, text: str) -> list[str]:
+        if text not in self._terms:
+            self._terms[text] = index_terms(text)
+        return self._terms[text]
+
+    def _vector_ranked(self, queries: Sequence[str], texts: Sequence[str]) -> npt.NDArray[np.intp] | None:
+        """Per query, the indexes of the `pool` texts nearest it (cosine: the rows are unit vectors)."""
+        if self.embedder is None or not queries:
+            return None
+        missing = list(dict.fromkeys(text for text in texts if text not in self._vectors))
+        try:
+            if missing:
+                self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+            similarities = self.embedder.embed(queries) @ np.stack([self._vectors[text] for text in texts]).T
+        except MemorySleepError as error:
+            self.warnings.append(_TEXT_ONLY.format(error=error))
+            self.embedder = None
+            return None
+        return np.argsort(-similarities, axis=1, kind="stable")[:, : self.pool]
+
+
+def _query(item: NoteItem) -> str:
+    return f"{item.lead} {item.text}" if item.lead else item.text
+
+
+def configured(config: Config) -> HybridCandidates:
+    """The candidate step a run uses: the workspace's sidecar embedder (none when the sidecar is off)."""
+    sidecar = config.sidecar
+    embedder, problem = None, None
+    if sidecar.enabled:
+        try:
+            embedder = build_embedder(sidecar)
+        except MemorySleepError as error:
+            problem = _TEXT_ONLY.format(error=error)
+    candidates = HybridCandidates(
+        embedder, config.engine.candidates_per_item, sidecar.candidates, sidecar.rrf_k
+    )
+    candidates.warnings.extend([problem] if problem else [])
+    return candidates

@@ -1,0 +1,142 @@
+"""The candidate step: NREM and REM show an engine, for each batch, only the entries the sidecar's hybrid
+search finds for its items (the archived ones REM may supersede included), whatever the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+
+from memory_sleep.cycle.candidates import HybridCandidates
+from memory_sleep.cycle.nrem import run_nrem
+from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.models import Classification, EntryView, KeptItem, NoteItem, Operation
+from memory_sleep.sidecar.embed import FunctionEmbedder, OfflineEmbedder
+from memory_sleep.workspace.archive import records_since
+from memory_sleep.workspace.layout import NoteFile
+from memory_sleep.workspace.memory_doc import MemoryDocument
+
+from .item_helpers import ScriptedIntegrator, integrate_and_apply, note_item
+
+TODAY = date(2026, 11, 21)
+FACTS = [
+    "Alpha runs on port 8080",
+    "Beta lives at beta.internal",
+    "Gamma uses Postgres 16",
+    "Delta owner is Raj",
+    "The standup moved to 10:00",
+    "Grafana dashboards sit behind the VPN",
+    "Invoices are sent on the first Monday",
+    "Nadia prefers async reviews",
+    "The staging cluster is in eu-west-1",
+    "Release notes go to the #eng channel",
+    "CI caches npm packages for a week",
+    "Kenji is the on-call lead in November",
+]
+MEMORY = "# MEMORY.md\n\n## Facts\n" + "".join(
+    f"- {fact} (2026-11-0{n % 9 + 1})\n" for n, fact in enumerate(FACTS)
+)
+
+
+def _kept(text: str, item_id: str = "i1") -> KeptItem:
+    item = NoteItem(
+        id=item_id,
+        file="memory/2026-11-20.md",
+        day=date(2026, 11, 20),
+        line_start=3,
+        line_end=3,
+        kind="bullet",
+        text=text,
+    )
+    return KeptItem(item=item, category="fact", topic=None)
+
+
+def test_rem_shows_a_batch_only_its_candidate_entries_and_refuses_any_other() -> None:
+    document = MemoryDocument.parse(MEMORY)
+    integrator = ScriptedIntegrator(
+        [Operation(item_id="i1", op="supersede", target="E4", text="Delta owner is Tom")]
+    )
+    result, _ = integrate_and_apply(
+        [_kept("Alpha moved to port 9090")],
+        document,
+        integrator,
+        TODAY,
+        20,
+        candidates=HybridCandidates(OfflineEmbedder(), per_item=2),
+    )
+    shown = [entry.text for entry in integrator.shown[0]]
+    assert len(shown) == 2 and "Alpha runs on port 8080" in shown and "Delta owner is Raj" not in shown
+    assert result.rejected[0] == "supersede for item i1: names entry E4, which does not exist"
+    assert document.render() == MEMORY
+
+
+def test_the_candidate_step_finds_an_entry_sharing_no_word_when_the_embedder_finds_it_close() -> None:
+    item = note_item("Our Kubernetes workloads relocated to Frankfurt")
+    close = "The staging cluster is in eu-west-1"  # no word in common with the item
+    values = {item.text: [1.0, 0.0, 0.0], close: [0.9, 0.1, 0.0]}
+    embedder = FunctionEmbedder(lambda text: values.get(text, [0.0, 0.0, 1.0]), 3)
+    entries = [
+        EntryView(ref=f"E{n}", section="Facts", topic=None, text=fact, day=None)
+        for n, fact in enumerate(
+            [*FACTS, "Frankfurt office opens in May", "Kubernetes docs live in the wiki"], 1
+        )
+    ]
+    hybrid = HybridCandidates(embedder, per_item=3).for_items([item], entries)
+    words_alone = HybridCandidates(None, per_item=3).for_items([item], entries)
+    assert "E9" in hybrid[item.id] and entries[8].text == close
+    assert "E9" not in words_alone[item.id]
+    assert set(words_alone[item.id]) == {"E13", "E14"}  # only the entries that share a word
+
+
+def test_archived_entries_rem_may_supersede_are_the_ones_the_candidate_step_picks(tmp_path: Path) -> None:
+    archive = (
+        "# Archive\n\n## 2026-11-10\n"
+        "- Backups run nightly at 02:00 (2026-11-01) — from Facts; MEMORY.md over memory_max_bytes (16,384)\n"
+        "- web-1 is at 10.0.0.1 (2026-11-02) — from Facts; MEMORY.md over memory_max_bytes (16,384)\n"
+    )
+    archived = list(records_since(archive, date(2026, 11, 1)))
+
+    class PicksTheBackups:
+        def __init__(self) -> None:
+            self.warnings: list[str] = []
+
+        def for_items(self, items: Sequence[NoteItem], entries: Sequence[EntryView]) -> dict[str, list[str]]:
+            return {item.id: [entry.ref for entry in entries if "Backups" in entry.text] for item in items}
+
+    text = "Database dumps start at 03:30 now"  # no subject word in common with the archived entry
+    integrator = ScriptedIntegrator(
+        [Operation(item_id="i1", op="add", text=text)],
+        [Operation(item_id="i1", op="supersede", target="A1", text=f"{text} (was 02:00)")],
+    )
+    document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n")
+    _, applied = integrate_and_apply(
+        [_kept(text)], document, integrator, TODAY, 20, archived, candidates=PicksTheBackups()
+    )
+    assert [[entry.text for entry in shown] for shown in integrator.shown] == [
+        [],
+        ["Backups run nightly at 02:00"],
+    ]
+    assert "- Database dumps start at 03:30 now (was 02:00) (2026-11-20)" in document.render()
+    assert [record.reason for record in applied.archived] == ["superseded by memory/2026-11-20.md:3"]
+
+
+def test_nrem_checks_an_item_against_its_candidate_entries_only(tmp_path: Path) -> None:
+    path = tmp_path / "2026-11-20.md"
+    path.write_text("# 2026-11-20\n\n- Alpha now runs on port 9090\n")
+    note = NoteFile(path=path, name=path.name, day=date(2026, 11, 20), topic=None)
+    shown: list[list[str]] = []
+
+    class Recording:
+        def classify(self, items: Sequence[NoteItem], context: ClassifyContext) -> list[Classification]:
+            shown.append([entry.text for entry in context.memory])
+            return [Classification(item_id=item.id, verdict="KEEP", category="fact") for item in items]
+
+    memory = [
+        EntryView(ref=f"E{n}", section="Facts", topic=None, text=fact, day=None)
+        for n, fact in enumerate(FACTS, 1)
+    ]
+    context = ClassifyContext(projects=[], memory=memory)
+    run_nrem(
+        [(note, None)], Recording(), context, 2_000_000, 20, HybridCandidates(OfflineEmbedder(), per_item=2)
+    )
+    assert len(shown[0]) == 2 and "Alpha runs on port 8080" in shown[0]
