@@ -67,6 +67,8 @@ KEY_NOTES: dict[str, str] = {
     "memory.forgetting.min_entries": "below this many live entries the pass is skipped",
     "memory.forgetting.rebuild_budget_secs": "time a pass may spend counting density from scratch",
     "sidecar.enabled": "index during `memory-sleep run`",
+    "sidecar.store": "sqlite (a file in the workspace) | postgres (one database for many agents)",
+    "sidecar.dsn": "store = postgres: the connection string (MEMORY_SLEEP_DSN wins)",
     "sidecar.embedder": "offline | openai | local",
     "sidecar.model": "openai: text-embedding-3-small; local: a folder or package name",
     "sidecar.base_url": "an OpenAI-compatible embeddings server",
@@ -89,6 +91,7 @@ EXAMPLES: dict[str, str] = {
     "engine.base_url": '"http://localhost:11434/v1"',
     "engine.prompts_dir": '"prompts"',
     "sidecar.model": '"text-embedding-3-small"',
+    "sidecar.dsn": '"postgresql://memory@db.internal/memory"',
     "sidecar.base_url": '"http://localhost:11434/v1"',
     "sidecar.price_per_million_tokens": "0.02",
 }
