@@ -56,11 +56,6 @@ class PgStore(PgWrites):
         self.namespace: str | None = namespace
         self.read_only: str | None = None  # the server says what this user may not do
 
-    @property
-    def _namespace(self) -> str:
-        assert self.namespace is not None
-        return self.namespace
-
     def close(self) -> None:
         self.db.close()
 

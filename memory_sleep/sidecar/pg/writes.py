@@ -26,10 +26,12 @@ class PgWrites:
     """The writing half of the Postgres store."""
 
     db: PgDb
+    namespace: str | None
 
     @property
     def _namespace(self) -> str:
-        raise NotImplementedError
+        assert self.namespace is not None  # a Postgres store is always one agent's namespace
+        return self.namespace
 
     def _stamp(self, ids: Sequence[int]) -> int:
         """Mark these entries' vectors (or liveness) changed at a new generation (a sequence: no lock)."""
