@@ -15,6 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workspace_gen import DEFAULT_END, generate_workspace
+from workspace_gen.halves import HALVES
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -34,6 +35,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--note-kb", type=float, default=3.0, help="approximate mean size of a note in KB (default 3)"
     )
     parser.add_argument("--projects", type=int, default=3, help="number of projects (default 3)")
+    parser.add_argument(
+        "--half",
+        choices=HALVES,
+        default="all",
+        help="template families and templates to write: the tuning half, the test half or all (default all)",
+    )
     args = parser.parse_args(argv)
     if args.days < 1:
         parser.error("--days must be at least 1")
@@ -46,7 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
     truth = generate_workspace(
-        args.out_dir, args.days, seed=args.seed, end=args.end, note_kb=args.note_kb, projects=args.projects
+        args.out_dir,
+        args.days,
+        seed=args.seed,
+        end=args.end,
+        note_kb=args.note_kb,
+        projects=args.projects,
+        half=args.half,
     )
     elapsed = time.perf_counter() - started
     keep = sum(1 for item in truth["items"] if item["verdict"] == "KEEP")

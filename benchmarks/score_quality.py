@@ -1,12 +1,16 @@
 """Consolidation quality, night by night, against a generated workspace's ground truth.
 
     python benchmarks/score_quality.py --days 90 [--seed 0] [--engine offline] [--nights-every 1]
+                                       [--half tune|test|all]
     python benchmarks/score_quality.py --workspace DIR      # DIR holds memory/ and ground-truth.json
 
 Simulates cron: starts from the generator's MEMORY.md and an empty memory/, copies in each day's
 notes (memory/DAY.md, memory/DAY-*.md) and runs the cycle in-process with --today the next day
 (default Config(), a fresh engine each night). Then it scores the workspace against the truth,
 prints a table and writes benchmarks/RESULTS.md.
+
+--half test writes only the test half of the generator's template families and templates (see
+workspace_gen/halves.py): the wordings no engine rule may be tuned on. Report that half.
 
 Definitions (the code in quality/ is the reference):
 - Item matching: a truth item (file, line) takes the verdict of the state record with that line,
@@ -60,6 +64,7 @@ from quality.score import Scorecard, score
 from quality.simulate import ENGINES, simulate
 from quality.truthdata import GroundTruth, load_truth
 from workspace_gen import DEFAULT_END, generate_workspace
+from workspace_gen.halves import HALVES
 
 from memory_sleep.config import Config, load_config
 
@@ -80,6 +85,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--end", type=date.fromisoformat, default=DEFAULT_END, help="last day of notes")
     parser.add_argument("--note-kb", type=float, default=3.0, help="mean note size in KB (default 3)")
     parser.add_argument("--projects", type=int, default=3, help="number of projects (default 3)")
+    parser.add_argument(
+        "--half",
+        choices=HALVES,
+        default="all",
+        help="generate only the tuning or the test half of the template families (default all)",
+    )
     parser.add_argument(
         "--engine", choices=ENGINES, default="offline", help="engine to score (default offline)"
     )
@@ -105,7 +116,13 @@ def run(args: argparse.Namespace, scratch: Path) -> tuple[Scorecard, str]:
     else:
         source = scratch / "generated"
         truth = generate_workspace(
-            source, args.days, seed=args.seed, end=args.end, note_kb=args.note_kb, projects=args.projects
+            source,
+            args.days,
+            seed=args.seed,
+            end=args.end,
+            note_kb=args.note_kb,
+            projects=args.projects,
+            half=args.half,
         )
     run_dir = args.keep_run or scratch / "run"
     say = (lambda message: print(message, file=sys.stderr)) if sys.stderr.isatty() else None
@@ -123,7 +140,8 @@ def run(args: argparse.Namespace, scratch: Path) -> tuple[Scorecard, str]:
     card = score(source, run_dir, truth, nights, history, config.stale_after_days)
     described = (
         f"{truth['days']} days {truth['start']} .. {truth['end']}, seed {truth['seed']}, "
-        f"{len(truth['files'])} notes, {len(truth['items'])} items, {len(nights)} nights, engine {args.engine}"
+        + ("" if args.workspace or args.half == "all" else f"{args.half} half, ")
+        + f"{len(truth['files'])} notes, {len(truth['items'])} items, {len(nights)} nights, engine {args.engine}"
     )
     return card, described
 

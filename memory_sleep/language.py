@@ -9,14 +9,28 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 
+class Sections(BaseModel):
+    """Section names by what their items are, one name a line."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: str = ""
+    lesson: str = ""
+    action: str = ""
+    blocker: str = ""
+
+
 class LanguageWords(BaseModel):
-    """One language's file: stopwords and generic words separated by spaces, lead-ins one a line."""
+    """One language's file: stopwords, generic words and log verbs separated by spaces, lead-ins one a
+    line, section names by kind."""
 
     model_config = ConfigDict(extra="forbid")
 
     stopwords: str = ""
     generic: str = ""
     lead_ins: str = ""
+    log_verbs: str = ""
+    sections: Sections = Sections()
 
 
 def read_languages() -> dict[str, LanguageWords]:
@@ -42,3 +56,20 @@ LEAD_INS = tuple(
 """Labels a note line may start with ("Decided: ...", "Correction: "), lower-case, longest first."""
 LEAD_IN_WORDS = frozenset(word for label in LEAD_INS for word in label.split())
 """The words of the lead-in labels: they name no subject and no person."""
+LOG_VERBS = frozenset(word for language in _LANGUAGES for word in language.log_verbs.split())
+"""Verbs a line of an activity log starts with ("deployed ...", "ran ...")."""
+SECTION_KINDS = ("decision", "lesson", "action", "blocker")
+SECTION_NAMES: dict[str, tuple[str, ...]] = {
+    kind: tuple(
+        sorted(
+            {
+                " ".join(line.lower().split())
+                for language in _LANGUAGES
+                for line in getattr(language.sections, kind).splitlines()
+            }
+            - {""}
+        )
+    )
+    for kind in SECTION_KINDS
+}
+"""Section names by kind ("decision": "decisions", "决策", ...), lower-case."""

@@ -277,3 +277,28 @@ def test_tiny_runs_work(tmp_path: Path) -> None:
 def test_ground_truth_file_matches_return_value(small: tuple[Path, GroundTruth]) -> None:
     out, truth = small
     assert json.loads((out / "ground-truth.json").read_text(encoding="utf-8")) == truth
+
+
+def test_halves_split_families_and_templates_without_overlap(tmp_path: Path) -> None:
+    """--half test writes only the test half's families: the wordings no engine rule is tuned on."""
+    from workspace_gen.facts import FAMILIES, families
+    from workspace_gen.halves import half_of, templates
+    from workspace_gen.keep_items import LESSONS
+
+    tune, test = families(half="tune"), families(half="test")
+    assert tune and test and not set(tune) & set(test) and set(tune) | set(test) == set(FAMILIES)
+    assert set(templates(LESSONS, "tune")).isdisjoint(templates(LESSONS, "test"))
+    assert templates(LESSONS, "all") == LESSONS
+
+    def key_pattern(key: str) -> re.Pattern[str]:
+        return re.compile(re.sub(r"\\\{[a-zA-Z]+\\\}", "[^.]+", re.escape(key)) + "$")
+
+    patterns = {family.name: key_pattern(family.key) for family in FAMILIES}
+    truth = generate_workspace(tmp_path / "test", 40, seed=2, half="test")
+    keys = [fact["key"] for fact in truth["facts"]] + [decision["key"] for decision in truth["decisions"]]
+    assert keys
+    for key in keys:
+        fitting = [name for name, pattern in patterns.items() if pattern.match(key)]
+        assert fitting and any(half_of(name) == "test" for name in fitting), key
+    generate_workspace(tmp_path / "all", 40, seed=2)
+    assert digests(tmp_path / "test") != digests(tmp_path / "all")

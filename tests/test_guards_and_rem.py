@@ -269,7 +269,7 @@ def test_a_run_that_cannot_trim_its_growth_is_refused_and_changes_no_file(tmp_pa
 def test_trimming_takes_routine_readings_first_and_keeps_decisions_and_changed_facts_longest() -> None:
     text = (
         "# MEMORY.md\n\n## Facts\n"
-        "- Build: #3,107 green (7m34s) (2026-11-10)\n"
+        "- panic: runtime error in the Build job (2026-11-10)\n"
         "- Alpha runs on port 8080 (2026-11-01)\n"
         "- Beta lives at beta2.internal (previously: Beta lives at beta.internal) (2026-10-31)\n"
         "\n## Decisions\n- Gamma moves to Postgres 16 (2026-10-30)\n"
@@ -284,7 +284,7 @@ def test_trimming_takes_routine_readings_first_and_keeps_decisions_and_changed_f
         ),
     )
     assert [r.entry for r in records] == [
-        "- Build: #3,107 green (7m34s) (2026-11-10)",
+        "- panic: runtime error in the Build job (2026-11-10)",
         "- Alpha runs on port 8080 (2026-11-01)",
     ]
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from datetime import date
+
 import pytest
 
 from memory_sleep.engines.base import ClassifyContext
@@ -26,12 +29,32 @@ def _classify(text: str) -> Classification:
         "**Deploy:** Meridian v0.16.2 → staging",
         "20:15 disk on meridian-billing-04: 49% used",
         "- dependabot: merged 45 PRs for Meridian",
+    ],
+)
+def test_readings_that_recur_across_days_are_routine(text: str) -> None:
+    """No word list names these: they are routine because a line of their shape came on three earlier days."""
+    from memory_sleep.engines.recurrence import Recurrence, note_shapes
+
+    today = date(2026, 11, 20)
+    recurrence = Recurrence().with_notes(
+        (date(2026, 11, day), note_shapes([text.replace("4", "7")])) for day in (17, 18, 19, 20)
+    )
+    item = note_item(text, today)
+    context = ClassifyContext(projects=["Meridian"], memory=[], recurrence=recurrence)
+    verdict = OfflineClassifier().classify([item], context)[0]
+    assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "routine")
+    assert not verdict.closes_action
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "* merged #848 (docs: quota section)",
         "14:19 ran the Meridian cert-renew job by hand, took 0m46s",
         'Exception in thread "main" java.lang.IllegalStateException: context deadline exceeded',
     ],
 )
-def test_routine_readings_are_discarded(text: str) -> None:
+def test_activity_log_lines_and_stack_traces_are_discarded(text: str) -> None:
     verdict = _classify(text)
     assert verdict.verdict == "DISCARD"
     assert not verdict.closes_action
@@ -62,17 +85,11 @@ def test_facts_lessons_and_actions_about_the_same_things_are_kept(text: str) -> 
     [
         ("- Meridian reports got rewritten from Rust 1.79 to Go 1.22", "fact"),
         ("- Meridian backups retention changed 7 days → 365 days", "fact"),
-        ("11:12 Meridian leaves Sentry + Uptime Kuma for Honeycomb; nobody wants to own it", "decision"),
         ("[08:43] Globex renewal pushed to 2026-10-25 (was 2026-10-19)", "fact"),
         (
             "10:58 Switching Nimbus from a local Llama on the GPU box to Claude Haiku: it halves incidents",
             "decision",
         ),
-        (
-            "[20:52] Back from Buildkite to self-hosted Woodpecker for Nimbus CI, because nobody else knows it",
-            "decision",
-        ),
-        ("- Zara takes over Nimbus admin from Chloe", "relationship"),
         # a tool replaced, dropped or switched, a choice with the options weighed; in the notes' languages
         (
             "[09:12] Replacing Redis with Valkey for Meridian caching — the licence change, legal asked",
@@ -126,3 +143,55 @@ def test_a_change_back_is_no_repeat_of_the_change_it_undoes() -> None:
     item = note_item("[21:06] Onyx flag `dark_mode` changed from on for internal users to off")
     (verdict,) = OfflineClassifier().classify([item], ClassifyContext(projects=["Onyx"], memory=[entry]))
     assert verdict.verdict == "KEEP"
+
+
+def test_a_line_whose_shape_recurs_across_days_is_routine_whatever_its_words() -> None:
+    """ "Brain: N memories | Phi: x" names no routine word; that it comes back day after day with other
+    numbers makes it routine. The first days it is seen it is judged on its own."""
+    from memory_sleep.engines.recurrence import Recurrence, note_shapes
+
+    def status_line(day: int) -> str:
+        return f"**Brain:** {3500 + day * 17} memories | Phi: 0.{7400 + day} (cycle #{day})"
+
+    days = [date(2026, 3, day) for day in range(1, 6)]
+    recurrence = Recurrence().with_notes((day, note_shapes([status_line(day.day)])) for day in days)
+    items = [note_item(status_line(day.day), day) for day in days]
+    context = ClassifyContext(projects=[], memory=[], recurrence=recurrence)
+    verdicts = OfflineClassifier().classify(items, context)
+    assert [v.discard_reason == "routine" for v in verdicts] == [False, False, True, True, True]
+    fact = note_item("**Server IP:** 10.0.9.42", days[-1])
+    assert OfflineClassifier().classify([fact], context)[0].verdict == "KEEP"
+
+
+@pytest.mark.parametrize(
+    ("heading", "text", "category"),
+    [
+        ("🔮 Potential Next Steps", "- Wire the evaluator into the nightly loop", "action"),
+        ("下一步行动 (P0)", "- 完成技能架构升级", "action"),
+        ("🎯 核心决策", "- 采用 SQLite 作为本地存储", "decision"),
+        ("💡 经验总结", "- 批量任务要先在小数据上试跑", "lesson"),
+        ("Blockers", "- the vendor has not sent the API key yet", "status"),
+    ],
+)
+def test_the_section_an_item_stands_in_says_what_it_is(heading: str, text: str, category: str) -> None:
+    """Section names come from languages/*.toml, in any language the files hold; no cue word needed."""
+    item = dataclasses.replace(note_item(text), headings=("2026-03-05", heading))
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict, verdict.category) == ("KEEP", category)
+
+
+def test_a_bold_timestamp_with_its_zone_is_not_split() -> None:
+    from memory_sleep.engines.offline.integrate import entry_text
+    from memory_sleep.models import KeptItem
+
+    item = note_item("**08:30 UTC** : Migration plan approved by Raj: the billing DB moves to Postgres 16")
+    kept = KeptItem(item=item, category="decision", topic=None)
+    assert entry_text(kept).startswith("Migration plan approved")
+
+
+def test_projects_come_from_keys_front_matter_and_recurring_headings_not_from_a_tag_or_a_link() -> None:
+    day = date(2026, 3, 5)
+    tagged = note_item("- [Research] read the [Vector DB survey](https://example.org/survey): HNSW wins", day)
+    keyed = dataclasses.replace(note_item("**Project:** Atlas", day), id="i2", line_start=4, line_end=4)
+    verdicts = OfflineClassifier().classify([tagged, keyed], ClassifyContext(projects=[], memory=[]))
+    assert [v.topic for v in verdicts] == [None, "Atlas"]

@@ -46,7 +46,7 @@ def _closed(actions: list[str], done: str, topic: str | None = None) -> list[str
         ),
         (
             "ask Lena for the notifier load numbers (today, before I log off)",
-            "08:34 Ask Lena for the notifier load numbers: done, ticking it off",
+            "08:34 Ask Lena for the notifier load numbers: done",
         ),
         (
             "send Initech the revised SOW for Sable — bis 18.9",

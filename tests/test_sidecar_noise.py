@@ -56,13 +56,15 @@ def test_discarded_noise_is_not_embedded_nor_returned_by_default_and_the_sidecar
         texts = [text for (text,) in store.db.execute("SELECT text FROM entries WHERE embedding IS NOT NULL")]
         hits = sidecar.recall("when does the billing export move to Postgres?", k=3)
         failed = sidecar.recall("when did the heartbeat fail?", k=3, include_discarded=True)
-        by_default = sidecar.recall("when did the heartbeat fail?", k=10)
+        routine = sidecar.recall("HEARTBEAT_OK", k=3, include_discarded=True)
+        by_default = sidecar.recall("HEARTBEAT_OK", k=10)
     for noise in ("HEARTBEAT_OK", "[DEBUG]", "Backup: ok", "green ("):
         assert len([t for t in texts if noise in t]) == 1, noise
     assert any("Postgres 16" in t for t in texts) and len(texts) < 40
     assert "Postgres 16" in hits[0].text
     assert "heartbeat failed" in failed[0].text
-    assert not [hit for hit in by_default if "heartbeat" in hit.text.lower()]  # discarded: out by default
+    assert "HEARTBEAT_OK" in routine[0].text
+    assert not [hit for hit in by_default if "HEARTBEAT_OK" in hit.text]  # discarded: out by default
     if sidecar_store == "sqlite":
         note = folder / "memory" / "2026-11-24.md"
         database = folder / "memory" / ".sleep" / "sidecar.db"

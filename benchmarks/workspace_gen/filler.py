@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import TypeVar
 
 from . import vocab
+from .halves import Half, templates
 from .world import World
 
 T = TypeVar("T")
@@ -21,8 +22,11 @@ MAX_DEPTH = 6
 class Filler:
     """Fills templates for one day; a placeholder used twice in a template gets one value."""
 
-    def __init__(self, rng: random.Random, world: World, pools: Mapping[str, tuple[str, ...]]) -> None:
+    def __init__(
+        self, rng: random.Random, world: World, pools: Mapping[str, tuple[str, ...]], half: Half = "all"
+    ) -> None:
         self.rng = rng
+        self.half = half
         self.world = world
         self.pools = pools
         self.today = date(2026, 1, 1)
@@ -88,6 +92,10 @@ class Filler:
     def choice(self, options: Sequence[T]) -> T:
         return options[self.rng.randrange(len(options))]
 
+    def template(self, options: tuple[str, ...]) -> str:
+        """One of a template list's entries in this filler's half (see halves.py)."""
+        return self.choice(templates(options, self.half))
+
     def hex(self, length: int) -> str:
         return "".join(self.rng.choice("0123456789abcdef") for _ in range(length))
 
@@ -148,7 +156,7 @@ class Filler:
             if base in self.generators:
                 result = self.generators[base](cache)
             elif base in self.pools:
-                result = self._fill(self.choice(self.pools[base]), cache, depth + 1)
+                result = self._fill(self.template(self.pools[base]), cache, depth + 1)
             else:
                 raise KeyError(f"unknown placeholder {{{name}}}")
             if base == name or cache.get(base) != result:

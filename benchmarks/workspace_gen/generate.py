@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .compose import DayComposer
 from .filler import Filler
+from .halves import Half
 from .pools import POOLS
 from .storyline import Storyline
 from .truth import GroundTruth, assemble
@@ -40,8 +41,12 @@ def generate_workspace(
     end: date = DEFAULT_END,
     note_kb: float = 3.0,
     projects: int = 3,
+    half: Half = "all",
 ) -> GroundTruth:
-    """Write MEMORY.md, memory/*.md and ground-truth.json under `out_dir`; return the truth."""
+    """Write MEMORY.md, memory/*.md and ground-truth.json under `out_dir`; return the truth.
+
+    `half` picks the template families and templates written (see halves.py): "all", "tune" or "test".
+    """
     if days < 1:
         raise ValueError("days must be at least 1")
     if note_kb <= 0:
@@ -52,7 +57,7 @@ def generate_workspace(
     all_days = [end - timedelta(days=days - 1 - offset) for offset in range(days)]
     skipped = [day for day in all_days[1:-1] if rng.random() < SKIP_CHANCE]
     note_days = [day for day in all_days if day not in skipped]
-    filler = Filler(rng, world, POOLS)
+    filler = Filler(rng, world, POOLS, half)
     storyline = Storyline(rng, world, filler, note_days)
     composer = DayComposer(rng, filler, storyline, note_kb)
     docs = []

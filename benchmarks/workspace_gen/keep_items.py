@@ -140,11 +140,11 @@ def fresh(seen: dict[str, None], key: str) -> bool:
 
 def lesson(filler: Filler, topic: str | None, seen: dict[str, None]) -> ItemSpec | None:
     fixed = {"P": topic} if topic else {}
-    template = filler.choice(LESSONS)
+    template = filler.template(LESSONS)
     pool_name = next((name for name in LESSON_POOLS if "{" + name + "}" in template), "lesson_core")
     pool = filler.pools[pool_name]
     for _ in range(8):
-        core = filler.choice(pool)
+        core = filler.template(pool)
         cache = dict(fixed)
         text = filler.fill_into(core, cache)
         # Numbers may differ between two wordings of one lesson; names may not.
@@ -170,7 +170,7 @@ def lesson(filler: Filler, topic: str | None, seen: dict[str, None]) -> ItemSpec
 
 def status(filler: Filler, topic: str, seen: dict[str, None]) -> ItemSpec | None:
     fixed = {"P": topic}
-    body = capitalized(filler.fill(filler.choice(STATUS), fixed))
+    body = capitalized(filler.fill(filler.template(STATUS), fixed))
     if not fresh(seen, f"status|{body}"):
         return None
     key = filler.fill(filler.choice(STATUS_KEYS), fixed)
@@ -186,9 +186,9 @@ def status(filler: Filler, topic: str, seen: dict[str, None]) -> ItemSpec | None
 
 def decision(filler: Filler, topic: str, seen: dict[str, None]) -> ItemSpec | None:
     fixed = {"P": topic}
-    template = filler.choice(DECISIONS)
+    template = filler.template(DECISIONS)
     if "{decision_what}" in template:
-        what = filler.choice(filler.pools["decision_what"])
+        what = filler.template(filler.pools["decision_what"])
         if not fresh(seen, f"decision|{what}|{topic}"):
             return None
         fixed["decision_what"] = filler.fill(what, fixed)
@@ -209,7 +209,7 @@ def decision(filler: Filler, topic: str, seen: dict[str, None]) -> ItemSpec | No
 
 def finish(filler: Filler, topic: str, kind: str) -> ItemSpec:
     pool = FINISH_COMPLETED if kind == "completed" else FINISH_CANCELLED
-    body = filler.fill(filler.choice(pool), {"P": topic})
+    body = filler.fill(filler.template(pool), {"P": topic})
     return keep(
         "status",
         topic,

@@ -149,7 +149,7 @@ def routine(filler: Filler, topic: str | None) -> ItemSpec:
             shapes=(KEY_VALUE,),
             key_value=(key, filler.fill(value, cache)),
         )
-    body = filler.fill(filler.choice(ROUTINE), fixed)
+    body = filler.fill(filler.template(ROUTINE), fixed)
     children: tuple[str, ...] = ()
     if filler.rng.random() < 0.15:
         children = (filler.fill("took {dur}", fixed), filler.fill("no errors in {svc} logs", fixed))
@@ -163,7 +163,7 @@ def routine(filler: Filler, topic: str | None) -> ItemSpec:
 
 
 def heartbeat(filler: Filler, minute: int) -> ItemSpec:
-    body = filler.fill(filler.choice(HEARTBEATS))
+    body = filler.fill(filler.template(HEARTBEATS))
     spec = discard("heartbeat", None, body, shapes=(STAMPED, STAMPED, STAMPED, BULLET))
     spec.minute = minute
     spec.section = "heartbeat"
@@ -182,12 +182,12 @@ def heartbeat_run(count: int) -> ItemSpec:
 
 
 def narration(filler: Filler, topic: str | None) -> ItemSpec:
-    body = filler.fill(filler.choice(NARRATION), _topic_fixed(topic))
+    body = filler.fill(filler.template(NARRATION), _topic_fixed(topic))
     return discard("narration", topic, body, shapes=(PARAGRAPH, PARAGRAPH, STAMPED, BULLET))
 
 
 def resolved(filler: Filler, topic: str | None) -> ItemSpec:
-    body = filler.fill(filler.choice(RESOLVED), _topic_fixed(topic))
+    body = filler.fill(filler.template(RESOLVED), _topic_fixed(topic))
     body = body[:1].upper() + body[1:] if filler.rng.random() < 0.5 else body
     return discard(
         "resolved",
@@ -201,7 +201,7 @@ def recap(filler: Filler, original: ItemSpec) -> ItemSpec:
     text = original.body
     if filler.rng.random() < 0.5:
         text = text[:1].lower() + text[1:]
-    body = filler.choice(RECAPS).replace("{text}", text)
+    body = filler.template(RECAPS).replace("{text}", text)
     spec = discard(
         "duplicate",
         original.topic,

@@ -143,7 +143,7 @@ class Storyline:
         project = self.rng.choice(projects)
         options = [
             (family, key)
-            for family in families("decision")
+            for family in families("decision", half=self.filler.half)
             for key in [normalize_key(self.filler.fill(family.key, {"P": project}))]
             if key not in self.reserved
         ]
@@ -183,7 +183,9 @@ class Storyline:
         if cache_key not in self._candidate_cache:
             scopes = ("project", "person", "contact") if has_topic else ("global", "person", "contact")
             fitting = [
-                f for f in families(category) if f.scope in scopes and (f.updates or not needs_updates)
+                f
+                for f in families(category, half=self.filler.half)
+                if f.scope in scopes and (f.updates or not needs_updates)
             ]
             self._candidate_cache[cache_key] = (fitting, list(accumulate(f.weight for f in fitting)))
         return self._candidate_cache[cache_key]
@@ -310,7 +312,7 @@ class Storyline:
         cache = dict(track.cache)
         cache["v"] = track.current
         text = self.filler.fill(self.filler.choice(track.family.states), cache)
-        body = capitalized(self.filler.choice(noise_items.RESTATE).replace("{text}", text))
+        body = capitalized(self.filler.template(noise_items.RESTATE).replace("{text}", text))
         key_value = None
         if track.family.key_value is not None:
             key_value = (
@@ -334,7 +336,7 @@ class Storyline:
         fixed = {"P": topic} if topic else {"P": self.pick_topic()}
         what = ""
         for _ in range(12):
-            what = self.filler.fill(self.filler.choice(keep_items.ACTION_WHAT), dict(fixed))
+            what = self.filler.fill(self.filler.template(keep_items.ACTION_WHAT), dict(fixed))
             if what not in self.action_texts:
                 break
         self.action_texts[what] = None
@@ -346,7 +348,7 @@ class Storyline:
         deadline = today + timedelta(days=gap)
         when = deadline_phrase(self.rng, today, deadline)
         who = self.filler.fill("{person}", dict(fixed))
-        lead = self.filler.choice(keep_items.ACTION_LEADS)
+        lead = self.filler.template(keep_items.ACTION_LEADS)
         body = lead.replace("{what}", what).replace("{when}", when).replace("{Who}", who)
         body = self.filler.fill(body)
         key = f"action.{len(self.actions) + 1:04d}"
@@ -389,7 +391,7 @@ class Storyline:
             body = track.opened.body if self.rng.random() < 0.6 else track.what
             shapes: tuple[str, ...] = (CHECK_DONE,)
         else:
-            template = self.filler.choice(keep_items.CLOSINGS).replace("{what}", track.what)
+            template = self.filler.template(keep_items.CLOSINGS).replace("{what}", track.what)
             body = capitalized(self.filler.fill(template, {"P": track.topic} if track.topic else {}))
             shapes = (BULLET, STAMPED, PARAGRAPH)
         spec = keep("action", track.topic, body, shapes=shapes, fact_key=track.key)
@@ -410,7 +412,7 @@ class Storyline:
                     section="todo",
                 )
             ]
-        template = self.filler.choice(keep_items.REMINDERS)
+        template = self.filler.template(keep_items.REMINDERS)
         body = capitalized(template.replace("{what}", track.what).replace("{when}", when))
         return [
             discard("duplicate", track.topic, body, shapes=(BULLET, STAMPED, CHECK_OPEN), fact_key=track.key)

@@ -11,6 +11,7 @@ from datetime import date, timedelta
 
 from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.engines.base import Classifier, ClassifyContext
+from memory_sleep.engines.recurrence import note_shapes
 from memory_sleep.engines.redact import only_secrets, redact_items
 from memory_sleep.models import Classification, NoteItem
 from memory_sleep.sidecar.sources import NOISE
@@ -60,6 +61,7 @@ def run_nrem(
     result = NremResult()
     fresh: list[NoteItem] = []
     states: dict[str, NoteState] = {}
+    read_shapes: list[tuple[date, dict[str, int]]] = []
     for note, previous in notes:
         try:
             parsed = read_note(note, max_note_bytes)
@@ -74,6 +76,8 @@ def run_nrem(
         result.files_read.append(note.relative)
         raw = note.path.read_bytes()
         stat = note.path.stat()
+        shapes = note_shapes(item.text.split("\n", 1)[0] for item in parsed.items)
+        read_shapes.append((note.day, shapes))
         known = previous.items if previous else {}
         items = {item.id: known[item.id] for item in parsed.items if item.id in known}
         fresh.extend(item for item in parsed.items if item.id not in known)
@@ -83,7 +87,9 @@ def run_nrem(
             size=stat.st_size,
             mtime_ns=stat.st_mtime_ns,
             items=items,
+            shapes=shapes,
         )
+    context = dataclasses.replace(context, recurrence=context.recurrence.with_notes(read_shapes))
     result.warnings.extend(run_warnings(sightings_in_items(fresh)))
     fresh = redact_items(fresh)  # only new text is scanned; nothing downstream ever sees the secret
     # a line that held nothing but a secret holds nothing once redacted: no engine is asked to keep it

@@ -24,6 +24,7 @@ from memory_sleep.cycle.file_changes import decode_memory, file_changes, only_ch
 from memory_sleep.cycle.plan import Applied, DocumentEditor, Edit
 from memory_sleep.cycle.report import RunOptions, RunReport
 from memory_sleep.engines.base import ClassifyContext, Engine
+from memory_sleep.engines.recurrence import KEY_WINDOW_DAYS, Recurrence
 from memory_sleep.errors import GuardError
 from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.workspace import sleep_log
@@ -165,7 +166,18 @@ class Planner:
                     continue
             to_read.append((note, self._note_state(note.name)))
         views = [view for _, view in DocumentEditor(document, today).views()]
-        context = ClassifyContext(projects=sorted(document.projects()), memory=views)
+        reading = {note.name for note, _ in to_read}
+        earliest = min((note.day for note, _ in to_read), default=today) - timedelta(days=KEY_WINDOW_DAYS)
+        earlier = [
+            (note.day, state.shapes)
+            for note in found.notes
+            if note.name not in reading and note.day >= earliest
+            for state in [self._note_state(note.name)]
+            if state is not None
+        ]
+        context = ClassifyContext(
+            projects=sorted(document.projects()), memory=views, recurrence=Recurrence().with_notes(earlier)
+        )
         result = nrem.run_nrem(
             to_read,
             self.engine.classifier,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
 
+from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import (
     Briefing,
     Classification,
@@ -27,6 +28,7 @@ class ClassifyContext:
 
     projects: Sequence[str]
     memory: Sequence[EntryView]
+    recurrence: Recurrence = field(default_factory=Recurrence)  # line shapes of recent days
 
 
 @dataclass(frozen=True)

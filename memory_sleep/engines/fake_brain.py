@@ -73,7 +73,7 @@ def _classify(text: str) -> dict[str, Any]:
     for ref, attributes, body in _ITEM.findall(text):
         context = body + " " + _attributes(attributes).get("section", "")
         category = next((name for name, pattern in _CATEGORIES if pattern.search(body)), None)
-        noise = any(p.search(body) for p in (cues.HEARTBEAT, cues.NARRATION, cues.DEBUG, cues.STRONG_ROUTINE))
+        noise = any(p.search(body) for p in (cues.NARRATION, cues.DEBUG))
         keep = category is not None and not noise
         dates = _ISO.findall(body)
         verdicts.append(

@@ -57,6 +57,7 @@ class NoteState(_Model):
     size: int
     mtime_ns: int
     items: dict[str, ItemRecord] = {}
+    shapes: dict[str, int] = {}  # line shape -> occurrences (engines/recurrence.py)
 
 
 class EntryRecord(_Model):

@@ -1,5 +1,5 @@
-"""Absence notices ("Raj is out from 2026-11-08 for 10 days", "heads-up: Lena on leave 2026-12-05,
-4 days", "Felix's leave from 2026-12-24 is now 14 days (was 3 days)"): who is away, from when, until when.
+"""Absence notices ("Ana is out from 2026-11-08 for 10 days", "heads-up: Ben on leave 2026-12-05,
+4 days", "Xia's leave from 2026-12-24 is now 14 days (was 3 days)"): who is away, from when, until when.
 
 An absence is an event, not a fact that changes: two notices about the same person and start date
 tell of one absence (the same, or a new length of it); two start dates are two absences; and once
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 
-# a name right before the words for being away: "Raj is out", "Lena on leave", "Felix's leave"
+# a name right before the words for being away: "Ana is out", "Ben on leave", "Xia's leave"
 _AWAY = re.compile(
     r"\b(?P<name>[A-Z][a-z]{1,20})(?i:'s\s+(?:leave|vacation|holidays?|time off|pto|parental leave)\b"
     r"|\s+(?:is\s+|will be\s+|goes\s+)?(?:on (?:leave|vacation|holidays?|pto|parental leave|sick leave)"
@@ -75,7 +75,7 @@ def ended_before(text: str, today: date) -> Absence | None:
 
 
 def describe(away: Absence, text: str) -> str:
-    """One unambiguous line for an absence: who, first and last day, length ("Raj on leave 2026-12-12
+    """One unambiguous line for an absence: who, first and last day, length ("Ana on leave 2026-12-12
     to 2026-12-25 (14 days)"), whatever shape the note gave it; the person's name as the note wrote it."""
     found = _AWAY.search(_OLD.sub(" ", text))
     name = found.group("name") if found else away.person.title()

@@ -61,5 +61,5 @@ def _with_due(action: ActionView, today: date) -> str:
 
 
 def _without_label(status: str) -> str:
-    """'blocked: Beacon blocked: ...' reads better without the repeated label."""
+    """'blocked: Borealis blocked: ...' reads better without the repeated label."""
     return re.sub(r"^(?:blocked|active|completed|cancelled):\s*", "", status, flags=re.I)

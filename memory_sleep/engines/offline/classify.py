@@ -5,15 +5,19 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
+from datetime import date
 
 from memory_sleep.engines.base import ClassifyContext
-from memory_sleep.engines.offline import cues, matching, routine
+from memory_sleep.engines.offline import cues, matching, routine, sections
+from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
-from memory_sleep.text import deadline_in, similarity, tokens
+from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
 
 _PROJECT_IN_HEADING = re.compile(r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b")
+# "Project: Apollo", "**Project:** Apollo": a keyed line names the project; running text, a bracketed
+# tag ("[Apollo]") or a link's text never does
 _EXPLICIT_PROJECT = re.compile(
-    r"(?:\*\*project:?\*\*:?|\bproject:)\s*([A-Z][\w.-]{1,30})|\bproject ([A-Z][\w.-]{1,30})\b|\b([A-Z][\w.-]{1,30}) project\b|\[([A-Z][\w.-]{1,30})\]"
+    r"^\s*(?:[-*+]\s+)?(?:\*\*(?i:project):?\*\*:?|(?i:project):)\s*([A-Z][\w.-]{1,30})", re.M
 )
 _DUPLICATE_SIMILARITY = 0.9
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
@@ -45,7 +49,7 @@ class OfflineClassifier:
         verdicts = []
         for item in items:
             topic = _topic(item, strong, weak)
-            verdict = _verdict(item, _plain(item.text), memory)
+            verdict = _verdict(item, _plain(item.text), memory, context.recurrence)
             verdicts.append(dataclasses.replace(verdict, item_id=item.id, topic=topic))
         return verdicts
 
@@ -68,48 +72,44 @@ def _keep(item: NoteItem, category: Category, text: str, closes: bool = False) -
     )
 
 
-def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[str]]]) -> Classification:
+def _verdict(
+    item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[str]]], recurrence: Recurrence
+) -> Classification:
     """The first rule that applies decides; KEEP criteria win over DISCARD ones except for noise."""
     first_line = text.splitlines()[0] if text else ""
     if item.kind == "code":
         return _discard("debug", "pasted code or command output")
     if _under_pasted_briefing(item.headings) or cues.RECALLED.search(text):
         return _discard("recalled", "text the tool wrote (briefing or recall), not new memory")
-    if cues.HEARTBEAT.search(text) and len(text) < 160:
-        return _discard("heartbeat", "heartbeat or idle check")
     if cues.DEBUG.search(first_line) or _looks_like_log(item.text) or routine.is_stack_trace(text):
         return _discard("debug", "log or debug output")
-    if cues.RESTATED.search(first_line):
-        return _discard("duplicate", "restates something noted before")
     category = _keep_category(item, text)
+    first_raw = item.text.split("\n", 1)[0]
+    if category not in ("decision", "lesson") and recurrence.is_routine(
+        first_raw, item.day, by_key=category != "action"
+    ):
+        return _discard("routine", "its shape recurs day after day: a routine line")
     if item.kind == "quote" and category != "decision":
         return _discard("debug", "pasted quotation")
     if _LEAD_IN.match(text.replace("**", "")) and len(text) < 120:
         return _discard("other", "introduces the lines that follow")
-    if (
-        routine.is_reading(first_line)
-        and category not in ("lesson", "decision")
-        and not cues.CHECKBOX_OPEN.match(item.text)
-    ):
-        return _discard("routine", "a routine reading (build, uptime, backup, disk): no durable fact")
     if cues.CHECKBOX_DONE.match(item.text) or cues.DONE.search(text):
         if category == "lesson" or (category == "decision" and not cues.CHECKBOX_DONE.match(item.text)):
             return _keep(item, category, text, closes=True)
         if category == "status" and cues.FINISHED.search(text):
             return _keep(item, "status", text, closes=True)
         return _discard("resolved", "finished task with no lasting lesson", closes=True)
-    if cues.STRONG_ROUTINE.search(first_line.replace("**", "")) and category not in ("lesson", "decision"):
-        return _discard("routine", "routine log")
     if cues.NARRATION.search(first_line) and category not in ("decision", "lesson"):
         return _discard("narration", "narrates what the agent is doing")
-    routine_log = (
-        cues.ROUTINE.search(text)
+    if (
+        sections.is_log_line(first_line)
+        and category not in ("decision", "lesson")
         and not cues.CHECKBOX_OPEN.match(item.text)
-        and not cues.VALUE_CHANGED.search(text)
-    )
-    if category is None or (category in ("fact", "status", "action") and routine_log):
-        if cues.ROUTINE.search(text):
-            return _discard("routine", "routine log")
+        and sections.section_category(item.headings) is None
+        and not matching.replaced_values(text)
+    ):
+        return _discard("routine", "a line of the activity log: what was done, not what holds")
+    if category is None:
         return _discard("other", "no decision, fact, lesson, action, person or status in it")
     words = tokens(text)
     for known_text, known in memory:
@@ -127,12 +127,17 @@ def _verdict(item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[st
 def _keep_category(item: NoteItem, text: str) -> Category | None:
     if cues.CHECKBOX_OPEN.match(item.text):
         return "action"
+    if len(text.split()) < 2 and not any(is_cjk(char) for char in text):
+        return None  # one word ("HEARTBEAT_OK", "done"): no statement
     if item.kind == "table":
         header = text.splitlines()[0] if text else ""
         numeric_cells = len(re.findall(r"\|\s*[\d.,]+\s*(?:ms|s|%|MB|GB)?\s*(?=\|)", text))
         if numeric_cells >= 4:
             return None  # a table of measurements is output, not memory
         return "fact" if cues.FACT.search(header) or cues.STATUS.search(header) else None
+    structured = sections.section_category(item.headings)
+    if structured is not None:
+        return structured
     key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", item.text, count=1))
     if key_match and key_match.group(2).strip():
         key = key_match.group(1).lower()
@@ -148,10 +153,10 @@ def _keep_category(item: NoteItem, text: str) -> Category | None:
     for category, pattern in _CATEGORY_ORDER:
         if pattern.search(text):
             return category
-    if key_match and key_match.group(2).strip():
-        return "fact"
-    if "\n" not in text and cues.DECLARATIVE.match(text) and not cues.LOG_VERB.match(text):
-        return "fact"  # a plain statement of how something is: "Nimbus prod DB is Postgres 14"
+    if (key_match and key_match.group(2).strip()) or matching.replaced_values(text):
+        return "fact"  # a keyed value, or one that names the value it replaced ("(was 2026-10-19)")
+    if "\n" not in text and cues.DECLARATIVE.match(text) and not sections.is_log_line(text):
+        return "fact"  # a plain statement of how something is: "Grus prod DB is Postgres 14"
     return None
 
 
@@ -164,7 +169,7 @@ def _under_pasted_briefing(headings: Sequence[str]) -> bool:
 
 
 def _new_value_for_key(text: str, known: str) -> bool:
-    """'Owner (exporter): Wei' after 'Owner (exporter): Raj' is news, not a repeat."""
+    """'Owner (exporter): Oli' after 'Owner (exporter): Ana' is news, not a repeat."""
     new, old = _KEY_VALUE.match(text), _KEY_VALUE.match(known)
     return bool(
         new
@@ -195,22 +200,23 @@ def _looks_like_log(text: str) -> bool:
 
 
 def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Projects by how sure we are: named in memory, front matter or as "project X" (strong), or only the
-    first word of headings in two or more notes (weak)."""
+    """Projects by how sure we are: named in memory, front matter or a "Project: X" line (strong), or
+    only the first word of headings on two or more days (weak). One bracketed tag or a link's text
+    makes no project."""
     strong = set(known)
-    heading_files: dict[str, set[str]] = {}
+    heading_days: dict[str, set[date]] = {}
     for item in items:
         if item.project_hint and item.project_hint[:1].isupper():
             strong.add(item.project_hint)
         for match in _EXPLICIT_PROJECT.finditer(item.text):
-            name = next(group for group in match.groups() if group)
+            name = match.group(1)
             if name.lower() not in cues.GENERIC_HEADINGS:
                 strong.add(name)
         for heading in item.headings[1:]:
             heading_match = _PROJECT_IN_HEADING.match(heading)
             if heading_match and heading_match.group(1).lower() not in cues.GENERIC_HEADINGS:
-                heading_files.setdefault(heading_match.group(1), set()).add(item.file)
-    weak = {word for word, files in heading_files.items() if len(files) >= 2} - strong
+                heading_days.setdefault(heading_match.group(1), set()).add(item.day)
+    weak = {word for word, days in heading_days.items() if len(days) >= 2} - strong
     return _longest_first(strong), _longest_first(weak)
 
 

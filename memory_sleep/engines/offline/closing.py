@@ -22,10 +22,10 @@ _DATE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\.?(?!\d)|（[^）]*まで）"
     r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?=[A-Z][a-z]{2})"  # "by 7 Oct"
 )
-# who does it or that it is done, in front: "Lena: fix ...", "Closed: ...", "完成：..."
+# who does it or that it is done, in front: "Ben: fix ...", "Closed: ...", "完成：..."
 _LEAD = re.compile(r"^\W*(?:[A-Z][\w'-]*\s*){1,2}[:：]\s*|^\W*(?:完成|完了|已完成)[:：]?\s*")
 # how a note says a task is done, open or due: nothing about which task it is
-_SAYS_DONE = "done closed close confirmed finished complete completed ticking tick crossed off erledigt hecho 完成 完了"
+_SAYS_DONE = "done closed close confirmed finished complete completed erledigt hecho 完成 完了"
 _SAYS_OPEN = "todo next follow-up followup need action still open don forget reminder please must remember"
 _SAYS_WHEN = (
     "by due bis deadline eod eow asap before until end today tomorrow tonight yesterday last this week "
@@ -115,7 +115,7 @@ def _task(text: str, projects: set[str]) -> list[str]:
     """The words that say which task it is, in order, crudely stemmed so that "renew" matches
     "renewed": without clock times, due dates, who confirmed it, labels, the assignee, project names."""
     text = _DATE.sub(" ", _CONFIRMED.sub(" ", _CLOCK.sub(" ", text)))
-    for _ in range(3):  # "[x] Closed: Lena: ..."
+    for _ in range(3):  # "[x] Closed: Ben: ..."
         text = _LEAD.sub("", text.strip().lstrip("-*+[]xX✓✅ "))
     stems = (_STEM.sub("", word) for word in word_sequence(text) if len(word) >= 2 and word not in projects)
     return [stem for stem in stems if stem not in _NOT_THE_TASK]

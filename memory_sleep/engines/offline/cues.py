@@ -9,73 +9,22 @@ def _words(*patterns: str) -> re.Pattern[str]:
     return re.compile(r"(?:" + "|".join(patterns) + r")", re.IGNORECASE)
 
 
-TIMESTAMP = re.compile(r"^\s*(?:\*\*)?\[?\d{1,2}:\d{2}(?::\d{2})?\]?(?:\*\*)?\s*[-–—:]?\s*")
+# "14:32", "[14:32:07]", "**08:30 UTC** :": the zone belongs to the time, not to the text after it
+TIMESTAMP = re.compile(
+    r"^\s*(?:\*\*)?\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?:UTC|GMT|[A-Z]{1,3}T|[+-]\d{1,2}(?::?\d{2})?))?\]?(?:\*\*)?"
+    r"\s*[-–—:]?\s*"
+)
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 CHECKBOX_OPEN = re.compile(r"^\s*(?:[-*+]\s+)?\[ \]\s*")
 CHECKBOX_DONE = re.compile(r"^\s*(?:[-*+]\s+)?\[[xX✓]\]\s*")
 BOLD_KEY = re.compile(r"^\s*\*\*([^*\n]{1,60}?)(?::\*\*|\*\*:)\s*(.*)$", re.DOTALL)
 
-HEARTBEAT = _words(
-    r"\bheartbeat",
-    r"HEARTBEAT_OK",
-    r"\bno new (?:messages|mail|emails|notifications|events)\b",
-    r"\bstill alive\b",
-    r"\bnothing new\b",
-    r"\ball quiet\b",
-    r"^(?:still )?idle\b",
-    r"\bping ok\b",
-    r"\bno changes?\b(?: since| detected)",
-    r"\bchecking in\b",
-    r"\bno activity\b",
-    r"\bnichts neues\b",
-    r"\bsin novedades\b",
-    r"无新消息",
-    r"特になし",
-)
 NARRATION = _words(
     r"^(?:ok(?:ay)?[,.]?\s+)?(?:let me|let's|now i'?ll|now i will|i'?ll (?:now |first |start|check|look|open|try|run|go)|"
     r"i'?m going to|i am going to|going to (?:check|look|open|start|try|run|read)|next,? i'?ll|first,? i'?ll|"
     r"looking (?:at|into)|checking (?:the|if|whether|on)|starting (?:to|on|with)|reading (?:the|through)|"
     r"opening (?:the|a)|trying (?:to|again)|time to|about to|moving on|alright)",
     r"^(?:ahora voy a|voy a|jetzt (?:schaue|prüfe)|ich (?:schaue|prüfe))",
-)
-STRONG_ROUTINE = _words(
-    r"\b\d[\d,]* (?:failed|failures|errors|diffs|passed|skipped|retried|done)\b",
-    r"^(?:\w+ )?log\s*:",
-    r"^(?:tagged|released tag|cut tag)\s+\S+\s+v?\d",
-    r"^inbox\s*:?\s*\d+\s+(?:unread|new)",
-    r"^updated the \S+ (?:changelog|readme|docs|dashboard)\b",
-    r"已部署|部署到|デプロイしました|をデプロイ",
-    r"^(?:deployed|shipped|pushed)\s+\S+\s+v?\d[\w.]*\s+(?:to|→|->)\s+(?:staging|dev|test|qa)\b",
-    r"^(?:pushed|tagged|built) (?:image|release|tag|v\d)",
-    r"\b(?:EOD|end-of-day|daily) summary\b",
-    r"\bsummary sent\b",
-    r"^checked (?:the )?(?:inbox|email|mail|slack)\b",
-    r"^ran the (?:test suite|tests)\b",
-    r"\bstandup (?:done|notes? posted)\b",
-)
-ROUTINE = _words(
-    r"\bran (?:the )?(?:tests?|test suite|linter|build|migrations? locally|backup)\b",
-    r"\ball (?:tests )?green\b",
-    r"\b(?:checked|read|cleared|triaged) (?:the )?(?:inbox|email|emails|mail|slack|notifications|messages|calendar)\b",
-    r"\bgit (?:pull|fetch|status|push)\b",
-    r"\bsynced\b",
-    r"\bbackup (?:ok|completed|finished)\b",
-    r"\b(?:build|ci|pipeline|tests?) (?:passed|green|ok|succeeded)\b",
-    r"\bcron (?:ran|ok)\b",
-    r"\bupdated (?:deps|dependencies|the changelog)\b",
-    r"\brestarted\b",
-    r"\bcleaned up\b",
-    r"\bstandup (?:done|notes)\b",
-    r"\bnothing to report\b",
-    r"\bno issues?\b",
-    r"\bdisk usage\b",
-    r"\bdeployed .{0,40}\bto (?:staging|dev|test)\b",
-    r"\breviewed (?:a |the )?pr\b",
-    r"\bmerged (?:a |the )?(?:small |minor )?pr\b",
-    r"\bfixed (?:a |the |some )?(?:typo|lint|formatting|whitespace|flaky)\b",
-    r"\bposted (?:the |a )?(?:reminder|update)\b",
-    r"\bbumped\b",
 )
 DEBUG = _words(
     r"\b0x[0-9a-f]{8,}\b",
@@ -98,17 +47,6 @@ BRIEFING_HEADING = _words(
     r"^(?:today|open|top priorities|priorities|open action items|action items|key context|context|warnings|"
     r"recently decided|deadlines|blockers|risks|due soon|this week|reminders)\b",
 )
-RESTATED = _words(
-    r"\bas noted (?:above|before|earlier)\b",
-    r"\bagain,? for the record\b",
-    r"\bfor the record,? again\b",
-    r"^\(?repeating\b",
-    r"\(repeating for\b",
-    r"^reminder(?: of today's call)?\s*[:,—–-]",
-    r"\bas mentioned (?:above|before|earlier)\b",
-    r"\bsame as (?:yesterday|before)\b",
-    r"\bstill (?:true|the case)\b",
-)
 RECALLED = _words(
     r"morning briefing",
     r"pasted from (?:the )?briefing",
@@ -118,17 +56,14 @@ RECALLED = _words(
 
 DECISION = _words(
     r"\b(?:mov(?:e|es|ed|ing)|switch(?:ed|ing)?|migrat(?:e|ed|ing)) from\b.{0,60}\bto\b",
-    # "Switching Tundra from a local Llama to Claude Haiku", "Back from Buildkite to Woodpecker for CI"
+    # "Switching Octans from a local Llama to Claude Haiku", "Back from Buildkite to Woodpecker for CI"
     r"\b(?:mov(?:e|es|ed|ing)|switch(?:es|ed|ing)?|migrat(?:e|es|ed|ing))(?: [\w-]+){1,3} from\b.{1,60}\bto\b",
-    r"^(?:going |moving |switching )?back from\b.{1,60}\bto\b",
     r"[.;]\s*reason\s*:",
     r"^[\w /-]{2,40}:\s*[\w.-]+\.\s*reason\b",
     r"决定|決めた|に決定|beschlossen",
-    r"\bwe(?:'ll| will) hold\b",
     r"\bwon'?t fix\b",
     r"\bwill (?:run|use|move|ship|stay|keep|be hosted|go)\b",
     r"^decision\b",
-    r"\bcadence is\b",
     r"\bgoing forward\b",
     r"\bhold off on\b",
     r"\bpostpone[ds]?\b",
@@ -136,12 +71,11 @@ DECISION = _words(
     r"\bdecision\b",
     r"\bwe(?:'ll| will) (?:go with|use|stick with|keep)\b",
     r"\bgoing with\b",
-    r"(?-i:\bleaves [A-Z][^;.]{0,40} for [A-Z])",  # "Sable leaves Sentry for Honeycomb": a vendor change
     r"\b(?:chose|choose|chosen)\b",
     r"\bagreed\b",
     r"\bsettled on\b",
     r"\bswitch(?:ed|ing)? (?:to|from|back|over)\b",
-    # "switching auth to in-house sessions", "Replacing pgvector with Meilisearch", "Dropping WorkOS for Harbor"
+    # "switching auth to in-house sessions", "Replacing pgvector with Meilisearch", "Dropping WorkOS for Pavo"
     r"\bswitch(?:es|ed|ing)?(?: [\w-]+){1,3} (?:over )?to\b",
     r"\breplac(?:e|es|ed|ing)\b.{1,60}\b(?:with|by)\b",
     r"(?-i:\b(?:[Dd]rop|[Dd]itch|[Aa]bandon)(?:s|es|ped|ed|ping|ing)? (?:the )?[A-Z][\w.-]*\b(?! an? (?:note|line)\b))",
@@ -228,12 +162,7 @@ ACTION = _words(
     r"\bprepare\b",
 )
 RELATIONSHIP = _words(
-    r"\bwants (?:a |an |the )?(?:heads-up|cost|estimates?|updates?|numbers|to be)\b",
-    r"\bis focused on\b",
     r"\bworking with \w+ (?:from|at)\b",
-    r"^note on [A-Z]\w+",
-    r"\b(?:reviews|answers|replies to)\b.{0,30}\b(?:only|always|never|in the morning|in the afternoon|on \w+days)\b",
-    r"\bis @\w+ on\b",
     r"\bworks from\b",
     r"\bbased in\b",
     r"\b(?:is|lives|works|moved) (?:in|to) [A-Z][a-z]+/[A-Z][\w]+",
@@ -253,7 +182,6 @@ RELATIONSHIP = _words(
     r"\bdislikes\b",
     r"\bhates\b",
     r"\bowns\b",
-    r"\b(?:takes|took|taking|will take) over\b.{1,60}\bfrom (?-i:[A-Z])",  # "Zara takes over Ember admin from Chloe"
     r"\bhandles\b",
     r"\bin charge of\b",
     r"\bpoint of contact\b",
@@ -269,16 +197,12 @@ RELATIONSHIP = _words(
     r"\btime ?zone\b",
     r"\bworks (?:on|with)\b",
     r"\b(?:his|her|their) email\b",
-    r"\bmag (?:es|keine)\b",
 )
 STATUS = _words(
-    r"\bsigned (?:the )?(?:order form|contract|deal|sow|msa)\b",
-    r"\bkick-?off (?:on|is)\b",
     r"\bwent (?:green|yellow|red)\b",
     r"\bback on track\b",
     r"\bis blocked on\b",
     r"\bon track\b",
-    r"\bslipp(?:ed|ing)\b",
     r"\bdelayed\b",
     r"\bat risk\b",
     r"\bshipped\b",
@@ -329,9 +253,7 @@ DONE = _words(
     r"^完了[：:]",
     r"^erledigt[：:]",
     r"^hecho[：:]",
-    r"\bticking it off\b",
     r"[:,—–-]\s*done\b",
-    r"\bcrossed off\b",
     r"\berledigt\b",
     r"完了",
     r"已完成",
@@ -343,7 +265,7 @@ DONE = _words(
     r"\bfinally (?:sent|fixed|done|renewed|merged)\b",
 )
 # a value that changed: "retention changed 7 days → 365 days", "got rewritten from Rust to Go",
-# "Cobalt bumped Node 22.9 → 20.12" (a fact, however routine "bumped" sounds)
+# "Corvus bumped Node 22.9 → 20.12" (a fact, however routine "bumped" sounds)
 VALUE_CHANGED = _words(
     r"\b(?:changed|rewritten|bumped|upgraded|downgraded|raised|lowered|increased|reduced|scaled|resized|renamed|"
     r"extended|shortened|expanded|shrunk|doubled|halved)\b.{0,40}"
@@ -356,9 +278,6 @@ FACT = _words(
     r"\bchannel\b.{0,20}#[a-z][\w-]{2,}",
     r"\bs3://|gs://",
     r"\brenews? on\b",
-    # "Vandelay renewal pushed to 2026-10-25 (was 2026-10-19)": a value that changed, the old one named
-    r"\b(?:pushed|moved|postponed|rescheduled|slipped|bumped|changed|raised|lowered|reduced|increased)"
-    r"(?: back| out)? to\b[^()]{1,60}\((?:was|previously|formerly|old)\b",
     r"\bexpires? on\b",
     r"\bresolves to\b",
     r"\blistens on\b",
@@ -368,7 +287,7 @@ FACT = _words(
     r"\bvon\b.{1,30}\bauf\b.{1,30}\b(?:erhöht|gesenkt|geändert|skaliert|verschoben|reduziert|verkleinert|vergrößert)",
     r"从.{1,30}(?:改|调|扩|缩|升|降|增|减)\w{0,2}(?:为|到|成|至)",
     r"から.{1,30}に(?:変更|増や|減ら|引き上げ|引き下げ|縮小|拡大)",
-    # "Harbor launches on 2026-10-16": a date the project is planned around
+    # "Pavo launches on 2026-10-16": a date the project is planned around
     r"\b(?:launch(?:es)?|ships|goes live|kicks off|freezes|cuts over) on \d{4}-\d{2}-\d{2}\b",
     r"\bcorrection\s*:",
     VALUE_CHANGED.pattern,
@@ -398,33 +317,9 @@ FACT = _words(
     r"\bregion\b",
     r"\bschema\b",
 )
-REVERSAL = _words(
-    r"\brevers(?:e|ed|ing)\b",
-    r"\brevert(?:ed|ing)?\b",
-    r"\binstead\b",
-    r"\bswitch(?:ed|ing)? (?:back|to|from|over)\b",
-    r"\bno longer\b",
-    r"\bchanged? (?:to|from)\b",
-    r"\bmov(?:e|es|ed|ing) to\b",
-    r"\bnow (?:uses?|on|at|is|runs)\b",
-    r"\bactually\b",
-    r"\bcorrection\b",
-    r"\bupdate:",
-    r"\bnot anymore\b",
-    r"\bscrap(?:ped)?\b",
-    r"\boverrid(?:e|es|ing)\b",
-    r"\breplac(?:e|ed|es|ing)\b",
-    r"\bmigrat(?:e|ed|ing)\b",
-)
 DECLARATIVE = re.compile(
     r"^[^\n:]{2,60}?(?:\s(?:is|are|runs|run|needs|keeps|allows|uses|pays for|has|lives|sits|listens on|"
     r"expires|renews|happens|meets|starts|ends)\s|:\s+\S)[^\n]{1,120}$",
-    re.IGNORECASE,
-)
-LOG_VERB = re.compile(
-    r"^(?:deployed|ran|merged|restarted|pushed|fixed|updated|bumped|rebased|reviewed|cleaned|closed|opened|"
-    r"created|started|finished|checked|synced|built|tagged|rolled|looked|tried|spent|read|wrote|sent|replied|"
-    r"answered|triaged|investigated|debugged|paired|called|met|talked|skimmed|went)\b",
     re.IGNORECASE,
 )
 _GENERIC_HEADING_WORDS = """

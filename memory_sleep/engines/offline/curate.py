@@ -14,9 +14,9 @@ _STILL_OPEN = frozenset({"Action items"})  # an overdue action is still open, no
 
 
 class OfflineCurator:
-    """Absences that are over, routine readings and stack traces, events whose dates are all past,
-    and entries that name the value they replaced; an entry a note restates or whose person it names
-    is still in use; a project whose status starts "completed" or "cancelled" is finished."""
+    """Absences that are over, stack traces, events whose dates are all past, and entries that name
+    the value they replaced; an entry a note restates or whose person it names is still in use; a
+    project whose status starts "completed" or "cancelled" is finished."""
 
     def judge(self, entries: Sequence[EntryView], today: date) -> list[EntryJudgement]:
         judgements = []
@@ -50,8 +50,8 @@ def _judge(entry: EntryView, today: date) -> EntryJudgement | None:
             kind="ended",
             reason=f"finished: the absence it announces ended {away.end.isoformat()}",
         )
-    if routine.is_reading(entry.text) or routine.is_stack_trace(entry.text):
-        return EntryJudgement(ref=entry.ref, kind="routine", reason="a routine reading")
+    if routine.is_stack_trace(entry.text):
+        return EntryJudgement(ref=entry.ref, kind="routine", reason="a pasted stack trace")
     if entry.section not in _STILL_OPEN and _past_event(entry.text, today):
         return EntryJudgement(ref=entry.ref, kind="past", reason="an event whose dates are all past")
     if has_history(entry.text):

@@ -19,7 +19,7 @@ _RELATED = 0.5
 _RESTATED = 0.25
 _NEW_WORDS = 0.2  # a repeat may bring at most this share of words the entry lacks
 _SAME_SUBJECT = 0.75
-# a statement may change one filed in another of these ("Nadia moved to ..." vs "Nadia is in ...")
+# a statement may change one filed in another of these ("Yara moved to ..." vs "Yara is in ...")
 _STATEMENT_SECTIONS = frozenset({"Facts", "Decisions", "People"})
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _LESSON_LEAD = re.compile(r"^(?:(?:til|lesson(?: learned)?|learned|takeaway|remember)\b\s*[:—–-]?\s*)+", re.I)
@@ -27,7 +27,7 @@ _RESCHEDULED = 0.6
 _RESCHEDULED_WORDS = 4
 _PERSONAL = frozenset(["email", "handle"])
 _LINKS = frozenset(["url"])
-# verbs that join a project to what it runs or uses ("Nimbus runs on Node 18"): not what it is about
+# verbs that join a project to what it runs or uses ("Grus runs on Node 18"): not what it is about
 _VERBS = frozenset(["runs", "run", "uses", "use", "got", "has", "have", "is", "are", "now", "moved", "lives"])
 
 
@@ -135,7 +135,7 @@ def _decide(
     if away is not None:
         return _absence_operation(item_id, text, away, candidates)
     candidates = [c for c in candidates if absences.absence(c.text) is None]  # events, not facts
-    named = words & projects  # "Meridian region" is not "Beacon region", whatever the topics say
+    named = words & projects  # "Fornax region" is not "Borealis region", whatever the topics say
     comparable = [
         c
         for c in candidates
@@ -238,19 +238,19 @@ def _noop(item_id: str, candidate: _Candidate, reason: str) -> Operation:
 def _contradicted(
     kept: KeptItem, text: str, candidates: Sequence[_Candidate], projects: frozenset[str]
 ) -> _Candidate | None:
-    """An entry this newer item changes: the one holding the value it says is gone ("(was 5432)",
-    "from Kafka to"); else the same key or subject with a new value of the same kind; else an explicit
-    reversal ("switching back to", "reversing") of the same subject. Project names say where a
-    statement belongs, never what it is about: "Beacon auth port" and "Beacon runs Postgres" differ."""
+    """An entry this newer item changes, on structural evidence only: the one holding the value it
+    says is gone ("(was 5432)", "from Kafka to", "4 → 16"); else the same key or subject with a new
+    typed value of the same kind (IP, host, port, version, date, amount, handle). Words alone ("we're
+    switching back") never supersede: a wrong supersede hides the truth, an add beside the old entry
+    keeps both with their dates. Project names say where a statement belongs, never what it is about:
+    "Borealis auth port" and "Borealis runs Postgres" differ."""
     if kept.category not in ("decision", "fact", "relationship", "status"):
         return None
     named = _named_change(text, candidates, projects)
     if named is not None:
         return named
-    reversal = bool(cues.REVERSAL.search(text))
-    key = statements.subject_key(text, projects)
+    key = statements.subject_key(text, projects) if statements.names_a_subject(text, projects) else None
     own_subject = _about(text, projects)
-    first_clause = statements.subject_words(text) - projects
     best, best_score = None, 0.0
     own_releases = statements.releases(text)
     for candidate in candidates:
@@ -263,9 +263,7 @@ def _contradicted(
                 and set(key.split()) <= own_releases
                 and statements.value_part(text) != statements.value_part(candidate.text)
             ):
-                return (
-                    candidate  # "Harbor v0.6.5: the rebuilt dashboard" after "v0.6.5 will ship audit log v2"
-                )
+                return candidate  # "Pavo v0.6.5: the rebuilt dashboard" after "v0.6.5 will ship audit log v2"
         if (
             key
             and key == statements.subject_key(candidate.text, projects)
@@ -291,28 +289,15 @@ def _contradicted(
             )
             and matching.values_conflict(text, candidate.text, _PERSONAL)
         ):
-            return candidate  # "Noah ... has a new address: noah.z@..." after "contact: Noah, noah@..."
-        own_values = matching.typed_values(statements.first_clause(text))
-        if not reversal or (
-            own_values and not own_values.keys() & matching.typed_values(candidate.text).keys()
-        ):
-            continue
-        if _names_differ(text, candidate.text) or _separate_events(text, candidate.text, False):
-            continue  # "Nadia on leave, ping Wei instead" is no reversal of "Wei on leave"
-        if _other_things(text, candidate.text, projects):
-            continue  # "the vacuum job moved to 21:15" is no change of "the report job runs at 08:30"
-        other_clause = statements.subject_words(candidate.text) - projects
-        overlap = similarity(first_clause, other_clause)
-        if len(first_clause & other_clause) >= 2 and overlap >= 0.4 and overlap > best_score:
-            best, best_score = candidate, overlap
+            return candidate  # "Dan ... has a new address: dan.z@..." after "contact: Dan, dan@..."
     return best
 
 
 def _named_change(text: str, candidates: Sequence[_Candidate], projects: frozenset[str]) -> _Candidate | None:
     """The entry whose current claim holds a value this statement says is gone, and that shares
     what the statement is about (a word beyond the values, or a distinctive old value): first one that
-    names its subject ("Jonas moved to ... (was Asia/Shanghai)" changes "Jonas is in Asia/Shanghai",
-    not "Zara moved to Asia/Shanghai"), never one about a sibling thing or another release."""
+    names its subject ("Finn moved to ... (was Asia/Shanghai)" changes "Finn is in Asia/Shanghai",
+    not "Wren moved to Asia/Shanghai"), never one about a sibling thing or another release."""
     gone = matching.replaced_values(text)
     if not gone:
         return None
@@ -338,7 +323,7 @@ def _named_change(text: str, candidates: Sequence[_Candidate], projects: frozens
 
 def _holds(claim: str, value: str) -> bool:
     """`claim` states `value` ("Postgres 15"), or its last word with the words naming it elsewhere: "Node
-    version for Cobalt: 22.9" holds the "Node 22.9" of "bumped Node 22.9 → 20.12"."""
+    version for Corvus: 22.9" holds the "Node 22.9" of "bumped Node 22.9 → 20.12"."""
     if matching.mentions_value(claim, value):
         return True
     *name, last = value.split()
@@ -353,7 +338,7 @@ def _distinctive(value: str) -> bool:
 
 def _about(text: str, projects: frozenset[str]) -> frozenset[str]:
     """What a statement is about: its subject without project names, plus the words that say what its
-    numbers measure ("4 replicas", "port 5801"); when the subject is only a project ("Nimbus runs on Node 18"), the
+    numbers measure ("4 replicas", "port 5801"); when the subject is only a project ("Grus runs on Node 18"), the
     content words of its first clause that are not values."""
     about = matching.subject(text) - projects
     if not about:
@@ -362,8 +347,8 @@ def _about(text: str, projects: frozenset[str]) -> frozenset[str]:
 
 
 def _same_subject(own: frozenset[str], other: frozenset[str], own_text: str, other_text: str) -> bool:
-    """One subject holds the other ("Harbor demo" and "Harbor demo env"), and they do not name
-    different things ("GitHub handle for Nadia", "GitHub handle for Raj")."""
+    """One subject holds the other ("Pavo demo" and "Pavo demo env"), and they do not name
+    different things ("GitHub handle for Yara", "GitHub handle for Ana")."""
     if not own or not other or not (own <= other or other <= own):
         return False
     return not _names_differ(own_text, other_text)
@@ -371,7 +356,7 @@ def _same_subject(own: frozenset[str], other: frozenset[str], own_text: str, oth
 
 def _names_differ(a: str, b: str) -> bool:
     """The subjects name things by capitalised words, and each names one the other does not
-    ("Meridian production region", "Beacon production region")."""
+    ("Fornax production region", "Borealis production region")."""
     names_a = matching.names(a) & matching.subject(a)
     names_b = matching.names(b) & matching.subject(b)
     return bool(names_a - names_b) and bool(names_b - names_a)
@@ -384,8 +369,8 @@ def _other_things(text: str, other: str, projects: frozenset[str]) -> bool:
 
 
 def _siblings(text: str, other: str, projects: frozenset[str]) -> bool:
-    """Two things of one kind: the subjects end in the same word after different ones ("Harbor invoices
-    retention", "Harbor backups retention"); a change of one never touches the other."""
+    """Two things of one kind: the subjects end in the same word after different ones ("Pavo invoices
+    retention", "Pavo backups retention"); a change of one never touches the other."""
     own, theirs = matching.subject_head(text, projects), matching.subject_head(other, projects)
     return len(own) == len(theirs) == 2 and own[1] == theirs[1] and own[0] != theirs[0]
 
@@ -413,7 +398,7 @@ def _new_value(text: str, other: str, identical_subject: bool) -> bool:
 def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
     """Two different dates name two events ("on leave from Nov 4 for 5 days", "on leave from Dec 2
     for 3 days"), not a change, unless the date is all the two statements say about exactly the same
-    thing ("the Globex contract renews on ...")."""
+    thing ("the Fabrikam contract renews on ...")."""
     own_values, other_values = matching.typed_values(text), matching.typed_values(other)
     if "date" not in own_values or "date" not in other_values:
         return False

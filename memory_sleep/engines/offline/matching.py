@@ -1,8 +1,8 @@
 """Lexical matching of statements: what a statement is about (its subject) and the values it states.
 
-"Beacon auth port: 9643" and "Beacon auth lives on do-fra1-01" share a subject but state values of
-different kinds (a port, a host), so neither replaces the other; "Meridian exporter listens on 5432"
-and "Correction: Meridian exporter listens on 8000" state two ports for one subject, so the newer wins.
+"Borealis auth port: 9643" and "Borealis auth lives on do-fra1-01" share a subject but state values of
+different kinds (a port, a host), so neither replaces the other; "Fornax exporter listens on 5432"
+and "Correction: Fornax exporter listens on 8000" state two ports for one subject, so the newer wins.
 """
 
 from __future__ import annotations
@@ -72,29 +72,23 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
     "time": re.compile(r"\b\d{1,2}:\d{2}\b"),
     "duration": re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|min|minutes|h|hours|days|weeks|months|%)\b"),
     "channel": re.compile(r"(?<![\w/])#[a-z][\w-]+"),
-    "handle": re.compile(r"(?<![\w.])@\w+(?:[-.]\w+)*"),  # "@felix-dev" is not "@felix"
+    "handle": re.compile(r"(?<![\w.])@\w+(?:[-.]\w+)*"),  # "@xia-dev" is not "@xia"
     "zone": re.compile(r"\b[A-Z][a-z]+/[A-Z][\w]+\b"),
     "weekday": re.compile(
         r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b", re.I
     ),
 }
-# "nuc-02 was the old box", "Asia/Shanghai is the previous one": the one word before it is the old value
-_OLD_ONE = r"(?<![^\s,;(])(?!(?:it|this|that|which|what|there)\s)(?P<oldone>[^\s,;()]+)"
-_OLD_ONE_TAIL = r"\s+(?:was|were|is|are)\s+the\s+(?:old|previous|former)\s+\w+"
-# "now ships SSO; the rebuilt dashboard slips": what slips or is dropped is no longer the value
-_DROPPED_TAIL = r"\s+(?:slips|slipped|(?:is|was|got)\s+(?:dropped|cut|descoped|pulled))\b"
+# "now ships SSO; the rebuilt dashboard is dropped": what is dropped is no longer the value
+_DROPPED_TAIL = r"\s+(?:is|was|got)\s+(?:dropped|cut|descoped|pulled)\b"
 # the old value of "from ... to": "$4,000/month" and "Enterprise (45 seats)" are one value each
 _FROM_VALUE = r"(?:[^,;()]|,(?=\d)|\([^()]{1,20}\)){1,40}?"
 _SUPERSEDED_VALUE = re.compile(
     r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|replaces?)\b[^)]*\)"
     r"|\bfrom\s+" + _FROM_VALUE + r"\s+to\b"
     r"|(?:\S+\s+)?\S+\s*(?:→|->)(?=\s*[^\s\d]*\d)"
-    r"|"
-    + _OLD_ONE.replace("?P<oldone>", "?:")
-    + _OLD_ONE_TAIL
-    + r"|[;,]\s*[^;,()]{1,40}?"
+    r"|[;,]\s*[^;,()]{1,40}?"
     + _DROPPED_TAIL
-    + r"|\b(?:not|was|were|instead of|rather than|previously|formerly|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
+    + r"|\b(?:not|was|were|instead of|previously|formerly|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
     re.I,
 )
 # a bare "from X" names an old value only after a verb of change ("switched the queue to Redis from
@@ -108,12 +102,9 @@ _OLD_VALUE = re.compile(
     r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|from)\s*:?\s+(?P<paren>[^)]{1,60})\)"
     r"|\bfrom\s+(?P<from>" + _FROM_VALUE + r")\s+to\b"
     r"|(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)"
-    r"|\b(?:instead of|rather than)\s+(?P<instead>[^,;.()]{1,40})"
+    r"|\binstead of\s+(?P<instead>[^,;.()]{1,40})"
     r"|\b(?:not|no longer)\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
-    r"|"
-    + _OLD_ONE
-    + _OLD_ONE_TAIL
-    + r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
+    r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
     + _DROPPED_TAIL
     + r"|[,;]\s*(?:was|before:|old:)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
     re.I,
@@ -130,14 +121,14 @@ _NUMBER = re.compile(r"(?<![\w.:/@#$€£-])\d+(?![\w.:/%-])")
 
 @lru_cache(maxsize=16_384)
 def subject(text: str) -> frozenset[str]:
-    """The content words before the statement's verb or colon ("Meridian exporter" in "Meridian
+    """The content words before the statement's verb or colon ("Fornax exporter" in "Fornax
     exporter listens on 8000"), without labels such as "Correction:" or "Decided:"."""
     return frozenset(word for word in tokens(_subject_phrase(text)) if _names_subject(word))
 
 
 def subject_head(text: str, ignore: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The last two words of the subject, less those in `ignore` (project names): the thing it names
-    and the word that says which one (("invoices", "retention") in "Harbor invoices retention changed ...")."""
+    and the word that says which one (("invoices", "retention") in "Pavo invoices retention changed ...")."""
     words = word_sequence(_subject_phrase(text))
     return tuple(word for word in words if _names_subject(word) and word not in ignore)[-2:]
 
@@ -170,8 +161,8 @@ def typed_values(text: str) -> dict[str, frozenset[str]]:
 
 @lru_cache(maxsize=16_384)
 def replaced_values(text: str) -> tuple[str, ...]:
-    """Values a statement says are gone: "(was 5432)", "from Kafka to", "4 → 16", "instead of Kenji",
-    "rather than REST", "not 5432", "; before: wants a heads-up". A change names what it changes; these
+    """Values a statement says are gone: "(was 5432)", "from Kafka to", "4 → 16", "instead of Dev",
+    "not 5432", "; before: wants a heads-up". A change names what it changes; these
     find the entry."""
     found: list[str] = []
     for match in _OLD_VALUE.finditer(text):
@@ -263,8 +254,8 @@ def _one_changed_value(new: str, old: str) -> str | None:
 
 
 def restated(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
-    """The same value of the same thing in other words: "SLO for Ember /v1/invoices: 180 ms p95" and
-    "Ember /v1/invoices has to stay under 180 ms p95". The values and the words from the first value on
+    """The same value of the same thing in other words: "SLO for Orion /v1/invoices: 180 ms p95" and
+    "Orion /v1/invoices has to stay under 180 ms p95". The values and the words from the first value on
     agree, and what one is about (less the names in `ignore`) is all named in the other."""
     a, b = current_claim(a), current_claim(b)
     values = typed_values(a)
@@ -308,16 +299,16 @@ def measure_alike(a: str, b: str) -> bool:
 
 
 def says_gone(text: str, other: str) -> bool:
-    """`text` says a value `other` still claims is gone ("Zara instead of Yuki" after "... Yuki",
+    """`text` says a value `other` still claims is gone ("Wren instead of Lou" after "... Lou",
     "changed from on for internal users to off" after "changed from off to on for internal users")."""
     claim = current_claim(other)
     return any(mentions_value(claim, value) for value in replaced_values(text))
 
 
 def people_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
-    """Each names someone the other does not ("Wayne Corp contact: Aisha" and "Kenji is Wayne Corp's
+    """Each names someone the other does not ("Proseware contact: Jo" and "Dev is Proseware's
     CTO"): two people of one company, not one person's new address. Give it the statements' subjects
-    (first clauses): reasons name people too ("...; agreed with Wei")."""
+    (first clauses): reasons name people too ("...; agreed with Oli")."""
     names_a, names_b = names(a, ignore), names(b, ignore)
     return bool(names_a - names_b) and bool(names_b - names_a)
 
@@ -355,7 +346,7 @@ def number_words(text: str) -> frozenset[str]:
 
 def names(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
     """Capitalised words (people, customers, tools), lower-cased, less those in `ignore` (project names)."""
-    titled = (word for word in _WORD.findall(text) if word[0].isupper() and word[1:].islower())  # "Lucía"
+    titled = (word for word in _WORD.findall(text) if word[0].isupper() and word[1:].islower())  # "Alba"
     words = tokens(text)  # "The" is no name: tokens() leaves stopwords out
     found = frozenset(word.lower() for word in titled if word.lower() in words)
     return found - ignore - NOT_SUBJECT

@@ -60,8 +60,8 @@ def people_named(
 
 
 def person_names(text: str, ignore: Iterable[str] = ()) -> list[str]:
-    """Capitalised words that may name a person or an organisation ("Nadia", "Wayne"), lower-cased, in
-    order: the first is whom a People entry is about ("Nadia moved to ..., ping Wei")."""
+    """Capitalised words that may name a person or an organisation ("Yara", "Wayne"), lower-cased, in
+    order: the first is whom a People entry is about ("Yara moved to ..., ping Oli")."""
     skip = set(ignore) | _LEADING_WORDS
     found = (name.lower() for name in _NAME.findall(without_history(text)))
     return list(dict.fromkeys(name for name in found if name not in skip))

@@ -11,21 +11,19 @@ _ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
 _PERSONAL_KINDS = ("zone", "email", "handle")
 _REPEATED = 0.6  # share of a self-declared repeat's words an entry must hold
 _SAYS_REPEAT = re.compile(
-    r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:for the record|just confirming|confirming|to confirm|recap|don't forget|do not forget)\b\s*[,:—–-]?"
-    r"|\bis still (?:pending|open|on my list)\b",
-    re.IGNORECASE,
+    r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:to confirm|recap|don't forget|do not forget)\b\s*[,:—–-]?", re.IGNORECASE
 )
 
 
 def says_repeat(text: str) -> bool:
-    """The note says it repeats: "For the record, ...", "Just confirming: ...", "... is still pending"."""
+    """The note says it repeats: "Recap: ...", "To confirm: ..."."""
     return _SAYS_REPEAT.search(text) is not None
 
 
 def same_address(text: str, other: str, projects: frozenset[str]) -> bool:
     """Both give one subject the same time zone, e-mail, handle, host, IP, URL or channel, and no
-    other value: "Fatima timezone: Europe/London" and "Fatima works from Europe/London time", not
-    "Wei works from Europe/London time" (the same names, or what each is about named in the other)."""
+    other value: "Cy timezone: Europe/London" and "Cy works from Europe/London time", not
+    "Oli works from Europe/London time" (the same names, or what each is about named in the other)."""
     if matching.values_conflict(text, other):
         return False
     own, theirs = matching.typed_values(text), matching.typed_values(other)
@@ -39,8 +37,8 @@ def same_address(text: str, other: str, projects: frozenset[str]) -> bool:
 
 
 def new_address(text: str, other: str, projects: frozenset[str]) -> bool:
-    """The same person gets another time zone, e-mail, handle or channel: "Sofia timezone:
-    America/Sao_Paulo" after "Sofia works from America/Los_Angeles time"."""
+    """The same person gets another time zone, e-mail, handle or channel: "Eva timezone:
+    America/Sao_Paulo" after "Eva works from America/Los_Angeles time"."""
     own, theirs = matching.typed_values(text), matching.typed_values(other)
     kinds = [kind for kind in _PERSONAL_KINDS if kind in own and kind in theirs]
     if not kinds or not all(own[kind].isdisjoint(theirs[kind]) for kind in kinds):
@@ -60,7 +58,7 @@ def _people(text: str, projects: frozenset[str]) -> frozenset[str]:
 def repeats(text: str, other: str, other_words: frozenset[str], projects: frozenset[str]) -> bool:
     """An item that says it repeats ("For the record, ...", "... is still pending") repeats the entry
     that holds most of its words, or its values and a word of what they are about, and no other
-    value: "For the record, Tom is in Europe/Berlin" and "Tom works from Europe/Berlin time"."""
+    value: "For the record, Kai is in Europe/Berlin" and "Kai works from Europe/Berlin time"."""
     if matching.values_conflict(text, other):
         return False
     said = tokens(_SAYS_REPEAT.sub(" ", text)) - projects

@@ -38,18 +38,29 @@ def informative(words: frozenset[str]) -> frozenset[str]:
 
 
 def releases(text: str) -> frozenset[str]:
-    """The releases a statement's first clause names ("Harbor v0.6.5 will ship ..."): what it is about."""
+    """The releases a statement's first clause names ("Pavo v0.6.5 will ship ..."): what it is about."""
     return frozenset(version.lower() for version in RELEASE.findall(first_clause(text)))
 
 
 def subject_key(text: str, projects: frozenset[str]) -> str | None:
     """The key of a `Key: value` statement, unless the key is a label such as "Decided" or "TODO" or
-    only a project's name ("Beacon: Acme pays for Team")."""
+    only a project's name ("Borealis: Contoso pays for Team")."""
     match = KEY_VALUE.match(text)
     if not match:
         return None
     words = tokens(match.group(1)) - matching.NOT_SUBJECT - LEAD_IN_WORDS - projects
     return " ".join(sorted(words)) or None
+
+
+def names_a_subject(text: str, projects: frozenset[str]) -> bool:
+    """The key of a `Key: value` line says whose value it is: two words or more ("exporter owner",
+    "Atlas region"), or one with a project's name. A one-word key ("Time:", "Source:", "项目:") is a
+    field of the section it stands in; the same field in another section is another subject."""
+    match = KEY_VALUE.match(text)
+    if not match:
+        return False
+    words = [word for word in match.group(1).replace("*", " ").lower().split() if word not in LEAD_IN_WORDS]
+    return len(words) >= 2 or bool(tokens(match.group(1)) & projects)
 
 
 def value_part(text: str) -> str:

@@ -149,7 +149,7 @@ class OfflineSummarizer:
 
 
 def project_finished(name: str, text: str) -> bool:
-    """Whether `text` says the project itself is done or cancelled ("Cobalt is cancelled", "project closed")."""
+    """Whether `text` says the project itself is done or cancelled ("Corvus is cancelled", "project closed")."""
     project = re.escape(name)
     said_of_project = re.search(
         rf"\b{project}\b[^.;:]{{0,30}}?\b(?:is|was|now|has been|got)\s+(?:officially\s+)?(?:done|complete|completed|finished|cancel(?:l)?ed|closed|over|shut down|wound down)\b",

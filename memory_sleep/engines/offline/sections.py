@@ -1,0 +1,48 @@
+"""What the author's structure says an item is: the section it stands in ("Decisions", "Next steps",
+"教训", names per language in memory_sleep/languages/*.toml) and whether it starts an activity log line."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from memory_sleep.language import LOG_VERBS, SECTION_KINDS, SECTION_NAMES
+from memory_sleep.models import Category
+from memory_sleep.text import is_cjk
+
+_CATEGORY: dict[str, Category] = {
+    "decision": "decision",
+    "lesson": "lesson",
+    "action": "action",
+    "blocker": "status",
+}
+_NOT_WORD = re.compile(r"[^\w\s-]+")
+_FIRST_WORD = re.compile(r"^[\w-]+")
+
+
+@lru_cache(maxsize=4096)
+def heading_kind(heading: str) -> str | None:
+    """The kind of section a heading names: a section name as whole words ("🔮 Potential Next Steps"),
+    or anywhere for a Chinese name ("🎯 核心决策")."""
+    plain = " " + " ".join(_NOT_WORD.sub(" ", heading.lower()).split()) + " "
+    for kind in SECTION_KINDS:
+        for name in SECTION_NAMES[kind]:
+            if (is_cjk(name[0]) and name in plain) or f" {name} " in plain:
+                return kind
+    return None
+
+
+def section_category(headings: Sequence[str]) -> Category | None:
+    """The category the innermost heading that names a kind of section gives its items."""
+    for heading in reversed(headings):
+        kind = heading_kind(heading)
+        if kind is not None:
+            return _CATEGORY[kind]
+    return None
+
+
+def is_log_line(line: str) -> bool:
+    """The line starts with a verb of an activity log ("Deployed the hotfix to staging")."""
+    first = _FIRST_WORD.match(line.strip().lower())
+    return first is not None and first.group(0) in LOG_VERBS

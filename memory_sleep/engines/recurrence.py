@@ -1,0 +1,107 @@
+"""Routine by recurrence: a line whose shape (its words, with every number, hash, time, id and date
+masked) comes back day after day is routine, whatever its words say ("HEARTBEAT_OK", "Brain: 3571
+memories | Phi: 0.74", "Build #3107 green", a cron report). A note's shapes are counted when it is
+read and kept in its state, so a run sees the recent days' shapes without reading their notes again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+
+from memory_sleep.language import LEAD_INS
+
+WINDOW_DAYS = 14  # a line is routine when its shape comes on ROUTINE_DAYS of the last WINDOW_DAYS days
+ROUTINE_DAYS = 4
+KEY_WINDOW_DAYS = 30  # a reading is routine when its key comes on KEY_ROUTINE_DAYS of the last 30 days
+KEY_ROUTINE_DAYS = 3
+ROUTINE_IN_ONE_NOTE = 3  # ... or this many times in one day's notes
+
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_INLINE_MARKUP = re.compile(r"[*_`~#>|]")
+_HAS_DIGIT = re.compile(r"\S*\d\S*(?:\s[a-z%]{1,3}\b)?")  # "21.9 GB" and "3 PRs" are one value
+_HEX = re.compile(r"\b[0-9a-f]{7,}\b")
+_SPACE = re.compile(r"\s+")
+_LEADING_MASKS = re.compile(r"^(?:[#\[\]()]+\s*)+")
+_KEY = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s+(\S.*)")
+
+
+def _masked(line: str) -> str:
+    text = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line.lower()))
+    text = _HEX.sub("#", _HAS_DIGIT.sub("#", text))
+    return _LEADING_MASKS.sub("", _SPACE.sub(" ", text).strip())  # a timestamp before the line
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=5).hexdigest()
+
+
+def line_shape(line: str) -> str:
+    """A short digest of the line with markup dropped and every value (a token holding a digit, with a
+    short unit after it, or a hex hash) masked: "- **14:02** Brain: 3571 memories" and "09:30 Brain:
+    3612 memories" share it."""
+    return _digest(_masked(line))
+
+
+def key_shape(line: str) -> str | None:
+    """The shape of the key of a keyed reading: a key of words and a value that is mostly measurements
+    ("**Backup:** ok, 21.9 GB" -> "backup", "Brain: 3571 memories | Phi: 0.74" -> "brain"); none for a
+    label that names no subject ("Decision:", "Correction:", see lead_ins in languages/*.toml)."""
+    match = _KEY.match(_masked(line))
+    if match is None or "#" in match.group(1) or match.group(1) in LEAD_INS:
+        return None  # no key, a key that is itself a value ("Fornax v0.14:"), or a label
+    value = match.group(2).split()
+    if value.count("#") * 3 < len(value):
+        return None  # a value that is mostly words ("Apollo: blocked on the API key"): no reading
+    return "k" + _digest(match.group(1))[1:]
+
+
+def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
+    """How often each shape occurs among a note's items (by each item's first line), keys included."""
+    shapes: Counter[str] = Counter()
+    for line in first_lines:
+        if line.strip():
+            shapes[line_shape(line)] += 1
+            key = key_shape(line)
+            if key is not None:
+                shapes[key] += 1
+    return dict(shapes)
+
+
+@dataclass(frozen=True)
+class Recurrence:
+    """The shapes of the notes of recent days: shape -> day -> occurrences."""
+
+    days_by_shape: Mapping[str, Mapping[date, int]] = field(default_factory=dict)
+
+    def with_notes(self, notes: Iterable[tuple[date, Mapping[str, int]]]) -> Recurrence:
+        """These shapes and those of more notes (day, shapes)."""
+        found = {shape: dict(by_day) for shape, by_day in self.days_by_shape.items()}
+        for day, shapes in notes:
+            for shape, count in shapes.items():
+                by_day = found.setdefault(shape, {})
+                by_day[day] = by_day.get(day, 0) + count
+        return Recurrence(found)
+
+    def is_routine(self, line: str, day: date, by_key: bool = True) -> bool:
+        """The line's shape comes on ROUTINE_DAYS of the last WINDOW_DAYS days or ROUTINE_IN_ONE_NOTE
+        times on `day`; or, with `by_key`, it is a reading whose key came on KEY_ROUTINE_DAYS of the
+        last KEY_WINDOW_DAYS days ("Build:", "Uptime:": a value that changes every time). Days after
+        `day` never count, so a line gets the verdict on a first run that it gets night by night."""
+        if self._recurs(line_shape(line), day, ROUTINE_DAYS, WINDOW_DAYS):
+            return True
+        key = key_shape(line) if by_key else None
+        return key is not None and self._recurs(key, day, KEY_ROUTINE_DAYS, KEY_WINDOW_DAYS)
+
+    def _recurs(self, shape: str, day: date, days_needed: int, window: int) -> bool:
+        by_day = self.days_by_shape.get(shape)
+        if not by_day:
+            return False
+        if by_day.get(day, 0) >= ROUTINE_IN_ONE_NOTE:
+            return True
+        recent = [seen for seen in by_day if seen <= day and (day - seen).days < window]
+        return len(recent) >= days_needed
