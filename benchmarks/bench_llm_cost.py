@@ -26,7 +26,7 @@ from workspace_gen import generate_workspace
 
 from memory_sleep.config import Config
 from memory_sleep.cycle.runner import RunOptions, run_cycle
-from memory_sleep.engines.fake_brain import plausible_answer
+from memory_sleep.engines.value_answers import values_answer
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.testing import FunctionModel
 from memory_sleep.workspace.layout import Workspace
@@ -42,7 +42,7 @@ def _notes_of(folder: Path, day: date) -> list[Path]:
 def _night(folder: Path, today: date) -> dict[str, float]:
     config = Config()
     config.sidecar.enabled = False  # the sidecar's own cost is benchmarked in bench_sidecar.py
-    model = FunctionModel(plausible_answer, model="claude-haiku-4-5")
+    model = FunctionModel(values_answer, model="claude-haiku-4-5")
     engine = llm_engine(model, config.engine, folder / "memory" / ".sleep" / "llm-cache")
     started = time.perf_counter()
     record = run_cycle(Workspace.open(folder), config, engine, RunOptions(today=today)).record

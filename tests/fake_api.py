@@ -1,9 +1,10 @@
 """A small fake of the Anthropic Messages and OpenAI Chat Completions APIs on 127.0.0.1.
 
 The real SDKs talk to it over HTTP (their base_url pointed here), so the tests exercise the
-SDKs' own request building, retries, timeouts and response parsing. Without a script it answers
-like a model would, from the prompt text (memory_sleep.engines.fake_brain); scripted faults
-(`FakeAPI.queue`) are served first, one per request.
+SDKs' own request building, retries, timeouts and response parsing. Scripted replies
+(`FakeAPI.queue`) are served first, one per request; then `FakeAPI.brain`, a function of the
+request body, if a test set one; else the smallest instance of the answer schema the request
+carries (like pydantic-ai's TestModel). Nothing here reads the prompt's text.
 """
 
 from __future__ import annotations
@@ -13,21 +14,12 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from memory_sleep.engines.fake_brain import answer_for
-
-SCHEMA_BY_KEYS = {
-    frozenset({"classifications"}): "ClassifyAnswer",
-    frozenset({"operations"}): "IntegrateAnswer",
-    frozenset({"closures"}): "CloseAnswer",
-    frozenset({"status", "contacts", "last_event", "next"}): "ProjectAnswer",
-    frozenset({"overview", "highlights"}): "WeeklyAnswer",
-    frozenset({"priorities", "actions", "context", "warnings"}): "BriefingAnswer",
-}
+Brain = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass
@@ -55,6 +47,7 @@ class FakeAPI:
     def __init__(self) -> None:
         self.queue: deque[Reply | dict[str, Any]] = deque()
         self.requests: list[Seen] = []
+        self.brain: Brain | None = None
         self.lock = threading.Lock()
         api = self
 
@@ -104,7 +97,10 @@ class FakeAPI:
             handler.close_connection = True
 
     def _think(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        return answer_for(schema_name(path, body), prompt_text(body))
+        if self.brain is not None:
+            return self.brain(body)
+        instance: dict[str, Any] = smallest_instance(answer_schema(path, body))
+        return instance
 
     def _wrap(self, path: str, body: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         prompt_tokens = len(json.dumps(body)) // 4
@@ -114,31 +110,29 @@ class FakeAPI:
         return openai_completion(body, json.dumps(answer), prompt_tokens, output_tokens)
 
 
-def prompt_text(body: dict[str, Any]) -> str:
-    system = body.get("system", "")
-    if isinstance(system, list):
-        system = "".join(block.get("text", "") for block in system)
-    parts = [system]
-    for message in body.get("messages", []):
-        content = message.get("content", "")
-        parts.append(content if isinstance(content, str) else json.dumps(content))
-    return "\n".join(parts)
-
-
-def schema_name(path: str, body: dict[str, Any]) -> str:
+def answer_schema(path: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON schema a request asks the answer in: the tool's, the output format's or response_format's."""
     if path.endswith("/messages"):
         if body.get("tools"):
-            schema = body["tools"][0]["input_schema"]
-        else:
-            schema = body["output_config"]["format"]["schema"]
-    else:
-        response_format = body["response_format"]
-        if response_format["type"] == "json_schema":
-            schema = response_format["json_schema"]["schema"]
-        else:  # JSON mode: the schema is in the system prompt
-            text = body["messages"][0]["content"]
-            schema = json.loads(text[text.index("{", text.index("JSON schema exactly")) :])
-    return SCHEMA_BY_KEYS[frozenset(schema["properties"])]
+            return body["tools"][0]["input_schema"]  # type: ignore[no-any-return]
+        return body["output_config"]["format"]["schema"]  # type: ignore[no-any-return]
+    response_format = body["response_format"]
+    if response_format["type"] == "json_schema":
+        return response_format["json_schema"]["schema"]  # type: ignore[no-any-return]
+    return response_format["schema"]  # type: ignore[no-any-return]
+
+
+def smallest_instance(schema: dict[str, Any]) -> Any:
+    """The least a valid answer can hold: empty lists, nulls where allowed, first enum values, 'x'."""
+    if "anyOf" in schema:
+        options = schema["anyOf"]
+        return None if {"type": "null"} in options else smallest_instance(options[0])
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        return {name: smallest_instance(part) for name, part in schema.get("properties", {}).items()}
+    return {"array": [], "string": "x", "boolean": False, "integer": 0, "number": 0}.get(str(kind))
 
 
 def anthropic_message(

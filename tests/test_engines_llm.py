@@ -14,16 +14,25 @@ from memory_sleep.config import Config, EngineConfig
 from memory_sleep.cycle.candidates import HybridCandidates, shown
 from memory_sleep.cycle.runner import RunOptions, RunReport, run_cycle
 from memory_sleep.engines.base import ActionView, BriefingContext, ClassifyContext, ProjectContext
-from memory_sleep.engines.fake_brain import plausible_answer
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.model import Exchange, Prompt
 from memory_sleep.engines.testing import FunctionModel, ScriptedModel
+from memory_sleep.engines.value_answers import values_answer
 from memory_sleep.errors import ProviderError
 from memory_sleep.models import EntryView, KeptItem, NoteItem
 from memory_sleep.sidecar.embed import OfflineEmbedder
 from memory_sleep.workspace.layout import Workspace
 
 from .conftest import FIXTURE_TODAY, snapshot_tree
+
+MODEL_TEMPLATES = [
+    "nrem_classify.md.j2",
+    "rem_integrate.md.j2",
+    "rem_close.md.j2",
+    "project_summary.md.j2",
+    "weekly_summary.md.j2",
+    "briefing.md.j2",
+]
 
 
 def _item(n: int, text: str, day: date = date(2026, 11, 24)) -> NoteItem:
@@ -58,7 +67,7 @@ def _log(folder: Path) -> dict[str, Any]:
 
 
 def test_whole_cycle_writes_memory_weekly_and_briefing_from_model_output(fixture_workspace: Path) -> None:
-    model = FunctionModel(plausible_answer, model="claude-haiku-4-5")
+    model = FunctionModel(values_answer, model="claude-haiku-4-5")
     report = _run(fixture_workspace, model)
     record = report.record
     assert record.engine == "test" and record.model == "claude-haiku-4-5"
@@ -67,14 +76,7 @@ def test_whole_cycle_writes_memory_weekly_and_briefing_from_model_output(fixture
     assert record.inputTokens == sum(phase.inputTokens for phase in record.llmUsage.values())
     assert record.estimatedCostUsd is not None and record.estimatedCostUsd > 0
     templates = {request.prompt.template for request in model.requests}
-    assert templates == {
-        "nrem_classify.md.j2",
-        "rem_integrate.md.j2",
-        "rem_close.md.j2",
-        "project_summary.md.j2",
-        "weekly_summary.md.j2",
-        "briefing.md.j2",
-    }
+    assert templates == set(MODEL_TEMPLATES)
     weekly = (fixture_workspace / "memory" / "weekly" / "2026-W46.md").read_text()
     assert "items worth keeping this week" in weekly  # the fake model's overview, not the offline one
     briefing = (fixture_workspace / "memory" / "briefing.md").read_text()
@@ -83,16 +85,16 @@ def test_whole_cycle_writes_memory_weekly_and_briefing_from_model_output(fixture
 
 
 def test_second_run_on_unchanged_notes_calls_no_model_and_changes_nothing(fixture_workspace: Path) -> None:
-    _run(fixture_workspace, FunctionModel(plausible_answer))
+    _run(fixture_workspace, FunctionModel(values_answer))
     before = snapshot_tree(fixture_workspace)
-    again = FunctionModel(plausible_answer)
+    again = FunctionModel(values_answer)
     report = _run(fixture_workspace, again)
     assert again.requests == [] and report.record.llmCalls == 0
     assert snapshot_tree(fixture_workspace) == before
 
 
 def test_items_go_in_batches_never_one_call_per_item(fixture_workspace: Path) -> None:
-    model = FunctionModel(plausible_answer)
+    model = FunctionModel(values_answer)
     report = _run(fixture_workspace, model, batch_size=25)
     classified = report.record.itemsKept + report.record.itemsDiscarded
     nrem_calls = [r for r in model.requests if r.prompt.template == "nrem_classify.md.j2"]
@@ -225,11 +227,12 @@ def test_an_injected_note_cannot_rewrite_unrelated_memory(fixture_workspace: Pat
     )
 
     def obedient(prompt: Prompt, schema: type[BaseModel], history: tuple[Exchange, ...]) -> Any:
-        answer = plausible_answer(prompt, schema, history)
+        answer = values_answer(prompt, schema, history)
         if schema.__name__ == "IntegrateAnswer" and "IGNORE PREVIOUS" in prompt.text:
             refs = [r for r in prompt.values["entries"] if r["section"] == "People"]
             answer["operations"] = [
-                _op(item["id"], "supersede", refs[0]["ref"], "") for item in prompt.values["items"]
+                _op(item["id"], "supersede", refs[0]["ref"] if refs else None, "")
+                for item in prompt.values["items"]
             ]
         return answer
 
@@ -250,7 +253,7 @@ def test_related_slice_keeps_rem_input_bounded() -> None:
     candidates = shown(
         HybridCandidates(OfflineEmbedder(), per_item=100, pool=100), [kept.item for kept in items], entries
     )
-    model = FunctionModel(plausible_answer)
+    model = FunctionModel(values_answer)
     _integrate(model, items, candidates, context_bytes=3000)
     sent = model.requests[0].prompt.values["entries"]
     assert sum(len(entry["text"]) for entry in sent) <= 3000 < sum(len(entry.text) for entry in candidates)
@@ -305,7 +308,7 @@ def test_briefing_dropping_an_open_action_is_rejected() -> None:
 
 
 def test_budget_stops_calls_and_the_run_finishes_offline(fixture_workspace: Path) -> None:
-    model = FunctionModel(plausible_answer)
+    model = FunctionModel(values_answer)
     report = _run(fixture_workspace, model, max_tokens_per_run=12_000, max_output_tokens=1024)
     assert 0 < len(model.requests) < 8
     assert report.record.inputTokens + report.record.outputTokens <= 12_000
@@ -333,13 +336,13 @@ def test_require_llm_stops_the_run_before_anything_is_written(fixture_workspace:
 def test_cache_answers_the_same_prompt_without_a_call(tmp_path: Path) -> None:
     items = [_item(1, "Decided: billing uses Postgres 16")]
     context = ClassifyContext(projects=[], memory=[])
-    first = FunctionModel(plausible_answer)
+    first = FunctionModel(values_answer)
     llm_engine(first, EngineConfig(), tmp_path).classifier.classify(items, context)
-    second = FunctionModel(plausible_answer)
+    second = FunctionModel(values_answer)
     engine = llm_engine(second, EngineConfig(), tmp_path)
     engine.classifier.classify(items, context)
     assert len(first.requests) == 1 and second.requests == []
     assert engine.usage.phases["nrem"].cache_hits == 1 and engine.usage.calls == 0
-    other_model = FunctionModel(plausible_answer, model="another")
+    other_model = FunctionModel(values_answer, model="another")
     llm_engine(other_model, EngineConfig(), tmp_path).classifier.classify(items, context)
     assert len(other_model.requests) == 1  # keyed by model too

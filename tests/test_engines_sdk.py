@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ from memory_sleep.engines.model import (
     ProviderUnusable,
 )
 from memory_sleep.engines.providers import model_client
-from memory_sleep.engines.schemas import ClassifyAnswer, IntegrateAnswer
+from memory_sleep.engines.schemas import ClassifyAnswer, IntegrateAnswer, json_schema
 from memory_sleep.errors import ConfigError, ProviderError
 from memory_sleep.models import EntryView, KeptItem
 
@@ -108,21 +109,35 @@ def test_openai_asks_for_a_strict_json_schema_and_reads_usage(api: FakeAPI) -> N
     assert sent.body["messages"][0] == {"role": "system", "content": "Classify the items.\n"}
 
 
-def test_compatible_server_without_json_schema_gets_json_mode(
-    api: FakeAPI, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (400, "response_format json_schema is not supported"),  # older Ollama, vLLM, llama-server builds
+        (
+            500,
+            "1 validation error: response_format.type Input should be 'text' or 'json_object'",
+        ),  # llama-cpp-python
+    ],
+)
+def test_compatible_server_without_json_schema_gets_json_mode_and_it_is_remembered(
+    api: FakeAPI, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, status: int, message: str
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
-    api.queue.append(
-        openai_error(400, "invalid_request_error", "response_format json_schema is not supported")
-    )
-    client = _client(api, "openai", model="llama3.2")
+    api.queue.extend([openai_error(status, "invalid_request_error", message), GOOD])
+    client = model_client("openai", _config(api, "openai", model="llama3.2"), tmp_path)
     answer, _ = client.complete(PROMPT, ClassifyAnswer, max_output_tokens=1024)
     assert answer.classifications[0].id == "I1"
     second = api.requests[1].body
-    assert second["response_format"] == {"type": "json_object"} and second["max_tokens"] == 1024
+    assert second["response_format"] == {"type": "json_object", "schema": json_schema(ClassifyAnswer)}
+    assert second["max_tokens"] == 1024
     assert "JSON schema exactly" in second["messages"][0]["content"]
     assert api.requests[1].headers["authorization"] == "Bearer not-needed"
     assert "JSON mode" in client.notices[0]  # type: ignore[attr-defined]
+
+    api.queue.append(GOOD)
+    next_run = model_client("openai", _config(api, "openai", model="llama3.2"), tmp_path)
+    next_run.complete(PROMPT, ClassifyAnswer, max_output_tokens=1024)
+    assert len(api.requests) == 3 and api.requests[2].body["response_format"]["type"] == "json_object"
 
 
 def _classify(api: FakeAPI, provider: str, **options: Any) -> tuple[str, Any]:

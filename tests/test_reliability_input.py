@@ -19,10 +19,10 @@ from pydantic import BaseModel
 from memory_sleep.cli.main import main
 from memory_sleep.config import Config, SidecarConfig
 from memory_sleep.cycle.runner import RunOptions, RunReport, run_cycle
-from memory_sleep.engines.fake_brain import plausible_answer
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.model import Exchange, Prompt
 from memory_sleep.engines.testing import FunctionModel
+from memory_sleep.engines.value_answers import values_answer
 from memory_sleep.errors import UndoError, WorkspaceError
 from memory_sleep.workspace import writer as writer_module
 from memory_sleep.workspace.layout import Workspace
@@ -378,7 +378,7 @@ def test_a_prompt_injection_note_through_the_offline_engine(fixture_workspace: P
 
 def _obey_injection(prompt: Prompt, schema: type[BaseModel], history: tuple[Exchange, ...]) -> Any:
     """A model that does what the note says: keep it, then rewrite every entry it is shown into nothing."""
-    answer = plausible_answer(prompt, schema, history)
+    answer = values_answer(prompt, schema, history)
     if schema.__name__ == "IntegrateAnswer":
         shown = [entry["ref"] for entry in prompt.values["entries"]]
         items = [item["id"] for item in prompt.values["items"]]

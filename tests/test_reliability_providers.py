@@ -20,10 +20,10 @@ from memory_sleep.cli.main import _progress, main
 from memory_sleep.config import Config, EngineConfig, SidecarConfig
 from memory_sleep.cycle.runner import RunOptions, RunReport, run_cycle
 from memory_sleep.engines.budget import Deadline
-from memory_sleep.engines.fake_brain import plausible_answer
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.model import Exchange, Prompt
 from memory_sleep.engines.testing import FunctionModel
+from memory_sleep.engines.value_answers import values_answer
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
@@ -188,7 +188,7 @@ def _destroy(prompt: Prompt, schema: type[BaseModel], history: tuple[Exchange, .
         return {"priorities": [], "actions": [], "context": [], "warnings": []}
     if name == "WeeklyAnswer":
         return {"overview": "", "highlights": []}
-    return plausible_answer(prompt, schema, history)  # NREM keeps what it should, so REM is asked
+    return values_answer(prompt, schema, history)  # NREM keeps what it should, so REM is asked
 
 
 def test_a_response_that_deletes_everything_is_refused(fixture_workspace: Path) -> None:
@@ -208,7 +208,7 @@ def test_a_response_that_deletes_everything_is_refused(fixture_workspace: Path) 
 
 
 def _made_up_ids(prompt: Prompt, schema: type[BaseModel], history: tuple[Exchange, ...]) -> Any:
-    answer = plausible_answer(prompt, schema, history)
+    answer = values_answer(prompt, schema, history)
     if schema.__name__ == "IntegrateAnswer":
         for operation in answer["operations"]:
             operation.update(op="update", target="E9999", text="Atlas runs on Oracle now")
@@ -248,7 +248,7 @@ def test_model_calls_end_at_the_run_deadline(fixture_workspace: Path) -> None:
 
     def slow(prompt: Prompt, schema: type[BaseModel], history: tuple[Exchange, ...]) -> Any:
         now[0] += 100.0  # each answer takes 100 s on this clock
-        return plausible_answer(prompt, schema, history)
+        return values_answer(prompt, schema, history)
 
     report, model = _engine_run(fixture_workspace, slow, deadline=Deadline(250.0, clock=lambda: now[0]))
     assert len(model.requests) == report.record.llmCalls == 3  # started at 0, 100 and 200 s

@@ -132,6 +132,7 @@ class Planner:
             outputTokens=self.engine.usage.output_tokens,
             estimatedCostUsd=self.engine.usage.estimated_cost_usd,
             llmUsage=sleep_log.phase_records(self.engine.usage.phases),
+            promptVersions=dict(self.engine.usage.prompt_versions),
             durationSeconds=round(time.monotonic() - started, 3),
             operations=self.operation_counts,
             entriesArchived=len(self.archived),

@@ -130,6 +130,9 @@ class Usage:
     output_tokens: int = 0
     warnings: list[str] = field(default_factory=list)
     phases: dict[str, PhaseUsage] = field(default_factory=dict)
+    prompt_versions: dict[str, str] = field(
+        default_factory=dict, metadata={"doc": "template -> the version string it declares"}
+    )
     estimated_cost_usd: float | None = field(
         default=None, metadata={"doc": "None when the model has no price in the table"}
     )
@@ -158,8 +161,11 @@ class Usage:
 
 @dataclass
 class PhaseUsage:
-    """One phase's share of a run's LLM usage; `fallbacks` counts batches decided offline instead."""
+    """One phase's share of a run's LLM usage: `batches` put to the model, of which `repaired` were
+    accepted only after a problem was sent back and `fallbacks` were decided offline instead."""
 
+    batches: int = 0
+    repaired: int = 0
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0

@@ -1,6 +1,6 @@
 """Response cache in memory/.sleep/llm-cache: rerunning over the same notes costs no call and no token.
 
-Keyed by template, model, answer schema and the exact rendered input; one small JSON file per
+Keyed by template and its version, model, answer schema and the exact rendered input; one small JSON file per
 answer, written atomically. Entries not used for `max_age_days` are pruned.
 """
 
@@ -37,6 +37,7 @@ class ResponseCache:
         parts = [
             CACHE_VERSION,
             prompt.template,
+            prompt.version,
             model,
             json.dumps(json_schema(schema), sort_keys=True),
             prompt.instructions,

@@ -31,7 +31,7 @@ from memory_sleep.engines.model import (
     ProviderUnusable,
     estimate_tokens,
 )
-from memory_sleep.engines.prompting import render_prompt_parts
+from memory_sleep.engines.prompting import prompt_version, render_prompt_parts
 from memory_sleep.engines.redact import redact_prompt
 from memory_sleep.errors import ProviderError
 
@@ -108,6 +108,8 @@ class ModelCalls:
         max_output = self.config.max_output_tokens
         last_problem = ""
         self._asked[request.phase] = self._asked.get(request.phase, 0) + 1
+        spent_on = self.usage.phases.setdefault(request.phase, PhaseUsage())
+        spent_on.batches += 1
         for _ in range(1 + self.config.repair_attempts):
             if self.breaker.is_open:
                 self._give_up(request, None)
@@ -160,6 +162,7 @@ class ModelCalls:
             problems = request.check(answer)
             if not problems:
                 self.breaker.succeeded()
+                spent_on.repaired += 1 if history else 0
                 if self.cache is not None:
                     self.cache.put(key, answer)
                 return answer
@@ -226,7 +229,9 @@ class ModelCalls:
 
     def render(self, template: str, values: Mapping[str, Any]) -> Prompt:
         instructions, data = render_prompt_parts(template, self.prompts_dir, **values)
-        return Prompt(template, redact_prompt(instructions), redact_prompt(data), values)
+        version = prompt_version(template, self.prompts_dir)
+        self.usage.prompt_versions[template] = version
+        return Prompt(template, redact_prompt(instructions), redact_prompt(data), values, version)
 
     def _spend(self, phase: str, spent: CallUsage) -> None:
         self.budget.spend(spent)

@@ -86,6 +86,7 @@ class LLMClassifier:
         views = [
             {
                 "id": ref,
+                "day": item.day.isoformat(),
                 "source": item.source,
                 "headings": [as_attribute(heading) for heading in item.headings],
                 "text": as_data(item.text),
@@ -187,7 +188,7 @@ class LLMIntegrator:
             for ref, kept in refs.items()
         ]
         by_ref = {entry.ref: entry for entry in shown}
-        values = {"entries": entry_data(shown), "items": views}
+        values = {"entries": entry_data(shown), "items": views, "entry_max_chars": ENTRY_MAX_CHARS}
         if len(items) > 1 and self.calls.too_large("rem_integrate.md.j2", values):
             half = len(items) // 2
             return [

@@ -31,6 +31,7 @@ class Prompt:
     instructions: str
     data: str
     values: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    version: str = ""
 
     @property
     def text(self) -> str:

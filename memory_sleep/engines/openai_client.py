@@ -1,14 +1,17 @@
 """ModelClient on the official openai SDK (Chat Completions), for OpenAI and OpenAI-compatible servers.
 
-Asks for JSON-schema structured output; a server that rejects `json_schema` (older Ollama,
-llama.cpp and vLLM builds) is asked again in JSON mode with the schema in the prompt, and the
-answer is validated all the same. The SDK client is built in providers.py and handed in.
+Asks for JSON-schema structured output; a server that rejects `json_schema` (llama-cpp-python's
+server with HTTP 500 "Input should be 'text' or 'json_object'", older Ollama, llama.cpp and vLLM
+builds with 400) is asked again in JSON mode, with the schema both in the prompt and in
+`response_format.schema` (which llama-cpp-python turns into a grammar), and the answer is
+validated all the same. The server's mode is remembered (server_modes.py), so the next run asks
+in JSON mode first. The SDK client is built in providers.py and handed in.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 import openai
 from openai.types.chat import ChatCompletion
@@ -24,11 +27,13 @@ from memory_sleep.engines.model import (
 )
 from memory_sleep.engines.schemas import json_schema, parse_answer
 from memory_sleep.engines.sdk_errors import not_an_api_answer, provider_error
+from memory_sleep.engines.server_modes import Mode, ServerModes
 
 SYSTEM = (
     "You are memory-sleep, a tool that consolidates an AI agent's notes. Answer only with the JSON requested."
 )
-_SCHEMA_WORDS = ("response_format", "json_schema", "schema", "structured")
+_SCHEMA_WORDS = ("response_format", "json_schema", "json_object", "structured")
+_CAPABILITY_STATUSES = (400, 422, 500)
 
 
 class OpenAIClient:
@@ -38,10 +43,13 @@ class OpenAIClient:
         self,
         sdk: openai.OpenAI,
         model: str,
-        mode: Literal["json_schema", "json_object"] = "json_schema",
+        mode: Mode = "json_schema",
         compatible_server: bool = False,
+        server_modes: ServerModes | None = None,
     ) -> None:
-        self.sdk, self.model, self.mode = sdk, model, mode
+        self.server_modes = server_modes or ServerModes(None)
+        self.sdk, self.model = sdk, model
+        self.mode: Mode = self.server_modes.get(str(sdk.base_url)) or mode
         self.compatible_server = compatible_server
         self.notices: list[str] = []
         self.requests_sent = 0
@@ -58,12 +66,14 @@ class OpenAIClient:
         seconds = timeout or _seconds(self.sdk.timeout)
         try:
             response = self._create(prompt, schema, max_output_tokens, history, seconds)
-        except openai.BadRequestError as error:
-            if self.mode != "json_schema" or not any(word in str(error).lower() for word in _SCHEMA_WORDS):
+        except openai.APIStatusError as error:
+            if not self._rejects_json_schema(error):
                 raise self._error(error, seconds) from error
             self.mode = "json_object"
+            self.server_modes.remember(str(self.sdk.base_url), "json_object")
             self.notices.append(
-                f"openai: {self.sdk.base_url} rejected JSON-schema output; using JSON mode with validation instead."
+                f"openai: {self.sdk.base_url} rejected JSON-schema output ({error.status_code}); "
+                "using JSON mode with validation instead, and for this server from now on."
             )
             try:
                 response = self._create(prompt, schema, max_output_tokens, history, seconds)
@@ -72,6 +82,15 @@ class OpenAIClient:
         except openai.OpenAIError as error:
             raise self._error(error, seconds) from error
         return _answer(response, schema, max_output_tokens, prompt)
+
+    def _rejects_json_schema(self, error: openai.APIStatusError) -> bool:
+        """The server's way of saying it has no `json_schema` response format (a capability error)."""
+        said = str(error).lower()
+        return (
+            self.mode == "json_schema"
+            and error.status_code in _CAPABILITY_STATUSES
+            and any(word in said for word in _SCHEMA_WORDS)
+        )
 
     def _create(
         self,
@@ -87,6 +106,8 @@ class OpenAIClient:
                 json_schema(schema)
             )
             response_format: dict[str, Any] = {"type": "json_object"}
+            if self.compatible_server:  # llama-cpp-python constrains the output to it; OpenAI refuses the key
+                response_format["schema"] = json_schema(schema)
         else:
             response_format = {
                 "type": "json_schema",

@@ -19,8 +19,9 @@ KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 LOCAL_SERVER_KEY = "not-needed"  # Ollama, vLLM and llama.cpp accept any key
 
 
-def model_client(provider: str, config: EngineConfig) -> ModelClient:
-    """The ModelClient for `provider`, its SDK client built from config and the environment."""
+def model_client(provider: str, config: EngineConfig, state_dir: Path | None = None) -> ModelClient:
+    """The ModelClient for `provider`, its SDK client built from config and the environment;
+    `state_dir` (memory/.sleep) remembers which output mode each OpenAI-compatible server accepts."""
     model = config.model or DEFAULT_MODELS[provider]
     key = os.environ.get(KEY_VARIABLES[provider])
     if provider == "openai" and not key and config.base_url:
@@ -47,6 +48,7 @@ def model_client(provider: str, config: EngineConfig) -> ModelClient:
     import openai
 
     from memory_sleep.engines.openai_client import OpenAIClient
+    from memory_sleep.engines.server_modes import ServerModes
 
     openai_sdk = openai.OpenAI(
         api_key=key,
@@ -59,6 +61,7 @@ def model_client(provider: str, config: EngineConfig) -> ModelClient:
         model,
         "json_object" if config.structured_output == "json_object" else "json_schema",
         compatible_server=bool(config.base_url),
+        server_modes=ServerModes(state_dir / "llm-servers.json" if state_dir else None),
     )
 
 
@@ -68,8 +71,9 @@ def provider_engine(
     """An LLM engine for `provider`, caching answers under the workspace's memory/.sleep/llm-cache."""
     from memory_sleep.engines.llm import llm_engine
 
-    cache_dir = workspace_root / "memory" / ".sleep" / "llm-cache" if workspace_root else None
+    state_dir = workspace_root / "memory" / ".sleep" if workspace_root else None
+    cache_dir = state_dir / "llm-cache" if state_dir else None
     prompts_dir = config.prompts_dir
     if prompts_dir is not None and workspace_root is not None and not prompts_dir.is_absolute():
         prompts_dir = workspace_root / prompts_dir
-    return llm_engine(model_client(provider, config), config, cache_dir, prompts_dir, progress)
+    return llm_engine(model_client(provider, config, state_dir), config, cache_dir, prompts_dir, progress)

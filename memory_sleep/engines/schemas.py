@@ -22,6 +22,7 @@ class Answer(BaseModel):
 
 
 class ItemVerdict(Answer):
+    reason: str = Field(description="a few words on what the item is, written before the verdict")
     id: str = Field(description="the item's id as given, e.g. I3")
     verdict: Verdict
     category: Category | None = Field(description="required for KEEP, null for DISCARD")
@@ -29,7 +30,6 @@ class ItemVerdict(Answer):
     topic: str | None = Field(description="the project the item is about, or null")
     closes_action: bool = Field(description="the item reports an open action item as done or cancelled")
     deadline: date | None = Field(description="YYYY-MM-DD for an action with a stated deadline, else null")
-    reason: str = Field(description="a few words")
 
 
 class ClassifyAnswer(Answer):
@@ -37,11 +37,11 @@ class ClassifyAnswer(Answer):
 
 
 class EntryOperation(Answer):
+    reason: str = Field(description="a few words: which entry says the same or what is new, before the op")
     item_id: str = Field(description="the item's id as given, e.g. I3")
     op: OperationKind
     target: str | None = Field(description="the entry id (e.g. E12) for noop/update/supersede, else null")
     text: str | None = Field(description="the entry's one-line text for add/update/supersede, else null")
-    reason: str = Field(description="a few words")
 
 
 class IntegrateAnswer(Answer):
@@ -104,15 +104,9 @@ def _strict(node: Any) -> Any:
 
 
 def parse_answer(raw: str | dict[str, Any], schema: type[AnswerT], usage: CallUsage) -> AnswerT:
-    """`raw` (JSON text, possibly fenced, or an already decoded object) validated against `schema`."""
-    if isinstance(raw, str):
-        text = _unfenced(raw)
-        try:
-            decoded = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InvalidAnswer(f"not valid JSON ({error.msg} at char {error.pos})", usage, raw) from None
-    else:
-        decoded = raw
+    """`raw` (JSON text, possibly fenced or with prose around it, or an already decoded object)
+    validated against `schema`."""
+    decoded = _decoded(raw, usage) if isinstance(raw, str) else raw
     try:
         return schema.model_validate(decoded)
     except ValidationError as error:
@@ -122,6 +116,28 @@ def parse_answer(raw: str | dict[str, Any], schema: type[AnswerT], usage: CallUs
         )
         answer = raw if isinstance(raw, str) else json.dumps(raw)
         raise InvalidAnswer(f"does not match the schema: {problems}", usage, answer) from None
+
+
+def _decoded(raw: str, usage: CallUsage) -> Any:
+    """The JSON object in a model's text. Repaired: raw line breaks inside strings (llama.cpp's grammars
+    allow them; strict=False reads them) and prose or fences around the object. Anything else, a
+    truncated object included, is an InvalidAnswer naming the problem."""
+    text = _unfenced(raw)
+    decoder = json.JSONDecoder(strict=False)
+    try:
+        return decoder.decode(text)
+    except json.JSONDecodeError as error:
+        start = text.find("{")
+        if start >= 0:
+            try:
+                return decoder.raw_decode(text, start)[0]
+            except json.JSONDecodeError:
+                pass
+        cut = error.pos >= len(text) or text.count("{") > text.count("}")
+        ending = " (the object is cut off)" if cut else ""
+        raise InvalidAnswer(
+            f"not valid JSON ({error.msg} at char {error.pos}){ending}", usage, raw, truncated=cut
+        ) from None
 
 
 def _unfenced(text: str) -> str:

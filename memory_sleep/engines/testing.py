@@ -1,7 +1,7 @@
 """Test doubles for ModelClient, shipped with the package so that users' tests can drive an LLM engine.
 
 `ScriptedModel` answers with queued replies; `FunctionModel` computes each reply from the prompt
-(fake_brain.plausible_answer is a ready-made function). A reply may be a schema instance, a dict,
+(value_answers.values_answer is a ready-made function, computed from the values the prompt was rendered from). A reply may be a schema instance, a dict,
 raw text (parsed as a provider's answer would be, so malformed or schema-violating text raises
 InvalidAnswer), or an exception to raise. `answer_pending` is a scripted host agent for `--engine
 agent`: it answers the requests waiting in a workspace from their values and schema.

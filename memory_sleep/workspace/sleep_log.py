@@ -16,10 +16,13 @@ if TYPE_CHECKING:
 
 
 class PhaseUsageRecord(BaseModel):
-    """One phase's LLM usage; `fallbacks` counts batches decided offline instead of by the model."""
+    """One phase's LLM usage: `batches` asked, `repaired` accepted after sending a problem back,
+    `fallbacks` decided offline instead of by the model."""
 
     model_config = ConfigDict(extra="forbid")
 
+    batches: int = 0
+    repaired: int = 0
     calls: int = 0
     inputTokens: int = 0
     outputTokens: int = 0
@@ -49,6 +52,7 @@ class RunRecord(BaseModel):
     outputTokens: int = 0
     estimatedCostUsd: float | None = None
     llmUsage: dict[str, PhaseUsageRecord] = Field(default_factory=dict)
+    promptVersions: dict[str, str] = Field(default_factory=dict)
     durationSeconds: float = 0.0
     operations: dict[str, int] = Field(default_factory=dict)
     entriesArchived: int = 0
@@ -69,6 +73,8 @@ def phase_records(phases: Mapping[str, PhaseUsage]) -> dict[str, PhaseUsageRecor
     """An engine's per-phase usage as sleep-log.json keeps it."""
     return {
         phase: PhaseUsageRecord(
+            batches=usage.batches,
+            repaired=usage.repaired,
             calls=usage.calls,
             inputTokens=usage.input_tokens,
             outputTokens=usage.output_tokens,
