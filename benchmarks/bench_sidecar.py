@@ -1,9 +1,9 @@
 """Benchmark the vector sidecar: index build, recall latency, nightly increments, memory, recall@5.
 
-Usage: python benchmarks/bench_sidecar.py [--sizes 10000 100000] [--queries 200]
+Usage: python benchmarks/bench_sidecar.py [--sizes 10000 100000] [--queries 200] [--embedder wordllama]
 
 Each size runs in its own process (so peak memory is that size's own): a synthetic workspace of
-daily notes (100 bullets a note, d=384, the offline embedder) is indexed from scratch through the
+daily notes (100 bullets a note, the hashing embedder unless --embedder says) is indexed from scratch through the
 real pipeline (parse, embed, SQLite + FTS5, vector cache), then queried through `Sidecar.recall`
 (embed, vector top-k, BM25, fusion, decay, query log, access counts: the whole query), then a new
 note of 100 items is indexed. Recall@5 is measured on benchmarks/data/recall_queries.json over a
@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from memory_sleep.config import Config  # noqa: E402
-from memory_sleep.sidecar import OfflineEmbedder, open_sidecar  # noqa: E402
+from memory_sleep.sidecar import Embedder, OfflineEmbedder, open_sidecar  # noqa: E402
 from memory_sleep.sidecar.search import Mode  # noqa: E402
 
 QUERIES = REPO / "benchmarks" / "data" / "recall_queries.json"
@@ -91,7 +91,15 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def measure_size(size: int, queries: int) -> dict[str, float]:
+def _embedder(name: str) -> Embedder:
+    if name == "wordllama":
+        from memory_sleep.sidecar.embed_wordllama import wordllama_embedder
+
+        return wordllama_embedder(None)
+    return OfflineEmbedder()
+
+
+def measure_size(size: int, queries: int, embedder: str = "hashing") -> dict[str, float]:
     """One size, in this process: build, recall latency, nightly increment, peak memory."""
     rng = random.Random(size)
     vocab = _vocabulary(rng, 20_000)
@@ -101,12 +109,12 @@ def measure_size(size: int, queries: int) -> dict[str, float]:
         texts = _write_notes(folder, size, date(2020, 1, 1), rng, vocab)
         now = datetime(2030, 1, 1, tzinfo=UTC).timestamp()
         config = Config()
-        with open_sidecar(folder, config, OfflineEmbedder(), clock=lambda: now) as sidecar:
+        with open_sidecar(folder, config, _embedder(embedder), clock=lambda: now) as sidecar:
             started = time.perf_counter()
             report = sidecar.index()
             build = time.perf_counter() - started
             assert report.added == len(set(texts)) or report.added > 0.99 * size, report
-        with open_sidecar(folder, config, OfflineEmbedder(), clock=lambda: now) as sidecar:
+        with open_sidecar(folder, config, _embedder(embedder), clock=lambda: now) as sidecar:
             started = time.perf_counter()
             sidecar.recall("warm up and load the vector cache", k=5)
             cold = time.perf_counter() - started
@@ -158,7 +166,7 @@ def measure_size(size: int, queries: int) -> dict[str, float]:
         "nightly_100_s": statistics.median(nightly),
         "peak_rss_mb": peak,
         "disk_mb": sizes["total"] / 1e6 if isinstance(sizes, dict) else 0.0,
-        "raw_vectors_mb": size * 384 * 4 / 1e6,
+        "raw_vectors_mb": size * _embedder(embedder).dimensions * 4 / 1e6,
     }
 
 
@@ -201,16 +209,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--embedder", choices=["hashing", "wordllama"], default="hashing")
     parser.add_argument("--one-size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_size:
-        print(json.dumps(measure_size(args.one_size, args.queries)))
+        print(json.dumps(measure_size(args.one_size, args.queries, args.embedder)))
         return
     load_before = os.getloadavg()[0]
     rows = []
     for size in args.sizes:
         child = subprocess.run(
-            [sys.executable, __file__, "--one-size", str(size), "--queries", str(args.queries)],
+            [
+                sys.executable,
+                __file__,
+                "--one-size",
+                str(size),
+                "--queries",
+                str(args.queries),
+                "--embedder",
+                args.embedder,
+            ],
             capture_output=True,
             text=True,
             check=True,

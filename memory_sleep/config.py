@@ -87,11 +87,13 @@ class SidecarConfig(_Section):
     enabled: bool = True
     store: Literal["sqlite", "postgres"] = "sqlite"  # postgres: one database shared by many agents
     dsn: str | None = None  # the postgres connection string (MEMORY_SLEEP_DSN wins)
-    embedder: Literal["offline", "openai", "local"] = "offline"
+    embedder: Literal["wordllama", "offline", "openai", "local"] = "wordllama"
     model: str | None = None
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    dimensions: int = Field(default=384, ge=16, le=4096)
+    dimensions: int | None = Field(
+        default=None, ge=16, le=4096
+    )  # None: the embedder's own (wordllama 256, others 384)
     batch_size: int = Field(default=256, ge=1, le=2048)
     timeout_secs: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)

@@ -19,7 +19,7 @@ def test_index_recall_and_stats_from_the_command_line(fixture_workspace: Path) -
     runner = CliRunner()
     indexed = runner.invoke(main, ["index", str(fixture_workspace)])
     assert indexed.exit_code == 0, indexed.output
-    assert indexed.output.startswith("Indexed 23 of 23 files with offline-hash-v3/384: ")
+    assert indexed.output.startswith("Indexed 23 of 23 files with wordllama:l2_supercat/256: ")
     found = runner.invoke(
         main, ["recall", "who renews the TLS certificate?", str(fixture_workspace), "-k", "3", "--json"]
     )

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from memory_sleep.errors import StoreError
 from memory_sleep.sidecar import FunctionEmbedder
 from memory_sleep.sidecar.search import selective_terms
 
@@ -165,11 +164,12 @@ def test_full_text_search_skips_terms_too_common_to_rank_cheaply(tmp_path: Path)
 
 def test_vectors_from_another_embedder_are_never_searched_silently(indexed: Path) -> None:
     """A new embedder version (one stopword list changed what the offline one skips) left old vectors
-    searched with new query vectors until the next index."""
+    searched with new query vectors until the next index; then recall refused until an index. Now
+    the first search re-embeds the store with the embedder its queries use."""
     other = FunctionEmbedder(lambda text: [1.0, float(len(text))], 2, id="other")
     with open_at(indexed, other) as sidecar:
-        with pytest.raises(StoreError, match=r"vectors come from offline-hash-v3/384.*memory-sleep index"):
-            sidecar.search("certificate", k=3)
-        assert sidecar.index().reembedded
+        assert sidecar.search("certificate", k=3)
+        assert sidecar.store.meta("embedder") == "other/2"
+        assert not sidecar.index().reembedded
     with open_at(indexed, other) as sidecar:
         assert sidecar.search("SQLite locked", k=3)

@@ -93,7 +93,12 @@ def test_run_hook_runs_when_due_and_records_counts(tmp_path: Path) -> None:
 
     folder = workspace(tmp_path)
     config = with_store(
-        Config.model_validate({"memory": {"forgetting": {"min_entries": 0, "retention_threshold": 0.9}}})
+        Config.model_validate(
+            {
+                "memory": {"forgetting": {"min_entries": 0, "retention_threshold": 0.9}},
+                "sidecar": {"embedder": "offline"},  # the embedder open_at indexed with
+            }
+        )
     )
     with open_at(folder) as sidecar:
         sidecar.index()

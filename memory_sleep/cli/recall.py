@@ -59,7 +59,10 @@ def migrate(workspace: Path) -> None:
         from memory_sleep.sidecar.pg.health import upgrade
 
         dsn = resolve_dsn(settings.dsn)
-        done, where = upgrade(dsn, settings.dimensions), shown(dsn)
+        from memory_sleep.sidecar.embed import build_embedder
+
+        dimensions = settings.dimensions or build_embedder(settings).dimensions
+        done, where = upgrade(dsn, dimensions), shown(dsn)
     else:
         path = space.check_state_dir() / DB_NAME
         done, where = upgrade_sqlite(path), space.relative(path)

@@ -69,11 +69,11 @@ KEY_NOTES: dict[str, str] = {
     "sidecar.enabled": "index during `memory-sleep run`",
     "sidecar.store": "sqlite (a file in the workspace) | postgres (one database for many agents)",
     "sidecar.dsn": "store = postgres: the connection string (MEMORY_SLEEP_DSN wins)",
-    "sidecar.embedder": "offline | openai | local",
+    "sidecar.embedder": "wordllama | offline | openai | local",
     "sidecar.model": "openai: text-embedding-3-small; local: a folder or package name",
     "sidecar.base_url": "an OpenAI-compatible embeddings server",
     "sidecar.api_key_env": "environment variable holding the embedder's key",
-    "sidecar.dimensions": "embedding size",
+    "sidecar.dimensions": "embedding size; unset: the embedder's own (wordllama 256, others 384)",
     "sidecar.batch_size": "texts per embedding call",
     "sidecar.timeout_secs": "per embedding call",
     "sidecar.max_retries": "retries of a failed embedding call",
@@ -93,6 +93,7 @@ EXAMPLES: dict[str, str] = {
     "sidecar.model": '"text-embedding-3-small"',
     "sidecar.dsn": '"postgresql://memory@db.internal/memory"',
     "sidecar.base_url": '"http://localhost:11434/v1"',
+    "sidecar.dimensions": "128",
     "sidecar.price_per_million_tokens": "0.02",
 }
 

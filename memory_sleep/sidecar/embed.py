@@ -1,8 +1,10 @@
-"""Embedders behind one Protocol: the offline hashing embedder (the default), a function-backed test
-double, and the factory that builds the configured one (openai and local models load lazily)."""
+"""Embedders behind one Protocol: the offline hashing embedder (the fallback when the default model,
+wordllama, is missing or fails to load), a function-backed test double, and the factory that builds
+the configured one (models and SDKs load lazily)."""
 
 from __future__ import annotations
 
+import logging
 import math
 import zlib
 from collections.abc import Callable, Sequence
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from memory_sleep.config import SidecarConfig
 
 Vectors = npt.NDArray[np.float32]
+log = logging.getLogger("memory_sleep")
 
 
 @dataclass
@@ -78,8 +81,9 @@ class OfflineEmbedder:
     bigram_weight = 0.6
     concept_weight = 0.9
     cjk_unigram_weight = 0.3
+    default_dimensions = 384
 
-    def __init__(self, dimensions: int = 384, use_lexicon: bool = False) -> None:
+    def __init__(self, dimensions: int = default_dimensions, use_lexicon: bool = False) -> None:
         if dimensions < 16:
             raise ConfigError(f"sidecar.dimensions = {dimensions}: use at least 16 (384 is the default).")
         self.dimensions = dimensions
@@ -218,9 +222,31 @@ def estimate_tokens(text: str) -> int:
 
 
 def build_embedder(config: SidecarConfig) -> Embedder:
-    """The embedder `[sidecar]` asks for; SDKs and local models are imported only when chosen."""
+    """The embedder `[sidecar]` asks for; SDKs and local models are imported only when chosen.
+
+    wordllama, the default, falls back to the hashing embedder with a one-line notice when the package
+    is missing or its files do not load: indexing and recall keep working, on words instead of meaning.
+    """
+    if config.embedder == "wordllama":
+        from memory_sleep.sidecar.embed_wordllama import wordllama_embedder
+
+        try:
+            return wordllama_embedder(config.dimensions)
+        except ConfigError:
+            raise
+        except Exception as error:  # a missing package or damaged model files: any failure to load
+            fallback = OfflineEmbedder(config.dimensions or OfflineEmbedder.default_dimensions)
+            log.warning(
+                "memory-sleep: the wordllama embedder did not load (%s: %s); using %s, which matches "
+                "words, not meanings. Reinstall it (pip install wordllama), or set [sidecar] "
+                'embedder = "offline" to choose the hashing embedder.',
+                type(error).__name__,
+                error,
+                fallback.id,
+            )
+            return fallback
     if config.embedder == "offline":
-        return OfflineEmbedder(config.dimensions)
+        return OfflineEmbedder(config.dimensions or OfflineEmbedder.default_dimensions)
     if config.embedder == "openai":
         from memory_sleep.sidecar.embed_openai import openai_embedder
 

@@ -81,4 +81,4 @@ def _sentence_transformers(path: Path) -> Any:
 
 def local_embedder(config: SidecarConfig, loader: Loader = _sentence_transformers) -> LocalEmbedder:
     path = resolve_model_path(config.model)
-    return LocalEmbedder(loader(path), path.name, config.dimensions, config.batch_size)
+    return LocalEmbedder(loader(path), path.name, config.dimensions or 384, config.batch_size)

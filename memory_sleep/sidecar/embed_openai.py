@@ -121,7 +121,7 @@ def openai_embedder(config: SidecarConfig) -> OpenAIEmbedder:
     return OpenAIEmbedder(
         client,
         config.model or DEFAULT_MODEL,
-        config.dimensions,
+        config.dimensions or 384,
         server,
         config.price_per_million_tokens,
         config.max_retries,

@@ -10,6 +10,7 @@ with open_sidecar("~/agent") as memory:
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from memory_sleep.sidecar.index import IndexReport
 
 Clock = Callable[[], float]
+log = logging.getLogger("memory_sleep")
 
 
 class Sidecar:
@@ -133,12 +135,8 @@ class Sidecar:
             raise MemorySleepError(
                 'Empty query: give the words to search for, e.g. recall "billing cutover".'
             )
-        stored = self.store.meta("embedder")
-        if mode != "text" and stored not in (None, self.embedder.id):
-            raise StoreError(
-                f"{self.store.path}: its vectors come from {stored}, queries are embedded with "
-                f"{self.embedder.id}; run `memory-sleep index` to re-embed them (every run does too)."
-            )
+        if mode != "text":
+            self._match_embedder()
         vector = self.embedder.embed([query])[0] if mode != "text" else None
         options = SearchOptions(
             k=k,
@@ -153,6 +151,27 @@ class Sidecar:
         )
         vectors = self.store.vector_search() or self.vectors()
         return search(self.store, vectors, query, vector, options, self.clock(), self._parallel), vector
+
+    def _match_embedder(self) -> None:
+        """Re-embed a store whose vectors another embedder made (the configured one changed, or its
+        model failed to load), so queries and vectors compare like with like."""
+        stored = self.store.meta("embedder")
+        if stored in (None, self.embedder.id):
+            return
+        if self.store.read_only:
+            raise StoreError(
+                f"{self.store.path}: its vectors come from {stored}, queries are embedded with "
+                f"{self.embedder.id}, and the store is read-only ({self.store.read_only}). Make it "
+                "writable and run `memory-sleep index` to re-embed it, or recall with --mode text."
+            )
+        log.warning(
+            "memory-sleep: the sidecar's vectors come from %s; re-embedding them with %s (once).",
+            stored,
+            self.embedder.id,
+        )
+        from memory_sleep.sidecar.index import reembed_all
+
+        reembed_all(self.store, self.embedder, self.config.batch_size)
 
     def recall(
         self,

@@ -182,12 +182,12 @@ def sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
         "ok",
         f"{counted(live, 'entry', 'entries')} live, {deleted} soft-deleted, embedder {stored or 'none yet'}",
     )
-    if config.sidecar.embedder == "offline" and stored and not stored.startswith("offline"):
+    if stored and not stored.startswith(config.sidecar.embedder):
         yield Check(
             "sidecar",
             "warn",
-            f"built with {stored}, configured embedder is offline",
-            "the next index re-embeds every entry",
+            f"built with {stored}, configured embedder is {config.sidecar.embedder}",
+            "the next index or recall re-embeds every entry",
         )
 
 
@@ -200,5 +200,8 @@ def _postgres(config: Config) -> Iterator[Check]:
     except MemorySleepError as error:
         yield Check("sidecar", "fail", str(error))
         return
-    for level, message, fix in findings(dsn, config.sidecar.dimensions):
+    from memory_sleep.sidecar.embed import build_embedder
+
+    dimensions = config.sidecar.dimensions or build_embedder(config.sidecar).dimensions
+    for level, message, fix in findings(dsn, dimensions):
         yield Check("sidecar", level, message, fix)  # type: ignore[arg-type]

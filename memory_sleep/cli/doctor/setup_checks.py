@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from collections.abc import Iterator
@@ -74,6 +75,13 @@ def engine(config: Config) -> Iterator[Check]:
                 f'export {variable}=..., or set [engine] name = "offline"',
             )
     sidecar = config.sidecar
+    if sidecar.enabled and sidecar.embedder == "wordllama" and importlib.util.find_spec("wordllama") is None:
+        yield Check(
+            "engine",
+            "warn",
+            "sidecar embedder wordllama is not installed: recall falls back to the hashing embedder",
+            'pip install wordllama, or set [sidecar] embedder = "offline"',
+        )
     if sidecar.enabled and sidecar.embedder == "openai" and not sidecar.base_url:
         if os.environ.get(sidecar.api_key_env):
             yield Check("engine", "ok", f"sidecar embedder openai: {sidecar.api_key_env} set")

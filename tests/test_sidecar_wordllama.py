@@ -1,0 +1,124 @@
+"""The default embedder (wordllama): loaded offline from its package, the hashing fallback when it is
+missing or broken, and a store built by another embedder re-embedded on recall instead of refused."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memory_sleep.config import Config, SidecarConfig
+from memory_sleep.errors import ConfigError, StoreError
+from memory_sleep.sidecar import (
+    OfflineEmbedder,
+    Sidecar,
+    Store,
+    build_embedder,
+    embed_wordllama,
+    open_sidecar,
+)
+from memory_sleep.sidecar.store import DB_NAME
+
+from .sidecar_helpers import NOW, make_workspace, open_at
+
+NOTE = "# 2026-11-20\n\n- the automobile is parked in the garage\n- quarterly revenue grew by ten percent\n"
+
+
+def test_the_default_embedder_is_wordllama_loaded_from_its_package_without_the_network() -> None:
+    embedder = build_embedder(Config().sidecar)  # conftest refuses every socket to the outside
+    assert (embedder.id, embedder.dimensions) == ("wordllama:l2_supercat/256", 256)
+    vectors = embedder.embed(["the car is in the garage", "账单系统什么时候切换", ""])
+    assert vectors.shape == (3, 256) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors[:2], axis=1), 1.0, atol=1e-5)
+    assert embedder.embed([]).shape == (0, 256)
+
+
+def test_wordllama_places_a_paraphrase_without_shared_words_above_unrelated_text() -> None:
+    embedder = build_embedder(SidecarConfig())
+    query, paraphrase, unrelated = embedder.embed(
+        ["where is my vehicle?", "the automobile is parked in the garage", "quarterly revenue grew"]
+    )
+    assert float(query @ paraphrase) > float(query @ unrelated)
+    hashing = OfflineEmbedder()
+    h_query, h_paraphrase, _ = hashing.embed(
+        ["where is my vehicle?", "the automobile is parked in the garage", ""]
+    )
+    assert float(h_query @ h_paraphrase) == pytest.approx(0.0, abs=0.2)  # no word in common, no meaning
+
+
+def test_wordllama_truncates_to_its_smaller_sizes_and_refuses_others() -> None:
+    assert build_embedder(SidecarConfig(dimensions=128)).embed(["a line"]).shape == (1, 128)
+    with pytest.raises(
+        ConfigError, match=r"sidecar\.dimensions = 100: the wordllama embedder gives 64, 128, 256"
+    ):
+        build_embedder(SidecarConfig(dimensions=100))
+
+
+def test_importing_wordllama_leaves_the_logging_setup_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """wordllama calls logging.basicConfig(level=INFO) on import: every INFO record went to stderr."""
+    for name in [name for name in sys.modules if name.split(".")[0] == "wordllama"]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(embed_wordllama, "_loaded", {})
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", [])  # as in the CLI: basicConfig acts only on a bare root
+    before = (list(root.handlers), root.level)
+    build_embedder(SidecarConfig())
+    assert "wordllama" in sys.modules and (list(root.handlers), root.level) == before
+
+
+@pytest.mark.parametrize("failure", ["missing", "damaged"])
+def test_without_a_loadable_wordllama_the_hashing_embedder_takes_over_with_one_notice(
+    failure: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(embed_wordllama, "_loaded", {})
+    if failure == "missing":
+        monkeypatch.setitem(sys.modules, "wordllama", None)  # `import wordllama` raises ImportError
+    else:
+        import wordllama  # type: ignore[import-untyped]
+
+        def damaged(**_: object) -> None:
+            raise ValueError("l2_supercat_256.safetensors: invalid header")
+
+        monkeypatch.setattr(wordllama.WordLlama, "load", damaged)
+    with caplog.at_level(logging.WARNING, logger="memory_sleep"):
+        embedder = build_embedder(SidecarConfig())
+    assert isinstance(embedder, OfflineEmbedder) and embedder.id == "offline-hash-v3/384"
+    [notice] = caplog.messages
+    assert notice.startswith("memory-sleep: the wordllama embedder did not load (")
+    assert "using offline-hash-v3/384" in notice and "pip install wordllama" in notice and "\n" not in notice
+
+
+def test_recall_on_a_store_built_by_another_embedder_re_embeds_it_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    with open_at(folder, OfflineEmbedder()) as sidecar:
+        sidecar.index()
+    with open_sidecar(folder, Config(), clock=lambda: NOW) as sidecar, caplog.at_level(logging.WARNING):
+        hits = sidecar.recall("where is my vehicle?", k=1)
+        assert sidecar.store.meta("embedder") == "wordllama:l2_supercat/256"
+        assert {row[0] for row in sidecar.store.db.execute("SELECT DISTINCT dim FROM entries")} == {256}
+        sidecar.recall("where is my vehicle?", k=1)
+    assert "automobile" in hits[0].text
+    assert caplog.messages == [
+        "memory-sleep: the sidecar's vectors come from offline-hash-v3/384; re-embedding them with "
+        "wordllama:l2_supercat/256 (once)."
+    ]
+
+
+def test_a_read_only_store_built_by_another_embedder_says_what_to_run(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    with open_at(folder, OfflineEmbedder()) as sidecar:
+        sidecar.index()
+    store = Store.open(folder / "memory" / ".sleep" / DB_NAME, read_only="a test opened it read-only")
+    sidecar = Sidecar(store, build_embedder(SidecarConfig()), SidecarConfig(), clock=lambda: NOW)
+    with (
+        sidecar,
+        pytest.raises(
+            StoreError, match=r"run `memory-sleep index` to re-embed it, or recall with --mode text"
+        ),
+    ):
+        sidecar.search("where is my vehicle?")
