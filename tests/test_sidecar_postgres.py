@@ -124,7 +124,9 @@ def test_migrate_doctor_and_stats_on_a_shared_database(
     for agent in ("agent-1", "agent-2"):
         folder = tmp_path / agent
         shutil.copytree(FIXTURE_WORKSPACE, folder)
-        (folder / "memory-sleep.toml").write_text(f'[sidecar]\nstore = "postgres"\nscope = "{agent}"\n')
+        (folder / "memory-sleep.toml").write_text(
+            f'[sidecar]\nstore = "postgres"\nscope = "{agent}"\nembedder = "offline"\n'
+        )
     first = runner.invoke(main, ["migrate", str(tmp_path / "agent-1")])
     again = runner.invoke(main, ["migrate", str(tmp_path / "agent-2")])
     assert first.exit_code == 0 and "applied m001_schema, entries_hnsw_384" in first.output, first.output
