@@ -85,6 +85,8 @@ class SidecarConfig(_Section):
     """`[sidecar]`: the vector index of entries and note items, and how recall ranks them."""
 
     enabled: bool = True
+    store: Literal["sqlite", "postgres"] = "sqlite"  # postgres: one database shared by many agents
+    dsn: str | None = None  # the postgres connection string (MEMORY_SLEEP_DSN wins)
     embedder: Literal["wordllama", "offline", "openai", "local"] = "wordllama"
     model: str | None = None
     base_url: str | None = None

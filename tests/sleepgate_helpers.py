@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from memory_sleep.config import ForgettingConfig
+from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.store import NewEntry, Store
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.sleepgate.forget import PassReport, run_pass
@@ -13,6 +14,7 @@ NOW = 1_800_000_000.0
 DAY = 86_400.0
 DIM = 16
 EMBEDDER = "test-embedder"
+DSN = ""  # set by the `sidecar_store` fixture to run on Postgres
 
 
 def unit(seed: int, base: np.ndarray | None = None, noise: float = 0.0) -> np.ndarray:
@@ -39,15 +41,23 @@ def entry(text: str, day: str | None = None, scope: str = "default") -> NewEntry
     )
 
 
-def store_with(vectors: list[np.ndarray], written: float = NOW - 365 * DAY) -> tuple[Store, list[int]]:
+def open_store() -> SidecarStore:
+    """An empty store: SQLite in memory, or the Postgres test database when DSN is set."""
+    if DSN:
+        from memory_sleep.sidecar.pg.store import PgStore
+
+        return PgStore.open(DSN, "default", DIM)
+    return Store.open(":memory:")
+
+
+def store_with(vectors: list[np.ndarray], written: float = NOW - 365 * DAY) -> tuple[SidecarStore, list[int]]:
     """A store holding one old entry per vector (written a year before NOW unless said)."""
-    store = Store.open(":memory:")
+    store = open_store()
     with store.transaction():
         store.set_meta("embedder", EMBEDDER)
         ids = store.insert_entries(
             [entry(f"entry {i}") for i in range(len(vectors))], np.stack(vectors), EMBEDDER, written
         )
-        store.bump_generation()
     return store, ids
 
 
@@ -55,12 +65,14 @@ def config(**changes: object) -> ForgettingConfig:
     return ForgettingConfig(**{"min_entries": 0, **changes})  # type: ignore[arg-type]
 
 
-def forget(store: Store, settings: ForgettingConfig | None = None, dry_run: bool = False) -> PassReport:
+def forget(
+    store: SidecarStore, settings: ForgettingConfig | None = None, dry_run: bool = False
+) -> PassReport:
     index = VectorIndex.from_store(store, DIM)
     return run_pass(store, index, settings or config(), EMBEDDER, NOW, dry_run=dry_run, explain="all")
 
 
-def log_query(store: Store, vector: np.ndarray, served: list[int], k: int = 1) -> None:
+def log_query(store: SidecarStore, vector: np.ndarray, served: list[int], k: int = 1) -> None:
     store.log_query("q", None, k, EMBEDDER, vector, [(i, 1.0) for i in served], NOW - 300 * DAY)
 
 

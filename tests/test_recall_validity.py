@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from memory_sleep.cycle.plan import DocumentEditor
 from memory_sleep.sidecar.display import hit_lines
 from memory_sleep.sidecar.search import Hit
@@ -14,6 +16,8 @@ from memory_sleep.workspace.memory_doc import MemoryDocument
 from memory_sleep.workspace.writer import SafeWriter
 from tests.conftest import run_offline
 from tests.sidecar_helpers import make_workspace, open_at
+
+pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
 
 FIRST = {
     "2026-11-10.md": "# 2026-11-10\n\n## Decisions\n"

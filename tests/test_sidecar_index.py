@@ -7,12 +7,15 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memory_sleep.sidecar import FunctionEmbedder, OfflineEmbedder
 from memory_sleep.sidecar.tokenize import stem
 from memory_sleep.sidecar.vectors import VectorIndex
 
 from .sidecar_helpers import NOW, make_workspace, open_at, rows
+
+pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
 
 NOTE = """# 2026-11-20
 
@@ -52,6 +55,7 @@ def test_editing_a_note_updates_one_row_and_duplicates_none(tmp_path: Path) -> N
     assert len(embedder.seen) == 1 and "v0.10.1" in embedder.seen[0]
 
 
+@pytest.mark.sqlite_only  # the SQLite file, its vector cache or its FTS5 table
 def test_an_unchanged_workspace_is_not_read_embedded_or_written(tmp_path: Path) -> None:
     folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
     embedder = _hashing()
@@ -154,6 +158,7 @@ def test_repeated_lines_are_indexed_once(tmp_path: Path) -> None:
         assert sidecar.index().added == 2
 
 
+@pytest.mark.sqlite_only  # the SQLite file, its vector cache or its FTS5 table
 def test_the_patched_vector_cache_equals_a_rebuild_and_small_changes_leave_the_file(tmp_path: Path) -> None:
     folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
     state = folder / "memory" / ".sleep"
@@ -199,6 +204,7 @@ def test_memory_md_entries_and_project_summaries_carry_their_lines(tmp_path: Pat
     ]
 
 
+@pytest.mark.sqlite_only  # the SQLite file, its vector cache or its FTS5 table
 def test_term_counts_follow_edits_exactly(tmp_path: Path) -> None:
     folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
     note = folder / "memory" / "2026-11-20.md"

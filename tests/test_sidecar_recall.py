@@ -11,6 +11,8 @@ from memory_sleep.sidecar.search import selective_terms
 
 from .sidecar_helpers import NOW, make_workspace, open_at
 
+pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
+
 PARAPHRASES = [
     (
         "Why do jobs fail when two workers share the SQLite queue?",
@@ -100,8 +102,8 @@ def test_the_query_log_and_access_counts_are_exact(indexed: Path) -> None:
             ("who renews the TLS certificate?", [hit.id for hit in first]),
         ]
         assert all(created == NOW for _, _, _, created, _ in logged)
-        embedding = store.db.execute("SELECT embedder, length(embedding) FROM queries LIMIT 1").fetchone()
-        assert embedding == ("offline-hash-v3/384", 384 * 4)
+        embedder, embedding = store.db.execute("SELECT embedder, embedding FROM queries LIMIT 1").fetchone()
+        assert (embedder, len(embedding)) == ("offline-hash-v3/384", 384 * 4)
         expected = {hit.id: 0 for hit in first}
         for hit in [*first, *second]:
             expected[hit.id] += 1

@@ -13,6 +13,8 @@ from memory_sleep.sleepgate import build, clusters, density, forget, pairs, stat
 
 from .sleepgate_helpers import DIM, EMBEDDER, NOW, entry, store_with, unit
 
+pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
+
 THRESHOLD = 0.9
 
 

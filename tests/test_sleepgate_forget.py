@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.sleepgate import density
 from memory_sleep.sleepgate.pairs import all_pairs
 
 from .sleepgate_helpers import DAY, NOW, config, forget, log_query, store_with, unit, verdicts
+
+pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
 
 
 def test_old_redundant_entries_are_forgotten_and_one_of_the_cluster_survives() -> None:

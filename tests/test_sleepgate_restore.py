@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from memory_sleep.cli.main import main
@@ -12,7 +13,9 @@ from memory_sleep.config import Config, ForgettingConfig
 from memory_sleep.sidecar import Sidecar
 from memory_sleep.sleepgate.session import forget, not_due_reason, restore
 
-from .sidecar_helpers import NOW, make_workspace, open_at
+from .sidecar_helpers import NOW, make_workspace, open_at, with_store
+
+pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
 
 NOTES = {
     "2026-01-05.md": "# Notes\n"
@@ -89,11 +92,13 @@ def test_run_hook_runs_when_due_and_records_counts(tmp_path: Path) -> None:
     from memory_sleep.workspace.layout import Workspace
 
     folder = workspace(tmp_path)
-    config = Config.model_validate(
-        {
-            "memory": {"forgetting": {"min_entries": 0, "retention_threshold": 0.9}},
-            "sidecar": {"embedder": "offline"},  # the embedder open_at indexed with
-        }
+    config = with_store(
+        Config.model_validate(
+            {
+                "memory": {"forgetting": {"min_entries": 0, "retention_threshold": 0.9}},
+                "sidecar": {"embedder": "offline"},  # the embedder open_at indexed with
+            }
+        )
     )
     with open_at(folder) as sidecar:
         sidecar.index()

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from memory_sleep.config import RetentionWeights
 from memory_sleep.sleepgate import scoring
 
 from .sleepgate_helpers import DAY, NOW, forget, store_with, unit
+
+pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
 
 WEIGHTS = RetentionWeights()
 

@@ -1,4 +1,4 @@
-"""CLI verbs of the vector sidecar and SleepGate: index, recall, stats, forget, restore."""
+"""CLI verbs of the vector sidecar and SleepGate: index, migrate, recall, stats, forget, restore."""
 
 from __future__ import annotations
 
@@ -40,6 +40,33 @@ def index(workspace: Path, dry_run: bool, today: datetime | None, as_json: bool)
         click.echo(json.dumps(display.index_dict(report), indent=2))
         return
     click.echo("\n".join(display.index_lines(report, dry_run)))
+
+
+@main.command(context_settings=CONTEXT)
+@WORKSPACE_ARG
+@_handle_errors
+def migrate(workspace: Path) -> None:
+    """Bring the sidecar's schema up to date: the SQLite file, or with `[sidecar] store = "postgres"`
+    the shared database (its tables, then the HNSW index). Safe to rerun, and from many agents at
+    once: one migrates, the others wait and find nothing left to do."""
+    from memory_sleep.config import load_config
+    from memory_sleep.sidecar.store import DB_NAME, upgrade_sqlite
+
+    space = Workspace.open(workspace)
+    settings = load_config(space.config_file).sidecar
+    if settings.store == "postgres":
+        from memory_sleep.sidecar.pg.connect import resolve_dsn, shown
+        from memory_sleep.sidecar.pg.health import upgrade
+
+        dsn = resolve_dsn(settings.dsn)
+        from memory_sleep.sidecar.embed import build_embedder
+
+        dimensions = settings.dimensions or build_embedder(settings).dimensions
+        done, where = upgrade(dsn, dimensions), shown(dsn)
+    else:
+        path = space.check_state_dir() / DB_NAME
+        done, where = upgrade_sqlite(path), space.relative(path)
+    click.echo(f"{where}: " + (f"applied {', '.join(done)}" if done else "up to date"))
 
 
 def _words(context: click.Context, parameter: click.Parameter, query: str) -> str:

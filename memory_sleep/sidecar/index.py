@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memory_sleep.errors import StoreError
+from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder, Vectors
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.sources import (
@@ -28,7 +29,7 @@ from memory_sleep.sidecar.sources import (
     read_items,
     source_files,
 )
-from memory_sleep.sidecar.store import EntryRow, NewEntry, SourceRow, Store
+from memory_sleep.sidecar.store import EntryRow, NewEntry, SourceRow
 from memory_sleep.sidecar.tokenize import fts_document
 from memory_sleep.sidecar.validity import derive_validity
 from memory_sleep.text import jaccard, terms
@@ -74,7 +75,7 @@ class _SourcePlan:
 
 
 def index_workspace(
-    store: Store,
+    store: SidecarStore,
     workspace: Workspace,
     embedder: Embedder,
     default_scope: str = "default",
@@ -89,7 +90,7 @@ def index_workspace(
     report = IndexReport(embedder=embedder.id)
     stored_embedder = store.meta("embedder")
     if stored_embedder not in (None, embedder.id):
-        report.reembedded = _count_entries(store)
+        report.reembedded = store.entry_count()
         if not dry_run:
             reembed_all(store, embedder, batch_size)
     files = source_files(workspace)
@@ -162,7 +163,7 @@ def index_workspace(
     return report
 
 
-def reembed_all(store: Store, embedder: Embedder, batch_size: int = 256) -> int:
+def reembed_all(store: SidecarStore, embedder: Embedder, batch_size: int = 256) -> int:
     """Embed every entry, live or soft-deleted, with `embedder`; one transaction, so dimensions never mix."""
     inputs: list[tuple[int, str, str]] = []
     while True:
@@ -193,16 +194,12 @@ def _embed(embedder: Embedder, texts: Sequence[str], batch_size: int) -> Vectors
     return vectors
 
 
-def _count_entries(store: Store) -> int:
-    return int(store.db.execute("SELECT count(*) FROM entries").fetchone()[0])
-
-
 def _live_ids(rows: Sequence[EntryRow]) -> list[int]:
     return [row.id for row in rows if row.deleted_at is None]
 
 
 def _plan_source(
-    store: Store,
+    store: SidecarStore,
     workspace: Workspace,
     source: SourceFile,
     default_scope: str,

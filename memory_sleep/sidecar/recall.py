@@ -29,6 +29,7 @@ from memory_sleep.sidecar.vectors import VectorIndex, cache_generations
 from memory_sleep.workspace.layout import Workspace, unwritable
 
 if TYPE_CHECKING:
+    from memory_sleep.sidecar.boundary import SidecarStore
     from memory_sleep.sidecar.index import IndexReport
 
 Clock = Callable[[], float]
@@ -40,7 +41,7 @@ class Sidecar:
 
     def __init__(
         self,
-        store: Store,
+        store: SidecarStore,
         embedder: Embedder,
         config: SidecarConfig,
         workspace: Workspace | None = None,
@@ -148,9 +149,8 @@ class Sidecar:
             as_of=as_of,
             include_discarded=include_discarded,
         )
-        return search(
-            self.store, self.vectors(), query, vector, options, self.clock(), self._parallel
-        ), vector
+        vectors = self.store.vector_search() or self.vectors()
+        return search(self.store, vectors, query, vector, options, self.clock(), self._parallel), vector
 
     def _match_embedder(self) -> None:
         """Re-embed a store whose vectors another embedder made (the configured one changed, or its
@@ -213,17 +213,31 @@ def open_sidecar(
     clock: Clock = time.time,
 ) -> Sidecar:
     """Open the sidecar of the workspace in `folder` (memory/.sleep/sidecar.db), creating it if needed;
-    read-only when the workspace cannot be written (`store.read_only` says why; writes then fail)."""
+    read-only when the workspace cannot be written (`store.read_only` says why; writes then fail).
+    With `[sidecar] store = "postgres"`, the workspace's scope of the database at `dsn` instead."""
     workspace = Workspace.open(Path(folder))
     settings = config or load_config(workspace.config_file)
+    embedder = embedder or build_embedder(settings.sidecar)
+    if settings.sidecar.store == "postgres":
+        return Sidecar(
+            open_postgres(settings.sidecar, embedder.dimensions),
+            embedder,
+            settings.sidecar,
+            workspace,
+            None,  # no matrix cache: pgvector searches the database
+            settings.max_note_bytes,
+            clock,
+        )
     path = workspace.check_state_dir() / DB_NAME
     store = Store.open(path, read_only=unwritable(path.parent) or unwritable(path))
     return Sidecar(
-        store,
-        embedder or build_embedder(settings.sidecar),
-        settings.sidecar,
-        workspace,
-        workspace.state_dir,
-        settings.max_note_bytes,
-        clock,
+        store, embedder, settings.sidecar, workspace, workspace.state_dir, settings.max_note_bytes, clock
     )
+
+
+def open_postgres(config: SidecarConfig, dimensions: int) -> SidecarStore:
+    """The configured scope of the Postgres sidecar (psycopg is imported only here)."""
+    from memory_sleep.sidecar.pg.connect import resolve_dsn
+    from memory_sleep.sidecar.pg.store import PgStore
+
+    return PgStore.open(resolve_dsn(config.dsn), config.scope, dimensions)

@@ -18,10 +18,10 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from memory_sleep.sidecar.boundary import SidecarStore, VectorSearch
 from memory_sleep.sidecar.rows import day_timestamp
-from memory_sleep.sidecar.store import EntryRow, Store
-from memory_sleep.sidecar.tokenize import fts_match, query_terms
-from memory_sleep.sidecar.vectors import VectorIndex
+from memory_sleep.sidecar.store import EntryRow
+from memory_sleep.sidecar.tokenize import query_terms
 
 Mode = Literal["hybrid", "vector", "text"]
 DAY = 86_400.0
@@ -121,7 +121,7 @@ def decay_factor(row: EntryRow, now: float, half_life_days: float, floor: float)
     return float(floor + (1.0 - floor) * 0.5 ** (age_days / half_life_days))
 
 
-def selective_terms(store: Store, terms: list[str], budget: int) -> list[str]:
+def selective_terms(store: SidecarStore, terms: list[str], budget: int) -> list[str]:
     """The query's rarest indexed terms whose matches add up to at most `budget` entries.
 
     BM25 ranks every entry that matches any term, so one very common term makes a query slow
@@ -140,13 +140,13 @@ def selective_terms(store: Store, terms: list[str], budget: int) -> list[str]:
 
 
 def _text_ranked(
-    store: Store, vectors: VectorIndex, query_text: str, options: SearchOptions, pool: int
+    store: SidecarStore, vectors: VectorSearch, query_text: str, options: SearchOptions, pool: int
 ) -> list[int]:
     """Live entry ids of the scope ranked by BM25 over the query's selective terms."""
     wanted = selective_terms(store, query_terms(query_text), options.text_budget)
     if not wanted:
         return []
-    found = store.text_search(fts_match(wanted), pool * 3)
+    found = store.text_search(wanted, pool * 3)
     allowed = vectors.allowed([entry_id for entry_id, _ in found], options.scope)
     return [entry_id for (entry_id, _), ok in zip(found, allowed, strict=True) if ok][:pool]
 
@@ -191,8 +191,8 @@ class TextScorer:
 
 
 def search(
-    store: Store,
-    vectors: VectorIndex,
+    store: SidecarStore,
+    vectors: VectorSearch,
     query_text: str,
     query_vector: npt.NDArray[np.float32] | None,
     options: SearchOptions,

@@ -1,13 +1,14 @@
-"""What the sidecar holds: totals, soft-deleted, by source kind and scope, queries logged, size on disk."""
+"""What the sidecar holds: totals, soft-deleted, by source kind and scope (on Postgres, by agent
+namespace and scope, across the shared database), queries logged, size on disk."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from memory_sleep.sidecar.store import Store
+from memory_sleep.sidecar.boundary import SidecarStore
 
 
-def sidecar_stats(store: Store, folder: Path | None) -> dict[str, object]:
+def sidecar_stats(store: SidecarStore, folder: Path | None) -> dict[str, object]:
     db = store.db
     total, deleted = db.execute("SELECT count(*), count(deleted_at) FROM entries").fetchone()
     by_kind = {
@@ -28,6 +29,14 @@ def sidecar_stats(store: Store, folder: Path | None) -> dict[str, object]:
             " GROUP BY deleted_reason ORDER BY deleted_reason"
         ).fetchall()
     )
+    if store.namespace is not None:  # a shared database: every agent's part of it
+        by_scope = {
+            f"{namespace}/{scope}": {"live": live, "soft_deleted": gone}
+            for namespace, scope, live, gone in db.execute(
+                "SELECT namespace, scope, count(*) - count(deleted_at), count(deleted_at) FROM entries"
+                " GROUP BY namespace, scope ORDER BY namespace, scope"
+            )
+        }
     queries = db.execute("SELECT count(*) FROM queries").fetchone()[0]
     sizes = _sizes(store, folder)
     return {
@@ -49,7 +58,7 @@ def sidecar_stats(store: Store, folder: Path | None) -> dict[str, object]:
     }
 
 
-def _sizes(store: Store, folder: Path | None) -> dict[str, int]:
+def _sizes(store: SidecarStore, folder: Path | None) -> dict[str, int]:
     sizes: dict[str, int] = {}
     if store.path != ":memory:":
         for suffix in ("", "-wal", "-shm"):

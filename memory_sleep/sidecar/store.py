@@ -26,9 +26,20 @@ from memory_sleep.sidecar.rows import (
     from_blobs,
     to_blob,
 )
+from memory_sleep.sidecar.tokenize import fts_match
 
 DB_NAME = "sidecar.db"
-__all__ = ["DB_NAME", "EntryRow", "NewEntry", "SourceRow", "Store", "Vectors", "from_blobs", "to_blob"]
+__all__ = [
+    "DB_NAME",
+    "EntryRow",
+    "NewEntry",
+    "SourceRow",
+    "Store",
+    "Vectors",
+    "from_blobs",
+    "to_blob",
+    "upgrade_sqlite",
+]
 
 
 def _connect_read_only(name: str, reason: str, migrations: Migrations) -> sqlite3.Connection:
@@ -66,8 +77,25 @@ def _connect_read_only(name: str, reason: str, migrations: Migrations) -> sqlite
     return db
 
 
+def upgrade_sqlite(path: Path) -> list[str]:
+    """Create or upgrade the sidecar file at `path`; the names of the migrations applied."""
+    if path.exists():
+        db = sqlite3.connect(path)
+        try:
+            lacking = MIGRATIONS.missing(db, str(path))
+        finally:
+            db.close()
+    else:
+        lacking = [step.name for step in MIGRATIONS.steps]
+    Store.open(path).close()
+    return lacking
+
+
 class Store(EntryWrites, QueryLog):
     """An open sidecar database. Use `Store.open(path)`; ":memory:" works for tests."""
+
+    namespace: str | None = None  # one file per workspace: all of it is the workspace's
+    day_noon_sql = "CAST(strftime('%s', day) AS REAL) + 43200.0"
 
     @classmethod
     def open(
@@ -178,6 +206,13 @@ class Store(EntryWrites, QueryLog):
         kept = len(scopes)
         return ids[:kept], scopes, matrix[:kept]
 
+    def entry_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM entries").fetchone()[0])
+
+    def vector_search(self) -> None:
+        """None: recall searches the in-process matrix (sidecar/vectors.py), not SQLite."""
+        return None
+
     def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many indexed entries hold each term (absent terms are left out)."""
         if not terms:
@@ -187,29 +222,30 @@ class Store(EntryWrites, QueryLog):
         return {term: docs for term, docs in rows if docs > 0}
 
     def dated_matches(
-        self, match: str, kinds: Sequence[str], start: str, end: str, limit: int
+        self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int
     ) -> list[tuple[int, str, str]]:
-        """(id, day, text) of the best full-text matches of these kinds dated from `start` to before
-        `end`, soft-deleted or not, best first."""
+        """(id, day, text) of the best full-text matches of any of `terms` of these kinds dated from
+        `start` to before `end`, soft-deleted or not, best first."""
         marks = ",".join("?" * len(kinds))
         try:
             rows = self.db.execute(
                 "SELECT e.id, e.day, e.text FROM entries_fts f JOIN entries e ON e.id = f.rowid"
                 f" WHERE entries_fts MATCH ? AND e.kind IN ({marks}) AND e.day >= ? AND e.day < ?"
                 " ORDER BY f.rank LIMIT ?",
-                (match, *kinds, start, end, limit),
+                (fts_match(list(terms)), *kinds, start, end, limit),
             ).fetchall()
         except sqlite3.OperationalError:
             return []
         return [(int(row[0]), str(row[1]), str(row[2])) for row in rows]
 
-    def text_search(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """(id, bm25) of the best full-text matches, best first (bm25 is lower-is-better in SQLite)."""
+    def text_search(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
+        """(id, bm25) of the best full-text matches of any of `terms`, best first (bm25 is
+        lower-is-better in SQLite)."""
         try:
             rows = self.db.execute(
                 "SELECT rowid, bm25(entries_fts) FROM entries_fts WHERE entries_fts MATCH ?"
                 " ORDER BY rank LIMIT ?",
-                (match, limit),
+                (fts_match(list(terms)), limit),
             ).fetchall()
         except sqlite3.OperationalError:
             return []

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from datetime import date
 
+from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.search import selective_terms
-from memory_sleep.sidecar.store import Store
-from memory_sleep.sidecar.tokenize import fts_match, query_terms
+from memory_sleep.sidecar.tokenize import query_terms
 from memory_sleep.text import tokens
 from memory_sleep.workspace.archive import ended_statements, records_since, says_the_same
 from memory_sleep.workspace.layout import Workspace
@@ -22,7 +22,7 @@ CANDIDATES = 100
 _KINDS = ("note", "weekly", "archive")
 
 
-def derive_validity(store: Store, workspace: Workspace) -> Ended:
+def derive_validity(store: SidecarStore, workspace: Workspace) -> Ended:
     """Every indexed item that stopped being true, from archive.md's records."""
     try:
         text = workspace.archive.read_text(encoding="utf-8", errors="replace")
@@ -36,7 +36,7 @@ def derive_validity(store: Store, workspace: Workspace) -> Ended:
         if not wanted:
             continue
         until = ending.day.isoformat()
-        for entry_id, day, line in store.dated_matches(fts_match(wanted), _KINDS, start, until, CANDIDATES):
+        for entry_id, day, line in store.dated_matches(wanted, _KINDS, start, until, CANDIDATES):
             if says_the_same(said, tokens(line), restated=day != start):
                 ended[entry_id] = (until, ending.status, ending.by)
     return ended

@@ -18,7 +18,8 @@ from typing import BinaryIO
 import numpy as np
 import numpy.typing as npt
 
-from memory_sleep.sidecar.store import Store, Vectors, from_blobs
+from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.store import Vectors, from_blobs
 from memory_sleep.workspace.writer import atomic_write
 
 PREFIX = "sidecar-vectors"
@@ -58,7 +59,7 @@ class VectorIndex:
         )
 
     @classmethod
-    def from_store(cls, store: Store, dimensions: int) -> VectorIndex:
+    def from_store(cls, store: SidecarStore, dimensions: int) -> VectorIndex:
         ids, scopes, matrix = store.live_vectors(dimensions)
         names = sorted(set(scopes))
         lookup = {name: code for code, name in enumerate(names)}
@@ -67,7 +68,7 @@ class VectorIndex:
 
     @classmethod
     def load(
-        cls, store: Store, folder: Path | None, dimensions: int, current: VectorIndex | None = None
+        cls, store: SidecarStore, folder: Path | None, dimensions: int, current: VectorIndex | None = None
     ) -> VectorIndex:
         """The index for the store's current generation.
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from memory_sleep.sidecar.store import Store
+from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.sleepgate import state
 from memory_sleep.sleepgate.build import Build, pair_limit
@@ -57,7 +57,7 @@ def _positions(index: VectorIndex, ids: Ids) -> tuple[Positions, npt.NDArray[np.
 
 
 def _old_vectors(
-    store: Store, index: VectorIndex, ids: Ids, retired: dict[int, tuple[str, bytes]]
+    store: SidecarStore, index: VectorIndex, ids: Ids, retired: dict[int, tuple[str, bytes]]
 ) -> tuple[npt.NDArray[np.float32], Codes, npt.NDArray[np.bool_]]:
     """The embeddings `ids` had when they were counted (a re-embedded entry's old one, a removed
     entry's stored one), their scope codes, and which of them are known."""
@@ -77,7 +77,7 @@ def _old_vectors(
 
 
 def reconcile(
-    store: Store, build: Build, index: VectorIndex, threshold: float
+    store: SidecarStore, build: Build, index: VectorIndex, threshold: float
 ) -> tuple[Build, list[int], Ids]:
     """The build brought in step with the live index, the retired embeddings it consumed, and the
     ids that left it.
@@ -186,7 +186,7 @@ def _advance(build: Build, index: VectorIndex, threshold: float, deadline: float
     return positions
 
 
-def update(store: Store, index: VectorIndex, threshold: float) -> DensityResult:
+def update(store: SidecarStore, index: VectorIndex, threshold: float) -> DensityResult:
     """Bring the stored, finished counts up to the live index; only changed counts are written."""
     started = time.perf_counter()
     counted_ids, counted = state.density_counts(store)
@@ -213,7 +213,7 @@ def update(store: Store, index: VectorIndex, threshold: float) -> DensityResult:
 
 
 def rebuild(
-    store: Store,
+    store: SidecarStore,
     index: VectorIndex,
     threshold: float,
     embedder: str,
@@ -258,7 +258,7 @@ def rebuild(
     )
 
 
-def save(store: Store, result: DensityResult, threshold: float, embedder: str) -> None:
+def save(store: SidecarStore, result: DensityResult, threshold: float, embedder: str) -> None:
     """Write what `update` or `rebuild` computed (inside the caller's transaction): the finished
     counts (all of them after a rebuild), or the unfinished build to resume."""
     if result.build is not None:
@@ -278,12 +278,12 @@ def save(store: Store, result: DensityResult, threshold: float, embedder: str) -
     store.set_meta("density_embedder", embedder)
 
 
-def is_built(store: Store, threshold: float, embedder: str) -> bool:
+def is_built(store: SidecarStore, threshold: float, embedder: str) -> bool:
     return store.meta("density_threshold") == repr(threshold) and store.meta("density_embedder") == embedder
 
 
 def forget_rows(
-    store: Store,
+    store: SidecarStore,
     index: VectorIndex,
     rows: Positions,
     counts: Counts,

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memory_sleep.config import ForgettingConfig
-from memory_sleep.sidecar.store import Store
+from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.sleepgate import clusters, density, predictor, scoring, state
 
@@ -92,7 +92,7 @@ def new_pass_id(now: float) -> str:
 
 
 def run_pass(
-    store: Store,
+    store: SidecarStore,
     index: VectorIndex,
     config: ForgettingConfig,
     embedder: str,
@@ -166,7 +166,11 @@ def run_pass(
 
 
 def _scores(
-    store: Store, index: VectorIndex, counts: npt.NDArray[np.int64], config: ForgettingConfig, now: float
+    store: SidecarStore,
+    index: VectorIndex,
+    counts: npt.NDArray[np.int64],
+    config: ForgettingConfig,
+    now: float,
 ) -> scoring.Scores:
     signals = state.entry_signals(store)
     touched, accesses = signals.touched, signals.access_counts
@@ -177,7 +181,7 @@ def _scores(
 
 
 def _verdicts(
-    store: Store,
+    store: SidecarStore,
     index: VectorIndex,
     scores: scoring.Scores,
     listed: npt.NDArray[np.intp],
@@ -221,7 +225,7 @@ def _verdicts(
 
 
 def _density(
-    store: Store,
+    store: SidecarStore,
     index: VectorIndex,
     config: ForgettingConfig,
     embedder: str,
@@ -255,7 +259,7 @@ def _density(
     return result
 
 
-def _finish(store: Store, report: PassReport, now: float) -> PassReport:
+def _finish(store: SidecarStore, report: PassReport, now: float) -> PassReport:
     total = sum(report.seconds.values())
     log.debug(
         "sleepgate pass %s%s: %d entries, %d candidates, %d load-bearing, %d forgotten in %.2fs "

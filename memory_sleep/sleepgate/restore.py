@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memory_sleep.errors import MemorySleepError
-from memory_sleep.sidecar.store import Store
+from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sleepgate import state
 from memory_sleep.sleepgate.forget import REASON
 
@@ -18,7 +18,7 @@ class RestoreReport:
 
 
 def restore_entries(
-    store: Store,
+    store: SidecarStore,
     now: float,
     ids: Sequence[int] = (),
     pass_id: str | None = None,

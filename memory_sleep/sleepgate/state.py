@@ -3,7 +3,6 @@ log with embeddings, pass records and restores. The entries themselves change on
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,11 +10,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memory_sleep.sidecar.store import Store
+from memory_sleep.sidecar.boundary import Cursor, SidecarStore
 from memory_sleep.sleepgate.build import Build
 
 Ids = npt.NDArray[np.int64]
-_DAY_NOON = "CAST(strftime('%s', day) AS REAL) + 43200.0"
 
 
 @dataclass(frozen=True)
@@ -27,18 +25,32 @@ class EntrySignals:
     access_counts: npt.NDArray[np.int64]
 
 
-def entry_signals(store: Store) -> EntrySignals:
+def entry_signals(store: SidecarStore) -> EntrySignals:
     """When each live entry was last written, accessed or restored, and its access count."""
+    where, params = _in_namespace(store, "e.namespace")
     rows = store.db.execute(
-        f"SELECT e.id, max(coalesce({_DAY_NOON}, e.updated_at), coalesce(e.last_accessed_at, 0),"
-        " coalesce(r.restored_at, 0)), e.access_count FROM entries e"
-        " LEFT JOIN entry_restores r ON r.entry_id = e.id WHERE e.deleted_at IS NULL ORDER BY e.id"
+        f"SELECT e.id, coalesce({store.day_noon_sql}, e.updated_at), coalesce(e.last_accessed_at, 0),"
+        " coalesce(r.restored_at, 0), e.access_count FROM entries e"
+        f" LEFT JOIN entry_restores r ON r.entry_id = e.id WHERE e.deleted_at IS NULL{where} ORDER BY e.id",
+        params,
     )
-    columns = _columns(rows, 3, np.float64)
-    return EntrySignals(columns[:, 0].astype(np.int64), columns[:, 1], columns[:, 2].astype(np.int64))
+    columns = _columns(rows, 5, np.float64)
+    touched = columns[:, 1:4].max(axis=1)
+    return EntrySignals(columns[:, 0].astype(np.int64), touched, columns[:, 4].astype(np.int64))
 
 
-def _columns(cursor: sqlite3.Cursor, width: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
+def _in_namespace(store: SidecarStore, column: str = "namespace") -> tuple[str, tuple[str, ...]]:
+    """A WHERE clause's `AND column = ?` and its parameter when the store is one namespace of a
+    shared database (Postgres)."""
+    return ("", ()) if store.namespace is None else (f" AND {column} = ?", (store.namespace,))
+
+
+def _build_key(store: SidecarStore) -> tuple[str, object]:
+    """The unfinished density count's row: the only one (SQLite) or the namespace's (Postgres)."""
+    return ("id", 1) if store.namespace is None else ("namespace", store.namespace)
+
+
+def _columns(cursor: Cursor, width: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
     """A query's numeric rows as one array, read in slices (never a million Python tuples at once)."""
     parts = [np.zeros((0, width), dtype=dtype)]
     while rows := cursor.fetchmany(65_536):
@@ -46,20 +58,27 @@ def _columns(cursor: sqlite3.Cursor, width: int, dtype: type[np.generic]) -> npt
     return np.concatenate(parts)
 
 
-def density_counts(store: Store) -> tuple[Ids, npt.NDArray[np.int64]]:
+def density_counts(store: SidecarStore) -> tuple[Ids, npt.NDArray[np.int64]]:
     """(ids, neighbour counts) of every counted entry, ascending."""
-    table = _columns(
-        store.db.execute("SELECT entry_id, neighbours FROM entry_density ORDER BY entry_id"), 2, np.int64
-    )
+    if store.namespace is None:
+        rows = store.db.execute("SELECT entry_id, neighbours FROM entry_density ORDER BY entry_id")
+    else:
+        rows = store.db.execute(
+            "SELECT d.entry_id, d.neighbours FROM entry_density d JOIN entries e ON e.id = d.entry_id"
+            " WHERE e.namespace = ? ORDER BY d.entry_id",
+            (store.namespace,),
+        )
+    table = _columns(rows, 2, np.int64)
     return table[:, 0].copy(), table[:, 1].copy()
 
 
-def load_build(store: Store, threshold: float, embedder: str) -> Build | None:
+def load_build(store: SidecarStore, threshold: float, embedder: str) -> Build | None:
     """The saved unfinished density count for this threshold and embedder."""
+    column, key = _build_key(store)
     row = store.db.execute(
         "SELECT ids, counts, next_row, pair_firsts, pair_seconds FROM density_build"
-        " WHERE threshold = ? AND embedder = ?",
-        (threshold, embedder),
+        f" WHERE threshold = ? AND embedder = ? AND {column} = ?",
+        (threshold, embedder, key),
     ).fetchone()
     if row is None:
         return None
@@ -70,12 +89,17 @@ def load_build(store: Store, threshold: float, embedder: str) -> Build | None:
     return Build(ids, counts, int(row[2]), pairs)
 
 
-def save_build(store: Store, build: Build, threshold: float, embedder: str) -> None:
+def save_build(store: SidecarStore, build: Build, threshold: float, embedder: str) -> None:
     firsts, seconds = build.pairs if build.pairs is not None else (None, None)
+    column, key = _build_key(store)
     store.db.execute(
-        "INSERT OR REPLACE INTO density_build (id, threshold, embedder, next_row, ids, counts, pair_firsts,"
-        " pair_seconds) VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO density_build ({column}, threshold, embedder, next_row, ids, counts, pair_firsts,"
+        f" pair_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ({column}) DO UPDATE SET"
+        " threshold = excluded.threshold, embedder = excluded.embedder, next_row = excluded.next_row,"
+        " ids = excluded.ids, counts = excluded.counts, pair_firsts = excluded.pair_firsts,"
+        " pair_seconds = excluded.pair_seconds",
         (
+            key,
             threshold,
             embedder,
             build.next_row,
@@ -95,21 +119,23 @@ def _blob(values: npt.NDArray[np.int64]) -> bytes:
     return values.astype("<i8").tobytes()
 
 
-def discard_build(store: Store) -> None:
-    store.db.execute("DELETE FROM density_build")
+def discard_build(store: SidecarStore) -> None:
+    column, key = _build_key(store)
+    store.db.execute(f"DELETE FROM density_build WHERE {column} = ?", (key,))
 
 
-def retired_embeddings(store: Store) -> dict[int, tuple[str, bytes]]:
+def retired_embeddings(store: SidecarStore) -> dict[int, tuple[str, bytes]]:
     """The embedding each changed entry had when it was last counted, with its scope."""
+    where, params = _in_namespace(store)
     return {
         int(entry_id): (scope, blob)
         for entry_id, scope, blob in store.db.execute(
-            "SELECT entry_id, scope, embedding FROM density_retired"
+            f"SELECT entry_id, scope, embedding FROM density_retired WHERE 1 = 1{where}", params
         )
     }
 
 
-def stored_embeddings(store: Store, ids: Sequence[int]) -> dict[int, tuple[str, bytes]]:
+def stored_embeddings(store: SidecarStore, ids: Sequence[int]) -> dict[int, tuple[str, bytes]]:
     """Scope and embedding of entries by id, deleted or not (soft-deleted entries keep theirs)."""
     found: dict[int, tuple[str, bytes]] = {}
     for start in range(0, len(ids), 500):
@@ -123,7 +149,7 @@ def stored_embeddings(store: Store, ids: Sequence[int]) -> dict[int, tuple[str, 
 
 
 def write_density(
-    store: Store,
+    store: SidecarStore,
     set_counts: Iterable[tuple[int, int]],
     drop: Sequence[int],
     retired: Sequence[int],
@@ -141,8 +167,9 @@ def write_density(
     store.db.executemany("DELETE FROM density_retired WHERE entry_id = ?", [(int(i),) for i in retired])
 
 
-def clear_retired(store: Store) -> None:
-    store.db.execute("DELETE FROM density_retired")
+def clear_retired(store: SidecarStore) -> None:
+    where, params = _in_namespace(store)
+    store.db.execute(f"DELETE FROM density_retired WHERE 1 = 1{where}", params)
 
 
 @dataclass(frozen=True)
@@ -156,14 +183,15 @@ class LoggedQuery:
     served: list[int]
 
 
-def logged_queries(store: Store, limit: int, embedder: str, dimensions: int) -> list[LoggedQuery]:
+def logged_queries(store: SidecarStore, limit: int, embedder: str, dimensions: int) -> list[LoggedQuery]:
     """The last `limit` recalls embedded by `embedder`, newest first, with the ids they served."""
     if limit <= 0:
         return []
+    where, params = _in_namespace(store)
     rows = store.db.execute(
         "SELECT id, scope, k, embedding FROM queries WHERE embedder = ? AND embedding IS NOT NULL"
-        " ORDER BY id DESC LIMIT ?",
-        (embedder, limit),
+        f"{where} ORDER BY id DESC LIMIT ?",
+        (embedder, *params, limit),
     ).fetchall()
     served: dict[int, list[int]] = {int(row[0]): [] for row in rows}
     if rows:
@@ -181,23 +209,27 @@ def logged_queries(store: Store, limit: int, embedder: str, dimensions: int) -> 
     return queries
 
 
-def last_pass_at(store: Store) -> float | None:
+def last_pass_at(store: SidecarStore) -> float | None:
     """When the last real (not dry-run) pass started, skipped or not."""
-    row = store.db.execute("SELECT max(started_at) FROM forgetting_passes WHERE dry_run = 0").fetchone()
+    where, params = _in_namespace(store)
+    row = store.db.execute(
+        f"SELECT max(started_at) FROM forgetting_passes WHERE dry_run = 0{where}", params
+    ).fetchone()
     return None if row[0] is None else float(row[0])
 
 
 def record_pass(
-    store: Store,
+    store: SidecarStore,
     pass_id: str,
     started_at: float,
     seconds: float,
     counts: dict[str, int],
     skipped: str | None,
 ) -> None:
+    scoped = "" if store.namespace is None else ", namespace"
     store.db.execute(
-        "INSERT INTO forgetting_passes (id, started_at, seconds, dry_run, entries, candidates, load_bearing,"
-        " forgotten, skipped) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)",
+        f"INSERT INTO forgetting_passes (id, started_at, seconds, dry_run, entries, candidates, load_bearing,"
+        f" forgotten, skipped{scoped}) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?{', ?' if scoped else ''})",
         (
             pass_id,
             started_at,
@@ -207,11 +239,12 @@ def record_pass(
             counts.get("loadBearing", 0),
             counts.get("forgotten", 0),
             skipped,
+            *([] if store.namespace is None else [store.namespace]),
         ),
     )
 
 
-def note_restores(store: Store, ids: Sequence[int], now: float) -> None:
+def note_restores(store: SidecarStore, ids: Sequence[int], now: float) -> None:
     store.db.executemany(
         "INSERT INTO entry_restores (entry_id, restored_at) VALUES (?, ?)"
         " ON CONFLICT (entry_id) DO UPDATE SET restored_at = excluded.restored_at",
@@ -220,18 +253,19 @@ def note_restores(store: Store, ids: Sequence[int], now: float) -> None:
 
 
 def forgotten_ids(
-    store: Store, ids: Sequence[int] = (), pass_id: str | None = None, since: float | None = None
+    store: SidecarStore, ids: Sequence[int] = (), pass_id: str | None = None, since: float | None = None
 ) -> list[tuple[int, str | None]]:
     """(id, deleted_reason) of the entries a restore names: by id, by pass, or forgotten since a time."""
-    db: sqlite3.Connection = store.db
+    db = store.db
     if pass_id is not None:
         query = "SELECT id, deleted_reason FROM entries WHERE deleted_pass = ? AND deleted_at IS NOT NULL"
         return [(int(i), r) for i, r in db.execute(query + " ORDER BY id", (pass_id,))]
     if since is not None:
+        where, params = _in_namespace(store)
         query = (
             "SELECT id, deleted_reason FROM entries WHERE deleted_reason = 'forgotten' AND deleted_at >= ?"
         )
-        return [(int(i), r) for i, r in db.execute(query + " ORDER BY id", (since,))]
+        return [(int(i), r) for i, r in db.execute(query + where + " ORDER BY id", (since, *params))]
     found = store.fetch(ids)
     return [
         (i, found[i].deleted_reason if i in found and found[i].deleted_at else None)
@@ -240,19 +274,29 @@ def forgotten_ids(
     ]
 
 
-def pass_exists(store: Store, pass_id: str) -> bool:
+def pass_exists(store: SidecarStore, pass_id: str) -> bool:
     return store.db.execute("SELECT 1 FROM forgetting_passes WHERE id = ?", (pass_id,)).fetchone() is not None
 
 
-def status(store: Store) -> dict[str, object]:
+def status(store: SidecarStore) -> dict[str, object]:
     """For `stats`: the last real pass, and how far the density counts are (counted, or a build's
     share of pairs done, or none yet)."""
+    where, params = _in_namespace(store)
     last = store.db.execute(
         "SELECT id, started_at, forgotten, load_bearing, skipped FROM forgetting_passes WHERE dry_run = 0"
-        " ORDER BY started_at DESC LIMIT 1"
+        f"{where} ORDER BY started_at DESC LIMIT 1",
+        params,
     ).fetchone()
-    build = store.db.execute("SELECT next_row, length(ids) / 8 FROM density_build").fetchone()
-    counted = store.db.execute("SELECT count(*) FROM entry_density").fetchone()[0]
+    column, key = _build_key(store)
+    build = store.db.execute(
+        f"SELECT next_row, length(ids) / 8 FROM density_build WHERE {column} = ?", (key,)
+    ).fetchone()
+    counted = store.db.execute(
+        "SELECT count(*) FROM entry_density"
+        if store.namespace is None
+        else "SELECT count(*) FROM entry_density d JOIN entries e ON e.id = d.entry_id WHERE e.namespace = ?",
+        params,
+    ).fetchone()[0]
     if build is not None and build[1]:
         density: dict[str, object] = {"state": "building", "progress": 1 - (1 - build[0] / build[1]) ** 2}
     elif counted:

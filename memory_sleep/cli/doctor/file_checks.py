@@ -144,6 +144,9 @@ def sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
     if not config.sidecar.enabled:
         yield Check("sidecar", "ok", "disabled ([sidecar] enabled = false)")
         return
+    if config.sidecar.store == "postgres":
+        yield from _postgres(config)
+        return
     path = workspace.state_dir / DB_NAME
     if not path.exists():
         yield Check(
@@ -186,3 +189,19 @@ def sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
             f"built with {stored}, configured embedder is {config.sidecar.embedder}",
             "the next index or recall re-embeds every entry",
         )
+
+
+def _postgres(config: Config) -> Iterator[Check]:
+    from memory_sleep.sidecar.pg.connect import resolve_dsn
+    from memory_sleep.sidecar.pg.health import findings
+
+    try:
+        dsn = resolve_dsn(config.sidecar.dsn)
+    except MemorySleepError as error:
+        yield Check("sidecar", "fail", str(error))
+        return
+    from memory_sleep.sidecar.embed import build_embedder
+
+    dimensions = config.sidecar.dimensions or build_embedder(config.sidecar).dimensions
+    for level, message, fix in findings(dsn, dimensions):
+        yield Check("sidecar", level, message, fix)  # type: ignore[arg-type]
