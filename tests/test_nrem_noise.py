@@ -35,3 +35,14 @@ def test_routine_noise_is_recorded_and_counted_not_held(tmp_path: Path) -> None:
     heartbeats = [r for r in records.values() if r.discard_reason in ("heartbeat", "routine")]
     assert len(heartbeats) == 40 and result.noise_discarded == 40
     assert [(c.verdict, i.line_start) for i, c in result.classified] == [("KEEP", 45)]
+
+
+def test_the_shape_of_a_pasted_megabyte_line_is_read_from_its_start() -> None:
+    """Masking used to backtrack over a long run with no digit in it, quadratically: a 1 MB line held a
+    run for many minutes (the slow test_a_one_megabyte_line_is_read_and_bounded). Only the start of a
+    line makes its shape."""
+    from memory_sleep.engines.recurrence import SHAPE_CHARS, key_shape, line_shape
+
+    long_line = "- Decided: " + "x" * 1_000_000
+    assert line_shape(long_line) == line_shape(long_line[:SHAPE_CHARS] + "y" * 10)
+    assert key_shape(long_line) is None

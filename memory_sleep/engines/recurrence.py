@@ -20,6 +20,7 @@ ROUTINE_DAYS = 4
 KEY_WINDOW_DAYS = 30  # a reading is routine when its key comes on KEY_ROUTINE_DAYS of the last 30 days
 KEY_ROUTINE_DAYS = 3
 ROUTINE_IN_ONE_NOTE = 3  # ... or this many times in one day's notes
+SHAPE_CHARS = 400  # a shape is read from a line's start: masking a pasted 1 MB line must stay cheap
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _INLINE_MARKUP = re.compile(r"[*_`~#>|]")
@@ -31,7 +32,7 @@ _KEY = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s+(\S.*)")
 
 
 def _masked(line: str) -> str:
-    text = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line.lower()))
+    text = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line[:SHAPE_CHARS].lower()))
     text = _HEX.sub("#", _HAS_DIGIT.sub("#", text))
     return _LEADING_MASKS.sub("", _SPACE.sub(" ", text).strip())  # a timestamp before the line
 
