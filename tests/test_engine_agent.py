@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 from mcp import Client
 
@@ -78,6 +79,7 @@ def agent_rounds(folder: Path, answer_first: bool = False) -> list[Result]:
     return results
 
 
+@pytest.mark.slow  # whole rounds over the fixture workspace, about 4 s each
 def test_the_cli_loop_gives_the_files_the_same_decisions_give_through_a_model(
     fixture_workspace: Path, tmp_path: Path
 ) -> None:
@@ -131,6 +133,7 @@ def _kinds(output: str) -> dict[str, int]:
     return {name: names.count(name) for name in dict.fromkeys(names)}
 
 
+@pytest.mark.slow  # whole rounds over the fixture workspace, about 4 s each
 def test_invalid_answers_come_back_with_what_to_fix_and_a_second_answer_is_taken(
     fixture_workspace: Path,
 ) -> None:
@@ -187,6 +190,7 @@ def test_invalid_answers_come_back_with_what_to_fix_and_a_second_answer_is_taken
     )
 
 
+@pytest.mark.slow  # whole rounds over the fixture workspace, about 4 s each
 def test_the_mcp_loop_gives_the_same_files(fixture_workspace: Path, tmp_path: Path) -> None:
     reference = tmp_path / "reference"
     shutil.copytree(fixture_workspace, reference)
