@@ -80,6 +80,25 @@ class NewEntry:
     tokens: str
     discarded: bool = False
 
+    def columns(self, now: float) -> tuple[object, ...]:
+        """Its values in both stores' column order, source_key to expires_at (written `now`)."""
+        return (
+            self.source_key,
+            self.source_path,
+            self.kind,
+            self.line_start,
+            self.line_end,
+            self.context,
+            self.text,
+            self.content_hash,
+            self.day,
+            self.scope,
+            self.importance,
+            now,
+            now,
+            self.expires_at,
+        )
+
 
 def to_blob(vector: npt.NDArray[np.float32]) -> bytes:
     return np.ascontiguousarray(vector, dtype="<f4").tobytes()
