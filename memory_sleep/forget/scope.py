@@ -23,9 +23,9 @@ from pathlib import Path
 from memory_sleep.config import Config, load_config
 from memory_sleep.cycle.memory_loss import LAST_RUN_COPY
 from memory_sleep.errors import MemorySleepError
-from memory_sleep.forget.attribution import ScopeText
 from memory_sleep.forget.report import ErasureReport, logged, needles, traces
 from memory_sleep.forget.scrub import Scrubber
+from memory_sleep.sidecar.attribution import ScopeText
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder
 from memory_sleep.sidecar.recall import Clock, open_sidecar

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 
 from memory_sleep.cycle.memory_loss import LAST_RUN_COPY
-from memory_sleep.forget.attribution import ScopeText
+from memory_sleep.sidecar.attribution import ScopeText
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument, ProjectBlock
 from memory_sleep.workspace.state import WorkspaceState, dump

@@ -99,6 +99,10 @@ class SidecarStore(Protocol):
         """(id, scope, kind, text, deleted_at) of every entry, live or not, in id order."""
         ...
 
+    def note_texts_outside(self, scope: str) -> list[tuple[str, str]]:
+        """(scope, text) of every note item whose note names a scope other than `scope`."""
+        ...
+
     def soft_deleted_before(self, moment: float) -> list[int]: ...
     def queries_to_forget(self, scope: str | None, ids: Sequence[int]) -> list[int]:
         """The logged queries asked in `scope`, or that returned any of `ids`."""

@@ -25,6 +25,12 @@ class Erasure(EntryWrites):
             )
         )
 
+    def note_texts_outside(self, scope: str) -> list[tuple[str, str]]:
+        """(scope, text) of every note item whose note names a scope other than `scope`."""
+        return list(
+            self.db.execute("SELECT scope, text FROM entries WHERE kind = 'note' AND scope != ?", (scope,))
+        )
+
     def soft_deleted_before(self, moment: float) -> list[int]:
         """Ids of the entries soft-deleted before `moment` (Unix seconds)."""
         return [

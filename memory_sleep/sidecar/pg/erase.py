@@ -32,6 +32,14 @@ class PgErasure(PgWrites):
             )
         )
 
+    def note_texts_outside(self, scope: str) -> list[tuple[str, str]]:
+        return list(
+            self.db.execute(
+                "SELECT scope, text FROM entries WHERE namespace = ? AND kind = 'note' AND scope != ?",
+                (self._namespace, scope),
+            )
+        )
+
     def soft_deleted_before(self, moment: float) -> list[int]:
         return [
             int(entry_id)
