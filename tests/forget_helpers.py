@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from memory_sleep.config import Config, SidecarConfig
 
-from .conftest import FIXTURE_TODAY, run_offline
+from .conftest import FIXTURE_TODAY, FIXTURE_WORKSPACE, run_offline
 
 OFFLINE = Config(sidecar=SidecarConfig(embedder="offline"))
 # words that appear nowhere but in alice's notes
@@ -42,19 +45,32 @@ scope: bob
 """
 
 
-def two_scope_workspace(folder: Path) -> Path:
+def two_scope_workspace(folder: Path, config: Config = OFFLINE) -> Path:
     """The fixture workspace (copied to `folder`) with alice's and bob's notes, the offline embedder,
     and two runs: the second one's snapshot holds MEMORY.md with alice's entries in it."""
     (folder / "memory-sleep.toml").write_text('[sidecar]\nembedder = "offline"\n', encoding="utf-8")
     for name, text in ALICE_NOTES.items():
         (folder / "memory" / name).write_text(text, encoding="utf-8")
     (folder / "memory" / "2026-11-12-bob.md").write_text(BOB_NOTE, encoding="utf-8")
-    run_offline(folder, config=OFFLINE)
+    run_offline(folder, config=config)
     (folder / "memory" / "2026-11-25.md").write_text(
         "# 2026-11-25\n- Decided: the Atlas cutover dry run happens on 2026-12-01.\n", encoding="utf-8"
     )
-    run_offline(folder, date(2026, 11, 26), config=OFFLINE)
+    run_offline(folder, date(2026, 11, 26), config=config)
     return folder
+
+
+@pytest.fixture(scope="session")
+def built_two_scopes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("two-scopes") / "workspace"
+    shutil.copytree(FIXTURE_WORKSPACE, folder)
+    return two_scope_workspace(folder)
+
+
+@pytest.fixture
+def workspace(built_two_scopes: Path, tmp_path: Path) -> Path:
+    """A private copy of the two-scope workspace, built once per session."""
+    return Path(shutil.copytree(built_two_scopes, tmp_path / "workspace"))
 
 
 def holding(folder: Path, words: tuple[str, ...] = ALICE_WORDS) -> dict[str, list[str]]:

@@ -14,12 +14,7 @@ from memory_sleep.forget import ForgetError, forget_scope
 from memory_sleep.workspace.writer import SafeWriter
 
 from .conftest import snapshot_tree
-from .forget_helpers import ALICE_WORDS, SHARED, erasures, holding, two_scope_workspace
-
-
-@pytest.fixture
-def workspace(fixture_workspace: Path) -> Path:
-    return two_scope_workspace(fixture_workspace)
+from .forget_helpers import ALICE_WORDS, SHARED, erasures, holding
 
 
 def _cli(*args: str) -> tuple[int, str]:

@@ -19,13 +19,8 @@ from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.remember import remember
 
 from .conftest import FIXTURE_TODAY
-from .forget_helpers import ALICE_WORDS, holding, two_scope_workspace
+from .forget_helpers import ALICE_WORDS, holding
 from .test_mcp import payload
-
-
-@pytest.fixture
-def workspace(fixture_workspace: Path) -> Path:
-    return two_scope_workspace(fixture_workspace)
 
 
 def _json(*args: str) -> object:
