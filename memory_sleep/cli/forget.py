@@ -9,11 +9,14 @@ import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from memory_sleep.cli.main import CONTEXT, TODAY_OPTION, WORKSPACE_ARG, _handle_errors, clock_for, main
-from memory_sleep.forget.report import ErasureReport
+
+if TYPE_CHECKING:
+    from memory_sleep.forget.report import ErasureReport
 
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)([dwh]?)$")
 _DAYS = {"d": 1.0, "": 1.0, "w": 7.0, "h": 1 / 24}
