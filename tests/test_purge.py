@@ -53,8 +53,7 @@ def test_purge_dry_run_counts_only_what_is_old_enough(fixture_workspace: Path) -
     report = json.loads(output)
     assert report["removed"]["sidecar_entries"] == 1
     assert report["warnings"] == [
-        "1 soft-deleted entries kept: their items are still in their files, so purged they would be "
-        "indexed again, live"
+        "1 soft-deleted entry kept: its item is still in its file, so purged it would be indexed again, live"
     ]
     assert snapshot_tree(folder, skip_state=False).keys() == before.keys()
     assert holding(folder, ("Wibblefrost",)) == {"memory/.sleep/sidecar.db": ["Wibblefrost"]}
@@ -69,7 +68,7 @@ def test_purge_leaves_no_byte_of_what_it_deletes(fixture_workspace: Path) -> Non
     code, output = _purge(folder, "--today", "2027-03-10", "--yes")
 
     assert code == 0, output
-    assert output.startswith("Removed for good, entries soft-deleted over 90 days ago: 1 sidecar entries")
+    assert output.startswith("Removed for good, entries soft-deleted over 90 days ago: 1 sidecar entry")
     assert holding(folder, ("Wibblefrost", "Ottoline")) == {}  # db, WAL, vector caches, everything
     wal = folder / "memory" / ".sleep" / "sidecar.db-wal"
     assert not wal.exists() or wal.stat().st_size == 0

@@ -21,6 +21,7 @@ from memory_sleep.sidecar.embed import Embedder
 from memory_sleep.sidecar.recall import Clock, open_sidecar
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.sidecar.sources import SourceReadError, decode, noise_ids, read_items, source_files
+from memory_sleep.text import counted
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.writer import SafeWriter, sha256
 
@@ -56,9 +57,15 @@ def purge(
         caches = [path for path in _caches(workspace) if path.name.startswith("sidecar-vectors")]
         report.removed = {"sidecar_entries": len(ids), "cache_files": len(caches) if ids else 0}
         if held:
+            one = len(held) == 1
             report.warnings.append(
-                f"{len(held)} soft-deleted entries kept: their items are still in their files, so purged they "
-                "would be indexed again, live"
+                f"{counted(len(held), 'soft-deleted entry', 'soft-deleted entries')} kept: "
+                + (
+                    "its item is still in its file, so purged it"
+                    if one
+                    else "their items are still in their files, so purged they"
+                )
+                + " would be indexed again, live"
             )
         if dry_run or not ids:
             return report

@@ -15,6 +15,13 @@ from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.writer import FileChange
 
 _MARKER = re.compile(r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?")
+_NOUNS = {
+    "notes": ("note", "notes"),
+    "entries_and_lines": ("entry or line", "entries and lines"),
+    "sidecar_entries": ("sidecar entry", "sidecar entries"),
+    "logged_queries": ("logged query", "logged queries"),
+    "cache_files": ("cache file", "cache files"),
+}
 MIN_TRACE = 12  # characters: shorter lines ("## Actions") are not the scope's own text
 
 
@@ -53,9 +60,7 @@ class ErasureReport:
             if self.scope
             else f"entries soft-deleted over {self.older_than_days:g} days ago"
         )
-        counts = ", ".join(
-            f"{number} {kind.replace('_', ' ')}" for kind, number in self.removed.items() if number
-        )
+        counts = ", ".join(counted(number, *_NOUNS[kind]) for kind, number in self.removed.items() if number)
         lines = [f"{verb} for good, {what}: {counts or 'nothing'}."]
         for path, number in self.files.items():
             lines.append(
