@@ -101,3 +101,19 @@ def test_forget_scope_from_python_reports_each_file(workspace: Path) -> None:
     assert report.traces == []
     assert holding(workspace, ("Halvorsen",)) == {}
     assert holding(workspace, ALICE_WORDS)  # alice's text is untouched
+
+
+def test_a_forget_stopped_half_way_is_finished_by_running_it_again(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def killed(self: SafeWriter, changes: object) -> None:
+        raise OSError("killed before the files were written")
+
+    monkeypatch.setattr(SafeWriter, "erase", killed)
+    with pytest.raises(OSError):
+        forget_scope(workspace, "alice")
+    assert "memory/2026-11-10-ledger.md" in holding(workspace)  # the notes are still there
+    monkeypatch.undo()
+    report = forget_scope(workspace, "alice")
+    assert report.removed["notes"] == 2 and report.traces == []
+    assert holding(workspace) == {}

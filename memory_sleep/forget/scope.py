@@ -7,8 +7,8 @@ rows, vectors, full-text terms and logged queries, then is VACUUMed with its WAL
 cache, the agent's pending requests and the vector caches are deleted. The run is logged in
 sleep-log.json as counts. Nothing here is undoable: that is what the user asked for.
 
-Safe to rerun: a run stopped half-way is finished by the next, since what is left still names the
-scope or says what its notes said.
+Safe to rerun: the sidecar, caches and snapshots are cleaned first and the scope's notes deleted
+last, so a run stopped half-way leaves the notes, and the next run finds the scope and finishes.
 """
 
 from __future__ import annotations
@@ -109,15 +109,16 @@ def forget_scope(
         report.snapshots = writer.scrub_snapshots(scrub, rehashed, dry_run=True)
         if dry_run:
             return report
-        writer.scrub_snapshots(scrub, rehashed)
-        writer.erase([*changes, *([log] if log else [])])
+        # the derived copies first, the notes last: until they go, a rerun finds the scope again
         sidecar.store.hard_delete(ids, queries)
         for path in caches:
             path.unlink(missing_ok=True)
-        sidecar.index()
-        problem = sidecar.store.reclaim()
-        if problem:
-            report.warnings.append(problem)
+        problems = [sidecar.store.reclaim()]
+        writer.scrub_snapshots(scrub, rehashed)
+        writer.erase([*([log] if log else []), *changes])
+        sidecar.index()  # the scrubbed files as they are now; the WAL is emptied again after it
+        problems.append(sidecar.store.reclaim())
+        report.warnings.extend(dict.fromkeys(problem for problem in problems if problem))
     report.traces = traces(
         workspace.root, needles(line for note in mine for line in note.lines if text.owns(line))
     )
