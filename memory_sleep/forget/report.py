@@ -75,7 +75,8 @@ class ErasureReport:
                 + ", ".join(self.snapshots)
             )
         if self.dry_run:
-            lines.append("Nothing was changed. Run again with --yes to delete; this cannot be undone.")
+            again = " Run again with --yes to delete; this cannot be undone." if counts else ""
+            lines.append(f"Nothing was changed.{again}")
         elif self.traces:
             lines.append(f"Still found in: {', '.join(self.traces)}.")
         else:
