@@ -261,6 +261,11 @@ def _new_entry(source: SourceFile, item: SourceItem, default_scope: str) -> NewE
 def _derived_scopes(store: SidecarStore, plans: Sequence[_SourcePlan], default_scope: str) -> None:
     """A MEMORY.md entry, weekly line or archive record that came from the notes of one scope other
     than the default takes that scope, so that `recall --scope` and `stats` count it with them."""
+    derived = any(
+        entry.kind != "note" for plan in plans for entry in [*plan.inserts, *(e for _, e in plan.rewrites)]
+    )
+    if not derived:  # a nightly pass over new notes only: nothing to read
+        return
     texts: defaultdict[str, list[str]] = defaultdict(list)
     for scope, text in store.note_texts_outside(default_scope):
         texts[scope].append(text)
