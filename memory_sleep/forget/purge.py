@@ -16,7 +16,7 @@ from pathlib import Path
 
 from memory_sleep.config import Config, load_config
 from memory_sleep.forget.report import ErasureReport, logged, needles, traces
-from memory_sleep.forget.scope import ForgetError, _caches, _read, _scan, locked
+from memory_sleep.forget.scope import ForgetError, derived_caches, locked, read_file, scan_rows
 from memory_sleep.sidecar.embed import Embedder
 from memory_sleep.sidecar.recall import Clock, open_sidecar
 from memory_sleep.sidecar.rows import EntryRow
@@ -54,7 +54,7 @@ def purge(
         rows = store.fetch(store.soft_deleted_before(moment - older_than_days * DAY))
         held = _still_in_their_file(workspace, rows.values(), settings.max_note_bytes)
         ids = sorted(entry_id for entry_id in rows if entry_id not in held)
-        caches = [path for path in _caches(workspace) if path.name.startswith("sidecar-vectors")]
+        caches = [path for path in derived_caches(workspace) if path.name.startswith("sidecar-vectors")]
         report.removed = {"sidecar_entries": len(ids), "cache_files": len(caches) if ids else 0}
         if held:
             one = len(held) == 1
@@ -69,17 +69,17 @@ def purge(
             )
         if dry_run or not ids:
             return report
-        log = logged(_SLEEP_LOG, _read(workspace, _SLEEP_LOG), report, moment, settings.history_runs)
+        log = logged(_SLEEP_LOG, read_file(workspace, _SLEEP_LOG), report, moment, settings.history_runs)
         store.hard_delete(ids, [])
         for path in caches:
             path.unlink(missing_ok=True)
         problem = store.reclaim()
         if problem:
             report.warnings.append(problem)
-        kept = "\n".join(row[3] for row in _scan(store))
+        kept = "\n".join(row[3] for row in scan_rows(store))
     if log is not None:
         writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=settings.keep_snapshots)
-        before = sha256(_read(workspace, _SLEEP_LOG) or b"")
+        before = sha256(read_file(workspace, _SLEEP_LOG) or b"")
         writer.erase([log])
         # the log's new hash, so that undo does not take the record for a person's edit
         writer.scrub_snapshots(lambda _path, data: data, {before: sha256(log.content or b"")})

@@ -77,7 +77,7 @@ def forget_scope(
             sidecar.store.require_writable()
             sidecar.index()  # every note of the scope is in the sidecar, as it is now
         notes = _notes(workspace, settings.sidecar.scope)
-        rows = list(_scan(sidecar.store))
+        rows = list(scan_rows(sidecar.store))
         text = _scope_text(scope, notes, rows)
         if not text.own:
             known = sorted({row[1] for row in rows} | {note.scope for note in notes})
@@ -91,7 +91,7 @@ def forget_scope(
         changes, rehashed = _scrubbed_files(workspace, scrub, report)
         ids = [row[0] for row in rows if row[1] == scope or text.owns(row[3])]
         queries = sidecar.store.queries_to_forget(scope, ids)
-        caches = _caches(workspace)
+        caches = derived_caches(workspace)
         report.removed = {
             "notes": len(mine),
             "entries_and_lines": sum(n for path, n in report.files.items() if n > 0),
@@ -100,11 +100,11 @@ def forget_scope(
             "cache_files": len(caches),
         }
         moment = clock()
-        log = logged(_SLEEP_LOG, _read(workspace, _SLEEP_LOG), report, moment, settings.history_runs)
+        log = logged(_SLEEP_LOG, read_file(workspace, _SLEEP_LOG), report, moment, settings.history_runs)
         writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=settings.keep_snapshots)
         if log is not None:
             changes = [change for change in changes if change.path != _SLEEP_LOG]
-            before = _read(workspace, _SLEEP_LOG)
+            before = read_file(workspace, _SLEEP_LOG)
             rehashed[sha256(before or b"")] = sha256(log.content or b"")
         report.snapshots = writer.scrub_snapshots(scrub, rehashed, dry_run=True)
         if dry_run:
@@ -162,7 +162,7 @@ def _notes(workspace: Workspace, default_scope: str) -> list[_Note]:
     return found
 
 
-def _scan(store: SidecarStore) -> Iterator[Row]:
+def scan_rows(store: SidecarStore) -> Iterator[Row]:
     after = 0
     while rows := store.scan_entries(after, 10_000):
         yield from rows
@@ -199,7 +199,7 @@ def _scrubbed_files(
     changes = []
     rehashed: dict[str, str | None] = {}
     for path in paths:
-        data = _read(workspace, path)
+        data = read_file(workspace, path)
         if data is None:
             continue
         after, count = scrub.scrub(path, data)
@@ -210,14 +210,14 @@ def _scrubbed_files(
     return changes, rehashed
 
 
-def _read(workspace: Workspace, path: str) -> bytes | None:
+def read_file(workspace: Workspace, path: str) -> bytes | None:
     try:
         return (workspace.root / path).read_bytes()
     except (FileNotFoundError, IsADirectoryError):
         return None
 
 
-def _caches(workspace: Workspace) -> list[Path]:
+def derived_caches(workspace: Workspace) -> list[Path]:
     """The response cache, the agent's requests and answers, and the vector matrices: derived, and
     holding prompts, answers or vectors of the scope's text."""
     state = workspace.state_dir
