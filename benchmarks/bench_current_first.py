@@ -8,7 +8,8 @@ configured default embedder (what `memory-sleep recall` uses), and asked about i
 first statement, values taken out. Scored per generator half (benchmarks/TEST-HALF.md): `test`, the
 wordings no rule was tuned on, and `all`. Per question: the first result stating any of its values states the current one
 ("current first"); no result in the top 5 states only an old value without its status ("old
-unmarked"); the current value is in the top 5 (recall@5). Recall@5 on benchmarks/data/recall_queries.json
+unmarked"); the current value is in the top 5 (recall@5). The same on the labelled real dev notes'
+questions that have a `current` value (benchmarks/realnotes/labels). Recall@5 on benchmarks/data/recall_queries.json
 is measured on fixtures/workspace after one run. Times: `memory-sleep recall` as a whole process
 (median of 10) and in-process search (median of 50) on that workspace and on a synthetic one of
 `--large` entries (100,000), with the machine's load average: it is shared, so compare ratios.
@@ -40,12 +41,15 @@ from workspace_gen.truth import GroundTruth, KeyedTruth  # noqa: E402
 from memory_sleep.config import Config  # noqa: E402
 from memory_sleep.cycle.runner import RunOptions, run_cycle  # noqa: E402
 from memory_sleep.engines.offline import offline_engine  # noqa: E402
+from memory_sleep.models import NoteItem  # noqa: E402
 from memory_sleep.sidecar.embed import build_embedder  # noqa: E402
 from memory_sleep.sidecar.recall import open_sidecar  # noqa: E402
+from memory_sleep.sidecar.search import Hit  # noqa: E402
 from memory_sleep.text import normalize  # noqa: E402
 from memory_sleep.workspace.layout import Workspace  # noqa: E402
 
 FIXTURE = REPO / "fixtures" / "workspace"
+REALNOTES = REPO / "benchmarks" / "realnotes"
 QUERIES = REPO / "benchmarks" / "data" / "recall_queries.json"
 
 
@@ -94,6 +98,66 @@ def changed_facts(days: int, seed: int, half: Half, scratch: Path) -> dict[str, 
         "old value unmarked": unmarked / total,
         "current in top 5": found / total,
     }
+
+
+def real_notes(scratch: Path) -> dict[str, float]:
+    """The labelled real notes' questions whose answer changed (those with a `current` value): each
+    workspace is run once as score_realnotes.py runs it, then asked. An answer is a hit on an answer
+    line (or a MEMORY.md entry saying the same, as score_realnotes.py counts it) or stating the current
+    value; an old one is a hit on the item a label says an answer supersedes."""
+    from realscore.labels import NoteItems, load_labels
+    from realscore.runs import first_morning, fresh_copy, run_cli
+
+    asked = first = unmarked = found = 0
+    for labels_file in sorted((REALNOTES / "labels").glob("*.json")):
+        labels = load_labels(labels_file)
+        items = NoteItems(REALNOTES / labels.workspace)
+        folder = fresh_copy(REALNOTES / labels.workspace, scratch / labels.workspace)
+        today = first_morning(folder)
+        run_cli(folder, today)
+        replaced = {(label.file, label.line): label.supersedes for label in labels.items if label.supersedes}
+        now = datetime.combine(today, datetime.min.time(), UTC).timestamp() + 32_400
+        with open_sidecar(folder, clock=lambda: now) as sidecar:  # noqa: B023 (used inside the loop)
+            sidecar.index()
+            for question in (q for q in labels.questions if q.current):
+                places = [(file, int(line)) for file, line in (a.rsplit(":", 1) for a in question.answers)]
+                answers = [items.at(file, line) for file, line in places]
+                olds = [
+                    items.find(old.file, old.line, old.prefix)
+                    for place in places
+                    if (old := replaced.get(place)) is not None
+                ]
+
+                hits = sidecar.search(question.question, k=5)
+                right = [_answers(hit, question.current or "", answers) for hit in hits]
+                old_hits = [h for h, ok in zip(hits, right, strict=True) if not ok and _holds_any(h, olds)]
+                stating = [ok for h, ok in zip(hits, right, strict=True) if ok or h in old_hits]
+                asked += 1
+                first += int(bool(stating) and stating[0])
+                unmarked += int(any(h.status is None for h in old_hits))
+                found += int(any(right))
+    total = max(1, asked)
+    return {
+        "questions (real notes)": asked,
+        "current first (real notes)": first / total,
+        "old value unmarked (real notes)": unmarked / total,
+        "current in top 5 (real notes)": found / total,
+    }
+
+
+def _holds_any(hit: Hit, items: list[NoteItem]) -> bool:
+    """The hit is one of these note items, or a MEMORY.md entry saying the same (score_realnotes.py)."""
+    from realscore.memory import SAME, says_same
+
+    return any(
+        (hit.source == item.file and item.line_start <= hit.line <= item.line_end)
+        or (hit.source == "MEMORY.md" and says_same(item.text, hit.text) >= SAME)
+        for item in items
+    )
+
+
+def _answers(hit: Hit, current: str, answers: list[NoteItem]) -> bool:
+    return _states(hit.text, current) or _holds_any(hit, answers)
 
 
 def fixture_after_run(scratch: Path) -> Path:
@@ -174,6 +238,7 @@ def main() -> None:
         for half in args.half:
             for name, value in changed_facts(args.days, args.seed, half, scratch / half).items():
                 rows[f"{name} ({half} half)"] = value
+        rows.update(real_notes(scratch / "real"))
         folder = fixture_after_run(scratch)
         rows["recall@5, fixture queries"] = recall_at_5(folder)
         rows.update(timings(folder, "which database does the Atlas job queue use", "2026-11-25", "example"))
