@@ -210,3 +210,25 @@ def test_a_newer_line_that_restates_an_old_one_with_another_value_ranks_first_an
     assert "(older, see memory/2026-11-14.md:3 (2026-11-14))" in "\n".join(hit_lines([old]))
     assert _hit(hits, "memory/2026-11-16.md", "Vega").status is None  # another thing: no link
     assert _hit(then, "memory/2026-11-10.md", "t3.medium").status is None  # the newer was not written yet
+
+
+def test_the_line_that_superseded_an_entry_ranks_first_with_its_own_status_once_its_project_finished(
+    tmp_path: Path,
+) -> None:
+    folder = _two_nights(tmp_path)
+    memory = (folder / "MEMORY.md").read_text(encoding="utf-8")
+    entry = next(line for line in memory.splitlines() if "Postgres" in line)
+    record = ArchiveRecord(
+        date(2026, 11, 20),
+        "Decisions",
+        entry,
+        "project Orion finished",
+        Ending("finished", date(2026, 11, 20)),
+    )
+    archive = folder / "memory" / "archive.md"
+    archive.write_text(append_records(archive.read_text(encoding="utf-8"), [record]), encoding="utf-8")
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Decided: Orion uses MySQL for the main database, since the team knows it", k=5)
+    first = next(hit for hit in hits if "MySQL" in hit.text)
+    assert (first.source, first.status) == ("memory/2026-11-14.md", "finished")

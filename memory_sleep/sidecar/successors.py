@@ -3,7 +3,8 @@
 Two links, both read from what the files say, never guessed from meaning:
 - an ended result names what ended it (`ended_by`, the note line of the supersede or close): that line
   answers the same question today, so it ranks just above the result it ended, even when the question
-  used the old wording (a chain of supersedes is followed to its end);
+  used the old wording (a chain of supersedes is followed to its end, which keeps its own status:
+  the last value of a project that has since finished is shown as finished);
 - a dated result whose words a newer result repeats, all but one of them at most (the same key with
   another value, or "moved to X (was Y)"), is older than it: the newer ranks first and the older is
   marked "older, see NEWER". The offline engine adds a new value beside an old entry rather than
@@ -73,7 +74,9 @@ def with_successors(
 def _current(
     store: SidecarStore, row: EntryRow, on: str, admits: Callable[[EntryRow], bool]
 ) -> EntryRow | None:
-    """The end of the chain of what ended `row`, if that is still true on `on` and may be returned."""
+    """The end of the chain of what ended `row`: the latest word on it, unless that too was superseded
+    (by something not indexed). It may have ended otherwise since (its project finished): it is
+    still the last value known, and shows its own status."""
     seen = {row.id}
     for _ in range(MAX_CHAIN):
         if not (row.ended_on(on) and row.ended_by) or (place := _place(row.ended_by)) is None:
@@ -83,7 +86,8 @@ def _current(
             return None
         seen.add(found.id)
         row = found
-    return None if row.ended_on(on) or len(seen) == 1 else row
+    superseded = row.ended_on(on) and row.status == "superseded"
+    return None if superseded or len(seen) == 1 else row
 
 
 def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
