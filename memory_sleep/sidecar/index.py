@@ -116,9 +116,8 @@ def index_workspace(
         # nothing to write: a pass over unchanged files leaves the database byte for byte as it was
         report.seconds = time.perf_counter() - started
         return report
-    to_embed = [entry for plan in plans for entry in plan.inserts] + [
-        entry for plan in plans for _, entry in plan.rewrites
-    ]
+    # in the order the loop below writes them: each plan's inserts, then its rewrites
+    to_embed = [entry for plan in plans for entry in [*plan.inserts, *(entry for _, entry in plan.rewrites)]]
     vectors = _embed(
         embedder, [f"{e.context}: {e.text}" if e.context else e.text for e in to_embed], batch_size
     )

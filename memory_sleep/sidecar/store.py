@@ -168,6 +168,15 @@ class Store(Erasure, QueryLog):
                 found[row[0]] = EntryRow(*row)
         return found
 
+    def entry_at(self, source_key: str, line: int) -> EntryRow | None:
+        """The live entry of a source whose lines hold `line`."""
+        row = self.db.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE source_key = ? AND line_start <= ? AND line_end >= ?"
+            " AND deleted_at IS NULL ORDER BY line_start DESC LIMIT 1",
+            (source_key, line, line),
+        ).fetchone()
+        return EntryRow(*row) if row else None
+
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
         """(id, context, text) of every entry, live or not, in id order: what a re-embed walks."""
         return list(
