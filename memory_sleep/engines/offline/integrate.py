@@ -276,11 +276,15 @@ def _contradicted(
         ):
             return candidate
         other = _about(candidate.text, projects)
-        same = one_thing and _same_subject(own_subject, other, text, candidate.text) and not (
-            matching.people_differ(
-                statements.first_clause(text), statements.first_clause(candidate.text), projects
+        same = (
+            one_thing
+            and _same_subject(own_subject, other, text, candidate.text)
+            and not (
+                matching.people_differ(
+                    statements.first_clause(text), statements.first_clause(candidate.text), projects
+                )
+                or (kept.category == "decision" and candidate.section != "Decisions")  # a port is no policy
             )
-            or (kept.category == "decision" and candidate.section != "Decisions")  # a port is no policy
         )
         if same and _new_value(text, candidate.text, own_subject == other):
             score = 1.0 + jaccard(own_subject, other)
@@ -304,9 +308,7 @@ def _one_thing(kept: KeptItem, candidate: _Candidate, text: str, projects: froze
     alone ("Time:", "Lines of Code:", "tests") are fields every note may fill for its own subject."""
     if kept.topic is not None and candidate.topic == kept.topic:
         return True
-    return bool(
-        matching.specific_words(text, projects) & matching.specific_words(candidate.text, projects)
-    )
+    return bool(matching.specific_words(text, projects) & matching.specific_words(candidate.text, projects))
 
 
 def _named_change(
