@@ -10,7 +10,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memory_sleep.language import LEAD_IN_WORDS, LEAD_INS
+from memory_sleep.language import (
+    DROPPED,
+    INSTEAD,
+    LEAD_IN_WORDS,
+    LEAD_INS,
+    NEGATIONS,
+    OLD_VALUE_IN_TEXT,
+    OLD_VALUE_MARKS,
+)
 from memory_sleep.text import shorten, tokens, without_history, word_sequence
 
 _LABEL = re.compile(
@@ -78,17 +86,29 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
         r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b", re.I
     ),
 }
+
+
+def _any_of(phrases: tuple[str, ...]) -> str:
+    """A regex alternation of phrases from the language files (longest first), words apart by spaces."""
+    return "(?:" + "|".join(r"\s+".join(map(re.escape, phrase.split())) for phrase in phrases) + ")"
+
+
 # "now ships SSO; the rebuilt dashboard is dropped": what is dropped is no longer the value
-_DROPPED_TAIL = r"\s+(?:is|was|got)\s+(?:dropped|cut|descoped|pulled)\b"
+_DROPPED_TAIL = r"\s+" + _any_of(DROPPED) + r"\b"
+_MARKED = _any_of(OLD_VALUE_MARKS)  # "(was 5432)", "(previously: Kafka)"
+_NOT = _any_of(NEGATIONS)  # "not 5432", "no longer on Slack"
+_INSTEAD = _any_of(INSTEAD)  # "instead of Dev"
 # the old value of "from ... to": "$4,000/month" and "Enterprise (45 seats)" are one value each
 _FROM_VALUE = r"(?:[^,;()]|,(?=\d)|\([^()]{1,20}\)){1,40}?"
 _SUPERSEDED_VALUE = re.compile(
-    r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|replaces?)\b[^)]*\)"
+    r"\(" + _MARKED + r"\b[^)]*\)"
     r"|\bfrom\s+" + _FROM_VALUE + r"\s+to\b"
     r"|(?:\S+\s+)?\S+\s*(?:→|->)(?=\s*[^\s\d]*\d)"
     r"|[;,]\s*[^;,()]{1,40}?"
     + _DROPPED_TAIL
-    + r"|\b(?:not|was|were|instead of|previously|formerly|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
+    + r"|\b"
+    + _any_of(NEGATIONS + INSTEAD + OLD_VALUE_IN_TEXT)
+    + r"\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
     re.I,
 )
 # a bare "from X" names an old value only after a verb of change ("switched the queue to Redis from
@@ -99,14 +119,18 @@ _FROM_OLD = re.compile(
     re.I,
 )
 _OLD_VALUE = re.compile(
-    r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|from)\s*:?\s+(?P<paren>[^)]{1,60})\)"
+    r"\(" + _MARKED + r"\s*:?\s+(?P<paren>[^)]{1,60})\)"
     r"|\bfrom\s+(?P<from>" + _FROM_VALUE + r")\s+to\b"
     r"|(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)"
-    r"|\binstead of\s+(?P<instead>[^,;.()]{1,40})"
-    r"|\b(?:not|no longer)\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
+    r"|\b" + _INSTEAD + r"\s+(?P<instead>[^,;.()]{1,40})"
+    r"|\b" + _NOT + r"\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
     r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
     + _DROPPED_TAIL
-    + r"|[,;]\s*(?:was|before:|old:)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
+    + r"|[,;]\s*(?:"
+    + _any_of(OLD_VALUE_IN_TEXT)
+    + "|"
+    + _MARKED
+    + r":)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
     re.I,
 )
 _GONE = re.compile(
