@@ -179,7 +179,7 @@ def specific_words(text: str, projects: frozenset[str] = frozenset()) -> frozens
         capitalised = word[:1].isupper() and word[1:].islower()
         named = capitalised and ((index > 0 and not title_case) or (index == 0 and sentence))
         if named or word.lower() in projects or (_IDENTIFIER.search(word) and not _is_value(word)):
-            found |= tokens(word)
+            found |= {token for token in tokens(word) if _names_subject(token)}
     content = {word for word in tokens(phrase) if _names_subject(word)}
     return frozenset(found) or frozenset(content if sentence and len(content) >= 2 else ())
 
@@ -189,12 +189,12 @@ def _subject_phrase(text: str) -> str:
 
 
 def _subject_of(text: str) -> tuple[str, bool]:
-    """The subject phrase, and whether a verb ends it (a sentence) rather than a colon (a key)."""
+    """The subject phrase, and whether it begins a sentence rather than a key's colon ends it."""
     head = re.split(r"(?:(?<!\d)\.|;)\s", _LABEL.sub("", text.strip()), maxsplit=1)[0]  # the first clause
     match = _PIVOT.search(head)
     if match and match.start() > 0:
         return head[: match.start()], match.group(0).strip().isalpha()
-    return re.split(r",\s", head, maxsplit=1)[0], False
+    return re.split(r",\s", head, maxsplit=1)[0], True  # no key: a sentence ("Orion switches from ...")
 
 
 def _names_subject(word: str) -> bool:
