@@ -20,9 +20,22 @@ class Sections(BaseModel):
     blocker: str = ""
 
 
+class Changes(BaseModel):
+    """Words that mark a value as no longer current, and a note as a repeat, one phrase a line."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    old_value: str = ""
+    old_value_in_text: str = ""
+    negation: str = ""
+    instead: str = ""
+    dropped: str = ""
+    repeat: str = ""
+
+
 class LanguageWords(BaseModel):
     """One language's file: stopwords, generic words and log verbs separated by spaces, lead-ins one a
-    line, section names by kind."""
+    line, section names by kind, markers of changed values."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -31,6 +44,7 @@ class LanguageWords(BaseModel):
     lead_ins: str = ""
     log_verbs: str = ""
     sections: Sections = Sections()
+    changes: Changes = Changes()
 
 
 def read_languages() -> dict[str, LanguageWords]:
@@ -73,3 +87,27 @@ SECTION_NAMES: dict[str, tuple[str, ...]] = {
     for kind in SECTION_KINDS
 }
 """Section names by kind ("decision": "decisions", "决策", ...), lower-case."""
+
+
+def _phrases(field: str) -> tuple[str, ...]:
+    """A `[changes]` list of every language, lower-case, longest first (so a regex prefers "old one")."""
+    found = {
+        " ".join(line.lower().split())
+        for language in _LANGUAGES
+        for line in getattr(language.changes, field).splitlines()
+    }
+    return tuple(sorted(found - {""}, key=lambda phrase: (-len(phrase), phrase)))
+
+
+OLD_VALUE_MARKS = _phrases("old_value")
+"""Words before an old value in parentheses: "(was 5432)", "(previously: Kafka)"."""
+OLD_VALUE_IN_TEXT = _phrases("old_value_in_text")
+"""Words before an old value in running text: "was 5432", "previously on Slack"."""
+NEGATIONS = _phrases("negation")
+"""Words before a value that is not, or no longer, current: "not 5432", "no longer on Slack"."""
+INSTEAD = _phrases("instead")
+"""Words before the value another one replaces: "instead of Dev"."""
+DROPPED = _phrases("dropped")
+"""Words after a value that is gone: "the rebuilt dashboard is dropped"."""
+REPEAT_MARKS = _phrases("repeat")
+"""Words a note starts with when it says it repeats: "Recap: ...", "To confirm: ..."."""

@@ -491,3 +491,56 @@ def test_a_one_word_key_is_a_field_of_its_section_not_a_subject() -> None:
     chinese = _decide("**项目:** agent-memory-graph", "**项目:** openclaw-dashboard")
     qualified = _decide("Atlas region: eu-west-1", "Atlas region: us-east-2", topic="Atlas")
     assert (field.op, chinese.op, qualified.op) == ("add", "add", "supersede")
+
+
+def test_a_field_every_note_fills_is_no_subject_without_a_name_or_project() -> None:
+    """A session report's "Session Duration:" or "Lines of Code:" in two notes are two sessions; the
+    same key supersedes when it names one thing (a project, an identifier, a name)."""
+    duration = _decide("**Session Duration**: ~45 minutes", "**Session Duration**: ~30 minutes")
+    lines = _decide("Lines of Code: ~1,200 (Python)", "Lines of Code: ~400 (Python)")
+    measured = _decide(
+        "Description: stream test coverage, 15 tests for append and subscribe", "8 new tests (18→26)"
+    )
+    project = _decide("Meridian reports replicas: 8", "Meridian reports replicas: 4", topic="Meridian")
+    setting = _decide("Prod WORKER_CONCURRENCY is 32", "WORKER_CONCURRENCY: 8 for prod")
+    assert (duration.op, lines.op, measured.op) == ("add", "add", "add")
+    assert (project.op, setting.op) == ("supersede", "supersede")
+
+
+@pytest.mark.parametrize(
+    ("entry", "new"),
+    [
+        ("79 tests → 84 tests (incremental progress)", "84→94 tests (+10), commit 6ffd60b"),
+        (
+            "Cycle 1: route_round_robin() + route_least_loaded(), 72→84 tests (+12)",
+            "Cycle 2: route_by_capability() + agent_stats(), 84→94 tests (+10)",
+        ),
+        (
+            "Runtime: MLX for development, llama.cpp for deployment",
+            'Moves the service from "Development" to "Scaling"',
+        ),
+        (
+            "Kimi K2.5: working at api.moonshot.ai",
+            "Fallback: Claude Sonnet 4 → Kimi K2.5 → GPT-4.1 → Llama 3.3",
+        ),
+        (
+            "Manager routing was corrected in production",
+            "The project state is an engineering stack, not production: cheaper",
+        ),
+    ],
+)
+def test_a_bare_count_a_plain_word_or_a_chain_names_no_old_value_of_another_subject(
+    entry: str, new: str
+) -> None:
+    """An old value names the entry it replaces when it names one thing (an IP, a date, "Postgres 15")
+    or the two share a named subject; a count, a plain word or a step of an arrow chain does not."""
+    assert _decide(entry, new).op == "add"
+
+
+def test_an_old_value_that_names_one_thing_still_finds_its_entry() -> None:
+    renamed = _decide("Meridian WORKER_CONCURRENCY: 8", "Meridian `WORKER_CONCURRENCY` changed from 8 to 32")
+    moved = _decide(
+        "mac-mini-10 resolves to 10.0.129.89 internally",
+        "mac-mini-10 got a new IP: 10.4.91.88 (was 10.0.129.89)",
+    )
+    assert (renamed.op, moved.op) == ("supersede", "supersede")

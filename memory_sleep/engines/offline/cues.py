@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from memory_sleep.language import SECTION_NAMES
+
 
 def _words(*patterns: str) -> re.Pattern[str]:
     return re.compile(r"(?:" + "|".join(patterns) + r")", re.IGNORECASE)
@@ -142,6 +144,8 @@ LESSON = _words(
     r"教訓",
 )
 ACTION = _words(
+    # a line that starts with an action section's name: "**下一步**: ...", "Next steps: ..."
+    r"^\W*(?:" + "|".join(re.escape(name) for name in SECTION_NAMES["action"]) + r")\W*[:：]",
     r"^(?:\w+:\s+)?(?:get|send|write|review|renew|schedule|document|migrate|fix|clean up|file|prepare|update|ask|book|follow up on|set up|rotate|draft|call|email|ping|check with|order|buy|pay|submit|finish|deploy|upgrade|reply to|invite)\s+\S+.*\b(?:by|before|due|until|bis)\b",
     r"\bTODO\b",
     r"\bto-?do:",

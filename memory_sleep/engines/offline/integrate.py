@@ -28,6 +28,8 @@ _RESCHEDULED_WORDS = 4
 _PERSONAL = frozenset(["email", "handle"])
 _LINKS = frozenset(["url"])
 # verbs that join a project to what it runs or uses ("Grus runs on Node 18"): not what it is about
+# "Cycle 2: ...", "Phase 1:", "TARGET #2": a numbered part of a list, one of several
+_ORDINAL = re.compile(r"^\W*([^\W\d_]+)\s*#?(\d+)\b")
 _VERBS = frozenset(["runs", "run", "uses", "use", "got", "has", "have", "is", "are", "now", "moved", "lives"])
 
 
@@ -246,7 +248,7 @@ def _contradicted(
     "Borealis auth port" and "Borealis runs Postgres" differ."""
     if kept.category not in ("decision", "fact", "relationship", "status"):
         return None
-    named = _named_change(text, candidates, projects)
+    named = _named_change(kept, text, candidates, projects)
     if named is not None:
         return named
     key = statements.subject_key(text, projects) if statements.names_a_subject(text, projects) else None
@@ -264,18 +266,25 @@ def _contradicted(
                 and statements.value_part(text) != statements.value_part(candidate.text)
             ):
                 return candidate  # "Pavo v0.6.5: the rebuilt dashboard" after "v0.6.5 will ship audit log v2"
+        # "Session Duration: ~30 minutes" in two notes: two sessions, not one changed
+        one_thing = _one_thing(kept, candidate, text, projects)
         if (
-            key
+            one_thing
+            and key
             and key == statements.subject_key(candidate.text, projects)
             and statements.value_part(text) != statements.value_part(candidate.text)
         ):
             return candidate
         other = _about(candidate.text, projects)
-        same = _same_subject(own_subject, other, text, candidate.text) and not (
-            matching.people_differ(
-                statements.first_clause(text), statements.first_clause(candidate.text), projects
+        same = (
+            one_thing
+            and _same_subject(own_subject, other, text, candidate.text)
+            and not (
+                matching.people_differ(
+                    statements.first_clause(text), statements.first_clause(candidate.text), projects
+                )
+                or (kept.category == "decision" and candidate.section != "Decisions")  # a port is no policy
             )
-            or (kept.category == "decision" and candidate.section != "Decisions")  # a port is no policy
         )
         if same and _new_value(text, candidate.text, own_subject == other):
             score = 1.0 + jaccard(own_subject, other)
@@ -293,7 +302,18 @@ def _contradicted(
     return best
 
 
-def _named_change(text: str, candidates: Sequence[_Candidate], projects: frozenset[str]) -> _Candidate | None:
+def _one_thing(kept: KeptItem, candidate: _Candidate, text: str, projects: frozenset[str]) -> bool:
+    """Both are about one named thing: they belong to the same project, or their subjects share a
+    word that names one thing (a project, an identifier, a name). The same key or subject words
+    alone ("Time:", "Lines of Code:", "tests") are fields every note may fill for its own subject."""
+    if kept.topic is not None and candidate.topic == kept.topic:
+        return True
+    return bool(matching.specific_words(text, projects) & matching.specific_words(candidate.text, projects))
+
+
+def _named_change(
+    kept: KeptItem, text: str, candidates: Sequence[_Candidate], projects: frozenset[str]
+) -> _Candidate | None:
     """The entry whose current claim holds a value this statement says is gone, and that shares
     what the statement is about (a word beyond the values, or a distinctive old value): first one that
     names its subject ("Finn moved to ... (was Asia/Shanghai)" changes "Finn is in Asia/Shanghai",
@@ -310,11 +330,13 @@ def _named_change(text: str, candidates: Sequence[_Candidate], projects: frozens
         if own_releases and other_releases and own_releases.isdisjoint(other_releases):
             continue  # "v1.12.0 ships SSO; the dashboard slips" leaves the scope of v1.11.4 alone
         claim = matching.current_claim(candidate.text)
-        held = [value for value in gone if _holds(claim, value)]
+        held = [value for value in gone if _holds(claim, value) and _only_count(value, claim)]
         if not held or _siblings(text, candidate.text, projects):
             continue
+        distinctive = any(_distinctive(value) or _whole_value(text, claim, value) for value in held)
+        if not distinctive and not _one_thing(kept, candidate, text, projects):
+            continue  # "84→94 tests" after "79 tests → 84 tests": whose tests, neither says
         shared = len(anchors & statements.informative(candidate.words))
-        distinctive = any(_distinctive(value) for value in held)
         score = (bool(own_subject) and own_subject <= candidate.words, shared * 2 + distinctive)
         if (shared or distinctive) and score > best_score:
             best, best_score = candidate, score
@@ -327,13 +349,39 @@ def _holds(claim: str, value: str) -> bool:
     if matching.mentions_value(claim, value):
         return True
     *name, last = value.split()
-    return bool(name) and matching.mentions_value(claim, last) and tokens(" ".join(name)) <= tokens(claim)
+    naming = tokens(" ".join(name))  # "and write": no word names the value
+    return bool(naming) and matching.mentions_value(claim, last) and naming <= tokens(claim)
+
+
+def _only_count(value: str, claim: str) -> bool:
+    """A bare number names an old value only in a statement that gives no other number: "384" in
+    "13 new tests (371→384), ~120 lines src added" is one count among others, not the value changed."""
+    return not value.isdigit() or matching.typed_values(claim).get("number", frozenset()) <= {value}
+
+
+_NAMING_KINDS = frozenset({*matching.IDENTITY_KINDS, "date", "money", "zone"})  # "22.9" is a bare number
 
 
 def _distinctive(value: str) -> bool:
-    """A value that names one thing ("Postgres 15", "s3://raw-events"), not a bare amount ("14 days")."""
+    """A value that names one thing ("Postgres 15", "s3://raw-events", "2026-12-13", "$2,750"), not
+    a bare amount ("14 days", "384") nor a plain word ("Development"), which any statement may hold."""
+    if matching.typed_values(value).keys() & _NAMING_KINDS:
+        return True
     letters = sum(ch.isalpha() for ch in value)
-    return letters >= 4 and not matching.VALUE_KINDS["duration"].fullmatch(value)
+    spelled = any(not ch.isalpha() and not ch.isspace() for ch in value)
+    return letters >= 4 and spelled and not matching.VALUE_KINDS["duration"].fullmatch(value)
+
+
+def _whole_value(text: str, claim: str, value: str) -> bool:
+    """The entry is a `Key: value` line of the statement's key whose value is `value` and nothing
+    more ("Atlas job queue: RabbitMQ" for "Atlas job queue: Kafka (was RabbitMQ)")."""
+    match, own = statements.KEY_VALUE.match(claim), statements.KEY_VALUE.match(text)
+    return (
+        match is not None
+        and own is not None
+        and tokens(match.group(1)) == tokens(own.group(1))
+        and match.group(2).strip(" `*'\".").lower() == value.lower()
+    )
 
 
 def _about(text: str, projects: frozenset[str]) -> frozenset[str]:
@@ -371,6 +419,9 @@ def _other_things(text: str, other: str, projects: frozenset[str]) -> bool:
 def _siblings(text: str, other: str, projects: frozenset[str]) -> bool:
     """Two things of one kind: the subjects end in the same word after different ones ("Pavo invoices
     retention", "Pavo backups retention"); a change of one never touches the other."""
+    own_number, other_number = _ORDINAL.match(text), _ORDINAL.match(other)
+    if own_number and other_number and own_number.group(1).lower() == other_number.group(1).lower():
+        return own_number.group(2) != other_number.group(2)  # "Cycle 2: ..." and "Cycle 1: ..."
     own, theirs = matching.subject_head(text, projects), matching.subject_head(other, projects)
     return len(own) == len(theirs) == 2 and own[1] == theirs[1] and own[0] != theirs[0]
 

@@ -10,7 +10,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memory_sleep.language import LEAD_IN_WORDS, LEAD_INS
+from memory_sleep.language import (
+    DROPPED,
+    INSTEAD,
+    LEAD_IN_WORDS,
+    LEAD_INS,
+    NEGATIONS,
+    OLD_VALUE_IN_TEXT,
+    OLD_VALUE_MARKS,
+)
 from memory_sleep.text import shorten, tokens, without_history, word_sequence
 
 _LABEL = re.compile(
@@ -78,17 +86,29 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
         r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b", re.I
     ),
 }
+
+
+def _any_of(phrases: tuple[str, ...]) -> str:
+    """A regex alternation of phrases from the language files (longest first), words apart by spaces."""
+    return "(?:" + "|".join(r"\s+".join(map(re.escape, phrase.split())) for phrase in phrases) + ")"
+
+
 # "now ships SSO; the rebuilt dashboard is dropped": what is dropped is no longer the value
-_DROPPED_TAIL = r"\s+(?:is|was|got)\s+(?:dropped|cut|descoped|pulled)\b"
+_DROPPED_TAIL = r"\s+" + _any_of(DROPPED) + r"\b"
+_MARKED = _any_of(OLD_VALUE_MARKS)  # "(was 5432)", "(previously: Kafka)"
+_NOT = _any_of(NEGATIONS)  # "not 5432", "no longer on Slack"
+_INSTEAD = _any_of(INSTEAD)  # "instead of Dev"
 # the old value of "from ... to": "$4,000/month" and "Enterprise (45 seats)" are one value each
 _FROM_VALUE = r"(?:[^,;()]|,(?=\d)|\([^()]{1,20}\)){1,40}?"
 _SUPERSEDED_VALUE = re.compile(
-    r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|replaces?)\b[^)]*\)"
+    r"\(" + _MARKED + r"\b[^)]*\)"
     r"|\bfrom\s+" + _FROM_VALUE + r"\s+to\b"
     r"|(?:\S+\s+)?\S+\s*(?:→|->)(?=\s*[^\s\d]*\d)"
     r"|[;,]\s*[^;,()]{1,40}?"
     + _DROPPED_TAIL
-    + r"|\b(?:not|was|were|instead of|previously|formerly|no longer)\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
+    + r"|\b"
+    + _any_of(NEGATIONS + INSTEAD + OLD_VALUE_IN_TEXT)
+    + r"\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
     re.I,
 )
 # a bare "from X" names an old value only after a verb of change ("switched the queue to Redis from
@@ -99,14 +119,18 @@ _FROM_OLD = re.compile(
     re.I,
 )
 _OLD_VALUE = re.compile(
-    r"\((?:was|were|previously|formerly|before|old(?: one)?|used to be|from)\s*:?\s+(?P<paren>[^)]{1,60})\)"
+    r"\(" + _MARKED + r"\s*:?\s+(?P<paren>[^)]{1,60})\)"
     r"|\bfrom\s+(?P<from>" + _FROM_VALUE + r")\s+to\b"
     r"|(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)"
-    r"|\binstead of\s+(?P<instead>[^,;.()]{1,40})"
-    r"|\b(?:not|no longer)\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
+    r"|\b" + _INSTEAD + r"\s+(?P<instead>[^,;.()]{1,40})"
+    r"|\b" + _NOT + r"\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
     r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
     + _DROPPED_TAIL
-    + r"|[,;]\s*(?:was|before:|old:)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
+    + r"|[,;]\s*(?:"
+    + _any_of(OLD_VALUE_IN_TEXT)
+    + "|"
+    + _MARKED
+    + r":)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
     re.I,
 )
 _GONE = re.compile(
@@ -133,10 +157,44 @@ def subject_head(text: str, ignore: frozenset[str] = frozenset()) -> tuple[str, 
     return tuple(word for word in words if _names_subject(word) and word not in ignore)[-2:]
 
 
+_PHRASE_WORD = re.compile(r"[\w.-]*\w")
+# "mac-mini-10", "WORKER_CONCURRENCY": a word spelled to name one thing (not a label such as "P3")
+_IDENTIFIER = re.compile(r"^(?=[\w.-]{4})(?:[A-Za-z][\w.-]*\d|\d[\w.-]*[A-Za-z])|[A-Za-z]_[A-Za-z]")
+
+
+def specific_words(text: str, projects: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The words of a statement's subject that name one thing: a project ("Meridian reports
+    replicas"), an identifier ("WORKER_CONCURRENCY", "mac-mini-10"), a capitalised name inside the
+    phrase ("Wayne Corp contact"); in a sentence, whose verb says what its subject is or does, also a
+    capitalised first word ("Harbor needs ...") or a subject of several words ("The build box is at
+    ..."). The key of a record's field ("Session Duration:", "Time:", "Key insight:", "代码行数:") names
+    none: the same field in two notes is two subjects."""
+    phrase, sentence = _subject_of(text)
+    words = _PHRASE_WORD.findall(phrase)
+    title_case = all(word[0].isupper() for word in words if word.isalpha() and len(word) > 3)
+    found: set[str] = set()
+    for index, word in enumerate(words):
+        if words[index + 1 : index + 2] and words[index + 1].isdigit():
+            continue  # "Cycle 2", "Phase 1": a numbered part of a list, one of several
+        capitalised = word[:1].isupper() and word[1:].islower()
+        named = capitalised and ((index > 0 and not title_case) or (index == 0 and sentence))
+        if named or word.lower() in projects or (_IDENTIFIER.search(word) and not _is_value(word)):
+            found |= {token for token in tokens(word) if _names_subject(token)}
+    content = {word for word in tokens(phrase) if _names_subject(word)}
+    return frozenset(found) or frozenset(content if sentence and len(content) >= 2 else ())
+
+
 def _subject_phrase(text: str) -> str:
+    return _subject_of(text)[0]
+
+
+def _subject_of(text: str) -> tuple[str, bool]:
+    """The subject phrase, and whether it begins a sentence rather than a key's colon ends it."""
     head = re.split(r"(?:(?<!\d)\.|;)\s", _LABEL.sub("", text.strip()), maxsplit=1)[0]  # the first clause
     match = _PIVOT.search(head)
-    return head[: match.start()] if match and match.start() > 0 else re.split(r",\s", head, maxsplit=1)[0]
+    if match and match.start() > 0:
+        return head[: match.start()], match.group(0).strip().isalpha()
+    return re.split(r",\s", head, maxsplit=1)[0], True  # no key: a sentence ("Orion switches from ...")
 
 
 def _names_subject(word: str) -> bool:
@@ -167,8 +225,10 @@ def replaced_values(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for match in _OLD_VALUE.finditer(text):
         value = next(group for group in match.groups() if group)
-        if match.group("not") and not _LOOKS_LIKE_VALUE.search(value):
-            continue  # "not one of the cert-manager ones", "must not change": no value named
+        if match.group("not") and not _LOOKS_LIKE_VALUE.search(value.rstrip(".,:;!?")):
+            continue  # "not one of the cert-manager ones", "must not change", "not production:": no value named
+        if match.group("arrow") and _in_chain(text, match.start(), match.end()):
+            continue  # "Sonnet 4 → Kimi K2.5 → GPT-4.1": an order of things, not a change
         value = _GONE.sub("", value)  # "(old one https://... is gone)": the value, not its fate
         words = value.strip(" `*'\".:").split()
         # "the `REQUEST_TIMEOUT_S` 4" before an arrow: the value is its last word, the rest may name it
@@ -178,6 +238,17 @@ def replaced_values(text: str) -> tuple[str, ...]:
         # "not the :443 vhost", "not in Slack": a word like "the" names no value
         found.extend(c.strip("`*'\".,:") for c in candidates if tokens(c.strip("`*'\".,:")))
     return tuple(dict.fromkeys(found))
+
+
+_CLAUSE_MARK = re.compile(r"[;,()\n]")
+_ARROW = re.compile(r"→|->")
+
+
+def _in_chain(text: str, start: int, end: int) -> bool:
+    """The arrow ending at `end` has another arrow in its clause: a chain (A → B → C)."""
+    before = _CLAUSE_MARK.split(text[:start])[-1]
+    after = _CLAUSE_MARK.split(text[end:], maxsplit=1)[0]
+    return bool(_ARROW.search(before) or _ARROW.search(after))
 
 
 def mentions_value(text: str, value: str) -> bool:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 
 from memory_sleep.engines.offline import matching, statements
+from memory_sleep.language import REPEAT_MARKS
 from memory_sleep.text import tokens
 
 _ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
 _PERSONAL_KINDS = ("zone", "email", "handle")
 _REPEATED = 0.6  # share of a self-declared repeat's words an entry must hold
 _SAYS_REPEAT = re.compile(
-    r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:to confirm|recap|don't forget|do not forget)\b\s*[,:—–-]?", re.IGNORECASE
+    r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:" + "|".join(map(re.escape, REPEAT_MARKS)) + r")\b\s*[,:—–-]?",
+    re.IGNORECASE,
 )
 
 

@@ -1,0 +1,36 @@
+"""The author's structure names open actions in the wordings of the language files: a section named
+"Next Actions", "行动计划" or "Roadmap", and a line that starts with an action section's name."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.offline.classify import OfflineClassifier
+
+from .item_helpers import note_item
+
+
+@pytest.mark.parametrize(
+    ("headings", "text"),
+    [
+        (
+            ("Research", "🎯 Next Actions"),
+            "1. Add control conditions (random patching, shuffled activations)",
+        ),
+        (("Deployment", "Next Actions Required"), "2. Git status on 4 repos"),
+        (("🎯 立即行动计划", "今天可以做的（低风险）"), "1. **添加 LICENSE**\n   - 选择 MIT License"),
+        (("学习与优化", "待改进"), "1. 创建自动化扫描脚本"),
+        (("Session", "Future Enhancements (Roadmap)"), "- Export to HTML/PDF formats"),
+        (("深度技术研究",), "- **下一步**: 创建 lab/a2a-trust-prototype/ — TrustEngine 中间件"),
+        (("Session",), "- **Next steps:** wire the evaluator into the nightly loop"),
+    ],
+)
+def test_open_actions_are_found_by_the_section_or_the_marker_they_stand_under(
+    headings: tuple[str, ...], text: str
+) -> None:
+    item = dataclasses.replace(note_item(text), headings=("2026-03-05", *headings))
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict, verdict.category) == ("KEEP", "action")
