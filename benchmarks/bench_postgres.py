@@ -183,12 +183,10 @@ class Bench:
         local: dict[str, list[float]] = {"sqlite": [], "postgres": []}
         vector: dict[str, list[float]] = {"sqlite": [], "postgres": []}
         hits: dict[str, list[float]] = {"sqlite": [], "postgres": []}
-        stores: dict[int, PgStore] = {}
+        shared = PgStore.open(self.dsn, "agent-0", self.args.dim).db  # one connection: 1,000 would not fit
         for pick, query in zip(picks, queries, strict=True):
             number = int(pick) // self.per
-            if number not in stores:
-                stores[number] = PgStore.open(self.dsn, f"agent-{number}", self.args.dim)
-            pg = stores[number]
+            pg = PgStore(shared, self.dsn, f"agent-{number}")
             text = " ".join(WORDS[w] for w in np.random.default_rng(int(pick)).integers(0, len(WORDS), 3))
             options = SearchOptions(k=10, scope=f"agent-{number}")
             local["postgres"].append(timed(partial(search, pg, PgVectors(pg), text, query, options, NOW)))
@@ -216,8 +214,7 @@ class Bench:
         self.row(
             "  its recall@10 vs exact", statistics.mean(hits["sqlite"]), statistics.mean(hits["postgres"])
         )
-        for store in stores.values():
-            store.close()
+        shared.close()
         self.whole_table(index, queries)
         sqlite.close()
 
