@@ -5,22 +5,29 @@ Usage: nice python benchmarks/bench_postgres.py [--entries 100000] [--namespaces
        [--dsn postgresql://...]   (default: a fresh pgserver in a temporary folder)
 
 The issue's scale is `--entries 1000000 --namespaces 1000`. Entries are synthetic: clustered unit
-vectors (so near neighbours exist, as among real notes) and a few words each. Prints one table:
+vectors (so near neighbours exist, as among real notes) and a few words each; a query is an entry
+moved by noise of norm 0.3 (cosine about 0.96 to it), as a question lies near the note that answers
+it. Prints one table, each row as it is measured:
 
-- index build: every entry written through the store (its transactions and full-text terms), and
-  on Postgres the HNSW index built afterwards;
-- recall, in-process: one agent's hybrid recall (vector + full text, fused) in its namespace; the
-  vector top-10 over the whole store with HNSW (Postgres) or the numpy matrix (SQLite), and
-  HNSW's recall@10 against exact search;
-- a SleepGate nightly pass (density from scratch, scoring, replay) on one namespace of 10k entries;
-- N concurrent writers (processes) indexing 10k entries each: seconds, and rows lost or duplicated.
+- index build: every entry written through the store (on Postgres a binary COPY per batch into a
+  staging table, one INSERT from it), then the HNSW index built once they are all in;
+- N concurrent writers (processes) indexing 10k entries each: seconds, and rows lost or duplicated;
+  on Postgres before and after the HNSW index exists, which shows what the writers spend on it;
+- recall, in-process: one agent's hybrid recall (vector + full text, fused) in its namespace, its
+  vector side alone with the plan the store picks (`pg.store.ef_search`: exact over a namespace
+  of up to 20k live rows, HNSW over a larger one) and its recall@10 against exact; the HNSW plan
+  over the whole table (a namespace as large as the store) at several ef_search, and HNSW kept to
+  one namespace by its filter, which is why small namespaces are read exactly;
+- a SleepGate nightly pass (density from scratch, scoring, replay) on one namespace of 10k entries.
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -33,7 +40,15 @@ import numpy as np
 from memory_sleep.config import ForgettingConfig
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.pg.connect import connect
-from memory_sleep.sidecar.pg.store import PgStore, PgVectors, ensure_hnsw
+from memory_sleep.sidecar.pg.store import (
+    EF_SEARCH_MAX,
+    EF_SEARCH_MIN,
+    PgStore,
+    PgVectors,
+    ef_search,
+    ensure_hnsw,
+    hnsw_index_name,
+)
 from memory_sleep.sidecar.rows import NewEntry
 from memory_sleep.sidecar.search import SearchOptions, search
 from memory_sleep.sidecar.store import Store
@@ -107,7 +122,6 @@ class Bench:
         self.args, self.dsn, self.folder = args, dsn, folder
         self.matrix = vectors(args.entries, args.dim, args.seed)
         self.per = args.entries // args.namespaces
-        self.rows: dict[str, list[str]] = {}
 
     def namespace_rows(self, number: int) -> tuple[list[NewEntry], np.ndarray]:
         block = self.matrix[number * self.per : (number + 1) * self.per]
@@ -115,83 +129,144 @@ class Bench:
 
     def build(self) -> None:
         first = PgStore.open(self.dsn, "agent-0", self.args.dim)
-        first.db.execute(f"DROP INDEX entries_hnsw_{self.args.dim}")  # bulk load first, then build it
+        first.db.execute(f"DROP INDEX {hnsw_index_name(self.args.dim)}")  # bulk load first, then build it
         first.close()
+
+        every = max(1, self.args.namespaces // 10)
 
         def postgres() -> None:
             for number in range(self.args.namespaces):
                 store = PgStore(connect(self.dsn), self.dsn, f"agent-{number}")  # open would make the index
                 write(store, *self.namespace_rows(number))
                 store.close()
+                if (number + 1) % every == 0:
+                    progress(f"postgres: {number + 1} of {self.args.namespaces} namespaces written")
 
         def sqlite() -> None:
             store = Store.open(self.folder / "bench.db")
             for number in range(self.args.namespaces):
                 write(store, *self.namespace_rows(number))
+                if (number + 1) % every == 0:
+                    progress(f"sqlite: {number + 1} of {self.args.namespaces} namespaces written")
             store.close()
 
-        pg_write = timed(postgres)
+        self.row("index build: write every entry (s)", timed(sqlite), timed(postgres))
         store = PgStore(connect(self.dsn), self.dsn, "agent-0")
-        store.db.execute("SET maintenance_work_mem = '512MB'")
+        store.db.execute("VACUUM ANALYZE entries")
+        self.writers("no HNSW index yet", "a")
+        store.db.execute(f"SET maintenance_work_mem = '{self.args.build_memory}'")
+        store.db.execute("SET max_parallel_maintenance_workers = 2")
+        progress("building the HNSW index")
         pg_hnsw = timed(lambda: ensure_hnsw(store.db, self.args.dim))
         store.db.execute("ANALYZE entries")
         store.close()
-        self.row("index build: write every entry (s)", timed(sqlite), pg_write)
-        self.row("index build: HNSW index (s)", None, pg_hnsw)
+        self.row(
+            f"index build: HNSW (m 16, ef_construction 64; {self.args.build_memory}, 2 workers) (s)",
+            None,
+            pg_hnsw,
+        )
 
-    def recall(self) -> None:
+    def queries(self, noise: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Which entry each query is drawn from, and the queries: those entries moved by noise of
+        norm about `noise` (--query-noise)."""
         rng = np.random.default_rng(self.args.seed + 1)
         picks = rng.integers(0, self.args.entries, self.args.queries)
-        queries = self.matrix[picks] + 0.3 * rng.standard_normal((len(picks), self.args.dim)).astype(
-            np.float32
-        )
-        queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+        moves = rng.standard_normal((len(picks), self.args.dim)).astype(np.float32)
+        scale = self.args.query_noise if noise is None else noise
+        queries = self.matrix[picks] + scale / np.sqrt(self.args.dim) * moves
+        return picks, queries / np.linalg.norm(queries, axis=1, keepdims=True)
+
+    def recall(self) -> None:
+        picks, queries = self.queries()
         sqlite = Store.open(self.folder / "bench.db")
         index = VectorIndex.from_store(sqlite, self.args.dim)
         local: dict[str, list[float]] = {"sqlite": [], "postgres": []}
-        stores = [
-            PgStore.open(self.dsn, f"agent-{n}", self.args.dim) for n in range(min(20, self.args.namespaces))
-        ]
-        for number, (pick, query) in enumerate(zip(picks, queries, strict=True)):
-            pg = stores[number % len(stores)]
+        vector: dict[str, list[float]] = {"sqlite": [], "postgres": []}
+        hits: dict[str, list[float]] = {"sqlite": [], "postgres": []}
+        shared = PgStore.open(self.dsn, "agent-0", self.args.dim).db  # one connection: 1,000 would not fit
+        for pick, query in zip(picks, queries, strict=True):
+            number = int(pick) // self.per
+            pg = PgStore(shared, self.dsn, f"agent-{number}")
             text = " ".join(WORDS[w] for w in np.random.default_rng(int(pick)).integers(0, len(WORDS), 3))
-            scope = f"agent-{number % len(stores)}"
-            options = SearchOptions(k=10, scope=scope)
+            options = SearchOptions(k=10, scope=f"agent-{number}")
             local["postgres"].append(timed(partial(search, pg, PgVectors(pg), text, query, options, NOW)))
             local["sqlite"].append(timed(partial(search, sqlite, index, text, query, options, NOW)))
+            block = self.matrix[number * self.per : (number + 1) * self.per]
+            truth = {number * self.per + int(i) for i in np.argsort(-(block @ query))[:10]}
+            for kind, searcher in (("sqlite", index), ("postgres", PgVectors(pg))):
+                started = time.perf_counter()
+                found = searcher.top(query, 10, options.scope)
+                vector[kind].append(time.perf_counter() - started)
+                hits[kind].append(len(truth & {entry_id - 1 for entry_id, _ in found}) / 10)
+        plan = ef_search(10, self.per, self.args.entries)
+        shown = "exact" if plan is None else f"HNSW, ef_search {plan}"
+        label = f"one namespace of {self.per:,}"
         self.row(
-            "hybrid recall in one namespace, p50 / p95 (ms)",
+            f"hybrid recall in {label}, p50 / p95 (ms)",
             percentiles(local["sqlite"]),
             percentiles(local["postgres"]),
         )
+        self.row(
+            f"vector top-10 in {label} (store's plan: {shown}), p50 / p95 (ms)",
+            percentiles(vector["sqlite"]),
+            percentiles(vector["postgres"]),
+        )
+        self.row(
+            "  its recall@10 vs exact", statistics.mean(hits["sqlite"]), statistics.mean(hits["postgres"])
+        )
+        shared.close()
+        self.whole_table(index, queries)
+        sqlite.close()
+
+    def whole_table(self, index: VectorIndex, queries: np.ndarray) -> None:
+        """The HNSW plan over every entry (a namespace as large as the store), and HNSW kept to one
+        small namespace by its filter."""
         numpy_times = [timed(partial(index.top, query, 10)) for query in queries]
         exact = [{int(i) for i in np.argsort(-(self.matrix @ query))[:10]} for query in queries]  # id - 1
-        pg = stores[0]
-        for ef_search in (100, 400):
-            pg.db.execute(f"SET hnsw.ef_search = {ef_search}")
-            hnsw_times, hits = [], []
-            for query, truth in zip(queries, exact, strict=True):
-                started = time.perf_counter()
-                found = pg.db.execute(
-                    f"SELECT id FROM entries WHERE deleted_at IS NULL AND dim = {self.args.dim}"
-                    f" ORDER BY embedding::vector({self.args.dim}) <=> ? LIMIT 10",
-                    (query,),
-                ).fetchall()
-                hnsw_times.append(time.perf_counter() - started)
-                hits.append(len(truth & {int(row[0]) - 1 for row in found}) / 10)
+        pg = PgStore.open(self.dsn, "agent-0", self.args.dim)
+        nearest = (
+            f"SELECT id FROM entries WHERE deleted_at IS NULL AND dim = {self.args.dim} {{}}"
+            f" ORDER BY embedding::vector({self.args.dim}) <=> ? LIMIT 10"
+        )
+        for candidates in (40, EF_SEARCH_MIN, 200):
+            hnsw_times, hits = self.hnsw(pg, nearest, candidates, queries, exact)
+            label = f"top-10 of all {self.args.entries:,}: numpy exact / HNSW ef_search {candidates}"
+            self.row(f"{label}, p50 / p95 (ms)", percentiles(numpy_times), percentiles(hnsw_times))
+            self.row("  its recall@10 vs exact", 1.0, hits)
+        _, far = self.queries(self.args.query_noise * np.sqrt(self.args.dim))
+        far_exact = [{int(i) for i in np.argsort(-(self.matrix @ query))[:10]} for query in far]
+        for candidates in (EF_SEARCH_MIN, EF_SEARCH_MAX):
+            hits = self.hnsw(pg, nearest, candidates, far, far_exact)[1]
             self.row(
-                f"vector top-10 over all {self.args.entries:,}, p50 / p95 (ms); HNSW ef_search={ef_search}",
-                percentiles(numpy_times),
-                percentiles(hnsw_times),
-            )
-            self.row(
-                f"recall@10 vs exact (numpy: exact; HNSW m=16, ef_search={ef_search})",
+                f"  the same with the old queries (cosine ~0.17 to their entry), ef_search {candidates}",
                 1.0,
-                statistics.mean(hits),
+                hits,
             )
-        for store in stores:
-            store.close()
-        sqlite.close()
+        pg.db.execute(f"SET hnsw.ef_search = {EF_SEARCH_MAX}")
+        returned = [
+            len(pg.db.execute(nearest.format("AND namespace = 'agent-0'"), (query,)).fetchall())
+            for query in queries[:20]
+        ]
+        self.row(
+            f"HNSW kept to one namespace of {self.per:,} by its filter, ef_search {EF_SEARCH_MAX}: rows of 10",
+            None,
+            statistics.mean(returned),
+        )
+        pg.close()
+
+    @staticmethod
+    def hnsw(
+        pg: PgStore, nearest: str, candidates: int, queries: np.ndarray, exact: list[set[int]]
+    ) -> tuple[list[float], float]:
+        """Seconds per query and recall@10 of the HNSW scan at this ef_search."""
+        pg.db.execute(f"SET hnsw.ef_search = {candidates}")
+        times, hits = [], []
+        for query, truth in zip(queries, exact, strict=True):
+            started = time.perf_counter()
+            found = pg.db.execute(nearest.format(""), (query,)).fetchall()
+            times.append(time.perf_counter() - started)
+            hits.append(len(truth & {int(row[0]) - 1 for row in found}) / 10)
+        return times, statistics.mean(hits)
 
     def gate(self) -> None:
         count = self.args.gate_entries
@@ -211,30 +286,28 @@ class Bench:
         sqlite.close()
         pg.close()
 
-    def writers(self) -> None:
+    def writers(self, when: str, run: str) -> None:
         count, each = self.args.writers, self.args.writer_entries
-        for kind in ("sqlite", "postgres"):
+        figures = {}
+        for kind in ("sqlite", "postgres") if run == "a" else ("postgres",):
             target = str(self.folder / "writers.db") if kind == "sqlite" else self.dsn
-            if kind == "sqlite":  # made first: eight processes creating one new file race its migrations
-                Store.open(target).close()
+            progress(f"{count} {kind} writers, {when}")
             started = time.perf_counter()
             with multiprocessing.get_context("spawn").Pool(count) as pool:
-                pool.starmap(_writer, [(kind, target, n, each, self.args.dim) for n in range(count)])
+                jobs = [(kind, target, f"writer-{run}-{n}", n, each, self.args.dim) for n in range(count)]
+                pool.starmap(_writer, jobs)
             seconds = time.perf_counter() - started
-            store: SidecarStore = (
-                Store.open(target) if kind == "sqlite" else PgStore.open(target, "w", self.args.dim)
-            )
-            where = "scope LIKE 'writer-%'"
+            store = Store.open(target) if kind == "sqlite" else PgStore(connect(target), target, "w")
             total, distinct = store.db.execute(
-                f"SELECT count(*), count(DISTINCT scope || '/' || source_key || '/' || line_start) FROM entries WHERE {where}"
+                "SELECT count(*), count(DISTINCT scope || '/' || source_key || '/' || line_start)"
+                f" FROM entries WHERE scope LIKE 'writer-{run}-%'"
             ).fetchone()
             store.close()
-            lost, duplicated = count * each - distinct, total - distinct
-            setattr(self, kind + "_writers", (seconds, lost, duplicated))
-        s, p = self.sqlite_writers, self.postgres_writers  # type: ignore[attr-defined]
-        label = f"{count} writers x {each:,} entries"
-        self.row(f"{label}: seconds", s[0], p[0])
-        self.row(f"{label}: rows lost / duplicated", f"{s[1]} / {s[2]}", f"{p[1]} / {p[2]}")
+            figures[kind] = (seconds, f"{count * each - distinct} / {total - distinct}")
+        sqlite = figures.get("sqlite", (None, None))
+        label = f"{count} writers x {each:,} entries ({when})"
+        self.row(f"{label}: seconds", sqlite[0], figures["postgres"][0])
+        self.row(f"{label}: rows lost / duplicated", sqlite[1], figures["postgres"][1])
 
     def row(self, what: str, sqlite: Any, postgres: Any) -> None:
         def shown(value: Any) -> str:
@@ -247,9 +320,17 @@ class Bench:
         print(f"| {what} | {shown(sqlite)} | {shown(postgres)} |", flush=True)
 
 
-def _writer(kind: str, target: str, number: int, each: int, dim: int) -> None:
-    scope = f"writer-{number}"
-    store: SidecarStore = Store.open(target) if kind == "sqlite" else PgStore.open(target, scope, dim)
+def progress(message: str) -> None:
+    """A line on stderr (the table goes to stdout), with the time and the load average."""
+    print(
+        f"{time.strftime('%H:%M:%S')} load {os.getloadavg()[0]:.1f}: {message}", file=sys.stderr, flush=True
+    )
+
+
+def _writer(kind: str, target: str, scope: str, number: int, each: int, dim: int) -> None:
+    store: SidecarStore = (  # the schema is there; PgStore.open would also make the HNSW index
+        Store.open(target) if kind == "sqlite" else PgStore(connect(target), target, scope)
+    )
     write(store, entries(each, scope, number), vectors(each, dim, 100 + number), 500)
     store.close()
 
@@ -266,6 +347,8 @@ def main() -> None:
     parser.add_argument("--writer-entries", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--query-noise", type=float, default=0.3, help="a query's distance from its entry")
+    parser.add_argument("--build-memory", default="4GB", help="maintenance_work_mem for the HNSW build")
     parser.add_argument("--dsn", help="a Postgres with pgvector; default: a fresh pgserver in a temp folder")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-postgres-") as temp:
@@ -278,12 +361,14 @@ def main() -> None:
             server = pgserver.get_server(folder / "pg", cleanup_mode="stop")
             dsn = server.get_uri()
         bench = Bench(args, dsn, folder)
-        print(f"{args.entries:,} entries (d = {args.dim}) over {args.namespaces:,} namespaces\n")
+        print(f"{args.entries:,} entries (d = {args.dim}) over {args.namespaces:,} namespaces; load average")
+        print(f"{os.getloadavg()[0]:.1f} at the start ({os.cpu_count()} cores)\n")
         print("| measure | SQLite | Postgres + pgvector |\n|---|---|---|")
         bench.build()
         bench.recall()
         bench.gate()
-        bench.writers()
+        bench.writers("HNSW index built", "b")
+        print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
         if server is not None:
             server.cleanup()
 

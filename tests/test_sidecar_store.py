@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -124,3 +126,34 @@ def test_log_query_records_ranks_and_counts_each_access_once() -> None:
     store.record_access([ids[0]], 20.0)
     counts = {row.id: (row.access_count, row.last_accessed_at) for row in store.fetch(ids).values()}
     assert counts == {ids[0]: (2, 20.0), ids[1]: (1, 10.0)}
+
+
+def _open_when_all_are_ready(path: str, ready: Any, failures: Any) -> None:
+    ready.wait()
+    try:
+        Store.open(path).close()
+    except Exception as error:  # reported to the test, which names it
+        failures.put(f"{type(error).__name__}: {error}")
+
+
+def test_eight_processes_creating_one_new_sidecar_at_once_all_open_it(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("spawn")
+    for attempt in range(3):
+        path = str(tmp_path / f"sidecar-{attempt}.db")
+        ready, failures = context.Barrier(8), context.Queue()
+        workers = [
+            context.Process(target=_open_when_all_are_ready, args=(path, ready, failures)) for _ in range(8)
+        ]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(120)
+        errors = [failures.get() for _ in range(failures.qsize())] if not failures.empty() else []
+        assert errors == []
+        assert [worker.exitcode for worker in workers] == [0] * 8
+        store = Store.open(path)
+        assert store.schema_version() == len(MIGRATIONS.steps)
+        assert store.db.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(
+            MIGRATIONS.steps
+        )
+        store.close()

@@ -60,18 +60,23 @@ class Migrations:
         return done
 
     def apply(self, db: sqlite3.Connection, path: str) -> list[str]:
-        """Apply every migration the database lacks; return their names."""
+        """Apply every migration the database lacks; return their names. Each one's version check and
+        its statements hold the write lock together (BEGIN IMMEDIATE), so processes creating one new
+        file at once queue, and each migration runs once."""
         db.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations"
             " (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
         )
-        done = self._done(db, path)
+        lacking = set(self.missing(db, path))
         applied = []
         for migration in self.steps:
-            if migration.number in done:
+            if migration.name not in lacking:
                 continue
             db.execute("BEGIN IMMEDIATE")
             try:
+                if migration.number in self._done(db, path):  # another process applied it while we waited
+                    db.execute("COMMIT")
+                    continue
                 migration.apply(db)
                 db.execute(
                     "INSERT INTO schema_migrations (number, name, applied_at) VALUES (?, ?, ?)",

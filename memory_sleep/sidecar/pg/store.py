@@ -8,6 +8,7 @@ constraint on (namespace, source, line, content) refuses a duplicate entry howev
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -26,7 +27,11 @@ def hnsw_index_name(dim: int) -> str:
 
 
 def ensure_hnsw(db: PgDb, dim: int) -> None:
-    """An HNSW index (cosine) over the live vectors of dimension `dim`, for large namespaces."""
+    """An HNSW index (cosine) over the live vectors of dimension `dim`, for large namespaces; pgvector's
+    default graph (m 16, ef_construction 64): a larger one builds slower on a loaded table, and
+    this one already finds the exact top 10 from ef_search 40 (benchmarks/bench_postgres.py). On
+    a loaded table, give the session a large maintenance_work_mem first (the graph is built in
+    memory, several times faster) and max_parallel_maintenance_workers."""
     found = db.execute("SELECT 1 FROM pg_indexes WHERE indexname = ?", (hnsw_index_name(dim),)).fetchone()
     if found:
         return
@@ -249,11 +254,26 @@ class PgStore(PgErasure):
         return PgVectors(self)
 
 
+EXACT_ROWS = 20_000  # a namespace this small is searched exactly: 1k rows take ~1 ms, 10k ~13 ms
+EF_SEARCH_MIN = 100  # HNSW candidates at least: recall@10 1.00 at 100k from 40 up (bench_postgres.py)
+EF_SEARCH_MAX = 1_000  # pgvector's limit
+
+
+def ef_search(wanted: int, namespace_rows: int, table_rows: int) -> int | None:
+    """hnsw.ef_search for an HNSW scan of the whole table kept to one namespace, or None: search the
+    namespace exactly. The scan filters after the graph search (pgvector 0.6 has no iterative scan),
+    so of its ef_search candidates only the namespace's share remains: ask for enough that about
+    four times `wanted` survive. A small namespace, or one too small a share of the table for 1,000
+    candidates to hold its nearest, is read whole: exact, and cheap at that size."""
+    if namespace_rows <= EXACT_ROWS or table_rows <= 0:
+        return None
+    needed = math.ceil(4 * wanted * max(table_rows, namespace_rows) / namespace_rows)
+    return None if needed > EF_SEARCH_MAX else max(EF_SEARCH_MIN, needed)
+
+
 class PgVectors:
-    """Recall's vector side in the database: exact within the store's namespace (and an entry
-    scope, if asked), read by the namespace's index. The HNSW index serves searches across
-    namespaces: with pgvector 0.6 a filtered HNSW scan may return fewer than n rows of a small
-    namespace, so an agent's own recall does not use it."""
+    """Recall's vector side in the database, kept to the store's namespace (and an entry scope, if
+    asked): exact over a small namespace, the HNSW index over a large one (see `ef_search`)."""
 
     def __init__(self, store: PgStore) -> None:
         self.store = store
@@ -262,10 +282,47 @@ class PgVectors:
         self, query: npt.NDArray[np.float32], n: int, scope: str | None = None
     ) -> list[tuple[int, float]]:
         vector = np.asarray(query, dtype=np.float32)
+        dim = len(vector)
+        candidates = ef_search(n, *self._rows(dim))
+        if candidates is not None:
+            with self.store.db.connection.transaction():
+                self.store.db.execute(f"SET LOCAL hnsw.ef_search = {candidates}")
+                found = self._nearest(vector, n, scope, hnsw=True)
+            if len(found) == n:  # else the filter starved the scan: read the namespace exactly
+                return found
+        return self._nearest(vector, n, scope)
+
+    def _rows(self, dim: int) -> tuple[int, int]:
+        """This namespace's live vectors of `dim` (counted up to just past EXACT_ROWS, the planner's
+        estimate beyond) and the table's rows (estimated): counting a large namespace costs more
+        than searching it."""
+        live = f"FROM entries WHERE namespace = ? AND deleted_at IS NULL AND dim = {dim}"
+        db, namespace = self.store.db, (self.store.namespace,)
+        counted = int(
+            db.execute(
+                f"SELECT count(*) FROM (SELECT 1 {live} LIMIT {EXACT_ROWS + 1}) AS n", namespace
+            ).fetchone()[0]
+        )
+        table = int(
+            db.execute("SELECT reltuples FROM pg_class WHERE oid = 'entries'::regclass").fetchone()[0]
+        )
+        if counted <= EXACT_ROWS:
+            return counted, table
+        plan = db.execute(f"EXPLAIN (FORMAT JSON) SELECT 1 {live}", namespace).fetchone()[0]  # parsed
+        return max(counted, int(plan[0]["Plan"]["Plan Rows"])), table
+
+    def _nearest(
+        self, vector: npt.NDArray[np.float32], n: int, scope: str | None, hnsw: bool = False
+    ) -> list[tuple[int, float]]:
+        """Ordered by the indexed expression alone, the scan takes the HNSW index; by the column (ties
+        by id), it reads the namespace exactly. `dim` is written in, so the index's predicate
+        matches in any plan."""
+        dim = len(vector)
+        order = f"embedding::vector({dim}) <=> ?" if hnsw else "embedding <=> ?, id"
         rows = self.store.db.execute(
             "SELECT id, 1 - (embedding <=> ?) FROM entries WHERE namespace = ? AND deleted_at IS NULL"
-            " AND dim = ? AND (?::text IS NULL OR scope = ?) ORDER BY embedding <=> ?, id LIMIT ?",
-            (vector, self.store.namespace, len(vector), scope, scope, vector, n),
+            f" AND dim = {dim} AND (?::text IS NULL OR scope = ?) ORDER BY {order} LIMIT ?",
+            (vector, self.store.namespace, scope, scope, vector, n),
         ).fetchall()
         return [(int(row[0]), float(row[1])) for row in rows]
 

@@ -14,11 +14,20 @@ from memory_sleep.sidecar.pg.connect import PgDb
 from memory_sleep.sidecar.rows import NewEntry, Vectors
 from memory_sleep.sidecar.tokenize import fts_document
 
-_INSERT = (
-    "INSERT INTO entries (id, namespace, source_key, source_path, kind, line_start, line_end, context, text,"
-    " content_hash, day, scope, importance, created_at, updated_at, expires_at, embedder, dim,"
-    " embedding, discarded, tokens, vector_generation)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, to_tsvector('simple', ?), ?)"
+_LOAD_COLUMNS = (
+    "id, namespace, source_key, source_path, kind, line_start, line_end, context, text, content_hash, day,"
+    " scope, importance, created_at, updated_at, expires_at, embedder, dim, embedding, discarded"
+)
+_LOAD_TYPES = [  # of _LOAD_COLUMNS, then tokens and vector_generation
+    *("int8", "text", "text", "text", "text", "int4", "int4", "text", "text", "text", "text", "text"),
+    *("float8", "float8", "float8", "float8", "text", "int4", "vector", "int4", "text", "int8"),
+]
+_STAGING = (  # this connection's own; emptied after each load
+    "CREATE TEMP TABLE IF NOT EXISTS entries_load (id BIGINT, namespace TEXT, source_key TEXT,"
+    " source_path TEXT, kind TEXT, line_start INTEGER, line_end INTEGER, context TEXT, text TEXT,"
+    " content_hash TEXT, day TEXT, scope TEXT, importance DOUBLE PRECISION, created_at DOUBLE PRECISION,"
+    " updated_at DOUBLE PRECISION, expires_at DOUBLE PRECISION, embedder TEXT, dim INTEGER,"
+    " embedding vector, discarded INTEGER, tokens TEXT, vector_generation BIGINT)"
 )
 
 
@@ -55,29 +64,33 @@ class PgWrites:
             )
         ]
         generation = self._stamp([])
-        for start in range(0, len(entries), 1_000):
-            self.db.executemany(
-                _INSERT,
-                [
-                    (
-                        entry_id,
-                        self._namespace,
-                        *entry.columns(now),
-                        embedder,
-                        len(vector),
-                        np.asarray(vector, dtype=np.float32),
-                        int(entry.discarded),
-                        entry.tokens,
-                        generation,
+        with self.db.connection.transaction():  # binary COPY into a staging table: one round trip
+            self.db.execute(_STAGING)
+            cursor = self.db.connection.cursor()
+            with cursor.copy(
+                f"COPY entries_load ({_LOAD_COLUMNS}, tokens, vector_generation) FROM STDIN"
+                " WITH (FORMAT BINARY)"
+            ) as copy:
+                copy.set_types(_LOAD_TYPES)
+                for entry_id, entry, vector in zip(ids, entries, vectors, strict=True):
+                    copy.write_row(
+                        (
+                            entry_id,
+                            self._namespace,
+                            *entry.columns(now),
+                            embedder,
+                            len(vector),
+                            np.asarray(vector, dtype=np.float32),
+                            int(entry.discarded),
+                            entry.tokens,
+                            generation,
+                        )
                     )
-                    for entry_id, entry, vector in zip(
-                        ids[start : start + 1_000],
-                        entries[start : start + 1_000],
-                        vectors[start : start + 1_000],
-                        strict=True,
-                    )
-                ],
+            self.db.execute(
+                f"INSERT INTO entries ({_LOAD_COLUMNS}, tokens, vector_generation) SELECT {_LOAD_COLUMNS},"
+                " to_tsvector('simple', tokens), vector_generation FROM entries_load ORDER BY id"
             )
+            self.db.execute("TRUNCATE entries_load")
         self._count_terms(Counter(term for entry in entries for term in set(entry.tokens.split())), 1)
         return ids
 
