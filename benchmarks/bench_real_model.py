@@ -87,10 +87,10 @@ def offline_config() -> Config:
 
 
 def evaluate(
-    name: str, args: argparse.Namespace, model: str, base_url: str, scratch: Path
-) -> tuple[Exchanges, list[WorkspaceRun], list[Figures]]:
+    name: str, args: argparse.Namespace, model: str, base_url: str, scratch: Path, exchanges: Exchanges
+) -> tuple[list[WorkspaceRun], list[Figures]]:
     """The window through the model (behind the recording proxy), then through the offline engine."""
-    exchanges, runs, figures = Exchanges(), [], []
+    runs: list[WorkspaceRun] = []
     source = WORKSPACES[name]
     seconds_before = dict(exchanges.seconds)
 
@@ -114,8 +114,7 @@ def evaluate(
                                scratch / f"{slug}-llm", say, printed))  # fmt: skip
     runs.append(run_window(f"{slug} offline", source, args.nights, lambda _: offline_engine(),
                            offline_config(), scratch / f"{slug}-offline", say))  # fmt: skip
-    figures = [f for run in runs if (f := window_figures(source, run)) is not None]
-    return exchanges, runs, figures
+    return runs, [f for run in runs if (f := window_figures(source, run)) is not None]
 
 
 def say(line: str) -> None:
@@ -145,16 +144,18 @@ def main() -> int:
         args.server_python, model, args.threads, args.context, scratch / "server.log"
     ) as base_url:
         for name in args.workspaces:
+            exchanges, runs = Exchanges(), list[WorkspaceRun]()
             try:
-                exchanges, runs, found = evaluate(name, args, model.stem, base_url, scratch)
+                runs, found = evaluate(name, args, model.stem, base_url, scratch, exchanges)
+                figures += found
             except KeyboardInterrupt:  # out of time: report what was measured, then stop the server
                 failures[f"{name}: interrupted"] += 1
                 break
-            done.append((name, exchanges, runs))
-            figures += found
-            failures += report.failures(name, exchanges, runs)
-            if args.record:
-                report.record_cassettes(exchanges, args.record, name, limit=1)
+            finally:
+                done.append((name, exchanges, runs))
+                failures += report.failures(name, exchanges, runs)
+                if args.record:
+                    report.record_cassettes(exchanges, args.record, name, limit=1)
     print(f"\nSeconds and tokens per call (server: --n_threads {args.threads}):\n{report.TIMING_HEADER}")
     print("\n".join(report.timing(name, exchanges) for name, exchanges, _ in done))
     print(f"\nNothing lost:\n{report.CHECKS_HEADER}")

@@ -114,11 +114,12 @@ def recording_proxy(target: str, exchanges: Exchanges) -> Iterator[str]:
                 {**exchanges.current, "request": json.loads(body or b"{}"), "status": status,
                  "response": _decoded(payload), "seconds": round(time.perf_counter() - started, 2)}
             )  # fmt: skip
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client timed out
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
 
         def log_message(self, format: str, *args: Any) -> None:
             return
