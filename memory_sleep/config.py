@@ -77,8 +77,84 @@ class ForgettingConfig(_Section):
     rebuild_budget_secs: float = Field(default=120.0, gt=0)
 
 
+class TtlConfig(_Section):
+    """`[memory.gc.ttl]`: entries past their expiry (front matter `expires:`, an inline `expires: DATE`
+    or `ttl: 7d` on the item, or a default per category) are soft-deleted and archived."""
+
+    enabled: bool = True
+    category_days: dict[str, int] = Field(default_factory=lambda: {"debug": 7})
+
+
+class DecayConfig(_Section):
+    """`[memory.gc.decay]`: confidence = importance x 0.5^(age / half_life_days); recall drops results
+    under `recall_threshold` when it is set (off by default, 0.3 is the suggested value)."""
+
+    enabled: bool = True
+    half_life_days: float = Field(default=30.0, gt=0)
+    recall_threshold: float | None = Field(default=None, ge=0, le=1)
+
+
+class UsageConfig(_Section):
+    """`[memory.gc.usage]`: entries neither recalled nor referenced by a note for `unused_days`."""
+
+    enabled: bool = True
+    unused_days: int = Field(default=90, ge=1)
+
+
+class CapacityConfig(_Section):
+    """`[memory.gc.capacity]`: at most `max_entries` live entries per scope (0: unlimited)."""
+
+    enabled: bool = True
+    max_entries: int = Field(default=500, ge=0)
+
+
+class CompactionConfig(_Section):
+    """`[memory.gc.compaction]`: clusters of live entries at least `similarity` alike become one."""
+
+    enabled: bool = True
+    similarity: float = Field(default=0.85, gt=0, le=1)
+
+
+class ContradictionConfig(_Section):
+    """`[memory.gc.contradiction]`: each new entry against its `neighbours` most similar live ones."""
+
+    enabled: bool = True
+    neighbours: int = Field(default=5, ge=1, le=50)
+
+
+class ImportanceConfig(_Section):
+    """`[memory.gc.importance]`: the engine rates each entry 0-1 for future usefulness."""
+
+    enabled: bool = True
+    batch_size: int = Field(default=50, ge=1)
+
+
+class SummarizationConfig(_Section):
+    """`[memory.gc.summarization]`: past `archive_limit` archived entries in a scope, its oldest
+    `batch` are summarized into one entry."""
+
+    enabled: bool = True
+    archive_limit: int = Field(default=500, ge=1)
+    batch: int = Field(default=50, ge=2)
+
+
+class GcConfig(_Section):
+    """`[memory.gc]`: the garbage-collection strategies the run applies after SleepGate."""
+
+    enabled: bool = True
+    ttl: TtlConfig = TtlConfig()
+    decay: DecayConfig = DecayConfig()
+    usage: UsageConfig = UsageConfig()
+    capacity: CapacityConfig = CapacityConfig()
+    compaction: CompactionConfig = CompactionConfig()
+    contradiction: ContradictionConfig = ContradictionConfig()
+    importance: ImportanceConfig = ImportanceConfig()
+    summarization: SummarizationConfig = SummarizationConfig()
+
+
 class MemoryConfig(_Section):
     forgetting: ForgettingConfig = ForgettingConfig()
+    gc: GcConfig = GcConfig()
 
 
 class SidecarConfig(_Section):

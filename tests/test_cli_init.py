@@ -22,7 +22,19 @@ def test_commented_config_lists_every_key_at_its_default() -> None:
     text = commented_config()
     sections = {
         "engine": {"agent": {}},
-        "memory": {"forgetting": {"weights": {}}},
+        "memory": {
+            "forgetting": {"weights": {}},
+            "gc": {
+                "ttl": {},
+                "decay": {},
+                "usage": {},
+                "capacity": {},
+                "compaction": {},
+                "contradiction": {},
+                "importance": {},
+                "summarization": {},
+            },
+        },
         "sidecar": {},
         "schedule": {},
     }

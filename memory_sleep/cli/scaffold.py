@@ -66,6 +66,25 @@ KEY_NOTES: dict[str, str] = {
     "memory.forgetting.tolerance": "recall@k a replayed query may lose when entries are forgotten",
     "memory.forgetting.min_entries": "below this many live entries the pass is skipped",
     "memory.forgetting.rebuild_budget_secs": "time a pass may spend counting density from scratch",
+    "memory.gc.enabled": "run the enabled GC strategies after SleepGate in each run",
+    "memory.gc.ttl.enabled": "soft-delete and archive entries past their expiry",
+    "memory.gc.ttl.category_days": "days an entry of each category lives",
+    "memory.gc.decay.enabled": "confidence = importance x 0.5^(age / half_life_days)",
+    "memory.gc.decay.half_life_days": "confidence halves after this many days",
+    "memory.gc.decay.recall_threshold": "recall leaves out results below this confidence (e.g. 0.3)",
+    "memory.gc.usage.enabled": "entries neither recalled nor referenced become candidates",
+    "memory.gc.usage.unused_days": "days without a recall or a note's reference",
+    "memory.gc.capacity.enabled": "cap live entries per scope",
+    "memory.gc.capacity.max_entries": "live entries per scope (0: unlimited)",
+    "memory.gc.compaction.enabled": "merge clusters of near-identical entries into one",
+    "memory.gc.compaction.similarity": "cosine similarity at which entries join a cluster",
+    "memory.gc.contradiction.enabled": "mark entries a newer one supersedes",
+    "memory.gc.contradiction.neighbours": "most similar live entries each new entry is judged against",
+    "memory.gc.importance.enabled": "the engine rates each entry's future usefulness",
+    "memory.gc.importance.batch_size": "entries per rating call",
+    "memory.gc.summarization.enabled": "summarize the oldest archived entries of a full archive",
+    "memory.gc.summarization.archive_limit": "archived entries per scope before summarizing",
+    "memory.gc.summarization.batch": "oldest archived entries summarized into one",
     "sidecar.enabled": "index during `memory-sleep run`",
     "sidecar.store": "sqlite (a file in the workspace) | postgres (one database for many agents)",
     "sidecar.dsn": "store = postgres: the connection string (MEMORY_SLEEP_DSN wins)",
@@ -95,6 +114,7 @@ EXAMPLES: dict[str, str] = {
     "sidecar.base_url": '"http://localhost:11434/v1"',
     "sidecar.dimensions": "128",
     "sidecar.price_per_million_tokens": "0.02",
+    "memory.gc.decay.recall_threshold": "0.3",
 }
 
 
@@ -156,6 +176,8 @@ def _toml_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, Path):
         value = str(value)
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
     return json.dumps(value, ensure_ascii=False)
 
 
