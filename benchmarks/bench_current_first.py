@@ -1,20 +1,26 @@
 """Benchmark "current first": does recall answer with what is true now, and how fast is it?
 
-Usage: python benchmarks/bench_current_first.py [--days 60] [--seed 0]
+Usage: python benchmarks/bench_current_first.py [--days 60] [--seed 0] [--half test all]
 
 The generator's facts and decisions whose value changed (reversals, value changes; it knows every
-value and which is final) are replayed night by night with the offline engine, indexed, and asked
-about in the words of their first statement, values taken out. Per question: the first result stating any of its values states the current one
+value and which is final) are replayed night by night with the offline engine, indexed with the
+configured default embedder (what `memory-sleep recall` uses), and asked about in the words of their
+first statement, values taken out. Scored per generator half (benchmarks/TEST-HALF.md): `test`, the
+wordings no rule was tuned on, and `all`. Per question: the first result stating any of its values states the current one
 ("current first"); no result in the top 5 states only an old value without its status ("old
-unmarked"); the current value is in the top 5 (recall@5). Recall@5 on benchmarks/data/recall_queries.json
+unmarked"); the current value is in the top 5 (recall@5). The same on the labelled real dev notes'
+questions that have a `current` value (benchmarks/realnotes/labels). Recall@5 on benchmarks/data/recall_queries.json
 is measured on fixtures/workspace after one run. Times: `memory-sleep recall` as a whole process
-(median of 10) and in-process recall (median of 50) on that workspace.
+(median of 10) and in-process search (median of 50) on that workspace and on a synthetic one of
+`--large` entries (100,000), with the machine's load average: it is shared, so compare ratios.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -29,17 +35,21 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from quality.simulate import simulate  # noqa: E402
 from workspace_gen.generate import generate_workspace  # noqa: E402
+from workspace_gen.halves import Half  # noqa: E402
 from workspace_gen.truth import GroundTruth, KeyedTruth  # noqa: E402
 
 from memory_sleep.config import Config  # noqa: E402
 from memory_sleep.cycle.runner import RunOptions, run_cycle  # noqa: E402
 from memory_sleep.engines.offline import offline_engine  # noqa: E402
-from memory_sleep.sidecar.embed import OfflineEmbedder  # noqa: E402
+from memory_sleep.models import NoteItem  # noqa: E402
+from memory_sleep.sidecar.embed import build_embedder  # noqa: E402
 from memory_sleep.sidecar.recall import open_sidecar  # noqa: E402
+from memory_sleep.sidecar.search import Hit  # noqa: E402
 from memory_sleep.text import normalize  # noqa: E402
 from memory_sleep.workspace.layout import Workspace  # noqa: E402
 
 FIXTURE = REPO / "fixtures" / "workspace"
+REALNOTES = REPO / "benchmarks" / "realnotes"
 QUERIES = REPO / "benchmarks" / "data" / "recall_queries.json"
 
 
@@ -56,15 +66,15 @@ def question(truth: GroundTruth, fact: KeyedTruth) -> str:
     return " ".join(said.split())
 
 
-def changed_facts(days: int, seed: int, scratch: Path) -> dict[str, float]:
-    truth = generate_workspace(scratch / "generated", days, seed=seed)
+def changed_facts(days: int, seed: int, half: Half, scratch: Path) -> dict[str, float]:
+    truth = generate_workspace(scratch / "generated", days, seed=seed, half=half)
     run_dir = scratch / "run"
     start, end = date.fromisoformat(truth["start"]), date.fromisoformat(truth["end"])
     simulate(scratch / "generated", run_dir, start, end, "offline")
     now = datetime.combine(end + timedelta(days=1), datetime.min.time(), UTC).timestamp() + 43_200
     questions = [fact for fact in truth["facts"] + truth["decisions"] if len(fact["values"]) > 1]
     first = unmarked = found = 0
-    with open_sidecar(run_dir, Config(), OfflineEmbedder(), clock=lambda: now) as sidecar:
+    with open_sidecar(run_dir, Config(), build_embedder(Config().sidecar), clock=lambda: now) as sidecar:
         sidecar.index()
         for fact in questions:
             hits = sidecar.search(question(truth, fact), k=5)
@@ -90,6 +100,66 @@ def changed_facts(days: int, seed: int, scratch: Path) -> dict[str, float]:
     }
 
 
+def real_notes(scratch: Path) -> dict[str, float]:
+    """The labelled real notes' questions whose answer changed (those with a `current` value): each
+    workspace is run once as score_realnotes.py runs it, then asked. An answer is a hit on an answer
+    line (or a MEMORY.md entry saying the same, as score_realnotes.py counts it) or stating the current
+    value; an old one is a hit on the item a label says an answer supersedes."""
+    from realscore.labels import NoteItems, load_labels
+    from realscore.runs import first_morning, fresh_copy, run_cli
+
+    asked = first = unmarked = found = 0
+    for labels_file in sorted((REALNOTES / "labels").glob("*.json")):
+        labels = load_labels(labels_file)
+        items = NoteItems(REALNOTES / labels.workspace)
+        folder = fresh_copy(REALNOTES / labels.workspace, scratch / labels.workspace)
+        today = first_morning(folder)
+        run_cli(folder, today)
+        replaced = {(label.file, label.line): label.supersedes for label in labels.items if label.supersedes}
+        now = datetime.combine(today, datetime.min.time(), UTC).timestamp() + 32_400
+        with open_sidecar(folder, clock=lambda: now) as sidecar:  # noqa: B023 (used inside the loop)
+            sidecar.index()
+            for question in (q for q in labels.questions if q.current):
+                places = [(file, int(line)) for file, line in (a.rsplit(":", 1) for a in question.answers)]
+                answers = [items.at(file, line) for file, line in places]
+                olds = [
+                    items.find(old.file, old.line, old.prefix)
+                    for place in places
+                    if (old := replaced.get(place)) is not None
+                ]
+
+                hits = sidecar.search(question.question, k=5)
+                right = [_answers(hit, question.current or "", answers) for hit in hits]
+                old_hits = [h for h, ok in zip(hits, right, strict=True) if not ok and _holds_any(h, olds)]
+                stating = [ok for h, ok in zip(hits, right, strict=True) if ok or h in old_hits]
+                asked += 1
+                first += int(bool(stating) and stating[0])
+                unmarked += int(any(h.status is None for h in old_hits))
+                found += int(any(right))
+    total = max(1, asked)
+    return {
+        "questions (real notes)": asked,
+        "current first (real notes)": first / total,
+        "old value unmarked (real notes)": unmarked / total,
+        "current in top 5 (real notes)": found / total,
+    }
+
+
+def _holds_any(hit: Hit, items: list[NoteItem]) -> bool:
+    """The hit is one of these note items, or a MEMORY.md entry saying the same (score_realnotes.py)."""
+    from realscore.memory import SAME, says_same
+
+    return any(
+        (hit.source == item.file and item.line_start <= hit.line <= item.line_end)
+        or (hit.source == "MEMORY.md" and says_same(item.text, hit.text) >= SAME)
+        for item in items
+    )
+
+
+def _answers(hit: Hit, current: str, answers: list[NoteItem]) -> bool:
+    return _states(hit.text, current) or _holds_any(hit, answers)
+
+
 def fixture_after_run(scratch: Path) -> Path:
     folder = scratch / "fixture"
     shutil.copytree(FIXTURE, folder)
@@ -101,7 +171,7 @@ def recall_at_5(folder: Path) -> float:
     data = json.loads(QUERIES.read_text(encoding="utf-8"))
     now = datetime.fromisoformat(data["today"] + "T12:00:00+00:00").timestamp()
     found = 0
-    with open_sidecar(folder, Config(), OfflineEmbedder(), clock=lambda: now) as sidecar:
+    with open_sidecar(folder, Config(), build_embedder(Config().sidecar), clock=lambda: now) as sidecar:
         sidecar.index()
         for query in data["queries"]:
             hits = sidecar.search(query["query"], k=5)
@@ -116,9 +186,10 @@ def recall_at_5(folder: Path) -> float:
     return found / len(data["queries"])
 
 
-def timings(folder: Path) -> dict[str, float]:
-    command = [sys.executable, "-m", "memory_sleep", "recall", "which database does the Atlas job queue use"]
-    command += [str(folder), "--today", "2026-11-25", "--dry-run"]
+def timings(folder: Path, query: str, today: str, label: str) -> dict[str, float]:
+    """`memory-sleep recall` as a whole process (median of 10) and in-process search (median of 50)."""
+    command = [sys.executable, "-m", "memory_sleep", "recall", query, str(folder), "--today", today]
+    command.append("--dry-run")
     subprocess.run(command, check=True, capture_output=True)  # warm the file cache
     whole = []
     for _ in range(10):
@@ -126,29 +197,57 @@ def timings(folder: Path) -> dict[str, float]:
         subprocess.run(command, check=True, capture_output=True)
         whole.append(time.perf_counter() - started)
     inside = []
-    with open_sidecar(folder, Config(), OfflineEmbedder()) as sidecar:
+    with open_sidecar(folder, Config(), build_embedder(Config().sidecar)) as sidecar:
         sidecar.search("warm up", k=5)
         for n in range(50):
             started = time.perf_counter()
-            sidecar.search(f"Atlas job queue database {n}", k=5)
+            sidecar.search(f"{query} {n}", k=5)
             inside.append(time.perf_counter() - started)
     return {
-        "whole-process p50 s": statistics.median(whole),
-        "in-process p50 ms": statistics.median(inside) * 1e3,
+        f"whole-process p50 s, {label}": statistics.median(whole),
+        f"in-process p50 ms, {label}": statistics.median(inside) * 1e3,
     }
+
+
+def large_workspace(scratch: Path, size: int) -> Path:
+    """bench_sidecar.py's synthetic notes (100 bullets a note), indexed with the default embedder."""
+    from bench_sidecar import _vocabulary, _write_notes
+
+    rng = random.Random(size)
+    folder = scratch / f"large-{size}"
+    folder.mkdir()
+    (folder / "MEMORY.md").write_text("# MEMORY.md\n", encoding="utf-8")
+    _write_notes(folder, size, date(2020, 1, 1), rng, _vocabulary(rng, 20_000))
+    with open_sidecar(folder, Config(), build_embedder(Config().sidecar)) as sidecar:
+        sidecar.index()
+    return folder
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=int, default=60)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--large", type=int, default=100_000, help="entries of the synthetic workspace timed (0: none)"
+    )
+    parser.add_argument("--half", nargs="+", choices=("test", "tune", "all"), default=["test", "all"])
     args = parser.parse_args()
+    rows: dict[str, float | int] = {}
     with tempfile.TemporaryDirectory() as temporary:
         scratch = Path(temporary)
-        rows = changed_facts(args.days, args.seed, scratch)
+        for half in args.half:
+            for name, value in changed_facts(args.days, args.seed, half, scratch / half).items():
+                rows[f"{name} ({half} half)"] = value
+        rows.update(real_notes(scratch / "real"))
         folder = fixture_after_run(scratch)
         rows["recall@5, fixture queries"] = recall_at_5(folder)
-        rows.update(timings(folder))
+        rows.update(timings(folder, "which database does the Atlas job queue use", "2026-11-25", "example"))
+        if args.large:
+            large = large_workspace(scratch, args.large)
+            rows.update(
+                timings(large, "deploy the billing queue worker", "2030-01-01", f"{args.large:,} entries")
+            )
+    rows["load average (1 min) at the end"] = os.getloadavg()[0]
     print(f"| measure ({args.days} days, seed {args.seed}) | value |\n|---|---|")
     for name, value in rows.items():
         print(f"| {name} | {value:.3f} |" if isinstance(value, float) else f"| {name} | {value} |")

@@ -154,3 +154,81 @@ def test_a_weekly_line_carries_its_own_date_and_ending(tmp_path: Path) -> None:
         sidecar.index()
         hits = sidecar.search("Orion", k=5)
     assert sorted(hit.day or "" for hit in hits) == ["2026-11-10", "2026-11-12"]  # not the week's Monday
+
+
+def test_asked_in_the_old_words_the_line_that_superseded_it_ranks_first(tmp_path: Path) -> None:
+    folder = _two_nights(tmp_path)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Decided: Orion uses MySQL for the main database, since the team knows it", k=5)
+    about_it = [hit for hit in hits if "MySQL" in hit.text]
+    assert about_it[0].source == "memory/2026-11-14.md" and "Postgres" in about_it[0].text
+    assert all(hit.status == "superseded" for hit in about_it if "Postgres" not in hit.text)
+
+
+@pytest.mark.parametrize("status", ["finished", "expired"])
+def test_an_entry_finished_or_expired_in_the_archive_ends_its_note_line(tmp_path: Path, status: str) -> None:
+    note = "# 2026-11-10\n\n- Orion pilot runs on the shared staging cluster until the launch\n"
+    folder = make_workspace(tmp_path, {"2026-11-10.md": note})
+    record = ArchiveRecord(
+        date(2026, 11, 20),
+        "Facts",
+        "- [Orion] Orion pilot runs on the shared staging cluster until the launch (2026-11-10)",
+        f"project Orion {status}",
+        Ending(status, date(2026, 11, 20)),  # type: ignore[arg-type]
+    )
+    (folder / "memory" / "archive.md").write_text(append_records(None, [record]), encoding="utf-8")
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        line = _hit(sidecar.search("Orion pilot staging cluster", k=5), "memory/2026-11-10.md", "pilot")
+        before = _hit(
+            sidecar.search("Orion pilot staging cluster", k=5, as_of=date(2026, 11, 19)),
+            "memory/2026-11-10.md",
+            "pilot",
+        )
+    assert (line.status, line.status_line()) == (status, f"{status} 2026-11-20")
+    assert before.status is None
+
+
+def test_a_newer_line_that_restates_an_old_one_with_another_value_ranks_first_and_marks_it_older(
+    tmp_path: Path,
+) -> None:
+    notes = {
+        "2026-11-10.md": "# 2026-11-10\n\n- [13:03] Orion api instance type: t3.medium\n",
+        "2026-11-14.md": "# 2026-11-14\n\n- Orion api instance type: c7g.xlarge\n",
+        "2026-11-16.md": "# 2026-11-16\n\n- Vega billing instance type: t3.large\n",
+    }
+    folder = make_workspace(tmp_path, notes)  # indexed only: no run, so nothing is superseded
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("[13:03] Orion api instance type", k=5)
+        then = sidecar.search("[13:03] Orion api instance type", k=5, as_of=date(2026, 11, 12))
+    old = _hit(hits, "memory/2026-11-10.md", "t3.medium")
+    assert hits[0].source == "memory/2026-11-14.md"
+    assert (old.status, old.status_line()) == ("older", "older, see memory/2026-11-14.md:3 (2026-11-14)")
+    assert old.as_dict()["status"] == "older" and old.as_dict()["newer"] == "memory/2026-11-14.md:3"
+    assert "(older, see memory/2026-11-14.md:3 (2026-11-14))" in "\n".join(hit_lines([old]))
+    assert _hit(hits, "memory/2026-11-16.md", "Vega").status is None  # another thing: no link
+    assert _hit(then, "memory/2026-11-10.md", "t3.medium").status is None  # the newer was not written yet
+
+
+def test_the_line_that_superseded_an_entry_ranks_first_with_its_own_status_once_its_project_finished(
+    tmp_path: Path,
+) -> None:
+    folder = _two_nights(tmp_path)
+    memory = (folder / "MEMORY.md").read_text(encoding="utf-8")
+    entry = next(line for line in memory.splitlines() if "Postgres" in line)
+    record = ArchiveRecord(
+        date(2026, 11, 20),
+        "Decisions",
+        entry,
+        "project Orion finished",
+        Ending("finished", date(2026, 11, 20)),
+    )
+    archive = folder / "memory" / "archive.md"
+    archive.write_text(append_records(archive.read_text(encoding="utf-8"), [record]), encoding="utf-8")
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Decided: Orion uses MySQL for the main database, since the team knows it", k=5)
+    first = next(hit for hit in hits if "MySQL" in hit.text)
+    assert (first.source, first.status) == ("memory/2026-11-14.md", "finished")

@@ -55,6 +55,31 @@ def test_editing_a_note_updates_one_row_and_duplicates_none(tmp_path: Path) -> N
     assert len(embedder.seen) == 1 and "v0.10.1" in embedder.seen[0]
 
 
+def test_each_row_keeps_the_vector_of_its_own_text_when_one_pass_rewrites_one_file_and_adds_to_another(
+    tmp_path: Path,
+) -> None:
+    folder = make_workspace(
+        tmp_path,
+        {"2026-11-20.md": NOTE},
+        memory="# MEMORY.md\n\n## Facts\n- Atlas runs on RDS (2026-11-19)\n",
+    )
+    embedder = _hashing()
+    with open_at(folder, embedder) as sidecar:
+        sidecar.index()
+        memory = folder / "MEMORY.md"  # indexed first: its rewrite is embedded beside the note's insert
+        memory.write_text(memory.read_text(encoding="utf-8").replace("RDS", "RDS Postgres"), encoding="utf-8")
+        note = folder / "memory" / "2026-11-20.md"
+        note.write_text(NOTE + "- Atlas queue moved to SQS\n", encoding="utf-8")
+        second = sidecar.index()
+        stored = sidecar.store.db.execute(
+            "SELECT context, text, embedding FROM entries WHERE deleted_at IS NULL ORDER BY id"
+        ).fetchall()
+    assert (second.added, second.updated) == (1, 1)
+    for context, text, blob in stored:
+        expected = embedder.embed([f"{context}: {text}" if context else text])[0]
+        assert np.allclose(np.frombuffer(bytes(blob), dtype="<f4"), expected), text
+
+
 @pytest.mark.sqlite_only  # the SQLite file, its vector cache or its FTS5 table
 def test_an_unchanged_workspace_is_not_read_embedded_or_written(tmp_path: Path) -> None:
     folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
@@ -223,3 +248,15 @@ def test_term_counts_follow_edits_exactly(tmp_path: Path) -> None:
                 actual[term] = actual.get(term, 0) + 1
     assert stored == actual
     assert "deploy" not in stored and stored["roll"] == 1 and stored[stem("staging")] == 2
+
+
+@pytest.mark.sqlite_only  # the SQLite file's schema_migrations table
+def test_a_store_indexed_before_the_vectors_were_realigned_is_re_embedded_once(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        sidecar.store.db.execute("DELETE FROM schema_migrations WHERE name = 'm008_realign_vectors'")
+    with open_at(folder) as sidecar:
+        first = sidecar.index()
+        second = sidecar.index()
+    assert (first.reembedded, second.reembedded) == (4, 0)

@@ -4,6 +4,7 @@ missing or broken, and a store built by another embedder re-embedded on recall i
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
 from pathlib import Path
 
@@ -57,32 +58,49 @@ def test_wordllama_truncates_to_its_smaller_sizes_and_refuses_others() -> None:
         build_embedder(SidecarConfig(dimensions=100))
 
 
-def test_importing_wordllama_leaves_the_logging_setup_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """wordllama calls logging.basicConfig(level=INFO) on import: every INFO record went to stderr."""
-    for name in [name for name in sys.modules if name.split(".")[0] == "wordllama"]:
+def test_the_default_embedder_loads_without_importing_wordllama_or_touching_logging(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Importing wordllama costs a recall about half a second (requests, its pydantic config) and
+    calls logging.basicConfig(level=INFO), which sent every INFO record to stderr."""
+    for name in [name for name in sys.modules if name.split(".")[0] in ("wordllama", "requests")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(embed_wordllama, "_loaded", {})
     root = logging.getLogger()
     monkeypatch.setattr(root, "handlers", [])  # as in the CLI: basicConfig acts only on a bare root
     before = (list(root.handlers), root.level)
-    build_embedder(SidecarConfig())
-    assert "wordllama" in sys.modules and (list(root.handlers), root.level) == before
+    build_embedder(SidecarConfig()).embed(["where is my car?"])
+    assert "wordllama" not in sys.modules and "requests" not in sys.modules
+    assert (list(root.handlers), root.level) == before
+
+
+@pytest.mark.parametrize("size", [256, 64])
+def test_its_vectors_are_the_wordllama_package_s_own(size: int) -> None:
+    import wordllama  # type: ignore[import-untyped]
+
+    texts = ["where is my car?", "", "会议周四下午 🚀 deploy v0.10.1", "x " * 700, NOTE]
+    package = wordllama.WordLlama.load(
+        config="l2_supercat",
+        cache_dir=embed_wordllama.package_folder(),
+        disable_download=True,
+        trunc_dim=None if size == 256 else size,
+    )
+    expected = package.embed(texts)
+    assert np.array_equal(embed_wordllama.load_model(size).embed(texts), expected)
 
 
 @pytest.mark.parametrize("failure", ["missing", "damaged"])
 def test_without_a_loadable_wordllama_the_hashing_embedder_takes_over_with_one_notice(
-    failure: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    failure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setattr(embed_wordllama, "_loaded", {})
     if failure == "missing":
-        monkeypatch.setitem(sys.modules, "wordllama", None)  # `import wordllama` raises ImportError
+        monkeypatch.setitem(sys.modules, "wordllama", None)  # find_spec then says it is not there
     else:
-        import wordllama  # type: ignore[import-untyped]
-
-        def damaged(**_: object) -> None:
-            raise ValueError("l2_supercat_256.safetensors: invalid header")
-
-        monkeypatch.setattr(wordllama.WordLlama, "load", damaged)
+        for folder in ("weights", "tokenizers"):
+            shutil.copytree(embed_wordllama.package_folder() / folder, tmp_path / folder)
+        (tmp_path / "weights" / "l2_supercat_256.safetensors").write_bytes(b"not safetensors")
+        monkeypatch.setattr(embed_wordllama, "package_folder", lambda: tmp_path)
     with caplog.at_level(logging.WARNING, logger="memory_sleep"):
         embedder = build_embedder(SidecarConfig())
     assert isinstance(embedder, OfflineEmbedder) and embedder.id == "offline-hash-v3/384"

@@ -1,7 +1,8 @@
 """The figures of issue 15's "Done when" for one workspace, from the labels and what two runs left.
 
-- KEEP recall: durable items whose state record is a KEEP (REM's noop included: memory held it), or a
-  DISCARD that closed an action / durable items.
+- KEEP recall: durable items that reached MEMORY.md: their state record is a KEEP that REM placed (any
+  operation, noop included: memory held it), or a DISCARD that closed an action / durable items. A KEEP
+  the engine left in the notes and weekly summaries (not promoted, no operation) is not in MEMORY.md.
 - Written entries: entries of the final MEMORY.md the original did not hold. Each is matched to the
   labelled item it restates best (>= 60 % of the tokens of one in the other, "(previously: ...)" left
   out) among the labelled items whose record says they changed memory (add, update, supersede);
@@ -99,7 +100,7 @@ def score_workspace(
 ) -> Figures:
     record = records(folder, labelled)
     durable = [e for e in labelled if e.label.durable]
-    kept = [e for e in durable if (r := record[e.item.source]) and (r.verdict == "KEEP" or r.closes_action)]
+    kept = [e for e in durable if (r := record[e.item.source]) and (r.integrated or r.closes_action)]
     final = read_doc(folder / "MEMORY.md")
     written = written_entries(read_doc(original / "MEMORY.md"), final)
     changed = [e for e in labelled if (r := record[e.item.source]) and r.operation in CHANGED_MEMORY]

@@ -1,32 +1,66 @@
 """The default embedder: WordLlama's static token embeddings (model l2_supercat, 256 dimensions, or
-128 or 64 truncated), loaded from the files its package ships and never downloaded.
+128 or 64 truncated), read from the files its package ships and never downloaded.
 
-One loaded model per process and size: loading takes a few tenths of a second, embedding thousands of
-sentences a second (benchmarks/bench_embedders.py has the figures against the alternatives).
+The files are read directly (the tokenizer with `tokenizers`, the weights with `safetensors`) and the
+vectors computed as WordLlama computes them (the mean of the text's token vectors): importing the
+wordllama package itself costs a recall process about half a second (it imports requests and
+pydantic models for downloads it never makes here), and would set up logging on import. A test
+checks the vectors equal the package's own.
+
+One loaded model per process and size: embedding thousands of sentences a second
+(benchmarks/bench_embedders.py has the figures against the alternatives).
 """
 
 from __future__ import annotations
 
-import logging
+import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from memory_sleep.errors import ConfigError
 from memory_sleep.sidecar.embed import EmbeddingUsage, Vectors, l2_normalise
 
 MODEL = "l2_supercat"
 SIZES = (64, 128, 256)
+BATCH = 64  # texts tokenized and pooled at once, as WordLlama does
 
-_loaded: dict[int, Any] = {}
+_loaded: dict[int, TokenMeans] = {}
+
+
+class TokenMeans:
+    """WordLlama's inference for dense vectors: tokenize without special tokens, look up each token's
+    row, average them over the attention mask."""
+
+    def __init__(self, matrix: npt.NDArray[np.float32], tokenizer: Any) -> None:
+        self.matrix = matrix
+        self.tokenizer = tokenizer
+        tokenizer.enable_padding()
+        tokenizer.no_truncation()
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        pooled = np.empty((len(texts), self.matrix.shape[1]), dtype=np.float32)
+        for start in range(0, len(texts), BATCH):
+            encoded = self.tokenizer.encode_batch(
+                list(texts[start : start + BATCH]), add_special_tokens=False
+            )
+            ids = np.array([one.ids for one in encoded], dtype=np.int32)
+            mask = np.array([one.attention_mask for one in encoded], dtype=np.float32)
+            np.clip(ids, 0, self.matrix.shape[0] - 1, out=ids)
+            counts = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
+            pooled[start : start + len(encoded)] = (
+                np.sum(self.matrix[ids] * mask[..., np.newaxis], axis=1, dtype=np.float32) / counts
+            )
+        return pooled
 
 
 class WordLlamaEmbedder:
     """Mean of the model's token vectors, L2-normalised; any language its tokenizer covers."""
 
-    def __init__(self, model: Any, dimensions: int) -> None:
+    def __init__(self, model: TokenMeans, dimensions: int) -> None:
         self.model = model
         self.dimensions = dimensions
         self.id = f"wordllama:{MODEL}/{dimensions}"
@@ -36,12 +70,20 @@ class WordLlamaEmbedder:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         self.usage.calls += 1
-        return l2_normalise(np.asarray(self.model.embed(list(texts)), dtype=np.float32))
+        return l2_normalise(self.model.embed(texts))
 
 
-def load_model(dimensions: int) -> Any:
-    """The model from the installed package's own folder (disable_download: never the network);
-    ImportError when the package is missing, another exception when its files do not load."""
+def package_folder() -> Path:
+    """Where the wordllama package is installed, found without importing it; ImportError if missing."""
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("No module named 'wordllama'")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def load_model(dimensions: int) -> TokenMeans:
+    """The model from the installed package's own folder (never the network); ImportError when the
+    package is missing, another exception when its files do not load."""
     if dimensions not in SIZES:
         raise ConfigError(
             f"sidecar.dimensions = {dimensions}: the wordllama embedder gives {', '.join(map(str, SIZES))} "
@@ -49,28 +91,18 @@ def load_model(dimensions: int) -> Any:
         )
     model = _loaded.get(dimensions)
     if model is None:
-        wordllama = _import_quietly()
-        model = wordllama.WordLlama.load(
-            config=MODEL,
-            cache_dir=Path(wordllama.__file__).parent,
-            disable_download=True,
-            trunc_dim=None if dimensions == SIZES[-1] else dimensions,
-        )
+        from safetensors import safe_open
+        from tokenizers import Tokenizer
+
+        folder = package_folder()
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizers" / f"{MODEL}_tokenizer_config.json"))
+        with safe_open(
+            str(folder / "weights" / f"{MODEL}_{SIZES[-1]}.safetensors"), framework="np"
+        ) as weights:
+            matrix = weights.get_tensor("embedding.weight")[:, :dimensions]
+        model = TokenMeans(np.ascontiguousarray(matrix, dtype=np.float32), tokenizer)
         _loaded[dimensions] = model
     return model
-
-
-def _import_quietly() -> Any:
-    """Import wordllama, undoing the logging.basicConfig(level=INFO) its modules call on import: it
-    would print every INFO record of every library, memory-sleep's included, to stderr."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    try:
-        import wordllama  # type: ignore[import-untyped]
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-    return wordllama
 
 
 def wordllama_embedder(dimensions: int | None) -> WordLlamaEmbedder:

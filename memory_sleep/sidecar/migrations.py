@@ -305,3 +305,10 @@ def m007_validity(db: sqlite3.Connection) -> None:
         "CREATE INDEX entries_ended ON entries (status) WHERE status IS NOT NULL",
         "CREATE INDEX entries_by_day ON entries (day)",
     )
+
+
+@MIGRATIONS.register
+def m008_realign_vectors(db: sqlite3.Connection) -> None:
+    """Before this, a pass that rewrote an item of one file and added items to a later one stored
+    each of those vectors on the wrong row: naming the embedder anew makes the next open re-embed."""
+    _run(db, "UPDATE meta SET value = value || ' (vectors misaligned)' WHERE key = 'embedder'")

@@ -21,6 +21,7 @@ import numpy.typing as npt
 from memory_sleep.sidecar.boundary import SidecarStore, VectorSearch
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.store import EntryRow
+from memory_sleep.sidecar.successors import Ranked, mark_older, with_successors
 from memory_sleep.sidecar.tokenize import query_terms
 
 Mode = Literal["hybrid", "vector", "text"]
@@ -58,16 +59,23 @@ class Hit:
     text_rank: int | None
     decay: float
     on: str  # the day it was asked about, ISO
+    newer: EntryRow | None = None  # a later result that restates it (sidecar/successors.py)
 
     @property
     def status(self) -> str | None:
-        """superseded, done or finished if it had stopped being true by then; None while valid."""
-        return self.entry.status if self.entry.ended_on(self.on) else None
+        """superseded, done or finished if it had stopped being true by then, "older" if a newer
+        result restates it; None while valid and the latest word on it."""
+        if self.entry.ended_on(self.on):
+            return self.entry.status
+        return "older" if self.newer is not None else None
 
     def status_line(self) -> str | None:
-        """'superseded 2026-11-25 by memory/2026-11-25.md:14', or None while valid."""
+        """'superseded 2026-11-25 by memory/2026-11-25.md:14', 'older, see MEMORY.md:21 (2026-11-17)',
+        or None."""
         if self.status is None:
             return None
+        if self.newer is not None and not self.entry.ended_on(self.on):
+            return f"older, see {self.newer.source_path}:{self.newer.line_start} ({self.newer.day})"
         by = f" by {self.entry.ended_by}" if self.entry.ended_by else ""
         return f"{self.status} {self.entry.valid_to}{by}"
 
@@ -106,9 +114,10 @@ class Hit:
             "vector_rank": self.vector_rank,
             "text_rank": self.text_rank,
             "valid_from": self.day,
-            "valid_to": self.entry.valid_to if self.status else None,
+            "valid_to": self.entry.valid_to if self.entry.ended_on(self.on) else None,
             "status": self.status or "valid",
-            "ended_by": self.entry.ended_by if self.status else None,
+            "ended_by": self.entry.ended_by if self.entry.ended_on(self.on) else None,
+            "newer": f"{self.newer.source_path}:{self.newer.line_start}" if self.newer else None,
         }
 
 
@@ -220,18 +229,29 @@ def search(
     text_rank = {entry_id: rank for rank, entry_id in enumerate(text_ranked, 1)}
     on = options.as_of or datetime.fromtimestamp(now, UTC).date()
     moment = day_timestamp(on) if options.as_of else now
-    scored = []
+    day = on.isoformat()
+    ranked = []
     for entry_id, score in fused.items():
         row = rows.get(entry_id)
-        if row is None or not _answers(row, options, on.isoformat(), moment):
+        if row is None or not _answers(row, options, day, moment):
             continue
         decay = decay_factor(row, moment, options.half_life_days, options.decay_floor)
-        weight = (ENDED_WEIGHT if row.ended_on(on.isoformat()) else 1.0) * COPY_WEIGHT.get(row.kind, 1.0)
-        scored.append((score * decay * weight, decay, row))
-    scored.sort(key=lambda item: (-item[0], item[2].id))
+        relevance = score * decay * COPY_WEIGHT.get(row.kind, 1.0)
+        ranked.append(Ranked(relevance * (ENDED_WEIGHT if row.ended_on(day) else 1.0), decay, row, relevance))
+    ranked = with_successors(store, ranked, day, lambda row: _answers(row, options, day, moment), options.k)
+    ranked = mark_older(ranked, day, options.k)
     return [
-        Hit(rank, score, row, vector_rank.get(row.id), text_rank.get(row.id), decay, on.isoformat())
-        for rank, (score, decay, row) in enumerate(scored[: options.k], 1)
+        Hit(
+            rank,
+            item.score,
+            item.row,
+            vector_rank.get(item.row.id),
+            text_rank.get(item.row.id),
+            item.decay,
+            day,
+            item.newer,
+        )
+        for rank, item in enumerate(ranked[: options.k], 1)
     ]
 
 

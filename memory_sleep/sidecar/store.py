@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memory_sleep.errors import StoreError
-from memory_sleep.sidecar.entry_writes import EntryWrites
+from memory_sleep.sidecar.erase import Erasure
 from memory_sleep.sidecar.migrations import MIGRATIONS, Migrations
 from memory_sleep.sidecar.query_log import QueryLog
 from memory_sleep.sidecar.rows import (
@@ -91,7 +91,7 @@ def upgrade_sqlite(path: Path) -> list[str]:
     return lacking
 
 
-class Store(EntryWrites, QueryLog):
+class Store(Erasure, QueryLog):
     """An open sidecar database. Use `Store.open(path)`; ":memory:" works for tests."""
 
     namespace: str | None = None  # one file per workspace: all of it is the workspace's
@@ -167,6 +167,15 @@ class Store(EntryWrites, QueryLog):
             for row in self.db.execute(f"SELECT {ENTRY_COLUMNS} FROM entries WHERE id IN ({marks})", chunk):
                 found[row[0]] = EntryRow(*row)
         return found
+
+    def entry_at(self, source_key: str, line: int) -> EntryRow | None:
+        """The live entry of a source whose lines hold `line`."""
+        row = self.db.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE source_key = ? AND line_start <= ? AND line_end >= ?"
+            " AND deleted_at IS NULL ORDER BY line_start DESC LIMIT 1",
+            (source_key, line, line),
+        ).fetchone()
+        return EntryRow(*row) if row else None
 
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
         """(id, context, text) of every entry, live or not, in id order: what a re-embed walks."""

@@ -100,7 +100,14 @@ M001_SCHEMA = (
         pair_seconds BYTEA)""",
 )
 
-MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (("m001_schema", M001_SCHEMA),)
+# before it, a pass that rewrote an item of one file and added items to a later one stored those
+# vectors on the wrong rows: naming the embedder anew makes the next open re-embed
+M002_REALIGN_VECTORS = ("UPDATE meta SET value = value || ' (vectors misaligned)' WHERE key = 'embedder'",)
+
+MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("m001_schema", M001_SCHEMA),
+    ("m002_realign_vectors", M002_REALIGN_VECTORS),
+)
 
 
 def applied(db: PgDb) -> set[int]:

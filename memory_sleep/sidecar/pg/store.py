@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from memory_sleep.sidecar.pg.connect import PgDb, connect, shown
+from memory_sleep.sidecar.pg.erase import PgErasure
 from memory_sleep.sidecar.pg.migrations import MIGRATION_LOCK, migrate
-from memory_sleep.sidecar.pg.writes import PgWrites
 from memory_sleep.sidecar.rows import ENTRY_COLUMNS, EntryRow, SourceRow, Vectors, from_blobs
 
 
@@ -38,7 +38,7 @@ def ensure_hnsw(db: PgDb, dim: int) -> None:
         )
 
 
-class PgStore(PgWrites):
+class PgStore(PgErasure):
     """One namespace of a Postgres sidecar. Use `PgStore.open(dsn, namespace, dimensions)`."""
 
     day_noon_sql = "extract(epoch FROM day::date) + 43200.0"
@@ -147,6 +147,14 @@ class PgStore(PgWrites):
         wanted = [int(i) for i in ids]
         rows = self.db.execute(f"SELECT {ENTRY_COLUMNS} FROM entries WHERE id = ANY(?)", (wanted,))
         return {row[0]: EntryRow(*row) for row in rows}
+
+    def entry_at(self, source_key: str, line: int) -> EntryRow | None:
+        row = self.db.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE namespace = ? AND source_key = ? AND line_start <= ?"
+            " AND line_end >= ? AND deleted_at IS NULL ORDER BY line_start DESC LIMIT 1",
+            (self._namespace, source_key, line, line),
+        ).fetchone()
+        return EntryRow(*row) if row else None
 
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
         return list(

@@ -1,0 +1,146 @@
+"""What replaced a result, so that recall shows what is true now above what was.
+
+Two links, both read from what the files say, never guessed from meaning:
+- an ended result names what ended it (`ended_by`, the note line of the supersede or close): that line
+  answers the same question today, so it ranks just above the result it ended, even when the question
+  used the old wording (a chain of supersedes is followed to its end, which keeps its own status:
+  the last value of a project that has since finished is shown as finished);
+- a dated result whose words a newer result repeats, all but one of them at most (the same key with
+  another value, or "moved to X (was Y)"), is older than it: the newer ranks first and the older is
+  marked "older, see NEWER". The offline engine adds a new value beside an old entry rather than
+  supersede wrongly, and an entry moved out for room is never superseded; this keeps both findable
+  and puts the newer first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.rows import EntryRow
+from memory_sleep.text import tokens
+
+_CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
+_WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
+_NAME = re.compile(r"\b[A-Z][\w.-]*")
+_STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
+MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
+SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
+OLDER_ONLY_WORDS = 1  # and leaves out at most this many of them (its old value), or one more not a name
+
+
+@dataclass
+class Ranked:
+    """A scored result on its way to a Hit; `newer` is the result that restates it, later."""
+
+    score: float
+    decay: float
+    row: EntryRow
+    relevance: float  # the score before an ended result's weight
+    newer: EntryRow | None = None
+
+
+def _place(ended_by: str) -> tuple[str, int] | None:
+    """The sidecar's (source key, line) of an ending's evidence, "memory/2026-11-14.md:3"."""
+    path, _, line = ended_by.rpartition(":")
+    if not path or not line.isdigit():
+        return None
+    name = PurePosixPath(path).name
+    return ("MEMORY.md" if name == "MEMORY.md" else f"note:{name}", int(line))
+
+
+def with_successors(
+    store: SidecarStore, ranked: list[Ranked], on: str, admits: Callable[[EntryRow], bool], limit: int
+) -> list[Ranked]:
+    """`ranked` with the line that ended each of the `limit` most relevant ended results ranked above
+    that result's relevance (added if missing), best first; `admits(row)`: whether a row may be returned."""
+    by_id = {item.row.id: item for item in ranked}
+    ended = [item for item in ranked if item.row.ended_on(on) and item.row.ended_by]
+    for item in sorted(ended, key=lambda item: -item.relevance)[:limit]:
+        current = _current(store, item.row, on, admits)
+        if current is None:
+            continue
+        successor = by_id.get(current.id)
+        if successor is None:
+            successor = by_id[current.id] = Ranked(0.0, item.decay, current, 0.0)
+            ranked.append(successor)
+        successor.score = max(successor.score, _above(item.relevance))
+    return _sorted(ranked)
+
+
+def _current(
+    store: SidecarStore, row: EntryRow, on: str, admits: Callable[[EntryRow], bool]
+) -> EntryRow | None:
+    """The end of the chain of what ended `row`: the latest word on it, unless that too was superseded
+    (by something not indexed). It may have ended otherwise since (its project finished): it is
+    still the last value known, and shows its own status."""
+    seen = {row.id}
+    for _ in range(MAX_CHAIN):
+        if not (row.ended_on(on) and row.ended_by) or (place := _place(row.ended_by)) is None:
+            break
+        found = store.entry_at(*place)
+        if found is None or found.id in seen or not admits(found):
+            return None
+        seen.add(found.id)
+        row = found
+    superseded = row.ended_on(on) and row.status == "superseded"
+    return None if superseded or len(seen) == 1 else row
+
+
+def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
+    """Mark each of the first `limit` dated, still valid results that a newer valid result restates,
+    and rank that newer result above it (the older keeps its place)."""
+    words = {item.row.id: _statement(item.row) for item in ranked}
+    dated = [item for item in ranked if item.row.day is not None and not item.row.ended_on(on)]
+    for item in ranked[:limit]:
+        if item.row.day is None or item.row.ended_on(on):
+            continue
+        own = words[item.row.id]
+        newer = [
+            other
+            for other in dated
+            if other.row.day > item.row.day  # type: ignore[operator]
+            and _restates(own, words[other.row.id])
+        ]
+        if newer:
+            latest = max(newer, key=lambda other: (other.row.day, other.score))
+            item.newer = latest.row
+            latest.score = max(latest.score, _above(item.score))
+    return _sorted(ranked)
+
+
+@dataclass(frozen=True)
+class Statement:
+    words: frozenset[str]
+    names: frozenset[str]  # its capitalised words, lower-cased as `words` are (a sentence's first too:
+    # "Nimbus api ..." names a thing; leaving out a capitalised verb only costs a missed link)
+
+
+def _statement(row: EntryRow) -> Statement:
+    """The words of what a result states: without the clock times that stamp note lines, nor the
+    category label and day a weekly summary adds to its copy of an item."""
+    text = _STATED_DAY.sub("", _WEEKLY_LABEL.sub("", row.text) if row.kind == "weekly" else row.text)
+    words = frozenset(word for word in tokens(text) if not _CLOCK.fullmatch(word))
+    return Statement(words, frozenset(name.lower() for name in _NAME.findall(text)))
+
+
+def _restates(older: Statement, newer: Statement) -> bool:
+    """The newer repeats all the older's words but one, or but two that are not capitalised (a name
+    it lacks makes it about another person or thing)."""
+    left_out = older.words - newer.words
+    if len(older.words & newer.words) < SHARED_WORDS:
+        return False
+    return len(left_out) <= OLDER_ONLY_WORDS or (
+        len(left_out) <= OLDER_ONLY_WORDS + 1 and not left_out & older.names
+    )
+
+
+def _above(score: float) -> float:
+    return score * (1 + 1e-6) + 1e-12
+
+
+def _sorted(ranked: Sequence[Ranked]) -> list[Ranked]:
+    return sorted(ranked, key=lambda item: (-item.score, item.row.id))
