@@ -45,7 +45,7 @@ api = pytest.fixture(serve)
 
 def _problems(template: str, answer: Any, values: dict[str, Any]) -> list[str]:
     """What the engine's checks find in `answer`, given the ids and texts the prompt showed."""
-    items = {item["id"]: item for item in values.get("items", values.get("notes", []))}
+    items = {item["id"]: item for item in values.get("items", values.get("notes", [])) if "id" in item}
     if template == "nrem_classify.md.j2":
         return llm._classify_problems(answer, items)  # type: ignore[arg-type]
     if template == "rem_integrate.md.j2":
