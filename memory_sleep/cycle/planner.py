@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from memory_sleep.config import Config
 from memory_sleep.cycle import (
@@ -27,12 +28,17 @@ from memory_sleep.engines.base import ClassifyContext, Engine
 from memory_sleep.engines.recurrence import KEY_WINDOW_DAYS, Recurrence
 from memory_sleep.errors import GuardError
 from memory_sleep.models import KeptItem, NoteItem
+from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.archive import ArchiveRecord, ended_statements, records_since
 from memory_sleep.workspace.layout import Discovery, NoteFile, Workspace, discover
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 from memory_sleep.workspace.state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
 from memory_sleep.workspace.writer import FileChange, new_run_id
+
+if TYPE_CHECKING:
+    from memory_sleep.gc.apply import GcPlan
+    from memory_sleep.gc.hook import GcStep
 
 Progress = Callable[[str], None]
 
@@ -48,6 +54,7 @@ class Planner:
         options: RunOptions,
         say: Progress,
         candidate_step: Candidates,
+        gc_step: GcStep | None = None,
     ) -> None:
         self.workspace, self.config, self.engine, self.options, self.say = (
             workspace,
@@ -57,6 +64,8 @@ class Planner:
             say,
         )
         self.candidates = candidate_step
+        self.gc_step = gc_step
+        self.gc_plan: GcPlan | None = None
         self.store = StateStore(workspace.state_dir)
         self.state: WorkspaceState = self.store.load_workspace()
         self.note_states: dict[str, NoteState] = {}
@@ -102,6 +111,9 @@ class Planner:
         if "rem" in self.options.phases:
             self.say("REM: integrating into MEMORY.md")
             self._rem(document, entries_before, completions, repeats)
+        if self.gc_step is not None:
+            self.say("GC: garbage collection")
+            self._gc(document, entries_before)
         if "cleanup" in self.options.phases:
             self.say("Cleanup: weekly summaries and briefing")
             self._cleanup(document, found)
@@ -138,11 +150,13 @@ class Planner:
             entriesArchived=len(self.archived),
             weeklyFilesWritten=[edit.path for edit in self.edits if edit.op == "fold" and edit.path],
             filesChanged=[c.path for c in changes if "/.sleep/" not in c.path],
+            garbageCollection=self.gc_plan.decision.counts() if self.gc_plan else {},
             warnings=[
                 *self.warnings,
                 *result.warnings,
                 *self.engine.usage.warnings,
                 *self.candidates.warnings,
+                *(self.gc_step.warnings if self.gc_step else ()),
             ],
         )
         report = RunReport(
@@ -152,6 +166,7 @@ class Planner:
             kept=kept,
             strays=found.strays,
             plan=self.edits,
+            gc=self.gc_plan,
         )
         report.before = {c.path: read_bytes(self.workspace.root / c.path) for c in changes}
         return report
@@ -284,6 +299,22 @@ class Planner:
                 first_seen=entry.day or today, last_referenced=entry.day or today
             )
         self.state.entries = present
+
+    def _gc(self, document: MemoryDocument, entries_before: list[Entry]) -> None:
+        """The GC run's edits of MEMORY.md, within what the loss guard still allows this run."""
+        assert self.gc_step is not None
+        editor = DocumentEditor(document, self.options.today)
+        removed = len(entries_before) - sum(1 for _ in document.entries())
+        budget = guards.removal_allowance(len(entries_before), self.config.max_removal_share) - removed
+        uses: dict[tuple[str | None, str], float] = {
+            (section, entry.text): day_timestamp(self._last_used(entry))
+            for _, section, entry in editor.entries()
+        }
+        self.gc_plan = self.gc_step.plan(editor, max(0, budget), uses)
+        if self.gc_plan is not None:
+            self.edits.extend(self.gc_plan.edits)
+            self.archived.extend(self.gc_plan.archived)
+        guards.check_removals(entries_before, document, self.config.max_removal_share)
 
     def _apply(self, editor: DocumentEditor, edits: list[Edit]) -> Applied:
         """Apply a phase's edits to MEMORY.md and add them to the run's plan."""
