@@ -27,6 +27,7 @@ from memory_sleep.cycle.report import RunOptions, RunReport
 from memory_sleep.engines.base import ClassifyContext, Engine
 from memory_sleep.engines.recurrence import KEY_WINDOW_DAYS, Recurrence
 from memory_sleep.errors import GuardError
+from memory_sleep.gc import review
 from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.workspace import sleep_log
@@ -379,7 +380,15 @@ class Planner:
             if is_recent:
                 recent.extend(kept)
         context = briefing.briefing_context(document, projects.current_fields(document), recent, today)
-        brief = briefing.brief_edit(self.engine.briefer, context, self.config.briefing_max_bytes)
+        reviews = review.read_reviews(self.workspace)
+        if self.gc_plan is not None:
+            reviews = review.with_reviews(reviews, self.gc_plan.reviews, self.gc_plan.decision.rows, today)
+        brief = briefing.brief_edit(
+            self.engine.briefer,
+            context,
+            self.config.briefing_max_bytes,
+            [review.review_line(listed) for listed in reviews],
+        )
         guards.check_files([*folds, brief], pending, self.config.briefing_max_bytes)
         self.edits.extend(folds)
         if read_bytes(self.workspace.briefing) != (brief.text or "").encode("utf-8"):
@@ -390,6 +399,12 @@ class Planner:
         for name in sorted(self.changed_notes):
             yield FileChange(f"{base}/notes/{name}.json", dump(self.note_states[name]))
         yield FileChange(f"{base}/state.json", dump(self.state))
+        if self.gc_plan is not None and self.gc_plan.reviews:
+            known = review.read_reviews(self.workspace)
+            listed = review.with_reviews(
+                known, self.gc_plan.reviews, self.gc_plan.decision.rows, self.options.today
+            )
+            yield FileChange(f"{base}/{review.REVIEW_FILE}", review.render(listed))
 
     def _note_state(self, name: str) -> NoteState | None:
         if name not in self.note_states:

@@ -137,7 +137,6 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float) -> None:
     whose plan edits the indexer follows."""
     store, decision = sidecar.store, plan.decision
     pass_id, today = decision.pass_id, datetime.fromtimestamp(now, UTC).date()
-    deleted: list[int] = []
     with store.transaction():
         for action in decision.actions:
             ids = [i for i in action.ids if i not in plan.in_memory_md]
@@ -146,7 +145,6 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float) -> None:
                 set_importance(store, {i: action.importance or 0.0 for i in action.ids})
             elif action.op == "soft_delete":
                 store.soft_delete(ids, reason, now, pass_id)
-                deleted.extend(ids)
             elif action.op == "supersede" and action.into is not None:
                 mark_ended(
                     store,
@@ -157,15 +155,14 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float) -> None:
                 )
             elif action.op in ("merge", "summarize") and ids:
                 into = _kept_in_memory_md(plan, action) or _insert(sidecar, action, decision, now, today)
-                status = "merged" if action.op == "merge" else "summarized"
-                mark_ended(store, ids, (action.day or today).isoformat(), status, link(into, action.strategy))
+                # the sidecar's statuses are the archive's; the link says it was a merge or summary
+                mark_ended(
+                    store, ids, (action.day or today).isoformat(), "superseded", link(into, action.strategy)
+                )
                 store.soft_delete(ids, reason, now, pass_id)
-                deleted.extend(ids)
         if "importance" in decision.strategies:
             store.set_meta(RATED_AT, repr(now))
         store.set_meta(LAST_RUN_AT, repr(now))
-    if deleted and sidecar.cache_dir is not None:
-        sidecar.forget_vectors(deleted)
 
 
 def _kept_in_memory_md(plan: GcPlan, action: GcAction) -> int | None:
@@ -182,7 +179,7 @@ def _insert(sidecar: Sidecar, action: GcAction, decision: GcDecision, now: float
     entry = NewEntry(
         source_key=f"gc:{decision.pass_id}",
         source_path=f"gc:{action.strategy}",
-        kind=action.op,
+        kind="note",  # a statement of its own, like a note's item; source_path says where it came from
         line_start=0,
         line_end=0,
         context="",

@@ -42,7 +42,7 @@ class GcDecision:
         """Entries each strategy removed, marked or rated, for sleep-log.json and reports."""
         counted: dict[str, int] = {}
         for action in self.actions:
-            key = f"{action.strategy}.{action.op}"
+            key = f"{action.strategy}_{action.op}"
             counted[key] = counted.get(key, 0) + len(action.ids)
         return counted
 

@@ -60,7 +60,7 @@ class RunRecord(BaseModel):
     filesChanged: list[str] = Field(default_factory=list)
     forgetting: dict[str, int] = Field(default_factory=dict)
     garbageCollection: dict[str, int] = Field(
-        default_factory=dict, description="entries each GC strategy removed, marked or rated (strategy.op)"
+        default_factory=dict, description="entries each GC strategy removed, marked or rated (strategy_op)"
     )
     warnings: list[str] = Field(default_factory=list)
     error: str | None = None
