@@ -10,7 +10,6 @@ import click
 
 from memory_sleep.cli.main import CONTEXT, TODAY_OPTION, WORKSPACE_ARG, _config, _handle_errors, main
 from memory_sleep.gc.actions import STRATEGIES
-from memory_sleep.gc.display import gc_dict, gc_lines
 from memory_sleep.workspace.layout import Workspace
 
 
@@ -35,6 +34,7 @@ def gc(
     """
     from memory_sleep.cycle.runner import RunOptions, run_cycle
     from memory_sleep.engines.select import build_engine
+    from memory_sleep.gc.display import gc_dict, gc_lines
     from memory_sleep.gc.run import selected
     from memory_sleep.sidecar import open_sidecar
 

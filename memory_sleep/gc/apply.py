@@ -12,6 +12,7 @@ merged statement or summary. Review actions are only listed.
 from __future__ import annotations
 
 import hashlib
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -137,14 +138,16 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float) -> None:
     whose plan edits the indexer follows."""
     store, decision = sidecar.store, plan.decision
     pass_id, today = decision.pass_id, datetime.fromtimestamp(now, UTC).date()
+    ratings: dict[int, float] = {}
+    removals: dict[str, list[int]] = defaultdict(list)  # reason: ids, one write per strategy
     with store.transaction():
         for action in decision.actions:
             ids = [i for i in action.ids if i not in plan.in_memory_md]
             reason = f"gc:{action.strategy}"
             if action.op == "rate":
-                set_importance(store, {i: action.importance or 0.0 for i in action.ids})
+                ratings.update((i, action.importance or 0.0) for i in action.ids)
             elif action.op == "soft_delete":
-                store.soft_delete(ids, reason, now, pass_id)
+                removals[reason].extend(ids)
             elif action.op == "supersede" and action.into is not None:
                 mark_ended(
                     store,
@@ -159,7 +162,10 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float) -> None:
                 mark_ended(
                     store, ids, (action.day or today).isoformat(), "superseded", link(into, action.strategy)
                 )
-                store.soft_delete(ids, reason, now, pass_id)
+                removals[reason].extend(ids)
+        set_importance(store, ratings)
+        for reason, ids in removals.items():
+            store.soft_delete(ids, reason, now, pass_id)
         if "importance" in decision.strategies:
             store.set_meta(RATED_AT, repr(now))
         store.set_meta(LAST_RUN_AT, repr(now))

@@ -15,6 +15,7 @@ from memory_sleep.gc.apply import GcPlan, apply_to_sidecar, plan_edits
 from memory_sleep.gc.entries import LAST_RUN_AT
 from memory_sleep.gc.run import decide
 from memory_sleep.sidecar.recall import Clock, open_sidecar
+from memory_sleep.sidecar.store import DB_NAME
 from memory_sleep.workspace.layout import Workspace
 
 log = logging.getLogger("memory_sleep")
@@ -41,8 +42,10 @@ class GcStep:
     def plan(self, editor: DocumentEditor, budget: int, uses: Uses) -> GcPlan | None:
         """The decision checked against MEMORY.md and its edits applied to `editor`; None when GC
         is not due, has nothing to look at, or failed (with a warning)."""
-        if not self.strategies:
-            return None
+        if not self.strategies or (
+            self.config.sidecar.store == "sqlite" and not (self.workspace.state_dir / DB_NAME).is_file()
+        ):
+            return None  # nothing indexed yet (and a dry run must not create the database)
         try:
             with open_sidecar(self.workspace.root, self.config, clock=self.clock) as sidecar:
                 now = self.clock()

@@ -122,8 +122,16 @@ def _after(context: GcContext, actions: Sequence[GcAction]) -> GcContext:
         for entry_id in action.ids
     }
     entries = tuple(
-        dataclasses.replace(entry, importance=rated[entry.id]) if entry.id in rated else entry
+        _rated(entry, rated[entry.id]) if entry.id in rated else entry
         for entry in context.entries
         if entry.id not in gone
     )
     return dataclasses.replace(context, entries=entries)
+
+
+def _rated(entry: EntryRow, importance: float) -> EntryRow:
+    """A copy with a new importance: dataclasses.replace re-runs __init__ and cost a third of a
+    100k-entry run."""
+    copy = object.__new__(EntryRow)
+    copy.__dict__.update(entry.__dict__, importance=importance)
+    return copy

@@ -3,6 +3,7 @@ it, and which entries no strategy but an explicit expiry may remove."""
 
 from __future__ import annotations
 
+import functools
 from datetime import date
 
 from memory_sleep.gc.actions import GcContext
@@ -14,12 +15,15 @@ PROTECTED = frozenset({"action"})  # an open action stays until it is done (REM 
 
 def written_at(entry: EntryRow) -> float:
     """Noon UTC of the day it speaks for, else when it was indexed."""
-    if entry.day:
-        try:
-            return day_timestamp(date.fromisoformat(entry.day))
-        except ValueError:
-            pass
-    return entry.created_at
+    return (_noon(entry.day) if entry.day else None) or entry.created_at
+
+
+@functools.lru_cache(maxsize=4096)
+def _noon(day: str) -> float | None:
+    try:
+        return day_timestamp(date.fromisoformat(day))
+    except ValueError:
+        return None
 
 
 def last_used(entry: EntryRow, context: GcContext) -> float:

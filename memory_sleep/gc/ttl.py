@@ -37,16 +37,16 @@ def inline_expiry(text: str, written: float) -> tuple[float, str] | None:
 def expiry(entry: EntryRow, context: GcContext) -> tuple[float, str] | None:
     """When an entry expires and why (the earliest of its expiries), or None."""
     found: list[tuple[float, str]] = []
-    if entry.expires_at is not None:
-        found.append((entry.expires_at, "expires: in front matter"))
     marker = inline_expiry(entry.text, written_at(entry))
     if marker is not None:
         found.append((marker[0], marker[1]))
+    if entry.expires_at is not None:  # the indexer's: front matter's or the marker's, the earlier
+        found.append((entry.expires_at, "expires: in front matter"))
     category = context.categories.get(entry.id)
     days = context.config.ttl.category_days.get(category or "")
     if days is not None:
         found.append((written_at(entry) + days * DAY, f"{category} entries live {days} days"))
-    return min(found) if found else None
+    return min(found, key=lambda expiry: expiry[0]) if found else None  # a tie: the first named
 
 
 @dataclass
