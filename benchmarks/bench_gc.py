@@ -60,7 +60,7 @@ def fill(store: Store, first: int, count: int, scopes: int, rng: np.random.Gener
         centres[rng.integers(0, len(centres), count)]
         + 0.08 * rng.standard_normal((count, DIM)).astype(np.float32)
     )
-    ages = np.zeros(count) if new else rng.uniform(0, 730, count)
+    ages = np.full(count, -0.5) if new else rng.uniform(0, 730, count)  # new: indexed half a day later
     with store.transaction():
         store.db.executemany(
             "INSERT INTO entries (id, source_key, source_path, kind, line_start, line_end, text, content_hash,"

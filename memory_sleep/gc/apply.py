@@ -166,8 +166,9 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float) -> None:
         set_importance(store, ratings)
         for reason, ids in removals.items():
             store.soft_delete(ids, reason, now, pass_id)
-        if "importance" in decision.strategies:
-            store.set_meta(RATED_AT, repr(now))
+        written = [decision.rows[i].updated_at for i in ratings if i in decision.rows]
+        if written:  # the newest version rated: the clock of the index, not of the run (--today)
+            store.set_meta(RATED_AT, repr(max(written)))
         store.set_meta(LAST_RUN_AT, repr(now))
 
 

@@ -1,5 +1,5 @@
 """Importance: the engine rates each entry 0-1 for future usefulness, in batches of `batch_size`,
-once per version of its text (entries written since the last rating); recall's confidence, the
+once per version of its text (entries indexed after the newest one rated before); recall's confidence, the
 decay and capacity strategies and SleepGate's retention score read the rating."""
 
 from __future__ import annotations
