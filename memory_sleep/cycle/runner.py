@@ -3,6 +3,9 @@ GC run's edits), log the run, write it safely, then apply GC's sidecar side and 
 
 from __future__ import annotations
 
+import logging
+from contextlib import ExitStack
+
 from memory_sleep.config import Config
 from memory_sleep.cycle import PHASES
 from memory_sleep.cycle.candidates import Candidates, configured
@@ -13,6 +16,7 @@ from memory_sleep.engines.base import Engine
 from memory_sleep.gc.hook import GcStep
 from memory_sleep.gc.run import selected
 from memory_sleep.sidecar.hook import index_after_run
+from memory_sleep.sidecar.recall import Sidecar, open_sidecar
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sleepgate.hook import forget_when_due
 from memory_sleep.workspace import sleep_log
@@ -21,6 +25,7 @@ from memory_sleep.workspace.lock import workspace_lock
 from memory_sleep.workspace.writer import FileChange, SafeWriter
 
 __all__ = ["PHASES", "RunOptions", "RunReport", "run_cycle"]
+log = logging.getLogger("memory_sleep")
 
 
 def run_cycle(
@@ -41,14 +46,18 @@ def run_cycle(
         report = Planner(workspace, config, engine, options, say, step, gc).plan()
         report.waiting = engine.gate.waiting() if engine.gate else []
         return _logged(report, workspace, config)
-    with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
+    with workspace_lock(workspace.state_dir, config.lock_timeout_secs), ExitStack() as sidecar_open:
         rolled_back = writer.recover()
         forgetting: dict[str, int] = {}
         warnings: list[str] = []
+        # one connection for SleepGate and GC, before the markdown is written; indexing has its own
+        shared = _open_sidecar(workspace, config, sidecar_open) if (options.forget or gc) else None
+        if gc is not None:
+            gc.sidecar = shared
         if config.sidecar.enabled and options.forget:
             # before planning, so that GC sees the sidecar SleepGate left and the run writes
             # sleep-log.json once, with the pass's counts in it
-            forgetting, forgetting_warning = forget_when_due(workspace, config)
+            forgetting, forgetting_warning = forget_when_due(workspace, config, shared)
             warnings.extend([forgetting_warning] if forgetting_warning else [])
         report = Planner(workspace, config, engine, options, say, step, gc).plan()
         report.record.forgetting = forgetting
@@ -68,12 +77,25 @@ def run_cycle(
             known = len(gc.warnings)
             gc.apply(report.gc)
             report.record.warnings.extend(gc.warnings[known:])
+        sidecar_open.close()
         if config.sidecar.enabled:
             say("indexing the vector sidecar")
             sidecar_warning = index_after_run(workspace, config)
             if sidecar_warning:
                 report.record.warnings.append(sidecar_warning)
     return report
+
+
+def _open_sidecar(workspace: Workspace, config: Config, stack: ExitStack) -> Sidecar | None:
+    """The sidecar, open until `stack` closes; None when it is off or cannot be opened (then
+    SleepGate and GC each try on their own and say what failed)."""
+    if not config.sidecar.enabled:
+        return None
+    try:
+        return stack.enter_context(open_sidecar(workspace.root, config))
+    except Exception:
+        log.debug("sidecar not opened for SleepGate and GC", exc_info=True)
+        return None
 
 
 def _gc_step(workspace: Workspace, config: Config, engine: Engine, options: RunOptions) -> GcStep | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 
 from memory_sleep.config import Config
 from memory_sleep.cycle.plan import DocumentEditor
@@ -14,7 +15,7 @@ from memory_sleep.gc.actions import StrategyName
 from memory_sleep.gc.apply import GcPlan, apply_to_sidecar, plan_edits
 from memory_sleep.gc.entries import LAST_RUN_AT
 from memory_sleep.gc.run import decide
-from memory_sleep.sidecar.recall import Clock, open_sidecar
+from memory_sleep.sidecar.recall import Clock, Sidecar, open_sidecar
 from memory_sleep.sidecar.store import DB_NAME
 from memory_sleep.workspace.layout import Workspace
 
@@ -38,6 +39,7 @@ class GcStep:
         self.workspace, self.config, self.engine = workspace, config, engine
         self.strategies, self.scheduled, self.clock = tuple(strategies), scheduled, clock
         self.warnings: list[str] = []
+        self.sidecar: Sidecar | None = None  # the run's open sidecar (SleepGate's); else GC opens its own
 
     def plan(self, editor: DocumentEditor, budget: int, uses: Uses) -> GcPlan | None:
         """The decision checked against MEMORY.md and its edits applied to `editor`; None when GC
@@ -47,7 +49,7 @@ class GcStep:
         ):
             return None  # nothing indexed yet (and a dry run must not create the database)
         try:
-            with open_sidecar(self.workspace.root, self.config, clock=self.clock) as sidecar:
+            with self._sidecar() as sidecar:
                 now = self.clock()
                 last = sidecar.store.meta(LAST_RUN_AT)
                 if (
@@ -76,10 +78,15 @@ class GcStep:
         self.warnings.extend(decision.skipped)
         return plan
 
+    def _sidecar(self) -> AbstractContextManager[Sidecar]:
+        if self.sidecar is not None:
+            return nullcontext(self.sidecar)
+        return open_sidecar(self.workspace.root, self.config, clock=self.clock)
+
     def apply(self, plan: GcPlan) -> None:
         """The sidecar's side of a plan the run has written."""
         try:
-            with open_sidecar(self.workspace.root, self.config, clock=self.clock) as sidecar:
+            with self._sidecar() as sidecar:
                 apply_to_sidecar(sidecar, plan, self.clock())
         except Exception as error:
             log.debug("gc apply failed", exc_info=True)
