@@ -8,6 +8,7 @@ import sqlite3
 from datetime import date
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from memory_sleep.cli.main import main
@@ -104,3 +105,23 @@ def test_gc_in_the_cycle_waits_for_its_interval(fixture_workspace: Path) -> None
     report = run_offline(fixture_workspace, date(2026, 11, 25))  # the same day: not due again
     assert report.gc is None
     assert f"ttl: 1d {OLD}" in (fixture_workspace / "MEMORY.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("strategy", "settings", "key"),
+    [
+        ("ttl", "", "ttl_soft_delete"),
+        ("importance", "", "importance_rate"),
+        ("decay", "[memory.gc.decay]\nrecall_threshold = 0.3\n", "decay_soft_delete"),
+        ("usage", "[memory.gc.usage]\nunused_days = 20\n", "usage_soft_delete"),
+        ("capacity", "[memory.gc.capacity]\nmax_entries = 300\n", "capacity_soft_delete"),
+    ],
+)
+def test_each_strategy_acts_on_the_fixture_workspace(
+    fixture_workspace: Path, strategy: str, settings: str, key: str
+) -> None:
+    run_offline(fixture_workspace)
+    (fixture_workspace / "memory-sleep.toml").write_text(settings, encoding="utf-8")
+    report = json.loads(_gc(fixture_workspace, strategy, "--dry-run", "--json"))
+    assert report["strategies"] == [strategy] and report["counts"][key] > 0
+    assert {action["strategy"] for action in report["actions"]} == {strategy}
