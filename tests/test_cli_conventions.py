@@ -43,6 +43,7 @@ def _json_calls(ws: str) -> dict[str, list[str]]:
         "restore": ["restore", "1", "2", ws, "--json"],
         "cron show": ["cron", "show", ws, "--json"],
         "redact": ["redact", ws, "--dry-run", "--json"],
+        "gc": ["gc", "all", ws, "--dry-run", "--today", TODAY, "--json"],
         "forget-scope": ["forget-scope", "carol", ws, "--dry-run", "--json"],
         "purge": ["purge", ws, "--older-than", "90d", "--dry-run", "--json"],
     }

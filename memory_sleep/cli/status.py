@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_sleep.config import Config
+from memory_sleep.gc.review import read_reviews, review_line
 from memory_sleep.workspace.layout import Workspace, discover
 from memory_sleep.workspace.note_secrets import Sighting, by_note, sightings_in_notes
 from memory_sleep.workspace.sleep_log import read_sleep_log
@@ -44,7 +45,12 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
         "secrets_in_notes": [{"note": s.note, "line": s.line, "kind": s.kind} for s in secrets],
         "decisions_waiting": [request.summary() for request in waiting],
         "decisions_expired": expired,
+        "gc_reviews": [review_line(review) for review in read_reviews(workspace)],
     }
+
+
+def _reviews_line(reviews: list[str]) -> str:
+    return "none" if not reviews else "".join(f"\n  {line}" for line in reviews)
 
 
 def _changed(path: Path, seen: tuple[int, int] | None) -> bool:
@@ -79,6 +85,7 @@ def status_lines(report: dict[str, Any]) -> list[str]:
         f"problems: {'; '.join(report['problems']) or 'none'}",
         f"secrets in notes: {_secrets_line(report['secrets_in_notes'])}",
         f"decisions waiting for the agent: {_waiting_line(report['decisions_waiting'], report['decisions_expired'])}",
+        f"GC judgements to review: {_reviews_line(report['gc_reviews'])}",
     ]
 
 

@@ -29,9 +29,15 @@ def briefing_context(
     return BriefingContext(today=today, open_actions=actions, projects=projects, recent=recent)
 
 
-def brief_edit(briefer: Briefer, context: BriefingContext, max_bytes: int) -> Edit:
-    """The `brief` edit: memory/briefing.md, rewritten whole from the engine's briefing."""
-    text = render_briefing(briefer.brief(context), context.today, max_bytes)
+def brief_edit(
+    briefer: Briefer, context: BriefingContext, max_bytes: int, reviews: Sequence[str] = ()
+) -> Edit:
+    """The `brief` edit: memory/briefing.md, rewritten whole from the engine's briefing, with the GC
+    judgements waiting for a person's review among its warnings."""
+    written = briefer.brief(context)
+    if reviews:
+        written = written.model_copy(update={"warnings": [*written.warnings, *reviews]})
+    text = render_briefing(written, context.today, max_bytes)
     return Edit(op="brief", path=BRIEFING, text=text, reason=f"within briefing_max_bytes ({max_bytes:,})")
 
 

@@ -56,7 +56,7 @@ class Edit(Strict):
         "records it superseded so that it is never offered again",
     )
     retires_section: str | None = None
-    ends: Literal["done", "finished", "expired"] | None = Field(
+    ends: Literal["done", "finished", "expired", "superseded"] | None = Field(
         default=None,
         description="for archive: the entry stopped being true (an action done, business finished, a "
         "date passed), not merely moved out for room or disuse",
@@ -146,7 +146,7 @@ class DocumentEditor:
         entry: Entry,
         reason: str,
         evidence: str | None = None,
-        ends: Literal["done", "finished", "expired"] | None = None,
+        ends: Literal["done", "finished", "expired", "superseded"] | None = None,
     ) -> Edit:
         """An edit that moves `entry` of the document to the archive (`ends`: it stopped being true)."""
         ref = self._ref_of.get(id(entry)) or next(ref for ref, _, known in self.entries() if known is entry)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from memory_sleep.config import Config
 from memory_sleep.cycle import (
@@ -26,13 +27,19 @@ from memory_sleep.cycle.report import RunOptions, RunReport
 from memory_sleep.engines.base import ClassifyContext, Engine
 from memory_sleep.engines.recurrence import KEY_WINDOW_DAYS, Recurrence
 from memory_sleep.errors import GuardError
+from memory_sleep.gc import review
 from memory_sleep.models import KeptItem, NoteItem
+from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.archive import ArchiveRecord, ended_statements, records_since
 from memory_sleep.workspace.layout import Discovery, NoteFile, Workspace, discover
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 from memory_sleep.workspace.state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
 from memory_sleep.workspace.writer import FileChange, new_run_id
+
+if TYPE_CHECKING:
+    from memory_sleep.gc.apply import GcPlan
+    from memory_sleep.gc.hook import GcStep
 
 Progress = Callable[[str], None]
 
@@ -48,6 +55,7 @@ class Planner:
         options: RunOptions,
         say: Progress,
         candidate_step: Candidates,
+        gc_step: GcStep | None = None,
     ) -> None:
         self.workspace, self.config, self.engine, self.options, self.say = (
             workspace,
@@ -57,6 +65,8 @@ class Planner:
             say,
         )
         self.candidates = candidate_step
+        self.gc_step = gc_step
+        self.gc_plan: GcPlan | None = None
         self.store = StateStore(workspace.state_dir)
         self.state: WorkspaceState = self.store.load_workspace()
         self.note_states: dict[str, NoteState] = {}
@@ -102,6 +112,9 @@ class Planner:
         if "rem" in self.options.phases:
             self.say("REM: integrating into MEMORY.md")
             self._rem(document, entries_before, completions, repeats)
+        if self.gc_step is not None:
+            self.say("GC: garbage collection")
+            self._gc(document, entries_before)
         if "cleanup" in self.options.phases:
             self.say("Cleanup: weekly summaries and briefing")
             self._cleanup(document, found)
@@ -138,11 +151,13 @@ class Planner:
             entriesArchived=len(self.archived),
             weeklyFilesWritten=[edit.path for edit in self.edits if edit.op == "fold" and edit.path],
             filesChanged=[c.path for c in changes if "/.sleep/" not in c.path],
+            garbageCollection=self.gc_plan.decision.counts() if self.gc_plan else {},
             warnings=[
                 *self.warnings,
                 *result.warnings,
                 *self.engine.usage.warnings,
                 *self.candidates.warnings,
+                *(self.gc_step.warnings if self.gc_step else ()),
             ],
         )
         report = RunReport(
@@ -152,6 +167,7 @@ class Planner:
             kept=kept,
             strays=found.strays,
             plan=self.edits,
+            gc=self.gc_plan,
         )
         report.before = {c.path: read_bytes(self.workspace.root / c.path) for c in changes}
         return report
@@ -285,6 +301,22 @@ class Planner:
             )
         self.state.entries = present
 
+    def _gc(self, document: MemoryDocument, entries_before: list[Entry]) -> None:
+        """The GC run's edits of MEMORY.md, within what the loss guard still allows this run."""
+        assert self.gc_step is not None
+        editor = DocumentEditor(document, self.options.today)
+        removed = len(entries_before) - sum(1 for _ in document.entries())
+        budget = guards.removal_allowance(len(entries_before), self.config.max_removal_share) - removed
+        uses: dict[tuple[str | None, str], float] = {
+            (section, entry.text): day_timestamp(self._last_used(entry))
+            for _, section, entry in editor.entries()
+        }
+        self.gc_plan = self.gc_step.plan(editor, max(0, budget), uses)
+        if self.gc_plan is not None:
+            self.edits.extend(self.gc_plan.edits)
+            self.archived.extend(self.gc_plan.archived)
+        guards.check_removals(entries_before, document, self.config.max_removal_share)
+
     def _apply(self, editor: DocumentEditor, edits: list[Edit]) -> Applied:
         """Apply a phase's edits to MEMORY.md and add them to the run's plan."""
         applied = editor.apply(edits)
@@ -348,7 +380,15 @@ class Planner:
             if is_recent:
                 recent.extend(kept)
         context = briefing.briefing_context(document, projects.current_fields(document), recent, today)
-        brief = briefing.brief_edit(self.engine.briefer, context, self.config.briefing_max_bytes)
+        reviews = review.read_reviews(self.workspace)
+        if self.gc_plan is not None:
+            reviews = review.with_reviews(reviews, self.gc_plan.reviews, self.gc_plan.decision.rows, today)
+        brief = briefing.brief_edit(
+            self.engine.briefer,
+            context,
+            self.config.briefing_max_bytes,
+            [review.review_line(listed) for listed in reviews],
+        )
         guards.check_files([*folds, brief], pending, self.config.briefing_max_bytes)
         self.edits.extend(folds)
         if read_bytes(self.workspace.briefing) != (brief.text or "").encode("utf-8"):
@@ -359,6 +399,12 @@ class Planner:
         for name in sorted(self.changed_notes):
             yield FileChange(f"{base}/notes/{name}.json", dump(self.note_states[name]))
         yield FileChange(f"{base}/state.json", dump(self.state))
+        if self.gc_plan is not None and self.gc_plan.reviews:
+            known = review.read_reviews(self.workspace)
+            listed = review.with_reviews(
+                known, self.gc_plan.reviews, self.gc_plan.decision.rows, self.options.today
+            )
+            yield FileChange(f"{base}/{review.REVIEW_FILE}", review.render(listed))
 
     def _note_state(self, name: str) -> NoteState | None:
         if name not in self.note_states:

@@ -6,12 +6,16 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from datetime import date
+from typing import TYPE_CHECKING
 
 from memory_sleep.cycle import PHASES
 from memory_sleep.cycle.plan import Edit
 from memory_sleep.models import KeptItem
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.writer import FileChange
+
+if TYPE_CHECKING:
+    from memory_sleep.gc.apply import GcPlan
 
 
 @dataclass(frozen=True)
@@ -20,6 +24,10 @@ class RunOptions:
     phases: tuple[str, ...] = PHASES
     dry_run: bool = False
     accept_memory_reset: bool = False
+    gc: tuple[str, ...] | None = (
+        None  # GC strategies to run now (`memory-sleep gc`); None: the scheduled ones
+    )
+    forget: bool = True  # run a due SleepGate pass first
 
 
 @dataclass
@@ -38,6 +46,7 @@ class RunReport:
         default_factory=list,
         metadata={"doc": "requests the host agent has yet to answer: nothing was written"},
     )
+    gc: GcPlan | None = None  # the GC run's decision: its sidecar side is applied after the write
 
     def plan_text(self) -> str:
         """The edit plan, one line per edit, for a dry run ("" when it has none)."""

@@ -1,6 +1,10 @@
-"""One sleep cycle: take the lock, plan every file change (planner.py), log the run and write it safely."""
+"""One sleep cycle: take the lock, run a due SleepGate pass, plan every file change (planner.py, with the
+GC run's edits), log the run, write it safely, then apply GC's sidecar side and index."""
 
 from __future__ import annotations
+
+import logging
+from contextlib import ExitStack
 
 from memory_sleep.config import Config
 from memory_sleep.cycle import PHASES
@@ -9,7 +13,11 @@ from memory_sleep.cycle.file_changes import read_bytes
 from memory_sleep.cycle.planner import Planner, Progress
 from memory_sleep.cycle.report import RunOptions, RunReport
 from memory_sleep.engines.base import Engine
+from memory_sleep.gc.hook import GcStep
+from memory_sleep.gc.run import selected
 from memory_sleep.sidecar.hook import index_after_run
+from memory_sleep.sidecar.recall import Sidecar, open_sidecar
+from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sleepgate.hook import forget_when_due
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.layout import Workspace
@@ -17,6 +25,7 @@ from memory_sleep.workspace.lock import workspace_lock
 from memory_sleep.workspace.writer import FileChange, SafeWriter
 
 __all__ = ["PHASES", "RunOptions", "RunReport", "run_cycle"]
+log = logging.getLogger("memory_sleep")
 
 
 def run_cycle(
@@ -32,34 +41,70 @@ def run_cycle(
     say = progress or (lambda _: None)
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
     step = candidate_step or configured(config)
+    gc = _gc_step(workspace, config, engine, options)
     if options.dry_run:
-        report = Planner(workspace, config, engine, options, say, step).plan()
+        report = Planner(workspace, config, engine, options, say, step, gc).plan()
         report.waiting = engine.gate.waiting() if engine.gate else []
         return _logged(report, workspace, config)
-    with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
+    with workspace_lock(workspace.state_dir, config.lock_timeout_secs), ExitStack() as sidecar_open:
         rolled_back = writer.recover()
-        report = Planner(workspace, config, engine, options, say, step).plan()
+        forgetting: dict[str, int] = {}
+        warnings: list[str] = []
+        # one connection for SleepGate and GC, before the markdown is written; indexing has its own
+        shared = _open_sidecar(workspace, config, sidecar_open) if (options.forget or gc) else None
+        if gc is not None:
+            gc.sidecar = shared
+        if config.sidecar.enabled and options.forget:
+            # before planning, so that GC sees the sidecar SleepGate left and the run writes
+            # sleep-log.json once, with the pass's counts in it
+            forgetting, forgetting_warning = forget_when_due(workspace, config, shared)
+            warnings.extend([forgetting_warning] if forgetting_warning else [])
+        report = Planner(workspace, config, engine, options, say, step, gc).plan()
+        report.record.forgetting = forgetting
+        report.record.warnings.extend(warnings)
         report.rolled_back = rolled_back
         report.waiting = engine.gate.waiting() if engine.gate else []
         if report.waiting:
             return report  # decided in part provisionally: the agent's answers come first
-        if config.sidecar.enabled:
-            # before the write, so that the run writes sleep-log.json once, with the pass's counts in it
-            report.record.forgetting, forgetting_warning = forget_when_due(workspace, config)
-            if forgetting_warning:
-                report.record.warnings.append(forgetting_warning)
         _logged(report, workspace, config)
         if report.changes:
             say("writing")
             writer.apply(report.run_id, report.changes)
         if engine.gate:
             engine.gate.settled()
+        if gc is not None and report.gc is not None:
+            say("garbage collection of the sidecar")
+            known = len(gc.warnings)
+            gc.apply(report.gc)
+            report.record.warnings.extend(gc.warnings[known:])
+        sidecar_open.close()
         if config.sidecar.enabled:
             say("indexing the vector sidecar")
             sidecar_warning = index_after_run(workspace, config)
             if sidecar_warning:
                 report.record.warnings.append(sidecar_warning)
     return report
+
+
+def _open_sidecar(workspace: Workspace, config: Config, stack: ExitStack) -> Sidecar | None:
+    """The sidecar, open until `stack` closes; None when it is off or cannot be opened (then
+    SleepGate and GC each try on their own and say what failed)."""
+    if not config.sidecar.enabled:
+        return None
+    try:
+        return stack.enter_context(open_sidecar(workspace.root, config))
+    except Exception:
+        log.debug("sidecar not opened for SleepGate and GC", exc_info=True)
+        return None
+
+
+def _gc_step(workspace: Workspace, config: Config, engine: Engine, options: RunOptions) -> GcStep | None:
+    """The run's GC: the strategies `options` names now, or the enabled ones on SleepGate's schedule."""
+    if not config.sidecar.enabled or (options.gc is None and not config.memory.gc.enabled):
+        return None
+    strategies = selected(options.gc or ("all",), config.memory.gc)
+    moment = day_timestamp(options.today)
+    return GcStep(workspace, config, engine, strategies, options.gc is None, lambda: moment)
 
 
 def _logged(report: RunReport, workspace: Workspace, config: Config) -> RunReport:

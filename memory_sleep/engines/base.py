@@ -115,6 +115,32 @@ class Summarizer(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class RatedEntry:
+    """An entry as the importance rating sees it: its id, text, category (or the reason the run
+    discarded it as noise), where it lives (memory, note, weekly, archive) and on how many days the
+    same statement was written."""
+
+    id: int
+    text: str
+    category: str | None
+    kind: str
+    day: date | None
+    days_written: int = 1
+
+
+class Rater(Protocol):
+    def rate(self, entries: Sequence[RatedEntry]) -> dict[int, float]:
+        """Each entry's future usefulness in [0, 1], by id (GC, importance)."""
+        ...
+
+
+def _offline_rater() -> Rater:
+    from memory_sleep.engines.offline.importance import OfflineRater  # the offline engine imports this module
+
+    return OfflineRater()
+
+
 class Briefer(Protocol):
     def brief(self, context: BriefingContext) -> Briefing:
         """The morning briefing's parts."""
@@ -203,3 +229,4 @@ class Engine:
         default=None, metadata={"doc": "items per REM call; None means the config's batch_size"}
     )
     gate: DecisionGate | None = None
+    rater: Rater = field(default_factory=_offline_rater)

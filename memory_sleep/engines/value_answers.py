@@ -124,6 +124,17 @@ def _briefing(values: Values) -> dict[str, Any]:
     return {"priorities": actions[:3], "actions": actions[3:], "context": projects, "warnings": []}
 
 
+def _importance(values: Values) -> dict[str, Any]:
+    """Plain: a decision or lesson 0.9, noise 0.1, anything else 0.5."""
+    worth = {"decision": 0.9, "lesson": 0.9, "debug": 0.1, "routine": 0.1, "heartbeat": 0.1}
+    return {
+        "ratings": [
+            {"reason": "by category", "id": entry["id"], "importance": worth.get(entry["category"], 0.5)}
+            for entry in values["entries"]
+        ]
+    }
+
+
 _BY_SCHEMA: dict[str, Callable[[Values], dict[str, Any]]] = {
     "ClassifyAnswer": _classify,
     "IntegrateAnswer": _integrate,
@@ -131,4 +142,5 @@ _BY_SCHEMA: dict[str, Callable[[Values], dict[str, Any]]] = {
     "ProjectAnswer": _project,
     "WeeklyAnswer": _weekly,
     "BriefingAnswer": _briefing,
+    "ImportanceAnswer": _importance,
 }

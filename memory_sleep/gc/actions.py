@@ -11,7 +11,8 @@ by a strategy's own rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -82,6 +83,8 @@ class GcContext:
     engine: Engine
     now: float  # Unix seconds; strategies never read the clock themselves
     stale_after_days: int
+    used: Mapping[int, float] = field(default_factory=dict)  # id: a note's last reference, or a restore
+    categories: Mapping[int, str] = field(default_factory=dict)  # id: category, or why NREM discarded it
 
 
 class Strategy(Protocol):

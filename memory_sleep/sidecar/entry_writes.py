@@ -163,6 +163,7 @@ class EntryWrites(Connection):
         validity is derived from the files, so every other entry is valid again (an undone run)."""
         self.db.execute(
             "UPDATE entries SET valid_to = NULL, status = NULL, ended_by = NULL WHERE status IS NOT NULL"
+            " AND (ended_by IS NULL OR ended_by NOT LIKE '%(gc:%')"
         )
         self.db.executemany(
             "UPDATE entries SET valid_to = ?, status = ?, ended_by = ? WHERE id = ?",

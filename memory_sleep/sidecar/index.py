@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memory_sleep.errors import StoreError
+from memory_sleep.gc.ttl import inline_expiry
 from memory_sleep.sidecar.attribution import Sources
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder, Vectors
@@ -251,10 +252,22 @@ def _new_entry(source: SourceFile, item: SourceItem, default_scope: str) -> NewE
         day=item.day.isoformat() if item.day else None,
         scope=item.scope or default_scope,
         importance=IMPORTANCE[item.kind],
-        expires_at=day_timestamp(item.expires) if item.expires else None,
+        expires_at=_expires_at(item),
         tokens=fts_document(item.embed_text),
         discarded=item.discarded,
     )
+
+
+def _expires_at(item: SourceItem) -> float | None:
+    """The earliest of the note's front-matter expiry and an inline `expires:` or `ttl:` marker on the
+    item (a `ttl` counts from the item's day), so recall and GC's TTL agree on what has expired."""
+    found = [day_timestamp(item.expires)] if item.expires else []
+    if item.day is not None:
+        marker = inline_expiry(item.text, day_timestamp(item.day))
+        found.extend([marker[0]] if marker else [])
+    elif (marker := inline_expiry(item.text, float("inf"))) is not None and marker[0] != float("inf"):
+        found.append(marker[0])  # a dated `expires:` needs no day to count from
+    return min(found, default=None)
 
 
 def _derived_scopes(store: SidecarStore, plans: Sequence[_SourcePlan], default_scope: str) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from memory_sleep.config import Config, SidecarConfig, load_config
+from memory_sleep.config import Config, DecayConfig, SidecarConfig, load_config
 from memory_sleep.errors import MemorySleepError, StoreError
 from memory_sleep.sidecar.embed import Embedder, build_embedder
 from memory_sleep.sidecar.search import Hit, Mode, SearchOptions, search
@@ -48,6 +48,7 @@ class Sidecar:
         cache_dir: Path | None = None,
         max_note_bytes: int = 2_000_000,
         clock: Clock = time.time,
+        decay: DecayConfig | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -56,6 +57,7 @@ class Sidecar:
         self.cache_dir = cache_dir
         self.max_note_bytes = max_note_bytes
         self.clock = clock
+        self.decay = decay  # [memory.gc.decay]: recall leaves out what decayed under recall_threshold
         self._vectors: VectorIndex | None = None
         self._parallel = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sidecar-fts")
 
@@ -148,6 +150,8 @@ class Sidecar:
             decay_floor=self.config.decay_floor,
             as_of=as_of,
             include_discarded=include_discarded,
+            min_confidence=self.decay.recall_threshold if self.decay and self.decay.enabled else None,
+            confidence_half_life_days=self.decay.half_life_days if self.decay else 30.0,
         )
         vectors = self.store.vector_search() or self.vectors()
         return search(self.store, vectors, query, vector, options, self.clock(), self._parallel), vector
@@ -227,11 +231,19 @@ def open_sidecar(
             None,  # no matrix cache: pgvector searches the database
             settings.max_note_bytes,
             clock,
+            settings.memory.gc.decay,
         )
     path = workspace.check_state_dir() / DB_NAME
     store = Store.open(path, read_only=unwritable(path.parent) or unwritable(path))
     return Sidecar(
-        store, embedder, settings.sidecar, workspace, workspace.state_dir, settings.max_note_bytes, clock
+        store,
+        embedder,
+        settings.sidecar,
+        workspace,
+        workspace.state_dir,
+        settings.max_note_bytes,
+        clock,
+        settings.memory.gc.decay,
     )
 
 

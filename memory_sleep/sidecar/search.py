@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from memory_sleep.gc.signals import confidence, written_at
 from memory_sleep.sidecar.boundary import SidecarStore, VectorSearch
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.store import EntryRow
@@ -46,6 +47,8 @@ class SearchOptions:
     text_budget: int = 1_000
     as_of: date | None = None  # answer as memory stood on this day (None: as of now)
     include_discarded: bool = False  # also items the run discarded as noise
+    min_confidence: float | None = None  # [memory.gc.decay] recall_threshold: leave out what decayed under it
+    confidence_half_life_days: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -264,4 +267,11 @@ def _answers(row: EntryRow, options: SearchOptions, on: str, moment: float) -> b
         return False
     if row.discarded and not options.include_discarded:
         return False
+    if options.min_confidence is not None and options.as_of is None:
+        since = max(written_at(row), row.last_accessed_at or 0.0)
+        if (
+            confidence(row.importance, since, moment, options.confidence_half_life_days)
+            < options.min_confidence
+        ):
+            return False
     return options.as_of is None or row.day is None or row.day <= on

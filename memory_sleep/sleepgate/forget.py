@@ -173,11 +173,11 @@ def _scores(
     now: float,
 ) -> scoring.Scores:
     signals = state.entry_signals(store)
-    touched, accesses = signals.touched, signals.access_counts
+    touched, accesses, importance = signals.touched, signals.access_counts, signals.importance
     if len(signals.ids) != len(index.ids) or not np.array_equal(signals.ids, index.ids):
         aligned = np.minimum(np.searchsorted(signals.ids, index.ids), max(len(signals.ids) - 1, 0))
-        touched, accesses = touched[aligned], accesses[aligned]
-    return scoring.score(touched, accesses, counts, config, now)
+        touched, accesses, importance = touched[aligned], accesses[aligned], importance[aligned]
+    return scoring.score(touched, accesses, counts, config, now, importance)
 
 
 def _verdicts(

@@ -4,15 +4,23 @@ run's one write of sleep-log.json; it prunes the sidecar as the previous run ind
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
+from typing import TYPE_CHECKING
 
 from memory_sleep.config import Config
 from memory_sleep.workspace.layout import Workspace
 
+if TYPE_CHECKING:
+    from memory_sleep.sidecar.recall import Sidecar
+
 log = logging.getLogger("memory_sleep")
 
 
-def forget_when_due(workspace: Workspace, config: Config) -> tuple[dict[str, int], str | None]:
-    """Run a due pass; return its counts for sleep-log.json and a warning instead of raising."""
+def forget_when_due(
+    workspace: Workspace, config: Config, sidecar: Sidecar | None = None
+) -> tuple[dict[str, int], str | None]:
+    """Run a due pass (on `sidecar`, or one opened for it); return its counts for sleep-log.json and a
+    warning instead of raising."""
     settings = config.memory.forgetting
     if not (config.sidecar.enabled and settings.enabled):
         return {}, None
@@ -20,13 +28,13 @@ def forget_when_due(workspace: Workspace, config: Config) -> tuple[dict[str, int
         from memory_sleep.sidecar.recall import open_sidecar
         from memory_sleep.sleepgate.session import forget, not_due_reason
 
-        with open_sidecar(workspace.root, config) as sidecar:
-            reason = not_due_reason(sidecar, settings)
+        with nullcontext(sidecar) if sidecar else open_sidecar(workspace.root, config) as opened:
+            reason = not_due_reason(opened, settings)
             if reason is not None:
                 log.debug("sleepgate: not due: %s", reason)
                 return {}, None
             report = forget(
-                sidecar, settings, explain="none", rebuild_budget_secs=settings.rebuild_budget_secs
+                opened, settings, explain="none", rebuild_budget_secs=settings.rebuild_budget_secs
             )
         return report.counts(), None
     except Exception as error:  # the markdown run has succeeded; forgetting can wait a night

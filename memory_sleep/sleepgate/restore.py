@@ -25,7 +25,8 @@ def restore_entries(
     since: float | None = None,
     dry_run: bool = False,
 ) -> RestoreReport:
-    """Restore entries the forgetting pass soft-deleted, named by id, by pass, or forgotten since a time.
+    """Restore entries the forgetting pass or a GC run (reason `gc:<strategy>`) soft-deleted, named by
+    id, by pass, or forgotten since a time.
 
     Entries the indexer soft-deleted (their note item or file is gone) are left alone: restoring
     them would bring back text the workspace no longer holds. A restored entry counts as freshly
@@ -42,7 +43,7 @@ def restore_entries(
         if entry_id not in known:
             report.skipped[entry_id] = "no such entry"
     for entry_id, reason in found:
-        if reason == REASON:
+        if reason == REASON or (reason or "").startswith("gc:"):
             report.restored.append(entry_id)
         else:
             report.skipped[entry_id] = (

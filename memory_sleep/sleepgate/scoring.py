@@ -56,17 +56,27 @@ class Scores:
     access_counts: npt.NDArray[np.int64]
 
 
+def importance_factor(importance: Floats) -> Floats:
+    """min(1, 0.5 + importance): an entry the engine rated at least 0.5 keeps its score; one rated
+    less loses up to half of it (0.3, a plain note's default, keeps 0.8)."""
+    result: Floats = np.minimum(1.0, 0.5 + np.clip(importance, 0.0, 1.0))
+    return result
+
+
 def score(
     touched: Floats,
     access_counts: npt.NDArray[np.int64],
     neighbours: npt.NDArray[np.int64],
     config: ForgettingConfig,
     now: float,
+    importance: Floats | None = None,
 ) -> Scores:
-    """Each entry's three signals and composite retention under the pass's settings."""
+    """Each entry's three signals and composite retention under the pass's settings, weighed by the
+    entry's importance (GC's rating) when given."""
     recent = recency(touched, now, config.half_life_days)
     frequent = frequency(access_counts, config.frequency_saturation)
     dense = density(neighbours)
-    return Scores(
-        recent, frequent, dense, retention(recent, frequent, dense, config.weights), neighbours, access_counts
-    )
+    kept = retention(recent, frequent, dense, config.weights)
+    if importance is not None:
+        kept = kept * importance_factor(importance)
+    return Scores(recent, frequent, dense, kept, neighbours, access_counts)

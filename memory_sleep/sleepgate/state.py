@@ -23,6 +23,7 @@ class EntrySignals:
     ids: Ids
     touched: npt.NDArray[np.float64]
     access_counts: npt.NDArray[np.int64]
+    importance: npt.NDArray[np.float64]
 
 
 def entry_signals(store: SidecarStore) -> EntrySignals:
@@ -30,13 +31,15 @@ def entry_signals(store: SidecarStore) -> EntrySignals:
     where, params = _in_namespace(store, "e.namespace")
     rows = store.db.execute(
         f"SELECT e.id, coalesce({store.day_noon_sql}, e.updated_at), coalesce(e.last_accessed_at, 0),"
-        " coalesce(r.restored_at, 0), e.access_count FROM entries e"
+        " coalesce(r.restored_at, 0), e.access_count, e.importance FROM entries e"
         f" LEFT JOIN entry_restores r ON r.entry_id = e.id WHERE e.deleted_at IS NULL{where} ORDER BY e.id",
         params,
     )
-    columns = _columns(rows, 5, np.float64)
+    columns = _columns(rows, 6, np.float64)
     touched = columns[:, 1:4].max(axis=1)
-    return EntrySignals(columns[:, 0].astype(np.int64), touched, columns[:, 4].astype(np.int64))
+    return EntrySignals(
+        columns[:, 0].astype(np.int64), touched, columns[:, 4].astype(np.int64), columns[:, 5]
+    )
 
 
 def _in_namespace(store: SidecarStore, column: str = "namespace") -> tuple[str, tuple[str, ...]]:
@@ -263,7 +266,8 @@ def forgotten_ids(
     if since is not None:
         where, params = _in_namespace(store)
         query = (
-            "SELECT id, deleted_reason FROM entries WHERE deleted_reason = 'forgotten' AND deleted_at >= ?"
+            "SELECT id, deleted_reason FROM entries WHERE (deleted_reason = 'forgotten'"
+            " OR deleted_reason LIKE 'gc:%') AND deleted_at >= ?"
         )
         return [(int(i), r) for i, r in db.execute(query + where + " ORDER BY id", (since, *params))]
     found = store.fetch(ids)
@@ -275,7 +279,13 @@ def forgotten_ids(
 
 
 def pass_exists(store: SidecarStore, pass_id: str) -> bool:
-    return store.db.execute("SELECT 1 FROM forgetting_passes WHERE id = ?", (pass_id,)).fetchone() is not None
+    """A forgetting pass, or a GC run that soft-deleted something (GC runs keep no record of their own)."""
+    if store.db.execute("SELECT 1 FROM forgetting_passes WHERE id = ?", (pass_id,)).fetchone() is not None:
+        return True
+    return (
+        store.db.execute("SELECT 1 FROM entries WHERE deleted_pass = ? LIMIT 1", (pass_id,)).fetchone()
+        is not None
+    )
 
 
 def status(store: SidecarStore) -> dict[str, object]:

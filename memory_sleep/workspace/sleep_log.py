@@ -59,6 +59,9 @@ class RunRecord(BaseModel):
     weeklyFilesWritten: list[str] = Field(default_factory=list)
     filesChanged: list[str] = Field(default_factory=list)
     forgetting: dict[str, int] = Field(default_factory=dict)
+    garbageCollection: dict[str, int] = Field(
+        default_factory=dict, description="entries each GC strategy removed, marked or rated (strategy_op)"
+    )
     warnings: list[str] = Field(default_factory=list)
     error: str | None = None
 

@@ -181,7 +181,8 @@ class PgWrites:
     def set_validity(self, endings: Mapping[int, tuple[str, str, str | None]]) -> None:
         self.db.execute(
             "UPDATE entries SET valid_to = NULL, status = NULL, ended_by = NULL"
-            " WHERE namespace = ? AND status IS NOT NULL",
+            " WHERE namespace = ? AND status IS NOT NULL"
+            " AND (ended_by IS NULL OR ended_by NOT LIKE '%(gc:%')",
             (self._namespace,),
         )
         self.db.executemany(

@@ -1,0 +1,58 @@
+"""`memory-sleep gc`: run garbage-collection strategies now, as a run of their own (undo reverts it)."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from pathlib import Path
+
+import click
+
+from memory_sleep.cli.main import CONTEXT, TODAY_OPTION, WORKSPACE_ARG, _config, _handle_errors, main
+from memory_sleep.gc.actions import STRATEGIES
+from memory_sleep.workspace.layout import Workspace
+
+
+@main.command("gc", context_settings=CONTEXT)
+@click.argument("strategy", type=click.Choice([*STRATEGIES, "all"]), metavar="STRATEGY|all")
+@WORKSPACE_ARG
+@click.option("--dry-run", is_flag=True, help="Print what each strategy would do; change nothing.")
+@TODAY_OPTION
+@click.option("--engine", type=click.Choice(["auto", "offline", "anthropic", "openai"]), help="Who rates.")
+@click.option("--json", "as_json", is_flag=True, help="Print the actions and counts as JSON.")
+@_handle_errors
+def gc(
+    strategy: str, workspace: Path, dry_run: bool, today: datetime | None, engine: str | None, as_json: bool
+) -> None:
+    """Run a garbage-collection strategy (or all enabled ones) on WORKSPACE now.
+
+    Strategies: ttl (expired entries), importance (the engine rates each entry), decay (confidence
+    under [memory.gc.decay] recall_threshold), usage (unused for unused_days), capacity (over
+    max_entries per scope), and those of [memory.gc] this version builds in. Entries of MEMORY.md are
+    archived through an edit plan (`memory-sleep undo` reverts the run); others are soft-deleted in
+    the sidecar (`memory-sleep restore --pass ID` brings them back).
+    """
+    from memory_sleep.cycle.runner import RunOptions, run_cycle
+    from memory_sleep.engines.select import build_engine
+    from memory_sleep.gc.display import gc_dict, gc_lines
+    from memory_sleep.gc.run import selected
+    from memory_sleep.sidecar import open_sidecar
+
+    space = Workspace.open(workspace)
+    config = _config(space, None)
+    if engine:
+        config.engine.name = engine  # type: ignore[assignment]
+    if not config.sidecar.enabled:
+        raise click.UsageError("[sidecar] enabled = false: GC works on the sidecar; enable it first.")
+    names = selected((strategy,), config.memory.gc)
+    if not dry_run:
+        with open_sidecar(space.root, config) as sidecar:
+            sidecar.index()  # decide on the files as they are now
+    options = RunOptions(
+        today=today.date() if today else date.today(), phases=(), dry_run=dry_run, gc=names, forget=False
+    )
+    report = run_cycle(space, config, build_engine(config.engine, space.root), options)
+    if as_json:
+        click.echo(json.dumps(gc_dict(report, names, dry_run), indent=2))
+        return
+    click.echo("\n".join(gc_lines(report, names, dry_run)))

@@ -1,0 +1,41 @@
+"""GC on a small indexed workspace: decide, plan against an empty MEMORY.md, apply to the sidecar."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from memory_sleep.config import GcConfig
+from memory_sleep.cycle.plan import DocumentEditor
+from memory_sleep.engines.offline import offline_engine
+from memory_sleep.gc.actions import StrategyName
+from memory_sleep.gc.apply import GcPlan, apply_to_sidecar, plan_edits
+from memory_sleep.gc.run import decide
+from memory_sleep.sidecar import Sidecar
+from memory_sleep.workspace.memory_doc import MemoryDocument
+
+DAY = 86_400.0
+
+
+def collect(
+    sidecar: Sidecar,
+    names: tuple[StrategyName, ...],
+    now: float,
+    config: GcConfig | None = None,
+    dry: bool = False,
+) -> GcPlan:
+    decision = decide(sidecar, config or GcConfig(), offline_engine(), names, now, 30)
+    today = datetime.fromtimestamp(now, UTC).date()
+    plan = plan_edits(decision, DocumentEditor(MemoryDocument.parse("# MEMORY.md\n"), today), 0, today)
+    if not dry:
+        apply_to_sidecar(sidecar, plan, now)
+    return plan
+
+
+def deleted(sidecar: Sidecar) -> dict[str, str]:
+    """text: deleted_reason of every soft-deleted entry."""
+    rows = sidecar.store.db.execute("SELECT text, deleted_reason FROM entries WHERE deleted_at IS NOT NULL")
+    return {text: reason for text, reason in rows}
+
+
+def noon(day: date) -> float:
+    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC).timestamp()
