@@ -212,3 +212,21 @@ def test_a_note_file_name_makes_a_project_only_when_it_recurs_across_days() -> N
     again = in_note("- the importer now reads JSON too", date(2026, 3, 16), "Atlas", 3)
     verdicts = OfflineClassifier().classify([once, first, again], ClassifyContext(projects=[], memory=[]))
     assert [v.topic for v in verdicts] == [None, "Atlas", "Atlas"]
+
+
+def test_a_heading_word_that_counts_parts_names_no_project() -> None:
+    """ "Cycle 1:", "Cycle 2:" on two days number the parts of a log, while "Atlas" on two days (with or
+    without one steady number) is a project the headings name."""
+
+    def under(heading: str, day: date, number: int) -> NoteItem:
+        item = note_item("- shipped the retry queue and its tests", day)
+        return dataclasses.replace(item, id=f"i{number}", headings=(day.isoformat(), heading))
+
+    items = [
+        under("Cycle 1: routing", date(2026, 5, 11), 1),
+        under("Cycle 2: stats", date(2026, 5, 12), 2),
+        under("Atlas 2 rollout", date(2026, 5, 11), 3),
+        under("Atlas 2 rollout, day two", date(2026, 5, 12), 4),
+    ]
+    verdicts = OfflineClassifier().classify(items, ClassifyContext(projects=[], memory=[]))
+    assert [verdict.topic for verdict in verdicts] == [None, None, "Atlas", "Atlas"]

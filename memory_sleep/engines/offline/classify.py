@@ -13,7 +13,7 @@ from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
 
-_PROJECT_IN_HEADING = re.compile(r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b")
+_PROJECT_IN_HEADING = re.compile(r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b(?:\s+#?(\d+)\b)?")
 # "Project: Apollo", "**Project:** Apollo": a keyed line names the project; running text, a bracketed
 # tag ("[Apollo]") or a link's text never does
 _EXPLICIT_PROJECT = re.compile(
@@ -199,12 +199,19 @@ def _looks_like_log(text: str) -> bool:
     return loggy >= len(lines) * 0.6
 
 
+def _counts_parts(ordinals: Sequence[str | None]) -> bool:
+    """A word always followed by a number that changes ("Cycle 1", "Cycle 2", "Phase 3") counts the
+    parts of something; it names no project. One that keeps its number ("Atlas 2") may."""
+    return None not in ordinals and len(set(ordinals)) > 1
+
+
 def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[list[str], list[str]]:
     """Projects by how sure we are: named in memory, front matter or a "Project: X" line (strong), or
     only the first word of headings on two or more days (weak). One bracketed tag or a link's text
     makes no project."""
     strong = set(known)
     heading_days: dict[str, set[date]] = {}
+    ordinals: dict[str, list[str | None]] = {}  # the number after the word in each heading naming it
     file_days: dict[str, set[date]] = {}
     for item in items:
         if item.project_hint and item.project_hint[:1].isupper():
@@ -220,8 +227,11 @@ def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[li
             heading_match = _PROJECT_IN_HEADING.match(heading)
             if heading_match and heading_match.group(1).lower() not in cues.GENERIC_HEADINGS:
                 heading_days.setdefault(heading_match.group(1), set()).add(item.day)
+                ordinals.setdefault(heading_match.group(1), []).append(heading_match.group(2))
     strong |= {name for name, days in file_days.items() if len(days) >= 2}
-    weak = {word for word, days in heading_days.items() if len(days) >= 2} - strong
+    weak = {
+        word for word, days in heading_days.items() if len(days) >= 2 and not _counts_parts(ordinals[word])
+    } - strong
     return _longest_first(strong), _longest_first(weak)
 
 
