@@ -544,3 +544,17 @@ def test_an_old_value_that_names_one_thing_still_finds_its_entry() -> None:
         "mac-mini-10 got a new IP: 10.4.91.88 (was 10.0.129.89)",
     )
     assert (renamed.op, moved.op) == ("supersede", "supersede")
+
+
+def test_a_new_address_beside_the_old_one_it_retires_is_no_repeat() -> None:
+    """Issue 15's example: the note shares the old IP with memory only to say it is gone; memory must not
+    keep the old IP as if the note repeated it."""
+    operation = _decide(
+        "Orion staging server IP is 10.0.4.17",
+        "Orion staging: new IP is 10.0.9.42 (10.0.4.17 is decommissioned)",
+        "fact",
+        "Facts",
+    )
+    assert operation.op != "noop"
+    assert operation.op == "add" or operation.target == "E1"
+    assert "10.0.9.42" in (operation.text or "")

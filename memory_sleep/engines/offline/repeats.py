@@ -31,6 +31,8 @@ def same_address(text: str, other: str, projects: frozenset[str]) -> bool:
     own, theirs = matching.typed_values(text), matching.typed_values(other)
     if not any(own.get(kind, frozenset()) & theirs.get(kind, frozenset()) for kind in _ADDRESS_KINDS):
         return False
+    if any(own.get(kind, frozenset()) - theirs.get(kind, frozenset()) for kind in _ADDRESS_KINDS):
+        return False  # "new IP is 10.0.9.42 (10.0.4.17 is decommissioned)": it gives another address too
     named, named_other = _people(text, projects), _people(other, projects)
     if named or named_other:
         return named == named_other
