@@ -7,6 +7,7 @@ from memory_sleep.engines.offline.brief import OfflineBriefer
 from memory_sleep.engines.offline.classify import OfflineClassifier
 from memory_sleep.engines.offline.closing import OfflineCloser
 from memory_sleep.engines.offline.curate import OfflineCurator
+from memory_sleep.engines.offline.gardening import OfflineGardener
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.engines.offline.summarize import OfflineSummarizer
 
@@ -21,5 +22,6 @@ def offline_engine() -> Engine:
         curator=OfflineCurator(),
         summarizer=OfflineSummarizer(),
         briefer=OfflineBriefer(),
+        gardener=OfflineGardener(),
         integrate_batch_size=200,  # no cost per call; items refer to earlier items of the batch by id
     )
