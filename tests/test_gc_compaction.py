@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
@@ -60,6 +62,13 @@ def test_the_checker_names_each_number_date_name_handle_and_open_action_a_merge_
     assert "dana" in key_details("Dana signs off", frozenset({"dana"}))
     assert is_open_action("Action items · Atlas", "Send the memo") and is_open_action("", "- [ ] ship it")
     assert not is_open_action("Facts", "- [x] shipped")
+    assert key_details("- [ ] GitHub 发布 Cost.Agent") == ["cost"]  # a name, not "Agent" of its identifier
+
+
+def test_the_checker_imports_on_its_own() -> None:
+    # gc/details.py reads values with the offline engine's matching.py, whose package builds the
+    # offline engine, whose gardener uses the checker: a cycle unless the engine imports it late
+    subprocess.run([sys.executable, "-c", "import memory_sleep.gc.details"], check=True)
 
 
 def test_offline_merge_starts_from_the_newest_fullest_statement_and_keeps_the_others_details() -> None:
@@ -78,6 +87,7 @@ def test_offline_merge_starts_from_the_newest_fullest_statement_and_keeps_the_ot
         ["Atlas DB listens on port 5432", "Atlas DB listens on port 8000"],  # a change, not a repeat
         ["Send Dana the Q4 numbers by 2026-11-27", "Send Raj the budget by 2026-11-27"],  # two tasks
         ["| run | jobs |\n| A | 20 |", "| run | jobs |\n| B | 20 |"],  # parts of a table
+        ["- [ ] GitHub 发布 Cost.Agent", "- [ ] GitHub 发布太一记忆宫殿 v2.0"],  # two open tasks
     ],
 )
 def test_offline_merge_declines_entries_that_do_not_say_one_thing(texts: list[str]) -> None:

@@ -15,6 +15,7 @@ from memory_sleep.engines.related import covers
 from memory_sleep.text import tokens
 from memory_sleep.workspace.memory_blocks import SECTION_FOR
 
+_IN_IDENTIFIER = frozenset("./-_@#")
 _TITLED = re.compile(r"\b[^\W\d_][^\W_]*\b")
 _SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|[—–(]\s*|\]\s*|[-*+]\s+)$")
 
@@ -34,6 +35,7 @@ def names_in(text: str) -> frozenset[str]:
         for match in _TITLED.finditer(text)
         if match.group(0)[0].isupper()
         and not _SENTENCE_START.search(text[: match.start()])
+        and text[match.start() - 1 : match.start()] not in _IN_IDENTIFIER  # "Agent" of "Cost.Agent"
         and match.group(0).lower() in tokens(match.group(0))
     )
 

@@ -7,12 +7,14 @@ from memory_sleep.engines.offline.brief import OfflineBriefer
 from memory_sleep.engines.offline.classify import OfflineClassifier
 from memory_sleep.engines.offline.closing import OfflineCloser
 from memory_sleep.engines.offline.curate import OfflineCurator
-from memory_sleep.engines.offline.gardening import OfflineGardener
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.engines.offline.summarize import OfflineSummarizer
 
 
 def offline_engine() -> Engine:
+    # imported here: gardening uses gc/details.py's checker, which reads values with matching.py here
+    from memory_sleep.engines.offline.gardening import OfflineGardener
+
     return Engine(
         name="offline",
         model=None,

@@ -21,6 +21,7 @@ from memory_sleep.engines.offline.matching import (
     subject,
     typed_values,
 )
+from memory_sleep.engines.related import covers
 from memory_sleep.gc.details import is_open_action, key_details, lost_details, names_in
 from memory_sleep.models import EntryView
 from memory_sleep.text import counted, similarity, tokens, without_history
@@ -45,13 +46,18 @@ class OfflineGardener:
 
 def merged_statement(cluster: Sequence[EntryView]) -> str | None:
     """The most recent and most complete statement, with the clauses of the others that carry what it
-    lacks; None when two of them state different values of one kind (a change, not a repeat), share
-    too few words, or span lines."""
+    lacks; None when two of them state different values of one kind (a change, not a repeat), are
+    two open actions, share too few words, or span lines."""
     texts = [without_history(entry.text) for entry in cluster]
     if len(set(texts)) == 1:
         return texts[0]
     if any("\n" in text.strip() for text in texts):
         return None  # lines of a list or a table: parts of a whole, not one statement
+    actions = [
+        text for entry, text in zip(cluster, texts, strict=True) if is_open_action(entry.section, text)
+    ]
+    if any(not (covers(a, b) and covers(b, a)) for a in actions for b in actions):
+        return None  # two tasks, however alike their words
     pairs = [(a, b) for index, a in enumerate(texts) for b in texts[index + 1 :]]
     if any(_values_differ(a, b) or similarity(tokens(a), tokens(b)) < SAME_WORDS for a, b in pairs):
         return None
