@@ -1,7 +1,7 @@
 """Which entries are alike, from the sidecar's vectors, and entries as an engine is shown them.
 
-Similarities are computed in blocks of rows, so a scope of n entries needs a block of n floats per
-row at a time, never the whole n x n matrix.
+Similarities are computed in blocks of rows, at most BLOCK_FLOATS of them at a time (16 MB), never
+the whole n x n matrix of a scope.
 """
 
 from __future__ import annotations
@@ -10,13 +10,12 @@ from collections.abc import Iterator, Sequence
 from datetime import date
 
 import numpy as np
-import numpy.typing as npt
 
 from memory_sleep.models import EntryView
 from memory_sleep.sidecar.rows import EntryRow, Vectors
 from memory_sleep.sidecar.vectors import VectorIndex
 
-BLOCK_ROWS = 512
+BLOCK_FLOATS = 4_000_000
 
 
 def with_vectors(rows: Sequence[EntryRow], index: VectorIndex) -> tuple[list[EntryRow], Vectors]:
@@ -31,8 +30,9 @@ def with_vectors(rows: Sequence[EntryRow], index: VectorIndex) -> tuple[list[Ent
 
 
 def _blocks(matrix: Vectors) -> Iterator[tuple[int, Vectors]]:
-    for start in range(0, len(matrix), BLOCK_ROWS):
-        yield start, matrix[start : start + BLOCK_ROWS] @ matrix.T
+    rows = max(1, BLOCK_FLOATS // max(1, len(matrix)))
+    for start in range(0, len(matrix), rows):
+        yield start, matrix[start : start + rows] @ matrix.T
 
 
 def alike_pairs(matrix: Vectors, threshold: float) -> list[tuple[int, int, float]]:
@@ -48,17 +48,15 @@ def alike_pairs(matrix: Vectors, threshold: float) -> list[tuple[int, int, float
 
 def nearest(matrix: Vectors, k: int) -> list[list[int]]:
     """For each row, the (at most) `k` other rows most alike to it, most alike first."""
-    found: list[list[int]] = []
     n = min(k, len(matrix) - 1)
+    if n <= 0:
+        return [[] for _ in range(len(matrix))]
+    found: list[list[int]] = []
     for start, block in _blocks(matrix):
-        for offset in range(len(block)):
-            scores: npt.NDArray[np.float32] = block[offset].copy()
-            scores[start + offset] = -np.inf
-            if n <= 0:
-                found.append([])
-                continue
-            best = np.argpartition(scores, len(scores) - n)[len(scores) - n :]
-            found.append([int(i) for i in best[np.argsort(-scores[best], kind="stable")]])
+        block[np.arange(len(block)), np.arange(start, start + len(block))] = -np.inf  # not itself
+        best = np.argpartition(block, block.shape[1] - n, axis=1)[:, block.shape[1] - n :]
+        order = np.argsort(-np.take_along_axis(block, best, axis=1), axis=1, kind="stable")
+        found.extend(np.take_along_axis(best, order, axis=1).tolist())
     return found
 
 
