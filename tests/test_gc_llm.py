@@ -116,21 +116,28 @@ def test_pair_judgements_come_back_in_the_order_asked(api: FakeAPI, provider: st
     assert '<newer section=\\"Facts\\" date=\\"2026-11-24\\">Atlas staging port: 9443</newer>' in body
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-def test_contradiction_through_the_sdk_supersedes_and_lists_the_uncertain(
-    api: FakeAPI, provider: str, tmp_path: Path
+@pytest.mark.parametrize(
+    ("provider", "verdict", "ops"),
+    [
+        ("anthropic", "supersedes", ["supersede"]),
+        ("openai", "supersedes", ["supersede"]),
+        ("openai", "uncertain", ["review"]),
+        ("anthropic", "same_subject_different_fact", []),
+    ],
+)
+def test_contradiction_through_the_sdk_applies_supersedes_and_lists_the_uncertain(
+    api: FakeAPI, provider: str, verdict: str, ops: list[str], tmp_path: Path
 ) -> None:
     memory = "# MEMORY.md\n\n## Facts\n- [Atlas] Atlas DB port: 5432 (2026-11-01)\n"
-    api.queue.append({"judgements": [{"reason": "the port, changed", "pair": "P1", "verdict": "supersedes"}]})
+    api.queue.append({"judgements": [{"reason": "the port, changed?", "pair": "P1", "verdict": verdict}]})
     engine = llm_engine(_client(api, provider), _config(api, provider))
     with open_at(make_workspace(tmp_path, {"2026-11-20.md": "- Atlas DB port: 8000\n"}, memory)) as sidecar:
         sidecar.index()
-        (action,) = Contradiction().plan(gc_context(sidecar, engine=engine))
-        assert texts(sidecar, [*action.ids, action.into or 0]) == [
-            "Atlas DB port: 5432",
-            "- Atlas DB port: 8000",
-        ]
-    assert action.op == "supersede" and action.reason.endswith(": the port, changed")
+        actions = Contradiction().plan(gc_context(sidecar, engine=engine))
+        said = [texts(sidecar, [*action.ids, action.into or 0]) for action in actions]
+    assert [action.op for action in actions] == ops
+    assert said == [["Atlas DB port: 5432", "- Atlas DB port: 8000"]] * len(ops)
+    assert all(action.reason.endswith(": the port, changed?") for action in actions)
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

@@ -21,7 +21,7 @@ BLOCK_FLOATS = 4_000_000
 def with_vectors(rows: Sequence[EntryRow], index: VectorIndex) -> tuple[list[EntryRow], Vectors]:
     """The rows that have a vector in `index` (live, embedded by its embedder), and those vectors."""
     if not rows or len(index) == 0:
-        return [], np.zeros((0, index.matrix.shape[1] if index.matrix.ndim == 2 else 0), dtype=np.float32)
+        return [], np.zeros((0, index.matrix.shape[1]), dtype=np.float32)
     wanted = np.array([row.id for row in rows], dtype=np.int64)
     positions = np.minimum(np.searchsorted(index.ids, wanted), len(index.ids) - 1)
     found = index.ids[positions] == wanted
