@@ -68,13 +68,13 @@ def merged_statement(cluster: Sequence[EntryView]) -> str | None:
     merged = _clause(without_history(ranked[-1].text))
     for entry in reversed(ranked[:-1]):
         text = without_history(entry.text)
-        actions = [text] if is_open_action(entry.section, text) else []
-        if not lost_details([text], merged, actions):
+        itself = [text] if is_open_action(entry.section, text) else []  # an open action is kept whole
+        if not lost_details([text], merged, itself):
             continue
         missing = lost_details([text], merged)
         clauses = [_clause(c) for c in _CLAUSE.split(text) if any(_names(c, d) for d in missing)]
         merged = f"{merged}; {'; '.join(clauses)}" if clauses else merged
-        if lost_details([text], merged, actions):
+        if lost_details([text], merged, itself):
             merged = f"{merged}; {_clause(text)}"
     return merged
 
