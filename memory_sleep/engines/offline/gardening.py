@@ -68,7 +68,7 @@ def merged_statement(cluster: Sequence[EntryView]) -> str | None:
     merged = _clause(without_history(ranked[-1].text))
     for entry in reversed(ranked[:-1]):
         text = without_history(entry.text)
-        itself = [text] if is_open_action(entry.section, text) else []  # an open action is kept whole
+        itself = [text] if is_open_action(entry.section, text) else []  # an open action must be restated
         if not lost_details([text], merged, itself):
             continue
         missing = lost_details([text], merged)
