@@ -15,7 +15,7 @@ from memory_sleep.cycle.runner import RunOptions, RunReport, run_cycle
 from memory_sleep.engines.offline import offline_engine
 from memory_sleep.workspace.layout import Workspace
 
-pytest_plugins = ["tests.pg_fixtures"]
+pytest_plugins = ["tests.pg_fixtures", "tests.forget_helpers"]
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE_WORKSPACE = REPO / "fixtures" / "workspace"

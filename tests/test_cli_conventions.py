@@ -22,7 +22,7 @@ from .sidecar_helpers import make_workspace, open_at
 TODAY = "2026-11-25"
 SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 # mappings keyed by names from the data (file names, scopes, sources, reasons), not by field names
-DATA_KEYED = {"by_source", "by_scope", "bytes_on_disk", "soft_deleted_by_reason"}
+DATA_KEYED = {"by_source", "by_scope", "bytes_on_disk", "soft_deleted_by_reason", "files"}
 NOTES = {
     "2026-01-05.md": "# Notes\n- Billing moves to Stripe on March 3, confirmed by Dana.\n"
     "- Alice prefers morning meetings for the design review.\n",
@@ -43,6 +43,8 @@ def _json_calls(ws: str) -> dict[str, list[str]]:
         "restore": ["restore", "1", "2", ws, "--json"],
         "cron show": ["cron", "show", ws, "--json"],
         "redact": ["redact", ws, "--dry-run", "--json"],
+        "forget-scope": ["forget-scope", "carol", ws, "--dry-run", "--json"],
+        "purge": ["purge", ws, "--older-than", "90d", "--dry-run", "--json"],
     }
 
 
@@ -62,6 +64,9 @@ def _keys(value: Any, path: str = "") -> list[tuple[str, str]]:
 
 def test_every_verb_prints_snake_case_json(fixture_workspace: Path) -> None:
     (fixture_workspace / "memory-sleep.toml").write_text("[memory.forgetting]\nmin_entries = 0\n")
+    (fixture_workspace / "memory" / "2026-11-20-carol.md").write_text(
+        "---\nscope: carol\n---\n- Carol is off.\n"
+    )
     calls = _json_calls(str(fixture_workspace))
     with_json = {name for name, command in verbs() if any("--json" in p.opts for p in command.params)}
     assert with_json == set(calls), "add the new verb to _json_calls"

@@ -28,6 +28,7 @@ TOOLS = {
     "consolidate_as_agent",
     "decision_request",
     "answer_decision",
+    "forget_scope",
 }
 
 

@@ -360,4 +360,4 @@ def _progress(silent: bool) -> Iterator[Callable[[str], None] | None]:
 
 
 # the other verbs live in modules of their own and register themselves on `main`
-from memory_sleep.cli import recall, redact, setup  # noqa: E402, F401
+from memory_sleep.cli import forget, recall, redact, setup  # noqa: E402, F401

@@ -1,4 +1,5 @@
-"""`memory-sleep mcp`: the workspace as MCP tools (recall, remember, consolidate, status, briefing) over stdio.
+"""`memory-sleep mcp`: the workspace as MCP tools (recall, remember, consolidate, status, briefing,
+forget_scope) over stdio.
 
 Built on the official MCP Python SDK (`mcp`). Every tool but recall opens what it needs per call and
 closes it, so a long-lived server always sees the files as they are now (a nightly cron run, an agent's
@@ -96,13 +97,15 @@ def build_server(
         return _tool(lambda: answer(workspace, query, k, scope))
 
     @server.tool()
-    def remember(text: str) -> dict[str, Any]:
+    def remember(text: str, scope: str | None = None) -> dict[str, Any]:
         """Append TEXT as a bullet to today's daily note (memory/YYYY-MM-DD.md, created if missing).
 
         Write one item per call: a decision with its reason, a fact with exact values, a lesson, an open
         action with its deadline, or context about a person. The next sleep cycle consolidates it.
+        With SCOPE (the user or agent it belongs to), it goes to memory/YYYY-MM-DD-SCOPE.md, whose
+        front matter names the scope: `recall` with that scope finds it, and `forget_scope` deletes it.
         """
-        done = _tool(lambda: append_to_note(workspace, text, today()))
+        done = _tool(lambda: append_to_note(workspace, text, today(), scope))
         return {"path": done.path, "line": done.line, "created": done.created}
 
     @server.tool()
@@ -131,6 +134,21 @@ def build_server(
             return "No briefing yet: the sleep cycle has not run here. Call `consolidate` to write one."
         except (OSError, UnicodeDecodeError) as error:
             raise ToolError(f"memory/briefing.md: cannot read ({error}).") from None
+
+    @server.tool()
+    def forget_scope(scope: str, confirm: bool = False) -> dict[str, Any]:
+        """Delete for good everything of SCOPE (a user or agent id): its notes and everything derived
+        from them, in the files, the snapshots, the sidecar and the caches. Cannot be undone.
+
+        Without confirm, only says what would be deleted. Call it with confirm=true only when the user
+        asked for this scope to be forgotten.
+        """
+        from memory_sleep.forget import forget_scope as forget_now
+
+        if confirm and isinstance(answer, WarmRecall):
+            answer.close()  # its vector index holds the scope's vectors; reopened on the next recall
+        report = _tool(lambda: forget_now(workspace.root, scope, dry_run=not confirm))
+        return report.as_dict()
 
     add_agent_tools(server, workspace, today, _tool)
     return server

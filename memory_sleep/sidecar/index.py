@@ -7,6 +7,7 @@ the writes then go in one transaction, skipping any source another indexer chang
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memory_sleep.errors import StoreError
+from memory_sleep.sidecar.attribution import Sources
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder, Vectors
 from memory_sleep.sidecar.rows import day_timestamp
@@ -32,7 +34,7 @@ from memory_sleep.sidecar.sources import (
 from memory_sleep.sidecar.store import EntryRow, NewEntry, SourceRow
 from memory_sleep.sidecar.tokenize import fts_document
 from memory_sleep.sidecar.validity import derive_validity
-from memory_sleep.text import jaccard, terms
+from memory_sleep.text import jaccard, terms, tokens
 from memory_sleep.workspace.layout import Workspace
 
 # soft deletes the indexer makes itself, and so undoes when the text comes back; a forgetting
@@ -100,6 +102,7 @@ def index_workspace(
         for source in files
         if (plan := _plan_source(store, workspace, source, default_scope, max_bytes, report))
     ]
+    _derived_scopes(store, plans, default_scope)
     gone = store.source_keys() - {source.key for source in files}
     for plan in plans:
         report.added += len(plan.inserts)
@@ -253,6 +256,37 @@ def _new_entry(source: SourceFile, item: SourceItem, default_scope: str) -> NewE
         tokens=fts_document(item.embed_text),
         discarded=item.discarded,
     )
+
+
+def _derived_scopes(store: SidecarStore, plans: Sequence[_SourcePlan], default_scope: str) -> None:
+    """A MEMORY.md entry, weekly line or archive record that came from the notes of one scope other
+    than the default takes that scope, so that `recall --scope` and `stats` count it with them."""
+    derived = any(
+        entry.kind != "note" for plan in plans for entry in [*plan.inserts, *(e for _, e in plan.rewrites)]
+    )
+    if not derived:  # a nightly pass over new notes only: nothing to read
+        return
+    texts: defaultdict[str, list[str]] = defaultdict(list)
+    for scope, text in store.note_texts_outside(default_scope):
+        texts[scope].append(text)
+    for plan in plans:
+        for entry in [*plan.inserts, *(entry for _, entry in plan.rewrites)]:
+            if entry.kind == "note" and entry.scope != default_scope:
+                texts[entry.scope].append(entry.text)
+    if not texts:
+        return
+    notes = {scope: Sources(found) for scope, found in texts.items()}
+
+    def scoped(entry: NewEntry) -> NewEntry:
+        if entry.kind == "note" or entry.scope != default_scope:
+            return entry
+        words = tokens(entry.text)
+        found = [scope for scope, sources in notes.items() if sources.explain(words)]
+        return dataclasses.replace(entry, scope=found[0]) if len(found) == 1 else entry
+
+    for plan in plans:
+        plan.inserts = [scoped(entry) for entry in plan.inserts]
+        plan.rewrites = [(entry_id, scoped(entry)) for entry_id, entry in plan.rewrites]
 
 
 def _sync(plan: _SourcePlan, existing: Sequence[EntryRow], entries: Sequence[NewEntry]) -> None:

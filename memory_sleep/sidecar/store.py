@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memory_sleep.errors import StoreError
-from memory_sleep.sidecar.entry_writes import EntryWrites
+from memory_sleep.sidecar.erase import Erasure
 from memory_sleep.sidecar.migrations import MIGRATIONS, Migrations
 from memory_sleep.sidecar.query_log import QueryLog
 from memory_sleep.sidecar.rows import (
@@ -91,7 +91,7 @@ def upgrade_sqlite(path: Path) -> list[str]:
     return lacking
 
 
-class Store(EntryWrites, QueryLog):
+class Store(Erasure, QueryLog):
     """An open sidecar database. Use `Store.open(path)`; ":memory:" works for tests."""
 
     namespace: str | None = None  # one file per workspace: all of it is the workspace's

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from datetime import date
@@ -11,6 +12,7 @@ from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.writer import atomic_write
 
 MAX_ITEM_CHARS = 4000
+_SCOPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # safe in a file name and in YAML, unquoted
 _APPEND_LOCK = threading.Lock()  # appends from one process (the MCP server's threads) never interleave
 
 
@@ -21,8 +23,11 @@ class Remembered:
     created: bool
 
 
-def remember(workspace: Workspace, text: str, today: date | None = None) -> Remembered:
-    """Append `text` as a bullet to memory/YYYY-MM-DD.md (created if missing), written atomically.
+def remember(
+    workspace: Workspace, text: str, today: date | None = None, scope: str | None = None
+) -> Remembered:
+    """Append `text` as a bullet to memory/YYYY-MM-DD.md (created if missing), written atomically;
+    with `scope` (a user or agent id), to memory/YYYY-MM-DD-<scope>.md, whose front matter names it.
 
     Lines after the first become the bullet's continuation, so the next NREM pass reads one item.
     """
@@ -36,7 +41,11 @@ def remember(workspace: Workspace, text: str, today: date | None = None) -> Reme
             "save it as a file and remember a line that points to it."
         )
     day = today or date.today()
-    path = workspace.notes_dir / f"{day.isoformat()}.md"
+    if scope is not None and not _SCOPE.match(scope):
+        raise WorkspaceError(
+            f"scope {scope!r}: use letters, digits, '.', '_' or '-' (a user or agent id), at most 64."
+        )
+    path = workspace.notes_dir / f"{day.isoformat()}{f'-{scope}' if scope else ''}.md"
     relative = workspace.relative(path)
     bullet = "\n".join([f"- {cleaned[0]}", *(f"  {line.strip()}" for line in cleaned[1:])]) + "\n"
     with _APPEND_LOCK:
@@ -47,7 +56,8 @@ def remember(workspace: Workspace, text: str, today: date | None = None) -> Reme
         except FileNotFoundError:
             current = None
         if current is None:
-            body = f"# {day.isoformat()}\n\n"
+            front_matter = f"---\nscope: {scope}\n---\n" if scope else ""
+            body = f"{front_matter}# {day.isoformat()}\n\n"
         else:
             try:
                 body = current.decode("utf-8")

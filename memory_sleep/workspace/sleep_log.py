@@ -63,10 +63,26 @@ class RunRecord(BaseModel):
     error: str | None = None
 
 
+class ErasureRecord(BaseModel):
+    """A hard deletion a user asked for (`forget-scope`, `purge`): when, which, and how much of each
+    kind went; counts only, never the text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    at: datetime
+    action: Literal["forget-scope", "purge"]
+    scope: str | None = None
+    olderThanDays: float | None = None
+    removed: dict[str, int] = Field(default_factory=dict)
+    snapshotsRewritten: list[str] = Field(default_factory=list)
+
+
 class SleepLog(RunRecord):
-    """The file: the latest run at the top level, earlier runs (newest first) in `history`."""
+    """The file: the latest run at the top level, earlier runs (newest first) in `history`, and
+    the hard deletions users asked for (newest first) in `erasures`."""
 
     history: list[RunRecord] = Field(default_factory=list)
+    erasures: list[ErasureRecord] = Field(default_factory=list)
 
 
 def phase_records(phases: Mapping[str, PhaseUsage]) -> dict[str, PhaseUsageRecord]:
@@ -119,14 +135,16 @@ def with_run(previous: SleepLog | None, run: RunRecord, keep: int) -> SleepLog:
     history: list[RunRecord] = []
     if previous is not None:
         history = [
-            RunRecord.model_validate(previous.model_dump(exclude={"history"})),
+            RunRecord.model_validate(previous.model_dump(exclude={"history", "erasures"})),
             *previous.history,
         ]
-    return SleepLog(**run.model_dump(), history=history[:keep])
+    erasures = previous.erasures if previous is not None else []
+    return SleepLog(**run.model_dump(), history=history[:keep], erasures=erasures)
 
 
 def render(log: SleepLog) -> bytes:
-    return (log.model_dump_json(indent=2) + "\n").encode("utf-8")
+    unused = {"erasures"} if not log.erasures else None  # the file keeps its shape until one happens
+    return (log.model_dump_json(indent=2, exclude=unused) + "\n").encode("utf-8")
 
 
 def snake_case_record(record: RunRecord) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -174,6 +174,66 @@ class SafeWriter:
             raise self._roll_back(manifest, failure) from error
         self._prune()
         return manifest
+
+    def erase(self, changes: Sequence[FileChange]) -> None:
+        """Write `changes` with no snapshot, each file atomically: only for hard deletion a user asked
+        for (`forget-scope`), where a copy would keep what they asked to delete."""
+        for change in changes:
+            self._current(change.path)  # refuses a path through a link
+            self._put(change.path, change.content)
+
+    def scrub_snapshots(
+        self,
+        scrub: Callable[[str, bytes], bytes | None],
+        rehashed: Mapping[str, str | None],
+        dry_run: bool = False,
+    ) -> list[str]:
+        """Pass every copy the snapshots keep through `scrub` (None: drop the copy, and undo leaves that
+        file alone), so that no undo restores what it removed; `rehashed` maps the hash of each live
+        file `erase` rewrote to its new one (None: removed), so that undo does not take the rewrite for
+        a person's edit. Returns the ids of the runs whose snapshot changed (with `dry_run`, would)."""
+        rewrite = (lambda copy, content: None) if dry_run else self._rewrite_copy
+        hashes: dict[str, str | None] = dict(rehashed)
+        changed: list[str] = []
+        manifests = self.manifests()
+        for manifest in manifests:
+            folder = self.snapshots_dir / manifest.run_id
+            kept = []
+            for entry in manifest.files:
+                copy = folder / "files" / entry.path
+                if entry.before_sha256 is not None and copy.is_file():
+                    before = copy.read_bytes()
+                    after = scrub(entry.path, before)
+                    if after != before:
+                        hashes[entry.before_sha256] = None if after is None else sha256(after)
+                        rewrite(copy, after)
+                        changed.append(manifest.run_id)
+                        if after is None:
+                            continue
+                kept.append(entry)
+            manifest.files = kept
+            for overwritten in folder.glob("overwritten-*"):
+                for copy in (path for path in overwritten.rglob("*") if path.is_file()):
+                    before = copy.read_bytes()
+                    after = scrub(copy.relative_to(overwritten).as_posix(), before)
+                    if after != before:
+                        rewrite(copy, after)
+                        changed.append(manifest.run_id)
+        for manifest in [] if dry_run else manifests:
+            old = manifest.model_dump_json()
+            for entry in manifest.files:
+                entry.before_sha256 = hashes.get(entry.before_sha256 or "", entry.before_sha256)
+                entry.after_sha256 = hashes.get(entry.after_sha256 or "", entry.after_sha256)
+            if manifest.model_dump_json() != old or manifest.run_id in changed:
+                self._save(manifest)
+        return list(dict.fromkeys(changed))
+
+    @staticmethod
+    def _rewrite_copy(copy: Path, content: bytes | None) -> None:
+        if content is None:
+            copy.unlink()
+        else:
+            atomic_write(copy, content)
 
     def recover(self) -> list[str]:
         """Roll back any run that died while writing, and remove the temporary files a killed write

@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from memory_sleep.sidecar.pg.connect import PgDb, connect, shown
+from memory_sleep.sidecar.pg.erase import PgErasure
 from memory_sleep.sidecar.pg.migrations import MIGRATION_LOCK, migrate
-from memory_sleep.sidecar.pg.writes import PgWrites
 from memory_sleep.sidecar.rows import ENTRY_COLUMNS, EntryRow, SourceRow, Vectors, from_blobs
 
 
@@ -38,7 +38,7 @@ def ensure_hnsw(db: PgDb, dim: int) -> None:
         )
 
 
-class PgStore(PgWrites):
+class PgStore(PgErasure):
     """One namespace of a Postgres sidecar. Use `PgStore.open(dsn, namespace, dimensions)`."""
 
     day_noon_sql = "extract(epoch FROM day::date) + 43200.0"
