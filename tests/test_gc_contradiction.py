@@ -62,6 +62,10 @@ def test_a_new_typed_value_of_the_same_key_supersedes(newer: str, older: str) ->
         ("Borealis auth lives on do-fra1-01", "Borealis auth port: 9643"),
         ("18:00 HEARTBEAT_OK", "09:00 HEARTBEAT_OK"),  # two moments, not two values
         ("Maya prefers async updates", "Raj handles infra requests in #infra"),
+        (
+            "Tom: build 205 with the illustrations on Monday",
+            "Tom: das schaffen wir nicht bis zum 19., lass uns auf den 26. gehen",
+        ),
     ],
 )
 def test_a_related_topic_is_not_superseded(newer: str, older: str) -> None:

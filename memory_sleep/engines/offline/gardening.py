@@ -100,7 +100,10 @@ def judge_pair(newer: str, older: str) -> PairJudgement:
     the same and values differ otherwise; else the two stand side by side."""
     new_claim, old_claim = _statement(current_claim(newer)), _statement(current_claim(older))
     key_new, key_old = _key(new_claim), _key(old_claim)
-    same_key = key_new is not None and key_new == key_old
+    # "Tom: build 205 on Monday" and "Tom: „... den 26.“": a key before a long value says who spoke
+    same_key = (
+        key_new is not None and key_new == key_old and _short_value(new_claim) and _short_value(old_claim)
+    )
     about_new, about_old = subject(new_claim), subject(old_claim)
     same_subject = same_key or (bool(about_new) and about_new == about_old)
     if not same_subject:
@@ -108,7 +111,7 @@ def judge_pair(newer: str, older: str) -> PairJudgement:
             return PairJudgement("same_subject_different_fact", "related subjects, different attributes")
         return PairJudgement("unrelated", "different subjects")
     if not _values_differ(new_claim, old_claim):
-        if same_key and _short_value(new_claim) and tokens(new_claim) != tokens(old_claim):
+        if same_key and tokens(new_claim) != tokens(old_claim):
             return PairJudgement("uncertain", "the same key with another value, of no type to compare")
         return PairJudgement("same_subject_different_fact", "same subject, no value of one kind differs")
     old_value = changed_value(newer, older)
