@@ -105,7 +105,8 @@ def judge_pair(newer: str, older: str) -> PairJudgement:
         key_new is not None and key_new == key_old and _short_value(new_claim) and _short_value(old_claim)
     )
     about_new, about_old = subject(new_claim), subject(old_claim)
-    same_subject = same_key or (bool(about_new) and about_new == about_old)
+    keyed = key_new is not None and key_old is not None  # then only the key says what they are about
+    same_subject = same_key or (not keyed and bool(about_new) and about_new == about_old)
     if not same_subject:
         if about_new & about_old:
             return PairJudgement("same_subject_different_fact", "related subjects, different attributes")
