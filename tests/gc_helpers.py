@@ -1,17 +1,22 @@
-"""GC on a small indexed workspace: decide, plan against an empty MEMORY.md, apply to the sidecar."""
+"""GC on a small indexed workspace: a strategy's context over an open sidecar; decide, plan against an
+empty MEMORY.md, apply to the sidecar."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from memory_sleep.config import GcConfig
+from memory_sleep.config import Config, GcConfig
 from memory_sleep.cycle.plan import DocumentEditor
+from memory_sleep.engines.base import Engine
 from memory_sleep.engines.offline import offline_engine
-from memory_sleep.gc.actions import StrategyName
+from memory_sleep.gc.actions import GcContext, StrategyName
 from memory_sleep.gc.apply import GcPlan, apply_to_sidecar, plan_edits
 from memory_sleep.gc.run import decide
 from memory_sleep.sidecar import Sidecar
+from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.workspace.memory_doc import MemoryDocument
+
+from .sidecar_helpers import NOW
 
 DAY = 86_400.0
 
@@ -39,3 +44,27 @@ def deleted(sidecar: Sidecar) -> dict[str, str]:
 
 def noon(day: date) -> float:
     return datetime(day.year, day.month, day.day, 12, tzinfo=UTC).timestamp()
+
+
+def live_entries(sidecar: Sidecar, scope: str = "default") -> tuple[EntryRow, ...]:
+    """Every live entry of `scope`, in id order."""
+    ids = [row[0] for row in sidecar.store.db.execute("SELECT id FROM entries WHERE deleted_at IS NULL")]
+    found = sidecar.store.fetch(ids)
+    return tuple(found[i] for i in sorted(found) if found[i].scope == scope)
+
+
+def gc_context(sidecar: Sidecar, gc: GcConfig | None = None, engine: Engine | None = None) -> GcContext:
+    return GcContext(
+        sidecar=sidecar,
+        entries=live_entries(sidecar),
+        scope="default",
+        config=gc or Config().memory.gc,
+        engine=engine or offline_engine(),
+        now=NOW,
+        stale_after_days=30,
+    )
+
+
+def texts(sidecar: Sidecar, ids: list[int]) -> list[str]:
+    found = sidecar.store.fetch(ids)
+    return [found[i].text for i in ids]

@@ -75,10 +75,15 @@ def test_gc_dry_run_changes_nothing_and_json_lists_the_actions(fixture_workspace
         "importance",
         "decay",
         "usage",
+        "contradiction",
+        "compaction",
         "capacity",
+        "summarization",
     ]
     assert report["counts"]["ttl_soft_delete"] > 0 and report["counts"]["importance_rate"] > 0
-    assert [edit["op"] for edit in report["edits"]] == ["archive"]
+    edits = [(edit["op"], edit["reason"].split(":", 2)[1]) for edit in report["edits"]]
+    assert ("archive", "ttl") in edits
+    assert set(edits) <= {("archive", "ttl"), ("update", "compaction"), ("archive", "compaction")}
     assert {"pass_id", "entries", "scopes", "actions", "skipped", "files_changed"} <= report.keys()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Protocol
+from typing import Literal, Protocol
 
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import (
@@ -147,6 +147,37 @@ class Briefer(Protocol):
         ...
 
 
+PairVerdict = Literal["supersedes", "same_subject_different_fact", "unrelated", "uncertain"]
+
+
+@dataclass(frozen=True)
+class PairJudgement:
+    """Whether a newer entry ends an older one: `supersedes` only when both state the same attribute of
+    the same subject and the newer one states it otherwise; `uncertain` is listed for a person."""
+
+    verdict: PairVerdict
+    reason: str
+
+
+class Gardener(Protocol):
+    """The meaning behind garbage collection: what alike entries say as one, what ends what, and what
+    an archive comes to. Every statement keeps each original's numbers, dates, names, handles and
+    open actions."""
+
+    def merge(self, clusters: Sequence[Sequence[EntryView]]) -> list[str | None]:
+        """For each cluster of alike entries, one statement saying all of it, or None when they do not
+        say one thing (two values of one attribute, two different tasks)."""
+        ...
+
+    def judge(self, pairs: Sequence[tuple[EntryView, EntryView]]) -> list[PairJudgement]:
+        """For each (newer, older) pair, whether the newer supersedes the older."""
+        ...
+
+    def summarize(self, entries: Sequence[EntryView]) -> str:
+        """One entry that says what the archived `entries` come to (the Letta approach)."""
+        ...
+
+
 @dataclass
 class Usage:
     """LLM calls (every request sent) and tokens spent by an engine during one run."""
@@ -224,6 +255,7 @@ class Engine:
     curator: Curator
     summarizer: Summarizer
     briefer: Briefer
+    gardener: Gardener
     usage: Usage = field(default_factory=Usage)
     integrate_batch_size: int | None = field(
         default=None, metadata={"doc": "items per REM call; None means the config's batch_size"}

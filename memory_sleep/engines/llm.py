@@ -16,6 +16,7 @@ from memory_sleep.engines.base import Classifier, ClassifyContext, Closer, Engin
 from memory_sleep.engines.budget import Deadline
 from memory_sleep.engines.cache import ResponseCache
 from memory_sleep.engines.calls import Ask, ModelCalls, Progress
+from memory_sleep.engines.gardening import LLMGardener
 from memory_sleep.engines.importance import LLMRater
 from memory_sleep.engines.model import ModelClient
 from memory_sleep.engines.offline import offline_engine
@@ -62,6 +63,7 @@ def llm_engine(
         curator=fallback.curator,  # no prompt for it yet: finished business is judged offline
         summarizer=LLMSummarizer(calls, fallback.summarizer),
         briefer=LLMBriefer(calls, fallback.briefer),
+        gardener=LLMGardener(calls, fallback.gardener),
         usage=usage,
         integrate_batch_size=config.batch_size,
         rater=LLMRater(calls, fallback.rater),

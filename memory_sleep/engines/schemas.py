@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from memory_sleep.engines.base import PairVerdict
 from memory_sleep.engines.model import AnswerT, CallUsage, InvalidAnswer
 from memory_sleep.models import Category, DiscardReason, OperationKind, Verdict
 
@@ -80,6 +81,32 @@ class BriefingAnswer(Answer):
     actions: list[str]
     context: list[str]
     warnings: list[str]
+
+
+class ClusterMerge(Answer):
+    reason: str = Field(description="a few words, written first: what the entries say, or why they differ")
+    cluster: str = Field(description="the cluster's id as given, e.g. C2")
+    same: bool = Field(description="the entries say one thing (repeats, rewordings, one with more detail)")
+    text: str | None = Field(description="when same: the one statement keeping every detail, else null")
+
+
+class MergeAnswer(Answer):
+    merges: list[ClusterMerge]
+
+
+class PairVerdictAnswer(Answer):
+    reason: str = Field(description="a few words, written first: the subject and attribute each states")
+    pair: str = Field(description="the pair's id as given, e.g. P3")
+    verdict: PairVerdict
+
+
+class JudgeAnswer(Answer):
+    judgements: list[PairVerdictAnswer]
+
+
+class ArchiveSummaryAnswer(Answer):
+    reason: str = Field(description="a few words, written first: what the archived entries are about")
+    text: str = Field(description="the summary entry, keeping every number, date, name and handle")
 
 
 def json_schema(schema: type[BaseModel]) -> dict[str, Any]:

@@ -5,7 +5,7 @@
 prompt cannot break it and it cannot pass for a clever model. Its decisions are deliberately
 plain: keep one-line items (a ticked checkbox reports an action done), add each kept item unless an
 entry already says exactly that, close the open action a done note shares most words with,
-summarise by copying. `FunctionModel(values_answer)` is the ready-made double.
+summarise and merge by copying, supersede an entry whose "key: value" key a newer one restates. `FunctionModel(values_answer)` is the ready-made double.
 """
 
 from __future__ import annotations
@@ -135,6 +135,34 @@ def _importance(values: Values) -> dict[str, Any]:
     }
 
 
+def _merge(values: Values) -> dict[str, Any]:
+    merges = []
+    for cluster in values["clusters"]:
+        texts = list(dict.fromkeys(" ".join(entry["text"].split()) for entry in cluster["entries"]))
+        merges.append({"reason": "alike", "cluster": cluster["id"], "same": True, "text": "; ".join(texts)})
+    return {"merges": merges}
+
+
+def _judge(values: Values) -> dict[str, Any]:
+    judgements = []
+    for pair in values["pairs"]:
+        newer_key, _, newer_value = pair["newer"]["text"].lstrip("-*+ ").partition(": ")
+        older_key, _, older_value = pair["older"]["text"].lstrip("-*+ ").partition(": ")
+        same_key = bool(newer_value and older_value) and normalize(newer_key) == normalize(older_key)
+        verdict = (
+            "supersedes" if same_key and normalize(newer_value) != normalize(older_value) else "unrelated"
+        )
+        judgements.append(
+            {"reason": "same key" if same_key else "no shared key", "pair": pair["id"], "verdict": verdict}
+        )
+    return {"judgements": judgements}
+
+
+def _archive_summary(values: Values) -> dict[str, Any]:
+    texts = [" ".join(entry["text"].split()) for entry in values["entries"]]
+    return {"reason": "copied", "text": "; ".join(dict.fromkeys(texts))}
+
+
 _BY_SCHEMA: dict[str, Callable[[Values], dict[str, Any]]] = {
     "ClassifyAnswer": _classify,
     "IntegrateAnswer": _integrate,
@@ -143,4 +171,7 @@ _BY_SCHEMA: dict[str, Callable[[Values], dict[str, Any]]] = {
     "WeeklyAnswer": _weekly,
     "BriefingAnswer": _briefing,
     "ImportanceAnswer": _importance,
+    "MergeAnswer": _merge,
+    "JudgeAnswer": _judge,
+    "ArchiveSummaryAnswer": _archive_summary,
 }

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from memory_sleep.gc.actions import Strategy, StrategyName
 from memory_sleep.gc.capacity import Capacity
+from memory_sleep.gc.compaction import Compaction
+from memory_sleep.gc.contradiction import Contradiction
 from memory_sleep.gc.decay import Decay
 from memory_sleep.gc.importance import Importance
+from memory_sleep.gc.summarization import Summarization
 from memory_sleep.gc.ttl import Ttl
 from memory_sleep.gc.usage import Usage
 
@@ -14,5 +17,8 @@ REGISTRY: dict[StrategyName, Strategy] = {
     "importance": Importance(),
     "decay": Decay(),
     "usage": Usage(),
+    "contradiction": Contradiction(),
+    "compaction": Compaction(),
     "capacity": Capacity(),
+    "summarization": Summarization(),
 }

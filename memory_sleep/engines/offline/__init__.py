@@ -12,6 +12,9 @@ from memory_sleep.engines.offline.summarize import OfflineSummarizer
 
 
 def offline_engine() -> Engine:
+    # imported here: gardening uses gc/details.py's checker, which reads values with matching.py here
+    from memory_sleep.engines.offline.gardening import OfflineGardener
+
     return Engine(
         name="offline",
         model=None,
@@ -21,5 +24,6 @@ def offline_engine() -> Engine:
         curator=OfflineCurator(),
         summarizer=OfflineSummarizer(),
         briefer=OfflineBriefer(),
+        gardener=OfflineGardener(),
         integrate_batch_size=200,  # no cost per call; items refer to earlier items of the batch by id
     )

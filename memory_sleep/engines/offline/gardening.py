@@ -1,0 +1,161 @@
+"""Garbage collection's meaning without a model: conservative merges, supersedes on structure only.
+
+A cluster merges into its most recent, most complete statement, with the clauses of the others that
+carry a detail it lacks; entries that state two values of one kind do not merge (that is a change,
+not a repeat). A newer entry supersedes an older one only on structural evidence: the same subject
+or key with one new typed value (an IP, host, port, version, date, amount, handle...); the same
+subject with values that differ otherwise is `uncertain`, for a person to judge. A wrong supersede
+hides the truth, so everything else is left standing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memory_sleep.engines.base import PairJudgement
+from memory_sleep.engines.offline.matching import (
+    changed_value,
+    current_claim,
+    measure_alike,
+    subject,
+    typed_values,
+)
+from memory_sleep.engines.related import covers
+from memory_sleep.gc.details import is_open_action, key_details, lost_details, names_in
+from memory_sleep.models import EntryView
+from memory_sleep.text import counted, similarity, tokens, without_history
+
+_CLAUSE = re.compile(r"(?<=[.;])\s+|,\s+(?=\D)")
+_KEYED = re.compile(r"^\s*([^:\n]{2,40}):\s+\S")
+_LINE_START = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\b\s*)?")
+SHORT_VALUE = 40  # "Proseware contact: Jo": a key's value this short is one value, not a note
+SAME_WORDS = 0.6  # of the shorter statement's content words, the share the other must have
+
+
+class OfflineGardener:
+    def merge(self, clusters: Sequence[Sequence[EntryView]]) -> list[str | None]:
+        return [merged_statement(cluster) for cluster in clusters]
+
+    def judge(self, pairs: Sequence[tuple[EntryView, EntryView]]) -> list[PairJudgement]:
+        return [judge_pair(newer.text, older.text) for newer, older in pairs]
+
+    def summarize(self, entries: Sequence[EntryView]) -> str:
+        return archive_summary(entries)
+
+
+def merged_statement(cluster: Sequence[EntryView]) -> str | None:
+    """The most recent and most complete statement, with the clauses of the others that carry what it
+    lacks; None when two of them state different values of one kind (a change, not a repeat), are
+    two open actions, share too few words, or span lines."""
+    texts = [without_history(entry.text) for entry in cluster]
+    if len(set(texts)) == 1:
+        return texts[0]
+    if any("\n" in text.strip() for text in texts):
+        return None  # lines of a list or a table: parts of a whole, not one statement
+    actions = [
+        text for entry, text in zip(cluster, texts, strict=True) if is_open_action(entry.section, text)
+    ]
+    if any(not (covers(a, b) and covers(b, a)) for a in actions for b in actions):
+        return None  # two tasks, however alike their words
+    pairs = [(a, b) for index, a in enumerate(texts) for b in texts[index + 1 :]]
+    if any(_values_differ(a, b) or similarity(tokens(a), tokens(b)) < SAME_WORDS for a, b in pairs):
+        return None
+    known = frozenset().union(*(names_in(text) for text in texts))
+    ranked = sorted(
+        cluster, key=lambda e: (e.day is not None, e.day, len(key_details(e.text, known)), len(e.text))
+    )
+    merged = _clause(without_history(ranked[-1].text))
+    for entry in reversed(ranked[:-1]):
+        text = without_history(entry.text)
+        itself = [text] if is_open_action(entry.section, text) else []  # an open action must be restated
+        if not lost_details([text], merged, itself):
+            continue
+        missing = lost_details([text], merged)
+        clauses = [_clause(c) for c in _CLAUSE.split(text) if any(_names(c, d) for d in missing)]
+        merged = f"{merged}; {'; '.join(clauses)}" if clauses else merged
+        if lost_details([text], merged, itself):
+            merged = f"{merged}; {_clause(text)}"
+    return merged
+
+
+def _clause(text: str) -> str:
+    return text.strip().removeprefix("- ").strip().rstrip(" .:;,")
+
+
+def _names(clause: str, detail: str) -> bool:
+    return detail in (value.lower() for value in key_details(clause, frozenset([detail])))
+
+
+def _values_differ(a: str, b: str) -> bool:
+    values_a, values_b = typed_values(current_claim(a)), typed_values(current_claim(b))
+    for kind in values_a.keys() & values_b.keys():
+        if values_a[kind].isdisjoint(values_b[kind]) and (kind != "number" or measure_alike(a, b)):
+            return True
+    return False
+
+
+def judge_pair(newer: str, older: str) -> PairJudgement:
+    """Supersedes on one changed typed value of the same subject or key; uncertain when the subject is
+    the same and values differ otherwise; else the two stand side by side."""
+    new_claim, old_claim = _statement(current_claim(newer)), _statement(current_claim(older))
+    key_new, key_old = _key(new_claim), _key(old_claim)
+    # "Tom: build 205 on Monday" and "Tom: „... den 26.“": a key before a long value says who spoke
+    same_key = (
+        key_new is not None and key_new == key_old and _short_value(new_claim) and _short_value(old_claim)
+    )
+    about_new, about_old = subject(new_claim), subject(old_claim)
+    keyed = key_new is not None and key_old is not None  # then only the key says what they are about
+    same_subject = same_key or (not keyed and bool(about_new) and about_new == about_old)
+    if not same_subject:
+        if about_new & about_old:
+            return PairJudgement("same_subject_different_fact", "related subjects, different attributes")
+        return PairJudgement("unrelated", "different subjects")
+    if not _values_differ(new_claim, old_claim):
+        if same_key and tokens(new_claim) != tokens(old_claim):
+            return PairJudgement("uncertain", "the same key with another value, of no type to compare")
+        return PairJudgement("same_subject_different_fact", "same subject, no value of one kind differs")
+    old_value = changed_value(newer, older)
+    if old_value is not None and _one_kind_changed(new_claim, old_claim):
+        return PairJudgement("supersedes", f"{old_value} is now stated otherwise")
+    return PairJudgement("uncertain", "same subject, values differ in more than one way")
+
+
+def _statement(text: str) -> str:
+    """The text without the bullet, checkbox and time of day a note line starts with: "09:00 deployed
+    v0.8.3" says when it happened, and a later line's other time changes nothing."""
+    return _LINE_START.sub("", text)
+
+
+def _key(text: str) -> frozenset[str] | None:
+    """What a "Key: value" statement's key names, when it names something."""
+    keyed = _KEYED.match(text)
+    named = subject(keyed.group(1)) if keyed else frozenset()
+    return named or None
+
+
+def _short_value(text: str) -> bool:
+    return len(text.split(":", 1)[-1].strip()) <= SHORT_VALUE
+
+
+def _one_kind_changed(new: str, old: str) -> bool:
+    values_new, values_old = typed_values(new), typed_values(old)
+    changed = [k for k in values_new.keys() & values_old.keys() if values_new[k].isdisjoint(values_old[k])]
+    return len(changed) == 1
+
+
+def archive_summary(entries: Sequence[EntryView]) -> str:
+    """Every entry, grouped by where it stood and in date order, said once: an extractive summary
+    that keeps each one's details (offline, nothing is paraphrased)."""
+    dated = sorted(entries, key=lambda e: (e.day is None, e.day))
+    days = [entry.day for entry in dated if entry.day is not None]
+    span = f", {days[0].isoformat()} to {days[-1].isoformat()}" if days else ""
+    groups: dict[str, list[str]] = {}
+    for entry in dated:
+        where = entry.section.removeprefix("Archive · ") or "Archive"
+        lines = groups.setdefault(where, [])
+        text = without_history(entry.text).rstrip(" .")
+        if text not in lines:
+            lines.append(text)
+    body = " | ".join(f"{where}: {'; '.join(lines)}" for where, lines in groups.items())
+    return f"Archived {counted(len(entries), 'entry', 'entries')}{span}. {body}"

@@ -1,0 +1,128 @@
+"""Contradiction resolution (issue 19, item 6): a newer entry ends an older one only on the same attribute."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from memory_sleep.engines.offline.gardening import judge_pair
+from memory_sleep.gc.contradiction import Contradiction, candidate_pairs
+
+from .conftest import FIXTURE_WORKSPACE, REPO
+from .gc_helpers import gc_context, texts
+from .sidecar_helpers import make_workspace, open_at
+
+MEMORY = """# MEMORY.md
+
+## Facts
+- [Atlas] Atlas DB port: 5432 (2026-11-01)
+- [Atlas] Atlas billing gateway IP is 10.0.0.5 (2026-10-20)
+- [Beacon] Beacon release 1.4 target date is 2026-11-19 (2026-10-29)
+- [Cobalt] Cobalt cluster is 3 nodes, about $1,900/month (2026-10-27)
+- Staging port: 8443
+"""
+NOTE = """# 2026-11-20
+
+- Atlas DB port: 8000
+- Atlas prod DB port: 6543
+- Atlas billing gateway IP is 10.0.0.7
+- Beacon release 1.4 target date is 2026-11-26
+- Cobalt cluster costs $2,400/month on 5 nodes
+- Staging port: 9443
+"""
+
+
+@pytest.mark.parametrize(
+    ("newer", "older"),
+    [
+        ("Atlas DB port: 8000", "Atlas DB port: 5432"),
+        ("Fornax exporter listens on 8000", "Fornax exporter listens on 5432"),
+        ("Billing VPN gateway IP is 10.0.0.7", "Billing VPN gateway IP is 10.0.0.5"),
+        ("Billing DB host: db-02.internal", "Billing DB host: db-01.internal"),
+        ("Billing uses Postgres 16", "Billing uses Postgres 15"),
+        ("Release 1.4 target date is 2026-11-26", "Release 1.4 target date is 2026-11-19"),
+        ("Support budget: $2,400/month", "Support budget: $1,900/month"),
+        ("Raj's Slack handle: @rpatel", "Raj's Slack handle: @raj"),
+        ("09:10 Atlas DB port: 8000", "Atlas DB port: 5432"),  # the time of day a note line starts with
+    ],
+)
+def test_a_new_typed_value_of_the_same_key_supersedes(newer: str, older: str) -> None:
+    assert judge_pair(newer, older).verdict == "supersedes"
+
+
+@pytest.mark.parametrize(
+    ("newer", "older"),
+    [
+        ("Atlas DB host: db-02.internal", "Atlas DB port: 5432"),  # another attribute
+        ("Atlas prod DB port: 6543", "Atlas DB port: 5432"),  # another thing
+        ("Borealis auth lives on do-fra1-01", "Borealis auth port: 9643"),
+        ("18:00 HEARTBEAT_OK", "09:00 HEARTBEAT_OK"),  # two moments, not two values
+        ("Maya prefers async updates", "Raj handles infra requests in #infra"),
+        (
+            "Tom: build 205 with the illustrations on Monday",
+            "Tom: das schaffen wir nicht bis zum 19., lass uns auf den 26. gehen",
+        ),
+    ],
+)
+def test_a_related_topic_is_not_superseded(newer: str, older: str) -> None:
+    assert judge_pair(newer, older).verdict in ("same_subject_different_fact", "unrelated")
+
+
+@pytest.mark.parametrize(
+    ("newer", "older"),
+    [
+        ("Cobalt cluster costs $2,400/month on 5 nodes", "Cobalt cluster costs $1,900/month on 3 nodes"),
+        ("Proseware contact: Jo", "Proseware contact: Dev"),  # a new contact, or a second one?
+    ],
+)
+def test_what_structure_cannot_settle_is_uncertain(newer: str, older: str) -> None:
+    assert judge_pair(newer, older).verdict == "uncertain"
+
+
+@pytest.mark.usefixtures("sidecar_store")
+def test_on_the_sidecar_supersedes_on_typed_changes_and_lists_the_uncertain(tmp_path: Path) -> None:
+    with open_at(make_workspace(tmp_path, {"2026-11-20.md": NOTE}, MEMORY)) as sidecar:
+        sidecar.index()
+        context = gc_context(sidecar)
+        actions = Contradiction().plan(context)
+        said = {
+            (action.op, *texts(sidecar, action.ids), *texts(sidecar, [action.into or 0]))
+            for action in actions
+        }
+        live = sidecar.store.db.execute("SELECT count(*) FROM entries WHERE valid_to IS NULL").fetchone()
+    assert said == {
+        ("supersede", "Atlas DB port: 5432", "- Atlas DB port: 8000"),
+        ("supersede", "Atlas billing gateway IP is 10.0.0.5", "- Atlas billing gateway IP is 10.0.0.7"),
+        (
+            "supersede",
+            "Beacon release 1.4 target date is 2026-11-19",
+            "- Beacon release 1.4 target date is 2026-11-26",
+        ),
+        (
+            "review",
+            "Cobalt cluster is 3 nodes, about $1,900/month",
+            "- Cobalt cluster costs $2,400/month on 5 nodes",
+        ),
+        ("review", "Staging port: 8443", "- Staging port: 9443"),  # undated: nothing says which is newer
+    }
+    assert all(action.day == date(2026, 11, 20) for action in actions)
+    assert live[0] == len(context.entries)  # decided, not applied
+
+
+@pytest.mark.usefixtures("sidecar_store")
+def test_on_the_fixture_workspace_after_a_run_nothing_is_superseded_offline(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    shutil.copytree(FIXTURE_WORKSPACE, workspace)
+    shutil.copytree(REPO / "fixtures" / "expected", workspace, dirs_exist_ok=True)
+    with open_at(workspace) as sidecar:
+        sidecar.index()
+        context = gc_context(sidecar)
+        pairs = candidate_pairs(context)
+        actions = Contradiction().plan(context)
+    assert len(pairs) > 100 and all(older.kind == "memory" for _, older in pairs)
+    # REM already archived what changed; what is left are related topics, which stay
+    assert Counter(action.op for action in actions) == Counter()
