@@ -7,6 +7,7 @@ query_log.py); the indexer, search and the forgetting pass call its methods.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -111,7 +112,7 @@ class Store(Erasure, QueryLog):
         try:
             db = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA busy_timeout = 10000")
-            db.execute("PRAGMA journal_mode = WAL")
+            _write_ahead_log(db)
             db.execute("PRAGMA synchronous = NORMAL")
             migrations.apply(db, name)  # foreign keys off: a migration may copy a table, ids kept
             db.execute("PRAGMA foreign_keys = ON")
@@ -259,3 +260,17 @@ class Store(Erasure, QueryLog):
         except sqlite3.OperationalError:
             return []
         return [(int(row[0]), float(row[1])) for row in rows]
+
+
+def _write_ahead_log(db: sqlite3.Connection, patience_secs: float = 10.0) -> None:
+    """Switch a new file to WAL. The switch takes the file for itself and SQLite does not wait for a busy
+    file here (busy_timeout does not apply), so processes opening one new file at once wait in turn."""
+    deadline = time.monotonic() + patience_secs
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
