@@ -143,6 +143,29 @@ def test_a_merge_of_memory_md_entries_is_an_update_and_archives(
     assert (fixture_workspace / "MEMORY.md").read_text(encoding="utf-8") == memory
 
 
+def test_a_merge_into_the_newest_entry_as_it_stands_archives_only_the_others(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The newest original already says the merged statement: it stays as it is, and the archive holds
+    the other original, not a copy of the kept one marked superseded by itself."""
+    run_offline(fixture_workspace)
+    texts = _entry_texts(fixture_workspace, "Android: approved", "iOS and Android ship")
+    newest = texts[0]  # 2026-11-24; the other is of 2026-11-12
+    monkeypatch.setitem(
+        registry.REGISTRY, "compaction", Scripted("compaction", [("merge", texts, None, newest)])
+    )
+    result = CliRunner().invoke(
+        main, ["gc", "compaction", str(fixture_workspace), "--today", "2026-11-26", "--engine", "offline"]
+    )
+    assert result.exit_code == 0, result.output
+    after = MemoryDocument.parse((fixture_workspace / "MEMORY.md").read_text(encoding="utf-8"))
+    entries = [entry.text for _, entry in after.entries()]
+    assert newest in entries and texts[1] not in entries
+    archive = (fixture_workspace / "memory" / "archive.md").read_text(encoding="utf-8")
+    archived = [line for line in archive.splitlines() if "gc:compaction" in line]
+    assert len(archived) == 1 and texts[1] in archived[0]
+
+
 def test_review_is_never_applied_and_is_listed_in_status_and_the_briefing(
     fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

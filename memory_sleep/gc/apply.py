@@ -25,6 +25,7 @@ from memory_sleep.gc.run import GcDecision
 from memory_sleep.sidecar.recall import Sidecar
 from memory_sleep.sidecar.rows import EntryRow, NewEntry
 from memory_sleep.sidecar.tokenize import fts_document
+from memory_sleep.text import normalize
 from memory_sleep.workspace.archive import ArchiveRecord
 from memory_sleep.workspace.memory_doc import Entry
 
@@ -103,9 +104,13 @@ def _edits_for(
     reason = f"gc:{action.strategy}: {action.reason}"
     edits: list[Edit] = []
     if action.op in ("merge", "summarize"):
-        newest = max(present, key=lambda entry: (entry.day or today, id(entry)))
-        ref = next(ref for ref, _, entry in editor.entries() if entry is newest)
-        edits.append(Edit(op="update", entry=ref, text=action.text, day=action.day or today, reason=reason))
+        order = {id(entry): (ref, position) for position, (ref, _, entry) in enumerate(editor.entries())}
+        newest = max(present, key=lambda entry: (entry.day or today, order[id(entry)][1]))  # same day: later
+        ref = order[id(newest)][0]
+        if normalize(action.text or "") != normalize(newest.text):  # else the newest already says it all
+            edits.append(
+                Edit(op="update", entry=ref, text=action.text, day=action.day or today, reason=reason)
+            )
         edits.extend(editor.archive(entry, reason) for entry in present if entry is not newest)
     elif action.op == "supersede":
         into = plan.decision.rows.get(action.into or 0)
