@@ -307,6 +307,27 @@ def test_briefing_dropping_an_open_action_is_rejected() -> None:
     assert briefing.priorities[0].startswith("[Beacon] Resubmit")
 
 
+def test_a_prompt_whose_answers_were_unusable_is_not_asked_again(tmp_path: Path) -> None:
+    """After every repair failed, the same prompt to the same model is decided offline at once: a
+    second run on unchanged notes calls no model, and says why."""
+    items = [_item(1, "Decided: billing uses Postgres 16")]
+    context = ClassifyContext(projects=[], memory=[])
+
+    def made_up_ids(prompt: Prompt, schema: type[BaseModel], history: tuple[Exchange, ...]) -> Any:
+        answer = values_answer(prompt, schema, history)
+        answer["classifications"].append({**answer["classifications"][0], "id": "I9999"})
+        return answer
+
+    first = FunctionModel(made_up_ids)
+    llm_engine(first, EngineConfig(repair_attempts=1), tmp_path).classifier.classify(items, context)
+    assert len(first.requests) == 2  # the answer and its repair
+    second = FunctionModel(values_answer)
+    engine = llm_engine(second, EngineConfig(repair_attempts=1), tmp_path)
+    verdicts = engine.classifier.classify(items, context)
+    assert second.requests == [] and verdicts[0].verdict == "KEEP"  # decided offline
+    assert any("not asked again" in warning for warning in engine.usage.warnings)
+
+
 def test_budget_stops_calls_and_the_run_finishes_offline(fixture_workspace: Path) -> None:
     model = FunctionModel(values_answer)
     report = _run(fixture_workspace, model, max_tokens_per_run=12_000, max_output_tokens=1024)

@@ -58,8 +58,10 @@ class ResponseCache:
         return answer
 
     def put(self, key: str, answer: BaseModel) -> None:
+        self._write(key, {"answer": answer.model_dump(mode="json"), "saved": time.time()})
+
+    def _write(self, key: str, payload: dict[str, Any]) -> None:
         path = self._path(key)
-        payload: dict[str, Any] = {"answer": answer.model_dump(mode="json"), "saved": time.time()}
         try:
             atomic_write(path, json.dumps(payload).encode("utf-8"))
             os.utime(path, (payload["saved"], payload["saved"]))
@@ -68,6 +70,20 @@ class ResponseCache:
         if not self._pruned:
             self._pruned = True
             self.prune()
+
+    def put_unusable(self, key: str, problem: str) -> None:
+        """Remember that the model's answers to this prompt were unusable after every repair: the same
+        prompt to the same model is decided offline without asking again (a second run calls no model)."""
+        self._write(key, {"unusable": problem, "saved": time.time()})
+
+    def unusable(self, key: str) -> str | None:
+        """Why the answers to this prompt were unusable last time, or None when they were not (or unknown)."""
+        try:
+            stored = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        problem = stored.get("unusable") if isinstance(stored, dict) else None
+        return problem if isinstance(problem, str) else None
 
     def prune(self) -> int:
         """Delete answers not used for max_age_days; returns how many."""

@@ -104,6 +104,9 @@ class ModelCalls:
         if cached is not None and not request.check(cached):
             self.usage.record(request.phase, 0, 0, None, cached=True)
             return cached
+        if self.cache is not None and (problem := self.cache.unusable(key)) is not None:
+            self._give_up(request, f"unusable answer to this same prompt before ({problem}); not asked again")
+            return None
         history: tuple[Exchange, ...] = ()
         max_output = self.config.max_output_tokens
         last_problem = ""
@@ -169,6 +172,8 @@ class ModelCalls:
             last_problem = "; ".join(problems)
             self._unusable(last_problem)
             history = (*history, Exchange(answer.model_dump_json(), last_problem))
+        if self.cache is not None:
+            self.cache.put_unusable(key, last_problem)
         self._give_up(request, f"unusable answer ({last_problem})")
         return None
 
