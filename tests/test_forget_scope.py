@@ -29,6 +29,14 @@ def _caches_holding_alice(folder: Path) -> None:
     (state / "llm-cache" / "ab" / "ab12.json").write_text('{"answer": {"text": "Zorbleck ledger"}}')
     (state / "agent" / "pending").mkdir(parents=True)
     (state / "agent" / "pending" / "r1.json").write_text('{"prompt": "... quokkavault ..."}')
+    reviews = [{"strategy": "contradiction", "texts": [text], "reason": "uncertain"} for text in REVIEWED]
+    (state / "gc-review.json").write_text(json.dumps(reviews))
+
+
+REVIEWED = (
+    "Alice keeps the Zorbleck ledger in the quokkavault bucket, not Drive (legal asked).",
+    "Atlas cutover dry run moves to Friday",
+)
 
 
 def test_forget_scope_leaves_no_byte_of_the_scope_anywhere(workspace: Path) -> None:
@@ -52,6 +60,8 @@ def test_forget_scope_leaves_no_byte_of_the_scope_anywhere(workspace: Path) -> N
     assert SHARED in (workspace / "memory" / "2026-11-12-bob.md").read_text()
     assert SHARED.rstrip(".") in (workspace / "MEMORY.md").read_text()
     assert "Atlas cutover dry run" in (workspace / "MEMORY.md").read_text()
+    reviews = json.loads((workspace / "memory" / ".sleep" / "gc-review.json").read_text())
+    assert [review["texts"] for review in reviews] == [[REVIEWED[1]]]  # the default scope's stays
     assert not (workspace / "memory" / "2026-11-10-ledger.md").exists()
     record = erasures(workspace)[0]
     assert record["action"] == "forget-scope" and record["scope"] == "alice"

@@ -25,6 +25,7 @@ from memory_sleep.cycle.memory_loss import LAST_RUN_COPY
 from memory_sleep.errors import MemorySleepError
 from memory_sleep.forget.report import ErasureReport, logged, needles, traces
 from memory_sleep.forget.scrub import Scrubber
+from memory_sleep.gc.review import REVIEW_FILE
 from memory_sleep.sidecar.attribution import ScopeText
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder
@@ -191,6 +192,7 @@ def _scrubbed_files(
         "memory/briefing.md",
         _SLEEP_LOG,
         "memory/.sleep/state.json",
+        f"memory/.sleep/{REVIEW_FILE}",
         f"memory/.sleep/{LAST_RUN_COPY}",
         "memory/.sleep/cron.log",
         *sorted(workspace.relative(path) for path in workspace.weekly_dir.glob("*.md")),

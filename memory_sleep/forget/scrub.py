@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 
 from memory_sleep.cycle.memory_loss import LAST_RUN_COPY
+from memory_sleep.gc.review import REVIEW_FILE
 from memory_sleep.sidecar.attribution import ScopeText
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument, ProjectBlock
@@ -46,6 +47,8 @@ class Scrubber:
             kept, count = self._sleep_log(text)
         elif path == f"{_STATE}state.json":
             kept, count = self._state(text)
+        elif path == f"{_STATE}{REVIEW_FILE}":
+            kept, count = self._reviews(text)
         else:
             return data, 0
         return (data, 0) if not count else (kept.encode("utf-8"), count)
@@ -82,6 +85,22 @@ class Scrubber:
 
     def _names_the_scope(self, warning: str) -> bool:
         return self.text.owns(warning) or any(name in warning for name in self.note_names)
+
+    def _reviews(self, text: str) -> tuple[str, int]:
+        """GC judgements left for a person: those quoting the scope's text go."""
+        try:
+            reviews = json.loads(text)
+        except ValueError:
+            return text, 0
+        if not isinstance(reviews, list):
+            return text, 0
+        kept = [
+            review
+            for review in reviews
+            if not (isinstance(review, dict) and any(self.text.owns(str(t)) for t in review.get("texts", [])))
+        ]
+        count = len(reviews) - len(kept)
+        return (json.dumps(kept, ensure_ascii=False, indent=1) + "\n", count) if count else (text, 0)
 
     def _state(self, text: str) -> tuple[str, int]:
         try:
