@@ -73,16 +73,7 @@ class EntryWrites(Connection):
                 " content_hash = ?, day = ?, scope = ?, expires_at = ?, updated_at = ?, embedder = ?, dim = ?,"
                 " embedding = ?, discarded = ? WHERE id = ?",
                 (
-                    entry.source_path,
-                    entry.line_start,
-                    entry.line_end,
-                    entry.context,
-                    entry.text,
-                    entry.content_hash,
-                    entry.day,
-                    entry.scope,
-                    entry.expires_at,
-                    now,
+                    *entry.rewritten(now),
                     embedder,
                     len(vector),
                     to_blob(vector),

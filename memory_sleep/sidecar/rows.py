@@ -99,6 +99,21 @@ class NewEntry:
             self.expires_at,
         )
 
+    def rewritten(self, now: float) -> tuple[object, ...]:
+        """Its values for both stores' rewrite, in their SET order, source_path to updated_at."""
+        return (
+            self.source_path,
+            self.line_start,
+            self.line_end,
+            self.context,
+            self.text,
+            self.content_hash,
+            self.day,
+            self.scope,
+            self.expires_at,
+            now,
+        )
+
 
 def to_blob(vector: npt.NDArray[np.float32]) -> bytes:
     return np.ascontiguousarray(vector, dtype="<f4").tobytes()

@@ -119,16 +119,7 @@ class PgWrites:
             " embedding = ?, discarded = ?, tokens = to_tsvector('simple', ?) WHERE id = ?",
             [
                 (
-                    entry.source_path,
-                    entry.line_start,
-                    entry.line_end,
-                    entry.context,
-                    entry.text,
-                    entry.content_hash,
-                    entry.day,
-                    entry.scope,
-                    entry.expires_at,
-                    now,
+                    *entry.rewritten(now),
                     embedder,
                     len(vector),
                     np.asarray(vector, dtype=np.float32),
