@@ -31,6 +31,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench_sleepgate import top10 as nearest_rows  # noqa: E402
+from bench_sleepgate import unit_rows  # noqa: E402
+
 from memory_sleep.config import GcConfig, SidecarConfig  # noqa: E402
 from memory_sleep.engines.offline import offline_engine  # noqa: E402
 from memory_sleep.gc.actions import STRATEGIES  # noqa: E402
@@ -47,11 +50,6 @@ DAY = 86_400.0
 NOW = 1_800_000_000.0
 EMBEDDER = "bench"
 NEW_PER_NIGHT = 1_000
-
-
-def unit_rows(matrix: np.ndarray) -> np.ndarray:
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix
 
 
 def fill(store: Store, first: int, count: int, scopes: int, rng: np.random.Generator, new: bool) -> None:
@@ -99,17 +97,7 @@ def fill(store: Store, first: int, count: int, scopes: int, rng: np.random.Gener
 
 def top10(index: VectorIndex, queries: np.ndarray) -> np.ndarray:
     """Each query's 10 nearest live ids (exact, in blocks)."""
-    best = np.full((len(queries), 10), -np.inf, dtype=np.float32)
-    ids = np.zeros((len(queries), 10), dtype=np.int64)
-    for start in range(0, len(index.ids), 65_536):
-        scores = queries @ index.matrix[start : start + 65_536].T
-        merged = np.concatenate([best, scores], axis=1)
-        merged_ids = np.concatenate(
-            [ids, np.broadcast_to(index.ids[start : start + 65_536], scores.shape)], axis=1
-        )
-        keep = np.argpartition(-merged, 9, axis=1)[:, :10]
-        best, ids = np.take_along_axis(merged, keep, axis=1), np.take_along_axis(merged_ids, keep, axis=1)
-    return ids
+    return index.ids[nearest_rows(index, queries)]
 
 
 def unexpired(store: Store, moment: float) -> VectorIndex:
