@@ -25,7 +25,7 @@ from memory_sleep.cycle.file_changes import decode_memory, file_changes, only_ch
 from memory_sleep.cycle.plan import Applied, DocumentEditor, Edit
 from memory_sleep.cycle.report import RunOptions, RunReport
 from memory_sleep.engines.base import ClassifyContext, Engine
-from memory_sleep.engines.recurrence import KEY_WINDOW_DAYS, Recurrence
+from memory_sleep.engines.recurrence import WINDOW_DAYS, Recurrence
 from memory_sleep.errors import GuardError
 from memory_sleep.gc import review
 from memory_sleep.models import KeptItem, NoteItem
@@ -184,7 +184,7 @@ class Planner:
             to_read.append((note, self._note_state(note.name)))
         views = [view for _, view in DocumentEditor(document, today).views()]
         reading = {note.name for note, _ in to_read}
-        earliest = min((note.day for note, _ in to_read), default=today) - timedelta(days=KEY_WINDOW_DAYS)
+        earliest = min((note.day for note, _ in to_read), default=today) - timedelta(days=WINDOW_DAYS)
         earlier = [
             (note.day, state.shapes)
             for note in found.notes

@@ -15,10 +15,11 @@ from datetime import date
 
 from memory_sleep.language import LEAD_INS
 
-WINDOW_DAYS = 14  # a line is routine when its shape comes on ROUTINE_DAYS of the last WINDOW_DAYS days
-ROUTINE_DAYS = 4
-KEY_WINDOW_DAYS = 30  # a reading is routine when its key comes on KEY_ROUTINE_DAYS of the last 30 days
-KEY_ROUTINE_DAYS = 3
+# a line is routine when its shape, or the key of a reading, comes on ROUTINE_DAYS of the last
+# WINDOW_DAYS days: a weekly report is routine by its third week
+WINDOW_DAYS = 30
+ROUTINE_DAYS = 3
+READING_WORDS = 5  # a reading's value is a few words around a measurement ("# unread, none urgent")
 ROUTINE_IN_ONE_NOTE = 3  # ... or this many times in one day's notes
 SHAPE_CHARS = 400  # a shape is read from a line's start: masking a pasted 1 MB line must stay cheap
 
@@ -29,6 +30,8 @@ _HEX = re.compile(r"\b[0-9a-f]{7,}\b")
 _SPACE = re.compile(r"\s+")
 _LEADING_MASKS = re.compile(r"^(?:[#\[\]()]+\s*)+")
 _KEY = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s+(\S.*)")
+_VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)?\b")
+_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{1,2})月(\d{1,2})日")
 
 
 def _masked(line: str) -> str:
@@ -56,8 +59,8 @@ def key_shape(line: str) -> str | None:
     if match is None or "#" in match.group(1) or match.group(1) in LEAD_INS:
         return None  # no key, a key that is itself a value ("Fornax v0.14:"), or a label
     value = match.group(2).split()
-    if value.count("#") * 3 < len(value):
-        return None  # a value that is mostly words ("Apollo: blocked on the API key"): no reading
+    if "#" not in value or len(value) > READING_WORDS:
+        return None  # a value with no measurement, or a sentence ("Apollo: blocked on the API key")
     return "k" + _digest(match.group(1))[1:]
 
 
@@ -90,19 +93,34 @@ class Recurrence:
 
     def is_routine(self, line: str, day: date, by_key: bool = True) -> bool:
         """The line's shape comes on ROUTINE_DAYS of the last WINDOW_DAYS days or ROUTINE_IN_ONE_NOTE
-        times on `day`; or, with `by_key`, it is a reading whose key came on KEY_ROUTINE_DAYS of the
-        last KEY_WINDOW_DAYS days ("Build:", "Uptime:": a value that changes every time). Days after
-        `day` never count, so a line gets the verdict on a first run that it gets night by night."""
-        if self._recurs(line_shape(line), day, ROUTINE_DAYS, WINDOW_DAYS):
+        times on `day`; or, with `by_key`, it is a reading whose key does ("Build:", "Uptime:": a value
+        that changes every time). Days after `day` never count, so a line gets the verdict on a first
+        run that it gets night by night. Recurrence says nothing of a line naming another day than its
+        own (a deadline, a leave) and a line's shape nothing of a release (a version): each time, they
+        state something new."""
+        head = line[:SHAPE_CHARS]
+        if _names_another_day(head, day):
+            return False
+        if not _VERSION.search(head) and self._recurs(line_shape(line), day):
             return True
         key = key_shape(line) if by_key else None
-        return key is not None and self._recurs(key, day, KEY_ROUTINE_DAYS, KEY_WINDOW_DAYS)
+        return key is not None and self._recurs(key, day)
 
-    def _recurs(self, shape: str, day: date, days_needed: int, window: int) -> bool:
+    def _recurs(self, shape: str, day: date) -> bool:
         by_day = self.days_by_shape.get(shape)
         if not by_day:
             return False
         if by_day.get(day, 0) >= ROUTINE_IN_ONE_NOTE:
             return True
-        recent = [seen for seen in by_day if seen <= day and (day - seen).days < window]
-        return len(recent) >= days_needed
+        recent = [seen for seen in by_day if seen <= day and (day - seen).days < WINDOW_DAYS]
+        return len(recent) >= ROUTINE_DAYS
+
+
+def _names_another_day(text: str, day: date) -> bool:
+    """An ISO date ("2026-11-21") or a CJK one ("11月21日") other than `day`."""
+    for match in _DATE.finditer(text):
+        year, month, of_month, cjk_month, cjk_day = match.groups()
+        named = (int(year), int(month), int(of_month)) if year else (day.year, int(cjk_month), int(cjk_day))
+        if named != (day.year, day.month, day.day):
+            return True
+    return False

@@ -1,0 +1,56 @@
+"""Routine by recurrence: what counts as a shape coming back, and what recurrence says nothing about."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.offline.classify import OfflineClassifier
+from memory_sleep.engines.recurrence import Recurrence, note_shapes
+from memory_sleep.models import Classification
+
+from .item_helpers import note_item
+
+TODAY = date(2026, 3, 29)
+
+
+def _verdict(text: str, earlier: list[tuple[date, str]]) -> Classification:
+    recurrence = Recurrence().with_notes((day, note_shapes([line])) for day, line in earlier)
+    context = ClassifyContext(projects=["Atlas"], memory=[], recurrence=recurrence)
+    return OfflineClassifier().classify([note_item(text, TODAY)], context)[0]
+
+
+def test_a_weekly_report_is_routine_by_its_fourth_week() -> None:
+    """Three earlier weeks with a line of this shape: a report that comes weekly, not daily, is routine."""
+    earlier = [(date(2026, 3, day), f"**Inbox:** {day} unread, none urgent") for day in (8, 15, 22)]
+    assert _verdict("**Inbox:** 11 unread, none urgent", earlier).discard_reason == "routine"
+
+
+def test_a_reading_whose_key_recurs_is_routine_though_its_words_around_the_value_change() -> None:
+    earlier = [
+        (date(2026, 3, 20), "**Queue:** 4 jobs waiting"),
+        (date(2026, 3, 23), "**Queue:** empty after 12 retries"),
+        (date(2026, 3, 26), "**Queue:** 31 stuck on Atlas"),
+    ]
+    assert _verdict("**Queue:** 7 jobs, 2 failed", earlier).discard_reason == "routine"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (
+            "- Mei is out from 2026-04-02 for 3 days; Tom covers",
+            "- Mei is out from 2026-03-{d} for 3 days; Tom covers",
+        ),
+        ("Atlas v1.5.0 is live in prod", "Atlas v1.4.{d} is live in prod"),
+        ("- 李雷 4月2日 起休假，韩梅梅 代班", "- 李雷 3月{d}日 起休假，韩梅梅 代班"),
+    ],
+)
+def test_a_line_naming_another_day_or_a_release_is_not_routine_by_recurrence(text: str, line: str) -> None:
+    """A date other than the note's own, or a version, is what the line is about: the same shape every
+    week (a leave, a release) is news each time."""
+    earlier = [(date(2026, 3, day), line.format(d=day)) for day in (20, 23, 26, 28)]
+    verdict = _verdict(text, earlier)
+    assert verdict.discard_reason != "routine", verdict.reason
