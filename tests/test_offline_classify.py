@@ -230,3 +230,19 @@ def test_a_heading_word_that_counts_parts_names_no_project() -> None:
     ]
     verdicts = OfflineClassifier().classify(items, ClassifyContext(projects=[], memory=[]))
     assert [verdict.topic for verdict in verdicts] == [None, None, "Atlas", "Atlas"]
+
+
+def test_a_table_of_durations_is_output_and_its_ticks_close_nothing() -> None:
+    """A ✅ in a table cell marks a cell, not a task reported done."""
+    table = "\n".join(
+        ["| job | status | duration |", "| --- | --- | --- |"]
+        + [
+            f"| {job} | ✅ | {minutes}m{seconds:02d}s |"
+            for job, minutes, seconds in (("lint", 5, 32), ("unit", 11, 5), ("build", 14, 26), ("e2e", 2, 25))
+        ]
+    )
+    verdict = OfflineClassifier().classify(
+        [note_item(table, kind="table")], ClassifyContext(projects=[], memory=[])
+    )[0]
+    assert verdict.verdict == "DISCARD"
+    assert not verdict.closes_action

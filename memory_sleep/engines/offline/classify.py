@@ -21,6 +21,9 @@ _EXPLICIT_PROJECT = re.compile(
 )
 _DUPLICATE_SIMILARITY = 0.9
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
+# a cell holding only numbers and their units ("12 ms", "5m32s", "1,024 MB"), not a date or a name
+_MEASUREMENT_CELL = re.compile(r"\|\s*(?:[\d.,:]+\s?[^\W\d_]{0,3}\s*)+(?=\|)")
+_MEASUREMENTS_IN_OUTPUT = 4
 _LEAD_IN = re.compile(r"^[^\n]{3,118}:$")
 _CUE_NAMES: dict[Category, str] = {
     "decision": "decision: a choice was made",
@@ -83,6 +86,8 @@ def _verdict(
         return _discard("recalled", "text the tool wrote (briefing or recall), not new memory")
     if cues.DEBUG.search(first_line) or _looks_like_log(item.text) or routine.is_stack_trace(text):
         return _discard("debug", "log or debug output")
+    if item.kind == "table" and len(_MEASUREMENT_CELL.findall(text)) >= _MEASUREMENTS_IN_OUTPUT:
+        return _discard("debug", "a table of measurements: output, not memory")
     category = _keep_category(item, text)
     first_raw = item.text.split("\n", 1)[0]
     if category not in ("decision", "lesson") and recurrence.is_routine(
@@ -131,9 +136,6 @@ def _keep_category(item: NoteItem, text: str) -> Category | None:
         return None  # one word ("HEARTBEAT_OK", "done"): no statement
     if item.kind == "table":
         header = text.splitlines()[0] if text else ""
-        numeric_cells = len(re.findall(r"\|\s*[\d.,]+\s*(?:ms|s|%|MB|GB)?\s*(?=\|)", text))
-        if numeric_cells >= 4:
-            return None  # a table of measurements is output, not memory
         return "fact" if cues.FACT.search(header) or cues.STATUS.search(header) else None
     structured = sections.section_category(item.headings)
     if structured is not None:
