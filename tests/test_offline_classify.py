@@ -246,3 +246,27 @@ def test_a_table_of_durations_is_output_and_its_ticks_close_nothing() -> None:
     )[0]
     assert verdict.verdict == "DISCARD"
     assert not verdict.closes_action
+
+
+def test_an_item_restated_later_in_its_note_is_a_repeat_in_whatever_batch_it_comes() -> None:
+    """An end-of-day summary restating the morning's fact adds nothing; another note's item does."""
+    classifier = OfflineClassifier()
+    context = ClassifyContext(projects=["Atlas"], memory=[])
+
+    def item(text: str, line: int, day: int = 20) -> NoteItem:
+        return dataclasses.replace(note_item(text, date(2026, 11, day)), id=f"i{line}-{day}", line_start=line)
+
+    (first,) = classifier.classify([item("- Atlas prod DB is Postgres 16", 3)], context)
+    (again,) = classifier.classify(
+        [item("- Restating for the log: Atlas prod DB is Postgres 16", 90)], context
+    )
+    (changed,) = classifier.classify(
+        [item("- Restating for the log: Atlas prod DB is Postgres 17", 91)], context
+    )
+    (elsewhere,) = classifier.classify([item("- Atlas prod DB is Postgres 16", 3, day=21)], context)
+    assert first.verdict == "KEEP"
+    assert (again.verdict, again.discard_reason) == ("DISCARD", "duplicate")
+    assert changed.verdict == "KEEP"
+    assert elsewhere.verdict == "KEEP"
+    (task,) = classifier.classify([item("- [ ] check Atlas prod DB is Postgres 16", 92)], context)
+    assert (task.verdict, task.category) == ("KEEP", "action")  # a task, not the statement again

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import deque
 from collections.abc import Sequence
 from datetime import date
 
@@ -20,6 +21,7 @@ _EXPLICIT_PROJECT = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*(?i:project):?\*\*:?|(?i:project):)\s*([A-Z][\w.-]{1,30})", re.M
 )
 _DUPLICATE_SIMILARITY = 0.9
+_KEPT_PER_NOTE = 200  # the kept items of a note a later item is compared with, most recent first
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
 # a cell holding only numbers and their units ("12 ms", "5m32s", "1,024 MB"), not a date or a name
 _MEASUREMENT_CELL = re.compile(r"\|\s*(?:[\d.,:]+\s?[^\W\d_]{0,3}\s*)+(?=\|)")
@@ -44,7 +46,13 @@ _CATEGORY_ORDER: tuple[tuple[Category, re.Pattern[str]], ...] = (
 
 
 class OfflineClassifier:
-    """Deterministic NREM classifier; README "How the offline engine decides" lists its rules."""
+    """Deterministic NREM classifier; README "How the offline engine decides" lists its rules. It
+    remembers the last items it kept of each note, so a note restating an item as the same kind of item
+    (an end-of-day summary of the day) repeats it rather than adding it twice, in whatever batch each
+    comes; a checkbox restating a line ("- [ ] X" after "1. **X** - why") is no repeat."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, deque[tuple[str, frozenset[str], tuple[Category | None, bool]]]] = {}
 
     def classify(self, items: Sequence[NoteItem], context: ClassifyContext) -> list[Classification]:
         strong, weak = _known_projects(items, context.projects)
@@ -52,7 +60,15 @@ class OfflineClassifier:
         verdicts = []
         for item in items:
             topic = _topic(item, strong, weak)
-            verdict = _verdict(item, _plain(item.text), memory, context.recurrence)
+            text = _plain(item.text)
+            verdict = _verdict(item, text, memory, context.recurrence)
+            kept = self._kept.setdefault(item.file, deque(maxlen=_KEPT_PER_NOTE))
+            form = (verdict.category, bool(cues.CHECKBOX_OPEN.match(item.text)))
+            alike = [(known, words) for known, words, its_form in kept if its_form == form]
+            if verdict.verdict == "KEEP" and _repeats(text, alike):
+                verdict = _discard("duplicate", "repeats an item of its kind kept above in the same note")
+            elif verdict.verdict == "KEEP":
+                kept.append((text, tokens(text), form))
             verdicts.append(dataclasses.replace(verdict, item_id=item.id, topic=topic))
         return verdicts
 
@@ -116,17 +132,22 @@ def _verdict(
         return _discard("routine", "a line of the activity log: what was done, not what holds")
     if category is None:
         return _discard("other", "no decision, fact, lesson, action, person or status in it")
-    words = tokens(text)
-    for known_text, known in memory:
-        repeats = similarity(words, known) >= _DUPLICATE_SIMILARITY and len(words) <= len(known) + 2
-        if (
-            repeats
-            and not matching.values_conflict(text, known_text)
-            and not _new_value_for_key(text, known_text)
-            and not matching.says_gone(text, known_text)
-        ):
-            return _discard("duplicate", "already in MEMORY.md")
+    if _repeats(text, memory):
+        return _discard("duplicate", "already in MEMORY.md")
     return _keep(item, category, text)
+
+
+def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
+    """Most of the words of one of `known`, hardly more, and no new value for what it says."""
+    words = tokens(text)
+    return any(
+        similarity(words, known_words) >= _DUPLICATE_SIMILARITY
+        and len(words) <= len(known_words) + 2
+        and not matching.values_conflict(text, known_text)
+        and not _new_value_for_key(text, known_text)
+        and not matching.says_gone(text, known_text)
+        for known_text, known_words in known
+    )
 
 
 def _keep_category(item: NoteItem, text: str) -> Category | None:
