@@ -29,6 +29,7 @@ class ClassifyContext:
     projects: Sequence[str]
     memory: Sequence[EntryView]
     recurrence: Recurrence = field(default_factory=Recurrence)  # line shapes of recent days
+    cards: frozenset[str] = frozenset()  # ids of items that are fields of a card (engines/cards.py)
 
 
 @dataclass(frozen=True)

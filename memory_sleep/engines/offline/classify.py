@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from memory_sleep.engines.base import ClassifyContext
-from memory_sleep.engines.offline import cues, matching, routine, sections
+from memory_sleep.engines.offline import cues, matching, promotion, routine, sections
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
@@ -49,8 +49,12 @@ class OfflineClassifier:
         verdicts = []
         for item in items:
             topic = _topic(item, strong, weak)
-            verdict = _verdict(item, _plain(item.text), memory, context.recurrence)
-            verdicts.append(dataclasses.replace(verdict, item_id=item.id, topic=topic))
+            text = _plain(item.text)
+            verdict = _verdict(item, text, memory, context.recurrence)
+            promote = verdict.category is None or promotion.promoted(
+                verdict.category, text, item.day, item.id in context.cards
+            )
+            verdicts.append(dataclasses.replace(verdict, item_id=item.id, topic=topic, promote=promote))
         return verdicts
 
 
