@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -10,8 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memory_sleep.cli.main import VERB_MODULES, main
 from memory_sleep.cli.mcp_server import WarmRecall
 from memory_sleep.config import Config
+from memory_sleep.sidecar.recall import open_sidecar
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.workspace.layout import Workspace
 from tests.sidecar_helpers import NOW, make_workspace, open_at
@@ -26,6 +29,11 @@ NOT_FOR_RECALL = (
     "memory_sleep.engines.offline",
     "memory_sleep.sidecar.index",
     "memory_sleep.workspace.notes",
+    "memory_sleep.cli.gc",  # the modules of the other verbs, and what they import
+    "memory_sleep.cli.forget",
+    "memory_sleep.cli.setup",
+    "memory_sleep.cli.redact",
+    "memory_sleep.gc.actions",
     "markdown_it",
     "rich",
     "anthropic",
@@ -34,16 +42,33 @@ NOT_FOR_RECALL = (
 )
 
 
-def test_the_recall_verb_imports_neither_the_cycle_nor_the_indexer_nor_sdks() -> None:
+def test_the_recall_verb_imports_neither_the_cycle_nor_the_indexer_nor_sdks_nor_other_verbs(
+    tmp_path: Path,
+) -> None:
+    folder = make_workspace(tmp_path, NOTES)
+    with open_sidecar(folder) as sidecar:  # the configured embedder, as recall's: nothing to re-embed
+        sidecar.index()
     probe = (
         "import json, sys\n"
         "from memory_sleep.cli.main import main\n"
-        "from memory_sleep.sidecar import display\n"
-        "from memory_sleep.sidecar.recall import open_sidecar\n"
+        f"main(['recall', 'Orion booth code', {str(folder)!r}, '--dry-run'], standalone_mode=False)\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
-    loaded = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True).stdout)
-    assert [name for name in NOT_FOR_RECALL if name in loaded] == []
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True, text=True)
+    *answer, loaded = done.stdout.splitlines()
+    assert "4411" in "\n".join(answer)
+    assert [name for name in NOT_FOR_RECALL if name in json.loads(loaded)] == []
+
+
+def test_every_verb_of_a_module_of_its_own_is_in_verb_modules() -> None:
+    for module in {*VERB_MODULES.values()}:
+        importlib.import_module(f"memory_sleep.cli.{module}")
+    elsewhere = {
+        name: command.callback.__module__.rsplit(".", 1)[-1]
+        for name, command in main.commands.items()
+        if command.callback is not None and command.callback.__module__ != "memory_sleep.cli.main"
+    }
+    assert elsewhere == VERB_MODULES
 
 
 def test_the_mcp_recall_keeps_one_sidecar_open_and_sees_what_a_run_indexes_later(tmp_path: Path) -> None:
