@@ -86,7 +86,7 @@ class VectorIndex:
         if base is None and folder is not None:
             base = newest_cache(folder, generation, dimensions)
         if base is not None and base.generation == generation:
-            return base  # nothing changed since: no query at all (it scanned 100k rows for none)
+            return base  # nothing changed since: nothing to ask the store
         if base is not None:
             changed, live = store.vectors_changed_since(base.generation)
             sizes_match = all(len(blob) == dimensions * 4 for _, _, blob in live)
