@@ -20,7 +20,6 @@ from memory_sleep.sidecar import (
     build_embedder,
     embed_wordllama,
     open_sidecar,
-    wordllama_files,
 )
 from memory_sleep.sidecar.store import DB_NAME
 
@@ -96,16 +95,6 @@ def test_the_weights_stay_float16_as_stored_and_only_the_rows_a_text_uses_are_wi
     model = embed_wordllama.load_model(128)
     assert model.matrix.dtype == np.float16 and model.matrix.shape == (32_000, 128)
     assert model.embed(["where is my car?"]).dtype == np.float32
-
-
-def test_the_tokenizer_read_ahead_is_the_one_the_model_then_uses(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embed_wordllama, "_loaded", {})
-    monkeypatch.setattr(wordllama_files, "_ahead", {})
-    wordllama_files.read_ahead()  # as `memory-sleep recall` does before importing numpy
-    (ahead,) = wordllama_files._ahead.values()
-    model = embed_wordllama.load_model(64)
-    assert model.tokenizer is ahead.result()
-    assert wordllama_files._ahead == {}  # used once: another size reads its own
 
 
 @pytest.mark.parametrize("failure", ["missing", "damaged"])

@@ -119,9 +119,6 @@ def recall(
     scores and replays that log. On a read-only workspace the hits are printed with a warning that
     the recall was not logged.
     """
-    from memory_sleep.sidecar.wordllama_files import read_ahead
-
-    read_ahead()  # the default embedder's tokenizer, on the other core while the rest loads
     from memory_sleep.sidecar import display
     from memory_sleep.sidecar.recall import open_sidecar
 

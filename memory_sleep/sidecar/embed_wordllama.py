@@ -13,7 +13,9 @@ One loaded model per process and size: embedding thousands of sentences a second
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,9 +23,8 @@ import numpy.typing as npt
 
 from memory_sleep.errors import ConfigError
 from memory_sleep.sidecar.embed import EmbeddingUsage, Vectors, l2_normalise
-from memory_sleep.sidecar.wordllama_files import MODEL, package_folder, tokenizer_file
-from memory_sleep.sidecar.wordllama_files import tokenizer as read_tokenizer
 
+MODEL = "l2_supercat"
 SIZES = (64, 128, 256)
 BATCH = 64  # texts tokenized and pooled at once, as WordLlama does
 
@@ -72,6 +73,14 @@ class WordLlamaEmbedder:
         return l2_normalise(self.model.embed(texts))
 
 
+def package_folder() -> Path:
+    """Where the wordllama package is installed, found without importing it; ImportError if missing."""
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("No module named 'wordllama'")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 def load_model(dimensions: int) -> TokenMeans:
     """The model from the installed package's own folder (never the network); ImportError when the
     package is missing, another exception when its files do not load."""
@@ -83,9 +92,10 @@ def load_model(dimensions: int) -> TokenMeans:
     model = _loaded.get(dimensions)
     if model is None:
         from safetensors import safe_open
+        from tokenizers import Tokenizer
 
         folder = package_folder()
-        tokenizer = read_tokenizer(tokenizer_file(folder))
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizers" / f"{MODEL}_tokenizer_config.json"))
         with safe_open(
             str(folder / "weights" / f"{MODEL}_{SIZES[-1]}.safetensors"), framework="np"
         ) as weights:
