@@ -230,3 +230,15 @@ def test_a_heading_word_that_counts_parts_names_no_project() -> None:
     ]
     verdicts = OfflineClassifier().classify(items, ClassifyContext(projects=[], memory=[]))
     assert [verdict.topic for verdict in verdicts] == [None, None, "Atlas", "Atlas"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- 结论：按当前 FastAPI 架构，先落一个单服务 YouTube bounded context，不走多 Agent。",
+        "**用途：** Telegram Bot 云端部署",
+    ],
+)
+def test_a_line_keyed_with_a_full_width_colon_is_read_as_keyed(text: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")

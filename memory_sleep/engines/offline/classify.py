@@ -191,7 +191,7 @@ def _plain(text: str) -> str:
         line = cues.CHECKBOX_OPEN.sub("", line, count=1)
         line = cues.CHECKBOX_DONE.sub("", line, count=1)
         line = cues.TIMESTAMP.sub("", line, count=1)
-        lines.append(line.strip())
+        lines.append(line.replace("：", ": ").strip())  # a full-width colon keys a line as ":" does
     return "\n".join(line for line in lines if line)
 
 
