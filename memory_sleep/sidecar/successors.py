@@ -6,10 +6,13 @@ Two links, both read from what the files say, never guessed from meaning:
   used the old wording (a chain of supersedes is followed to its end, which keeps its own status:
   the last value of a project that has since finished is shown as finished);
 - a dated result whose words a newer result repeats, all but one of them at most (the same key with
-  another value, or "moved to X (was Y)"), is older than it: the newer ranks first and the older is
-  marked "older, see NEWER". The offline engine adds a new value beside an old entry rather than
-  supersede wrongly, and an entry moved out for room is never superseded; this keeps both findable
-  and puts the newer first.
+  another value, or "moved to X (was Y)"), or whose `Key: value` a newer result repeats, every word
+  of the key and every number of the value ("Beacon sync: Wednesdays at 10:50, Signal" and "Beacon
+  sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), is older than it: the newer ranks
+  first and the older is marked "older, see NEWER". The offline engine adds a new value beside an old
+  entry rather than supersede wrongly, and an entry moved out for room is never superseded; this
+  keeps both findable and puts the newer first. A newer result that has ended otherwise than by a
+  supersede (its project finished, it was done) is still the latest word, shown with its own status.
 """
 
 from __future__ import annotations
@@ -27,6 +30,12 @@ _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
 _NAME = re.compile(r"\b[A-Z][\w.-]*")
 _STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
+_KEYED = re.compile(
+    r"^(?:.*:\s+)?(?P<key>[^:]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
+)  # the last "Key: value"
+_NUMBER = re.compile(r"\d")
+_STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
+KEY_WORDS = 2  # a key of at least this many words names one thing
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
 OLDER_ONLY_WORDS = 1  # and leaves out at most this many of them (its old value), or one more not a name
@@ -94,7 +103,7 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     """Mark each of the first `limit` dated, still valid results that a newer valid result restates,
     and rank that newer result above it (the older keeps its place)."""
     words = {item.row.id: _statement(item.row) for item in ranked}
-    dated = [item for item in ranked if item.row.day is not None and not item.row.ended_on(on)]
+    dated = [item for item in ranked if item.row.day is not None and _latest_word(item.row, on)]
     for item in ranked[:limit]:
         if item.row.day is None or item.row.ended_on(on):
             continue
@@ -112,25 +121,46 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     return _sorted(ranked)
 
 
+def _latest_word(row: EntryRow, on: str) -> bool:
+    """Valid on the day, or ended otherwise than replaced: a finished project's last value, a done action."""
+    return not row.ended_on(on) or row.status != "superseded"
+
+
 @dataclass(frozen=True)
 class Statement:
     words: frozenset[str]
     names: frozenset[str]  # its capitalised words, lower-cased as `words` are (a sentence's first too:
     # "Nimbus api ..." names a thing; leaving out a capitalised verb only costs a missed link)
+    said: frozenset[str] = frozenset()  # every word, clock times too
+    key: frozenset[str] = frozenset()  # the words of its last "Key:" and the numbers of its value
+    numbers: frozenset[str] = frozenset()
 
 
 def _statement(row: EntryRow) -> Statement:
     """The words of what a result states: without the clock times that stamp note lines, nor the
     category label and day a weekly summary adds to its copy of an item."""
     text = _STATED_DAY.sub("", _WEEKLY_LABEL.sub("", row.text) if row.kind == "weekly" else row.text)
-    words = frozenset(word for word in tokens(text) if not _CLOCK.fullmatch(word))
-    return Statement(words, frozenset(name.lower() for name in _NAME.findall(text)))
+    said = tokens(text)
+    words = frozenset(word for word in said if not _CLOCK.fullmatch(word))
+    names = frozenset(name.lower() for name in _NAME.findall(text))
+    keyed = _KEYED.match(_STAMP.sub("", text.replace("*", "").strip()))
+    key = (
+        frozenset(word for word in tokens(keyed["key"]) if not _CLOCK.fullmatch(word))
+        if keyed
+        else frozenset()
+    )
+    if keyed is None or len(key) < KEY_WORDS:
+        return Statement(words, names, said)
+    numbers = frozenset(word for word in tokens(keyed["value"]) if _NUMBER.search(word))
+    return Statement(words, names, said, key, numbers)
 
 
 def _restates(older: Statement, newer: Statement) -> bool:
-    """The newer repeats all the older's words but one, or but two that are not capitalised (a name
-    it lacks makes it about another person or thing)."""
+    """The newer repeats the older's key and the numbers of its value, or all the older's words but
+    one, or but two that are not capitalised (a name it lacks makes it about another person or thing)."""
     left_out = older.words - newer.words
+    if older.numbers and older.key <= newer.said and older.numbers <= newer.said:
+        return True  # the same key, its old value named: "moved to X (was Y)", "Y → X"
     if len(older.words & newer.words) < SHARED_WORDS:
         return False
     return len(left_out) <= OLDER_ONLY_WORDS or (
