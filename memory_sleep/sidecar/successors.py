@@ -52,7 +52,7 @@ class Ranked:
     newer: EntryRow | None = None
 
 
-def _place(ended_by: str) -> tuple[str, int] | None:
+def ending_place(ended_by: str) -> tuple[str, int] | None:
     """The sidecar's (source key, line) of an ending's evidence, "memory/2026-11-14.md:3"."""
     path, _, line = ended_by.rpartition(":")
     if not path or not line.isdigit():
@@ -88,7 +88,7 @@ def _current(
     still the last value known, and shows its own status."""
     seen = {row.id}
     for _ in range(MAX_CHAIN):
-        if not (row.ended_on(on) and row.ended_by) or (place := _place(row.ended_by)) is None:
+        if not (row.ended_on(on) and row.ended_by) or (place := ending_place(row.ended_by)) is None:
             break
         found = store.entry_at(*place)
         if found is None or found.id in seen or not admits(found):
