@@ -274,3 +274,26 @@ def test_a_newer_value_whose_project_finished_still_marks_the_older_and_ranks_ab
     old = _hit(hits, "memory/2026-11-10.md", "$7,950")
     assert newer.status == "finished" and old.status == "older"
     assert hits.index(newer) < hits.index(old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("- Orion weekly sync: Mondays at 21:10 on Zoom", "- Orion weekly sync: Thursdays at 14:20 on Meet"),
+        (
+            "1. **Primary model**: `kimi-k2.5` (direct API, 256K context)",
+            "1. **Primary Model Switched**\n   - FROM: `kimi-k2.5`\n   - TO: `deepseek-v3.1`",
+        ),
+    ],
+)
+def test_a_newer_line_with_the_same_key_or_naming_the_old_value_marks_the_older(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    notes = {"2026-11-10.md": f"# 2026-11-10\n\n{old}\n", "2026-11-14.md": f"# 2026-11-14\n\n{new}\n"}
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(old, k=5)
+    older = _hit(hits, "memory/2026-11-10.md", "")
+    assert older.status_line() == "older, see memory/2026-11-14.md:3 (2026-11-14)"
+    assert hits.index(_hit(hits, "memory/2026-11-14.md", "")) < hits.index(older)

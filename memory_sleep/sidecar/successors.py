@@ -6,12 +6,12 @@ Two links, both read from what the files say, never guessed from meaning:
   used the old wording (a chain of supersedes is followed to its end, which keeps its own status:
   the last value of a project that has since finished is shown as finished);
 - a dated result whose words a newer result repeats, all but one of them at most (the same key with
-  another value, or "moved to X (was Y)"), or whose `Key: value` a newer result repeats, every word
-  of the key and every number of the value ("Beacon sync: Wednesdays at 10:50, Signal" and "Beacon
-  sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), is older than it: the newer ranks
-  first and the older is marked "older, see NEWER". The offline engine adds a new value beside an old
-  entry rather than supersede wrongly, and an entry moved out for room is never superseded; this
-  keeps both findable and puts the newer first. A newer result that has ended otherwise than by a
+  another value, or "moved to X (was Y)"), or whose `Key:` (two words or more) a newer result states
+  with a value of its own, or repeats with the first number of the old value ("Beacon sync: Wednesdays
+  at 10:50, Signal" and "Beacon sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), is
+  older than it: the newer ranks first and the older is marked "older, see NEWER". The offline engine
+  adds a new value beside an old entry rather than supersede wrongly, and an entry moved out for room
+  is never superseded; this keeps both findable and puts the newer first. A newer result that has ended otherwise than by a
   supersede (its project finished, it was done) is still the latest word, shown with its own status.
 """
 
@@ -24,7 +24,7 @@ from pathlib import PurePosixPath
 
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.text import tokens
+from memory_sleep.text import tokens, word_sequence
 
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
@@ -132,8 +132,8 @@ class Statement:
     names: frozenset[str]  # its capitalised words, lower-cased as `words` are (a sentence's first too:
     # "Nimbus api ..." names a thing; leaving out a capitalised verb only costs a missed link)
     said: frozenset[str] = frozenset()  # every word, clock times too
-    key: frozenset[str] = frozenset()  # the words of its last "Key:" and the numbers of its value
-    numbers: frozenset[str] = frozenset()
+    key: frozenset[str] = frozenset()  # the words of its last "Key:" (at least KEY_WORDS of them)
+    value: str | None = None  # the first word of its value that holds a digit: "10:50", "kimi-k2.5"
 
 
 def _statement(row: EntryRow) -> Statement:
@@ -151,16 +151,18 @@ def _statement(row: EntryRow) -> Statement:
     )
     if keyed is None or len(key) < KEY_WORDS:
         return Statement(words, names, said)
-    numbers = frozenset(word for word in tokens(keyed["value"]) if _NUMBER.search(word))
-    return Statement(words, names, said, key, numbers)
+    value = next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
+    return Statement(words, names, said, key, value)
 
 
 def _restates(older: Statement, newer: Statement) -> bool:
-    """The newer repeats the older's key and the numbers of its value, or all the older's words but
+    """The newer states the older's key, or repeats it with the older's value, or all the older's words but
     one, or but two that are not capitalised (a name it lacks makes it about another person or thing)."""
     left_out = older.words - newer.words
-    if older.numbers and older.key <= newer.said and older.numbers <= newer.said:
-        return True  # the same key, its old value named: "moved to X (was Y)", "Y → X"
+    if older.key and older.key == newer.key:
+        return True  # the same key with a value of its own
+    if older.value and older.key <= newer.said and older.value in newer.said:
+        return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
     if len(older.words & newer.words) < SHARED_WORDS:
         return False
     return len(left_out) <= OLDER_ONLY_WORDS or (
