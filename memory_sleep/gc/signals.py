@@ -41,4 +41,6 @@ def confidence(importance: float, since: float, now: float, half_life_days: floa
 
 
 def is_protected(entry: EntryRow, context: GcContext) -> bool:
-    return context.categories.get(entry.id) in PROTECTED
+    """An open action, or the current value of a changed fact (the line that superseded it): only an
+    explicit expiry removes them."""
+    return context.categories.get(entry.id) in PROTECTED or entry.id in context.replacing
