@@ -6,7 +6,9 @@ The generator's facts and decisions whose value changed (reversals, value change
 value and which is final) are replayed night by night with the offline engine, indexed with the
 configured default embedder (what `memory-sleep recall` uses), and asked about in the words of their
 first statement, values taken out. Scored per generator half (benchmarks/TEST-HALF.md): `test`, the
-wordings no rule was tuned on, and `all`. Per question: the first result stating any of its values states the current one
+wordings no rule was tuned on, and `all`. A result states a value of the fact when it restates a note
+item about that fact (score_quality.py's StatementIndex) and holds the value. Per question: the
+first result stating any of its values states the current one
 ("current first"); no result in the top 5 states only an old value without its status ("old
 unmarked"); the current value is in the top 5 (recall@5). The same on the labelled real dev notes'
 questions that have a `current` value (benchmarks/realnotes/labels). Recall@5 on benchmarks/data/recall_queries.json
@@ -33,7 +35,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+from quality.retention import StatementIndex  # noqa: E402
 from quality.simulate import simulate  # noqa: E402
+from quality.textmatch import current_text  # noqa: E402
+from quality.truthdata import TruthText  # noqa: E402
 from workspace_gen.generate import generate_workspace  # noqa: E402
 from workspace_gen.halves import Half  # noqa: E402
 from workspace_gen.truth import GroundTruth, KeyedTruth  # noqa: E402
@@ -73,22 +78,21 @@ def changed_facts(days: int, seed: int, half: Half, scratch: Path) -> dict[str, 
     simulate(scratch / "generated", run_dir, start, end, "offline")
     now = datetime.combine(end + timedelta(days=1), datetime.min.time(), UTC).timestamp() + 43_200
     questions = [fact for fact in truth["facts"] + truth["decisions"] if len(fact["values"]) > 1]
+    index = StatementIndex(truth, TruthText(scratch / "generated", truth))
     first = unmarked = found = 0
     with open_sidecar(run_dir, Config(), build_embedder(Config().sidecar), clock=lambda: now) as sidecar:
         sidecar.index()
         for fact in questions:
             hits = sidecar.search(question(truth, fact), k=5)
-            final = fact["final"]
-            olds = {v["value"] for v in fact["values"]} - {final}
-            stating = [hit for hit in hits if any(_states(hit.text, v["value"]) for v in fact["values"])]
-            first += int(bool(stating) and _states(stating[0].text, final))
-            found += int(any(_states(hit.text, final) for hit in hits))
+            final = fact["final"].lower()
+            said = [_value_said(index, fact, hit) for hit in hits]
+            stating = [value for value in said if value is not None]
+            first += int(bool(stating) and stating[0] == final)
+            found += int(final in stating)
             unmarked += int(
                 any(
-                    getattr(hit, "status", None) is None
-                    and not _states(hit.text, final)
-                    and any(_states(hit.text, old) for old in olds)
-                    for hit in hits
+                    hit.status is None and value not in (None, final)
+                    for hit, value in zip(hits, said, strict=True)
                 )
             )
     total = max(1, len(questions))
@@ -98,6 +102,15 @@ def changed_facts(days: int, seed: int, half: Half, scratch: Path) -> dict[str, 
         "old value unmarked": unmarked / total,
         "current in top 5": found / total,
     }
+
+
+def _value_said(index: StatementIndex, fact: KeyedTruth, hit: Hit) -> str | None:
+    """The value of `fact` a result states (lower case), or None: the result restates a note item about
+    this fact (score_quality.py's StatementIndex decides which), and holds one of its values. A value
+    found anywhere in the text is no answer: "2" is in "2 replicas" and in "2026", "128" is in another
+    service's `BATCH_SIZE=128`, "gets annoyed by @here pings" is said of other people too."""
+    assigned = index.assign(current_text(hit.text))
+    return assigned[1].lower() if assigned and assigned[0] == fact["key"] and assigned[1] else None
 
 
 def real_notes(scratch: Path) -> dict[str, float]:
@@ -190,11 +203,14 @@ def timings(folder: Path, query: str, today: str, label: str) -> dict[str, float
     """`memory-sleep recall` as a whole process (median of 10) and in-process search (median of 50)."""
     command = [sys.executable, "-m", "memory_sleep", "recall", query, str(folder), "--today", today]
     command.append("--dry-run")
-    subprocess.run(command, check=True, capture_output=True)  # warm the file cache
+    # with PYTHONDONTWRITEBYTECODE set (as on the dev machines) every run compiled the package's
+    # sources again (~0.1 s); an installed package has its bytecode, which the warm-up run writes
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(command, check=True, capture_output=True, env=environment)  # warm the file cache
     whole = []
     for _ in range(10):
         started = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True)
+        subprocess.run(command, check=True, capture_output=True, env=environment)
         whole.append(time.perf_counter() - started)
     inside = []
     with open_sidecar(folder, Config(), build_embedder(Config().sidecar)) as sidecar:

@@ -102,9 +102,11 @@ class UsageConfig(_Section):
 
 
 class CapacityConfig(_Section):
-    """`[memory.gc.capacity]`: at most `max_entries` live entries per scope (0: unlimited)."""
+    """`[memory.gc.capacity]`: at most `max_entries` live entries per scope (0: unlimited). Off
+    unless enabled: a limit for a fleet's per-user scopes; on one agent's notes it forgot most facts
+    older than a month, current values included, so recall had nothing to answer with."""
 
-    enabled: bool = True
+    enabled: bool = False
     max_entries: int = Field(default=500, ge=0)
 
 

@@ -57,6 +57,8 @@ class Classification:
     reason: str = ""
     closes_action: bool = False  # the item reports an action item as done or cancelled
     deadline: date | None = None
+    # a KEEP that is not promoted stays recallable in the notes and weekly summaries, out of MEMORY.md
+    promote: bool = True
 
 
 class KeptItem(Strict):
@@ -66,6 +68,7 @@ class KeptItem(Strict):
     category: Category
     topic: str | None
     deadline: date | None = None
+    promote: bool = True  # False: REM may change an entry with it, never add it (it stays in the notes)
 
 
 class EntryView(Strict):

@@ -11,7 +11,10 @@ from memory_sleep.cli.main import main
 
 def verbs(group: click.Group = main, prefix: str = "") -> Iterator[tuple[str, click.Command]]:
     """Every command as its full name ("run", "cron install"), groups included."""
-    for name, command in sorted(group.commands.items()):
+    context = click.Context(group)
+    for name in group.list_commands(context):  # the verbs of every module, not only those imported
+        command = group.get_command(context, name)
+        assert command is not None, name
         full = f"{prefix}{name}"
         yield full, command
         if isinstance(command, click.Group):

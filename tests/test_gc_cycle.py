@@ -77,9 +77,8 @@ def test_gc_dry_run_changes_nothing_and_json_lists_the_actions(fixture_workspace
         "usage",
         "contradiction",
         "compaction",
-        "capacity",
         "summarization",
-    ]
+    ]  # capacity is off unless enabled: a limit for a fleet's per-user scopes
     assert report["counts"]["ttl_soft_delete"] > 0 and report["counts"]["importance_rate"] > 0
     edits = [(edit["op"], edit["reason"].split(":", 2)[1]) for edit in report["edits"]]
     assert ("archive", "ttl") in edits
@@ -119,7 +118,7 @@ def test_gc_in_the_cycle_waits_for_its_interval(fixture_workspace: Path) -> None
         ("importance", "", "importance_rate"),
         ("decay", "[memory.gc.decay]\nrecall_threshold = 0.3\n", "decay_soft_delete"),
         ("usage", "[memory.gc.usage]\nunused_days = 20\n", "usage_soft_delete"),
-        ("capacity", "[memory.gc.capacity]\nmax_entries = 300\n", "capacity_soft_delete"),
+        ("capacity", "[memory.gc.capacity]\nenabled = true\nmax_entries = 300\n", "capacity_soft_delete"),
     ],
 )
 def test_each_strategy_acts_on_the_fixture_workspace(

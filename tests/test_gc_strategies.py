@@ -173,3 +173,32 @@ def test_dry_run_changes_nothing(tmp_path: Path) -> None:
         assert plan.decision.actions
         assert deleted(sidecar) == {}
         assert {value for (value,) in sidecar.store.db.execute("SELECT importance FROM entries")} == {0.3}
+
+
+def test_capacity_and_usage_keep_the_line_that_superseded_an_entry_while_it_is_valid(tmp_path: Path) -> None:
+    from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records
+
+    later = "".join(f"- Reading {n}: pump {n} pressure nominal at {n} bar\n" for n in range(6))
+    make_workspace(
+        tmp_path,
+        {
+            "2026-08-01.md": "- Orion staging server IP is 10.0.0.5\n",
+            "2026-08-14.md": "- Orion staging server IP changed to 10.0.0.9 (was 10.0.0.5)\n",
+            "2026-11-20.md": later,
+        },
+    )
+    record = ArchiveRecord(
+        date(2026, 8, 14),
+        "Facts",
+        "- [Orion] Orion staging server IP is 10.0.0.5 (2026-08-01)",
+        "superseded by memory/2026-08-14.md:1",
+        Ending("superseded", date(2026, 8, 14), "memory/2026-08-14.md:1"),
+    )
+    (tmp_path / "memory" / "archive.md").write_text(append_records(None, [record]), encoding="utf-8")
+    with open_at(tmp_path) as sidecar:
+        sidecar.index()
+        config = GcConfig.model_validate({"capacity": {"max_entries": 4}, "usage": {"unused_days": 60}})
+        collect(sidecar, ("usage", "capacity"), noon(date(2026, 11, 25)), config)
+        gone = deleted(sidecar)
+    assert "- Orion staging server IP changed to 10.0.0.9 (was 10.0.0.5)" not in gone  # the current value
+    assert gone["- Orion staging server IP is 10.0.0.5"] == "gc:usage"  # the old one may go

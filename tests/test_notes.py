@@ -96,6 +96,17 @@ def test_headings_are_not_items_but_give_the_path() -> None:
     ]
 
 
+def test_a_thematic_break_ends_the_section_above_it() -> None:
+    """A signature after "---" under the last section ("*agent log | 2026-04-10*" below a list of
+    TODOs) is a footer: it was read as one more open action, and the first of the briefing."""
+    text = "## Work\n### Next steps\n- [ ] ship it\n\n---\n\n*agent log | 2026-04-10*\n### Later\n- b\n"
+    assert [(i.text, i.headings) for i in items(text)] == [
+        ("- [ ] ship it", ("Work", "Next steps")),
+        ("*agent log | 2026-04-10*", ()),
+        ("- b", ("Work", "Later")),
+    ]
+
+
 def test_heading_inside_code_fence_does_not_change_the_path() -> None:
     text = "## Work\n```\n## not a heading\n```\n- a\n"
     assert [i.headings for i in items(text)] == [("Work",), ("Work",)]

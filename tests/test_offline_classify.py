@@ -270,3 +270,15 @@ def test_an_item_restated_later_in_its_note_is_a_repeat_in_whatever_batch_it_com
     assert elsewhere.verdict == "KEEP"
     (task,) = classifier.classify([item("- [ ] check Atlas prod DB is Postgres 16", 92)], context)
     assert (task.verdict, task.category) == ("KEEP", "action")  # a task, not the statement again
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- 结论：按当前 FastAPI 架构，先落一个单服务 YouTube bounded context，不走多 Agent。",
+        "**用途：** Telegram Bot 云端部署",
+    ],
+)
+def test_a_line_keyed_with_a_full_width_colon_is_read_as_keyed(text: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")

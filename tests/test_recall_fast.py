@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
+from memory_sleep.cli.main import VERB_MODULES, main
 from memory_sleep.cli.mcp_server import WarmRecall
 from memory_sleep.config import Config
+from memory_sleep.sidecar.recall import open_sidecar
+from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.workspace.layout import Workspace
-from tests.sidecar_helpers import make_workspace, open_at
+from tests.sidecar_helpers import NOW, make_workspace, open_at
+
+NOTES = {
+    "2026-11-20.md": "- Orion staging server IP is 10.0.0.5\n- billing cutover moved to Friday\n",
+    "2026-11-21.md": "- Orion booth code is 4411\n- Raj owns the Atlas job queue\n",
+}
 
 NOT_FOR_RECALL = (
     "memory_sleep.cycle.runner",
     "memory_sleep.engines.offline",
     "memory_sleep.sidecar.index",
     "memory_sleep.workspace.notes",
+    "memory_sleep.cli.gc",  # the modules of the other verbs, and what they import
+    "memory_sleep.cli.forget",
+    "memory_sleep.cli.setup",
+    "memory_sleep.cli.redact",
+    "memory_sleep.gc.actions",
     "markdown_it",
     "rich",
     "anthropic",
@@ -25,16 +42,33 @@ NOT_FOR_RECALL = (
 )
 
 
-def test_the_recall_verb_imports_neither_the_cycle_nor_the_indexer_nor_sdks() -> None:
+def test_the_recall_verb_imports_neither_the_cycle_nor_the_indexer_nor_sdks_nor_other_verbs(
+    tmp_path: Path,
+) -> None:
+    folder = make_workspace(tmp_path, NOTES)
+    with open_sidecar(folder) as sidecar:  # the configured embedder, as recall's: nothing to re-embed
+        sidecar.index()
     probe = (
         "import json, sys\n"
         "from memory_sleep.cli.main import main\n"
-        "from memory_sleep.sidecar import display\n"
-        "from memory_sleep.sidecar.recall import open_sidecar\n"
+        f"main(['recall', 'Orion booth code', {str(folder)!r}, '--dry-run'], standalone_mode=False)\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
-    loaded = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True).stdout)
-    assert [name for name in NOT_FOR_RECALL if name in loaded] == []
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True, text=True)
+    *answer, loaded = done.stdout.splitlines()
+    assert "4411" in "\n".join(answer)
+    assert [name for name in NOT_FOR_RECALL if name in json.loads(loaded)] == []
+
+
+def test_every_verb_of_a_module_of_its_own_is_in_verb_modules() -> None:
+    for module in {*VERB_MODULES.values()}:
+        importlib.import_module(f"memory_sleep.cli.{module}")
+    elsewhere = {
+        name: command.callback.__module__.rsplit(".", 1)[-1]
+        for name, command in main.commands.items()
+        if command.callback is not None and command.callback.__module__ != "memory_sleep.cli.main"
+    }
+    assert elsewhere == VERB_MODULES
 
 
 def test_the_mcp_recall_keeps_one_sidecar_open_and_sees_what_a_run_indexes_later(tmp_path: Path) -> None:
@@ -53,3 +87,72 @@ def test_the_mcp_recall_keeps_one_sidecar_open_and_sees_what_a_run_indexes_later
         warm.close()
     assert "10.0.0.5" in str(first[0]["text"])
     assert "4411" in str(later[0]["text"])
+
+
+def test_a_cache_file_of_the_stores_generation_is_used_without_reading_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = make_workspace(tmp_path, NOTES)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+    with open_at(folder) as fresh:
+
+        def unwanted(generation: int) -> None:
+            raise AssertionError(f"read the vectors changed since {generation}, with none changed")
+
+        monkeypatch.setattr(fresh.store, "vectors_changed_since", unwanted)
+        hits = fresh.search("Orion booth code", k=1)
+    assert "4411" in hits[0].text
+
+
+def test_the_vectors_changed_since_a_generation_are_found_through_its_index(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, NOTES)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        statements: list[str] = []
+        sidecar.store.db.set_trace_callback(statements.append)
+        sidecar.store.vectors_changed_since(0)
+        sidecar.store.db.set_trace_callback(None)
+        (query,) = [sql for sql in statements if "vector_generation" in sql]
+        plan = " ".join(str(row[-1]) for row in sidecar.store.db.execute(f"EXPLAIN QUERY PLAN {query}"))
+    assert "entries_by_vector_generation" in plan, plan  # not a scan of every row and its vector
+
+
+def test_a_first_search_maps_the_cache_file_and_a_second_holds_the_vectors_in_memory(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, NOTES)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+    with open_at(folder) as fresh:
+        first = fresh.vectors()
+        second = fresh.vectors()
+        rebuilt = VectorIndex.from_store(fresh.store, first.matrix.shape[1])
+    assert isinstance(first.matrix, np.memmap)
+    assert not isinstance(second.matrix, np.memmap)
+    for index in (first, second):
+        assert index.ids.tolist() == rebuilt.ids.tolist()
+        assert np.array_equal(index.matrix, rebuilt.matrix)
+
+
+def test_entries_forgotten_from_a_mapped_cache_leave_its_file_and_the_saved_index(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, NOTES)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+    (cache,) = (folder / "memory" / ".sleep").glob("sidecar-vectors-*.npy")
+    before = cache.read_bytes()
+    with open_at(folder) as probe:
+        mapped = probe.vectors()
+        gone = int(mapped.ids[0])
+        left = mapped.drop([gone], mapped.generation)  # compacts the mapped matrix in place
+    assert cache.read_bytes() == before  # copy on write: the file is not the index's scratch space
+    with open_at(folder) as fresh:
+        fresh.vectors()
+        with fresh.store.transaction():
+            fresh.store.soft_delete([gone], "forgotten", NOW)
+        fresh.forget_vectors([gone])  # as a forgetting pass does, from the mapped file
+    with open_at(folder) as later:
+        saved = later.vectors()
+        rebuilt = VectorIndex.from_store(later.store, saved.matrix.shape[1])
+    assert gone not in left.ids.tolist()
+    assert gone not in saved.ids.tolist()
+    assert saved.ids.tolist() == rebuilt.ids.tolist()
+    assert np.array_equal(saved.matrix, rebuilt.matrix)

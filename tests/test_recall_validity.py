@@ -232,3 +232,68 @@ def test_the_line_that_superseded_an_entry_ranks_first_with_its_own_status_once_
         hits = sidecar.search("Decided: Orion uses MySQL for the main database, since the team knows it", k=5)
     first = next(hit for hit in hits if "MySQL" in hit.text)
     assert (first.source, first.status) == ("memory/2026-11-14.md", "finished")
+
+
+def test_an_older_key_value_line_whose_old_value_a_newer_line_names_is_marked_older(tmp_path: Path) -> None:
+    notes = {
+        "2026-11-10.md": "# 2026-11-10\n\n- Reminder of today's call: Orion sync: Wednesdays at 10:50, Signal\n",
+        "2026-11-16.md": "# 2026-11-16\n\n- Orion sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)\n",
+        "2026-11-17.md": "# 2026-11-17\n\n- Vega sync: Wednesdays at 10:50\n",
+    }
+    folder = make_workspace(tmp_path, notes)  # indexed only: an `add` beside the old line, no supersede
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Reminder of today's call: Orion sync", k=5)
+    old = _hit(hits, "memory/2026-11-10.md", "10:50")
+    assert old.status_line() == "older, see memory/2026-11-16.md:3 (2026-11-16)"
+    about_it = [hit for hit in hits if "Orion" in hit.text]
+    assert about_it[0].source == "memory/2026-11-16.md"
+    assert _hit(hits, "memory/2026-11-17.md", "Vega").status is None  # another key: no link
+
+
+def test_a_newer_value_whose_project_finished_still_marks_the_older_and_ranks_above_it(
+    tmp_path: Path,
+) -> None:
+    notes = {
+        "2026-11-10.md": "# 2026-11-10\n\n- Umbrella quote (Orion, Jul): $7,950\n",
+        "2026-11-13.md": "# 2026-11-13\n\n- Revised Umbrella quote for Orion (Jul): €3,800, was $7,950\n",
+    }
+    folder = make_workspace(tmp_path, notes)
+    record = ArchiveRecord(
+        date(2026, 11, 20),
+        "Facts",
+        "- [Orion] Revised Umbrella quote for Orion (Jul): €3,800, was $7,950 (2026-11-13)",
+        "project Orion finished",
+        Ending("finished", date(2026, 11, 20)),
+    )
+    (folder / "memory" / "archive.md").write_text(append_records(None, [record]), encoding="utf-8")
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Umbrella quote (Orion, Jul)", k=5)
+    newer = _hit(hits, "memory/2026-11-13.md", "€3,800")
+    old = _hit(hits, "memory/2026-11-10.md", "$7,950")
+    assert newer.status == "finished" and old.status == "older"
+    assert hits.index(newer) < hits.index(old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("- Orion weekly sync: Mondays at 21:10 on Zoom", "- Orion weekly sync: Thursdays at 14:20 on Meet"),
+        (
+            "1. **Primary model**: `kimi-k2.5` (direct API, 256K context)",
+            "1. **Primary Model Switched**\n   - FROM: `kimi-k2.5`\n   - TO: `deepseek-v3.1`",
+        ),
+    ],
+)
+def test_a_newer_line_with_the_same_key_or_naming_the_old_value_marks_the_older(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    notes = {"2026-11-10.md": f"# 2026-11-10\n\n{old}\n", "2026-11-14.md": f"# 2026-11-14\n\n{new}\n"}
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(old, k=5)
+    older = _hit(hits, "memory/2026-11-10.md", "")
+    assert older.status_line() == "older, see memory/2026-11-14.md:3 (2026-11-14)"
+    assert hits.index(_hit(hits, "memory/2026-11-14.md", "")) < hits.index(older)

@@ -89,6 +89,15 @@ def test_its_vectors_are_the_wordllama_package_s_own(size: int) -> None:
     assert np.array_equal(embed_wordllama.load_model(size).embed(texts), expected)
 
 
+def test_the_weights_are_mapped_as_stored_and_only_the_rows_a_text_uses_are_widened() -> None:
+    """Copying the file's 16 MB cost every recall process ~11 ms and widening all 32,000 rows to
+    float32 ~15 ms more; the vectors are the package's own either way (the test above)."""
+    model = embed_wordllama.load_model(128)
+    assert isinstance(model.matrix, np.memmap)
+    assert model.matrix.dtype == np.float16 and model.matrix.shape == (32_000, 128)
+    assert model.embed(["where is my car?"]).dtype == np.float32
+
+
 @pytest.mark.parametrize("failure", ["missing", "damaged"])
 def test_without_a_loadable_wordllama_the_hashing_embedder_takes_over_with_one_notice(
     failure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture

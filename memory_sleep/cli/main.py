@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import sys
@@ -93,7 +94,30 @@ def _config(workspace: Workspace, config_file: Path | None) -> Config:
     return load_config(config_file or workspace.config_file, required=config_file is not None)
 
 
-@click.group(context_settings=CONTEXT)
+VERB_MODULES = {  # the verbs of modules of their own (memory_sleep/cli/NAME.py), which register on `main`
+    **dict.fromkeys(("index", "migrate", "recall", "stats", "forget", "restore"), "recall"),
+    **dict.fromkeys(("forget-scope", "purge"), "forget"),
+    "gc": "gc",
+    "redact": "redact",
+    **dict.fromkeys(("init", "doctor", "cron", "skill", "mcp"), "setup"),
+}
+
+
+class Verbs(click.Group):
+    """The verbs of this module and of `VERB_MODULES`. Only the module of the verb a command line
+    names is imported, so a recall skips what gc, forget-scope or setup need; help imports them all."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *VERB_MODULES})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands:  # an unknown name imports them all: "Did you mean" offers any verb
+            for module in {VERB_MODULES[name]} if name in VERB_MODULES else set(VERB_MODULES.values()):
+                importlib.import_module(f"memory_sleep.cli.{module}")
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=Verbs, context_settings=CONTEXT)
 @click.version_option(package_name="memory-sleep")
 def main() -> None:
     """Consolidate an AI agent's daily notes into compact long-term memory, the way sleep does.
@@ -357,7 +381,3 @@ def _progress(silent: bool) -> Iterator[Callable[[str], None] | None]:
     ) as line:
         task = line.add_task("reading the workspace")
         yield lambda stage: line.reset(task, description=stage)
-
-
-# the other verbs live in modules of their own and register themselves on `main`
-from memory_sleep.cli import forget, gc, recall, redact, setup  # noqa: E402, F401

@@ -22,7 +22,12 @@ def briefing_context(
     today: date,
 ) -> BriefingContext:
     actions = [
-        ActionView(text=entry.text, topic=entry.topic, deadline=deadline_in(entry.text, entry.day or today))
+        ActionView(
+            text=entry.text,
+            topic=entry.topic,
+            deadline=deadline_in(entry.text, entry.day or today),
+            day=entry.day,
+        )
         for section, entry in document.entries()
         if section.title == "Action items"
     ]

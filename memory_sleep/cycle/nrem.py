@@ -11,6 +11,7 @@ from datetime import date, timedelta
 
 from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.engines.base import Classifier, ClassifyContext
+from memory_sleep.engines.cards import card_fields
 from memory_sleep.engines.recurrence import note_shapes
 from memory_sleep.engines.redact import only_secrets, redact_items
 from memory_sleep.models import Classification, NoteItem
@@ -62,6 +63,7 @@ def run_nrem(
     fresh: list[NoteItem] = []
     states: dict[str, NoteState] = {}
     read_shapes: list[tuple[date, dict[str, int]]] = []
+    cards: set[str] = set()
     for note, previous in notes:
         try:
             parsed = read_note(note, max_note_bytes)
@@ -78,6 +80,7 @@ def run_nrem(
         stat = note.path.stat()
         shapes = note_shapes(item.text.split("\n", 1)[0] for item in parsed.items)
         read_shapes.append((note.day, shapes))
+        cards |= card_fields(parsed.items)
         known = previous.items if previous else {}
         items = {item.id: known[item.id] for item in parsed.items if item.id in known}
         fresh.extend(item for item in parsed.items if item.id not in known)
@@ -89,7 +92,9 @@ def run_nrem(
             items=items,
             shapes=shapes,
         )
-    context = dataclasses.replace(context, recurrence=context.recurrence.with_notes(read_shapes))
+    context = dataclasses.replace(
+        context, recurrence=context.recurrence.with_notes(read_shapes), cards=frozenset(cards)
+    )
     result.warnings.extend(run_warnings(sightings_in_items(fresh)))
     fresh = redact_items(fresh)  # only new text is scanned; nothing downstream ever sees the secret
     # a line that held nothing but a secret holds nothing once redacted: no engine is asked to keep it
@@ -138,4 +143,5 @@ def record(item: NoteItem, verdict: Classification) -> ItemRecord:
         text=item.text[:RECORD_TEXT_CHARS] if keep or verdict.closes_action else "",
         deadline=verdict.deadline,
         closes_action=verdict.closes_action,
+        promote=verdict.promote,
     )

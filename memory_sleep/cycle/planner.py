@@ -95,7 +95,7 @@ class Planner:
             self.say("NREM: classifying new note items")
             result = self._nrem(found, document)
         kept = [
-            KeptItem(item=i, category=c.category, topic=c.topic, deadline=c.deadline)
+            KeptItem(item=i, category=c.category, topic=c.topic, deadline=c.deadline, promote=c.promote)
             for i, c in result.classified
             if c.verdict == "KEEP" and c.category
         ]
@@ -237,7 +237,7 @@ class Planner:
             name = kept.item.file.removeprefix("memory/")
             self.note_states[name].items[kept.item.id].operation = operation.op
             self.changed_notes.add(name)
-        placed = outcome.integrated_ids()
+        placed = outcome.settled_ids()
         self.state.pending = {
             name: left
             for name, ids in self.state.pending.items()

@@ -23,10 +23,15 @@ class RemResult:
     applied: list[tuple[KeptItem, Operation]] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     added: list[tuple[KeptItem, str]] = field(default_factory=list)  # with the text it was added with
+    left: list[KeptItem] = field(default_factory=list)  # not promoted and new: left in the notes
 
     def integrated_ids(self) -> set[str]:
         """The items REM placed (any operation, noop included)."""
         return {kept.item.id for kept, _ in self.applied}
+
+    def settled_ids(self) -> set[str]:
+        """The items no later run needs to place: placed, or left in the notes."""
+        return self.integrated_ids() | {kept.item.id for kept in self.left}
 
     def counts(self) -> dict[str, int]:
         counts = {"noop": 0, "update": 0, "add": 0, "supersede": 0}
@@ -173,6 +178,9 @@ def _edits(
             result.rejected.append(f"{operation.op} for item {operation.item_id}: {problem}")
             continue
         decided.add(operation.item_id)
+        if operation.op == "add" and not kept.promote:
+            result.left.append(kept)  # recallable in the notes and weekly summaries, not in MEMORY.md
+            continue
         target = by_ref[operation.target] if operation.target else None
         if target is not None and operation.op != "noop" and target[1].day and kept.item.day < target[1].day:
             operation = operation.model_copy(

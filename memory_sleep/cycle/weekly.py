@@ -75,7 +75,13 @@ def kept_items(
             kind="line",
             text=record.text,
         )
-        entry = KeptItem(item=item, category=record.category, topic=record.topic, deadline=record.deadline)
+        entry = KeptItem(
+            item=item,
+            category=record.category,
+            topic=record.topic,
+            deadline=record.deadline,
+            promote=record.promote,
+        )
         kept.append(entry)
         if not record.integrated:
             pending.append(entry)

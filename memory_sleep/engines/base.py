@@ -29,6 +29,7 @@ class ClassifyContext:
     projects: Sequence[str]
     memory: Sequence[EntryView]
     recurrence: Recurrence = field(default_factory=Recurrence)  # line shapes of recent days
+    cards: frozenset[str] = frozenset()  # ids of items that are fields of a card (engines/cards.py)
 
 
 @dataclass(frozen=True)
@@ -44,11 +45,21 @@ class ProjectContext:
 
 @dataclass(frozen=True)
 class ActionView:
-    """An open action item with its deadline, as the briefing sees it."""
+    """An open action item with its deadline and the day it was written, as the briefing sees it."""
 
     text: str
     topic: str | None
     deadline: date | None
+    day: date | None = None
+
+
+def by_urgency(actions: Sequence[ActionView], today: date) -> list[ActionView]:
+    """Soonest deadline first (overdue ones first of all), then the undated ones newest first; ties
+    keep the document's order. A list of 80 open actions is never cut by alphabetical order."""
+    return sorted(
+        actions,
+        key=lambda a: (a.deadline is None, a.deadline or today, -(a.day or date.min).toordinal()),
+    )
 
 
 @dataclass(frozen=True)

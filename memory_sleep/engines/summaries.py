@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from memory_sleep.engines.base import Briefer, BriefingContext, ProjectContext, Summarizer
+from memory_sleep.engines.base import Briefer, BriefingContext, ProjectContext, Summarizer, by_urgency
 from memory_sleep.engines.calls import Ask, ModelCalls
 from memory_sleep.engines.offline.integrate import entry_text
 from memory_sleep.engines.redact import redact
@@ -128,9 +128,7 @@ class LLMBriefer:
 
     def brief(self, context: BriefingContext) -> Briefing:
         today = context.today
-        actions = sorted(
-            context.open_actions, key=lambda a: (a.deadline is None, a.deadline or today, a.text)
-        )[:MAX_ACTIONS]
+        actions = by_urgency(context.open_actions, today)[:MAX_ACTIONS]
         action_views = [
             {
                 "topic": as_attribute(action.topic),

@@ -85,6 +85,7 @@ class GcContext:
     stale_after_days: int
     used: Mapping[int, float] = field(default_factory=dict)  # id: a note's last reference, or a restore
     categories: Mapping[int, str] = field(default_factory=dict)  # id: category, or why NREM discarded it
+    replacing: frozenset[int] = frozenset()  # still-valid lines that superseded an entry (current values)
 
 
 class Strategy(Protocol):

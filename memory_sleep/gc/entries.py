@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
 from pathlib import PurePosixPath
 
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import ENTRY_COLUMNS, EntryRow
+from memory_sleep.sidecar.successors import ending_place
+from memory_sleep.workspace.archive import ended_statements, records_since
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.state import StateStore
 
@@ -63,6 +66,27 @@ def memory_section(entry: EntryRow) -> str | None:
     if entry.kind != "memory" or entry.source_path != "MEMORY.md":
         return None
     return entry.context.split(" · ")[0]
+
+
+def replacing(workspace: Workspace | None, entries: Iterable[EntryRow]) -> frozenset[int]:
+    """The entries that superseded one archive.md records and are still valid: the current value of
+    a changed fact. Forgetting it would leave only the old value (or nothing) to answer with."""
+    if workspace is None:
+        return frozenset()
+    try:
+        text = workspace.archive.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return frozenset()
+    places = {
+        place
+        for _, ending in ended_statements(records_since(text, date.min))
+        if ending.status == "superseded" and ending.by and (place := ending_place(ending.by))
+    }
+    return frozenset(
+        entry.id
+        for entry in entries
+        if (entry.source_key, entry.line_start) in places and entry.valid_to is None
+    )
 
 
 def categories(workspace: Workspace | None, entries: Iterable[EntryRow]) -> dict[int, str]:

@@ -17,7 +17,7 @@ from memory_sleep.config import GcConfig
 from memory_sleep.engines.base import Engine
 from memory_sleep.errors import ConfigError
 from memory_sleep.gc.actions import STRATEGIES, GcAction, GcContext, StrategyName
-from memory_sleep.gc.entries import categories, live_by_scope, memory_section, restored_at
+from memory_sleep.gc.entries import categories, live_by_scope, memory_section, replacing, restored_at
 from memory_sleep.gc.registry import REGISTRY
 from memory_sleep.sidecar.recall import Sidecar
 from memory_sleep.sidecar.rows import EntryRow
@@ -86,6 +86,7 @@ def decide(
             moment = (memory_uses or {}).get((memory_section(entry), entry.text))
             if moment is not None:
                 uses[entry.id] = max(moment, uses.get(entry.id, 0.0))
+    current = replacing(sidecar.workspace, (entry for entries in scopes.values() for entry in entries))
     for scope, entries in sorted(scopes.items()):
         decision.entries += len(entries)
         decision.rows.update((entry.id, entry) for entry in entries)
@@ -99,6 +100,7 @@ def decide(
             stale_after_days,
             uses,
             categories(sidecar.workspace, entries),
+            current,
         )
         for name in strategies:
             actions = REGISTRY[name].plan(context)

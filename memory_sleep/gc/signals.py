@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import functools
 from datetime import date
+from typing import TYPE_CHECKING
 
-from memory_sleep.gc.actions import GcContext
 from memory_sleep.sidecar.rows import EntryRow, day_timestamp
+
+if TYPE_CHECKING:  # recall uses `confidence` and `written_at`: not the GC's pydantic models
+    from memory_sleep.gc.actions import GcContext
 
 DAY = 86_400.0
 PROTECTED = frozenset({"action"})  # an open action stays until it is done (REM archives it then)
@@ -38,4 +41,6 @@ def confidence(importance: float, since: float, now: float, half_life_days: floa
 
 
 def is_protected(entry: EntryRow, context: GcContext) -> bool:
-    return context.categories.get(entry.id) in PROTECTED
+    """An open action, or the current value of a changed fact (the line that superseded it): only an
+    explicit expiry removes them."""
+    return context.categories.get(entry.id) in PROTECTED or entry.id in context.replacing

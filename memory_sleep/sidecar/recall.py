@@ -99,8 +99,10 @@ class Sidecar:
         return report
 
     def vectors(self) -> VectorIndex:
-        """The vector index for the store's current generation (patched when the store moved on)."""
-        self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions, self._vectors)
+        """The vector index for the store's current generation (patched when the store moved on);
+        mapped from the cache file for a first search, held in memory from the second on."""
+        current = self._vectors.resident() if self._vectors is not None else None
+        self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions, current)
         return self._vectors
 
     def forget_vectors(self, ids: Sequence[int]) -> None:

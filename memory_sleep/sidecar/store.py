@@ -189,10 +189,14 @@ class Store(Erasure, QueryLog):
     def vectors_changed_since(self, generation: int) -> tuple[list[int], list[tuple[int, str, bytes]]]:
         """Entries whose vector or liveness changed after `generation`: all their ids, and the
         (id, scope, embedding) of those that are live now."""
-        rows = self.db.execute(
-            "SELECT id, scope, embedding, deleted_at FROM entries WHERE vector_generation > ? ORDER BY id",
-            (generation,),
-        ).fetchall()
+        # sorted here: with ORDER BY id, SQLite walked the whole table in id order, not the index
+        rows = sorted(
+            self.db.execute(
+                "SELECT id, scope, embedding, deleted_at FROM entries WHERE vector_generation > ?",
+                (generation,),
+            ).fetchall(),
+            key=lambda row: int(row[0]),
+        )
         return [row[0] for row in rows], [(row[0], row[1], row[2]) for row in rows if row[3] is None]
 
     def live_vectors(self, dim: int) -> tuple[npt.NDArray[np.int64], list[str], Vectors]:

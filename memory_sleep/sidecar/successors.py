@@ -6,10 +6,13 @@ Two links, both read from what the files say, never guessed from meaning:
   used the old wording (a chain of supersedes is followed to its end, which keeps its own status:
   the last value of a project that has since finished is shown as finished);
 - a dated result whose words a newer result repeats, all but one of them at most (the same key with
-  another value, or "moved to X (was Y)"), is older than it: the newer ranks first and the older is
-  marked "older, see NEWER". The offline engine adds a new value beside an old entry rather than
-  supersede wrongly, and an entry moved out for room is never superseded; this keeps both findable
-  and puts the newer first.
+  another value, or "moved to X (was Y)"), or whose `Key:` (two words or more) a newer result states
+  with a value of its own, or repeats with the first number of the old value ("Beacon sync: Wednesdays
+  at 10:50, Signal" and "Beacon sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), is
+  older than it: the newer ranks first and the older is marked "older, see NEWER". The offline engine
+  adds a new value beside an old entry rather than supersede wrongly, and an entry moved out for room
+  is never superseded; this keeps both findable and puts the newer first. A newer result that has ended otherwise than by a
+  supersede (its project finished, it was done) is still the latest word, shown with its own status.
 """
 
 from __future__ import annotations
@@ -21,12 +24,18 @@ from pathlib import PurePosixPath
 
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.text import tokens
+from memory_sleep.text import tokens, word_sequence
 
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
 _NAME = re.compile(r"\b[A-Z][\w.-]*")
 _STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
+_KEYED = re.compile(
+    r"^(?:.*:\s+)?(?P<key>[^:]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
+)  # the last "Key: value"
+_NUMBER = re.compile(r"\d")
+_STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
+KEY_WORDS = 2  # a key of at least this many words names one thing
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
 OLDER_ONLY_WORDS = 1  # and leaves out at most this many of them (its old value), or one more not a name
@@ -43,7 +52,7 @@ class Ranked:
     newer: EntryRow | None = None
 
 
-def _place(ended_by: str) -> tuple[str, int] | None:
+def ending_place(ended_by: str) -> tuple[str, int] | None:
     """The sidecar's (source key, line) of an ending's evidence, "memory/2026-11-14.md:3"."""
     path, _, line = ended_by.rpartition(":")
     if not path or not line.isdigit():
@@ -79,7 +88,7 @@ def _current(
     still the last value known, and shows its own status."""
     seen = {row.id}
     for _ in range(MAX_CHAIN):
-        if not (row.ended_on(on) and row.ended_by) or (place := _place(row.ended_by)) is None:
+        if not (row.ended_on(on) and row.ended_by) or (place := ending_place(row.ended_by)) is None:
             break
         found = store.entry_at(*place)
         if found is None or found.id in seen or not admits(found):
@@ -94,7 +103,7 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     """Mark each of the first `limit` dated, still valid results that a newer valid result restates,
     and rank that newer result above it (the older keeps its place)."""
     words = {item.row.id: _statement(item.row) for item in ranked}
-    dated = [item for item in ranked if item.row.day is not None and not item.row.ended_on(on)]
+    dated = [item for item in ranked if item.row.day is not None and _latest_word(item.row, on)]
     for item in ranked[:limit]:
         if item.row.day is None or item.row.ended_on(on):
             continue
@@ -112,25 +121,48 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     return _sorted(ranked)
 
 
+def _latest_word(row: EntryRow, on: str) -> bool:
+    """Valid on the day, or ended otherwise than replaced: a finished project's last value, a done action."""
+    return not row.ended_on(on) or row.status != "superseded"
+
+
 @dataclass(frozen=True)
 class Statement:
     words: frozenset[str]
     names: frozenset[str]  # its capitalised words, lower-cased as `words` are (a sentence's first too:
     # "Nimbus api ..." names a thing; leaving out a capitalised verb only costs a missed link)
+    said: frozenset[str] = frozenset()  # every word, clock times too
+    key: frozenset[str] = frozenset()  # the words of its last "Key:" (at least KEY_WORDS of them)
+    value: str | None = None  # the first word of its value that holds a digit: "10:50", "kimi-k2.5"
 
 
 def _statement(row: EntryRow) -> Statement:
     """The words of what a result states: without the clock times that stamp note lines, nor the
     category label and day a weekly summary adds to its copy of an item."""
     text = _STATED_DAY.sub("", _WEEKLY_LABEL.sub("", row.text) if row.kind == "weekly" else row.text)
-    words = frozenset(word for word in tokens(text) if not _CLOCK.fullmatch(word))
-    return Statement(words, frozenset(name.lower() for name in _NAME.findall(text)))
+    said = tokens(text)
+    words = frozenset(word for word in said if not _CLOCK.fullmatch(word))
+    names = frozenset(name.lower() for name in _NAME.findall(text))
+    keyed = _KEYED.match(_STAMP.sub("", text.replace("*", "").strip()))
+    key = (
+        frozenset(word for word in tokens(keyed["key"]) if not _CLOCK.fullmatch(word))
+        if keyed
+        else frozenset()
+    )
+    if keyed is None or len(key) < KEY_WORDS:
+        return Statement(words, names, said)
+    value = next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
+    return Statement(words, names, said, key, value)
 
 
 def _restates(older: Statement, newer: Statement) -> bool:
-    """The newer repeats all the older's words but one, or but two that are not capitalised (a name
-    it lacks makes it about another person or thing)."""
+    """The newer states the older's key, or repeats it with the older's value, or all the older's words but
+    one, or but two that are not capitalised (a name it lacks makes it about another person or thing)."""
     left_out = older.words - newer.words
+    if older.key and older.key == newer.key:
+        return True  # the same key with a value of its own
+    if older.value and older.key <= newer.said and older.value in newer.said:
+        return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
     if len(older.words & newer.words) < SHARED_WORDS:
         return False
     return len(left_out) <= OLDER_ONLY_WORDS or (

@@ -216,6 +216,8 @@ def _spans(
                 headings = [(lvl, title) for lvl, title in headings if lvl < level]
                 headings.append((level, tokens[index + 1].content.strip()))
                 path = tuple(title for _, title in headings)
+            elif token.type == "hr" and token.level == 0:
+                path = ()  # a thematic break ends the section: what follows is a footer or a new block
             elif token.level == 0 and token.map is not None:
                 start, end = token.map
                 if token.type in ("bullet_list_open", "ordered_list_open"):

@@ -43,6 +43,7 @@ class ItemRecord:
     deadline: date | None = None
     closes_action: bool = False
     operation: OperationKind | None = None
+    promote: bool = True  # see Classification.promote
 
     @property
     def integrated(self) -> bool:

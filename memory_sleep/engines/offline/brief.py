@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from memory_sleep.engines.base import ActionView, BriefingContext
+from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
 from memory_sleep.models import Briefing
 from memory_sleep.text import shorten
 
@@ -18,9 +18,7 @@ _FINISHED = ("completed", "cancelled")
 class OfflineBriefer:
     def brief(self, context: BriefingContext) -> Briefing:
         today = context.today
-        actions = sorted(
-            context.open_actions, key=lambda a: (a.deadline is None, a.deadline or today, a.text)
-        )
+        actions = by_urgency(context.open_actions, today)
         urgent = [a for a in actions if a.deadline and (a.deadline - today).days <= _SOON_DAYS]
         blocked = [
             f"{name} is blocked: {shorten(_without_label(fields.status), _LINE)}"

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from memory_sleep.engines.base import ClassifyContext
-from memory_sleep.engines.offline import cues, matching, routine, sections
+from memory_sleep.engines.offline import cues, matching, promotion, routine, sections
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
@@ -69,7 +69,10 @@ class OfflineClassifier:
                 verdict = _discard("duplicate", "repeats an item of its kind kept above in the same note")
             elif verdict.verdict == "KEEP":
                 kept.append((text, tokens(text), form))
-            verdicts.append(dataclasses.replace(verdict, item_id=item.id, topic=topic))
+            promote = verdict.category is None or promotion.promoted(
+                verdict.category, text, item.day, item.id in context.cards
+            )
+            verdicts.append(dataclasses.replace(verdict, item_id=item.id, topic=topic, promote=promote))
         return verdicts
 
 
@@ -210,7 +213,7 @@ def _plain(text: str) -> str:
         line = cues.CHECKBOX_OPEN.sub("", line, count=1)
         line = cues.CHECKBOX_DONE.sub("", line, count=1)
         line = cues.TIMESTAMP.sub("", line, count=1)
-        lines.append(line.strip())
+        lines.append(line.replace("：", ": ").strip())  # a full-width colon keys a line as ":" does
     return "\n".join(line for line in lines if line)
 
 

@@ -100,7 +100,7 @@ class OfflineIntegrator:
                 old = candidates.text_of(operation.target)
                 operation = operation.model_copy(update={"text": matching.noting_change(written, old)})
             operations.append(operation)
-            if operation.op == "add":
+            if operation.op == "add" and kept.promote:  # an item not promoted is never added
                 section = SECTION_FOR.get(kept.category, "Facts")
                 candidates.add(_Candidate(kept.item.id, section, kept.topic, written, tokens(written)))
             elif operation.op in ("update", "supersede") and operation.target:
