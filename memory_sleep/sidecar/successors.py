@@ -7,8 +7,8 @@ Two links, both read from what the files say, never guessed from meaning:
   the last value of a project that has since finished is shown as finished);
 - a dated result whose words a newer result repeats, all but one of them at most (the same key with
   another value, or "moved to X (was Y)"), or whose `Key:` (two words or more) a newer result states
-  with a value of its own, or repeats with the first number of the old value ("Beacon sync: Wednesdays
-  at 10:50, Signal" and "Beacon sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), is
+  with a value of its own, or repeats with the first number of the old value ("team sync: Wednesdays
+  at 10:50, Signal" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), is
   older than it: the newer ranks first and the older is marked "older, see NEWER". The offline engine
   adds a new value beside an old entry rather than supersede wrongly, and an entry moved out for room
   is never superseded; this keeps both findable and puts the newer first. A newer result that has ended otherwise than by a
@@ -130,7 +130,7 @@ def _latest_word(row: EntryRow, on: str) -> bool:
 class Statement:
     words: frozenset[str]
     names: frozenset[str]  # its capitalised words, lower-cased as `words` are (a sentence's first too:
-    # "Nimbus api ..." names a thing; leaving out a capitalised verb only costs a missed link)
+    # "Quokka api ..." names a thing; leaving out a capitalised verb only costs a missed link)
     said: frozenset[str] = frozenset()  # every word, clock times too
     key: frozenset[str] = frozenset()  # the words of its last "Key:" (at least KEY_WORDS of them)
     value: str | None = None  # the first word of its value that holds a digit: "10:50", "kimi-k2.5"

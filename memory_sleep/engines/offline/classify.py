@@ -227,7 +227,7 @@ def _looks_like_log(text: str) -> bool:
 
 def _counts_parts(ordinals: Sequence[str | None]) -> bool:
     """A word always followed by a number that changes ("Cycle 1", "Cycle 2", "Phase 3") counts the
-    parts of something; it names no project. One that keeps its number ("Atlas 2") may."""
+    parts of something; it names no project. One that keeps its number ("Phase 2") may."""
     return None not in ordinals and len(set(ordinals)) > 1
 
 

@@ -100,7 +100,7 @@ def judge_pair(newer: str, older: str) -> PairJudgement:
     the same and values differ otherwise; else the two stand side by side."""
     new_claim, old_claim = _statement(current_claim(newer)), _statement(current_claim(older))
     key_new, key_old = _key(new_claim), _key(old_claim)
-    # "Tom: build 205 on Monday" and "Tom: „... den 26.“": a key before a long value says who spoke
+    # "Lea: build 205 on Monday" and "Lea: „... den 26.“": a key before a long value says who spoke
     same_key = (
         key_new is not None and key_new == key_old and _short_value(new_claim) and _short_value(old_claim)
     )

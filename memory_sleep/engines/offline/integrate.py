@@ -374,7 +374,7 @@ def _distinctive(value: str) -> bool:
 
 def _whole_value(text: str, claim: str, value: str) -> bool:
     """The entry is a `Key: value` line of the statement's key whose value is `value` and nothing
-    more ("Atlas job queue: RabbitMQ" for "Atlas job queue: Kafka (was RabbitMQ)")."""
+    more ("job queue: RabbitMQ" for "job queue: Kafka (was RabbitMQ)")."""
     match, own = statements.KEY_VALUE.match(claim), statements.KEY_VALUE.match(text)
     return (
         match is not None

@@ -163,10 +163,10 @@ _IDENTIFIER = re.compile(r"^(?=[\w.-]{4})(?:[A-Za-z][\w.-]*\d|\d[\w.-]*[A-Za-z])
 
 
 def specific_words(text: str, projects: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The words of a statement's subject that name one thing: a project ("Meridian reports
+    """The words of a statement's subject that name one thing: a project ("Quokka reports
     replicas"), an identifier ("WORKER_CONCURRENCY", "mac-mini-10"), a capitalised name inside the
-    phrase ("Wayne Corp contact"); in a sentence, whose verb says what its subject is or does, also a
-    capitalised first word ("Harbor needs ...") or a subject of several words ("The build box is at
+    phrase ("Zephyr Ltd contact"); in a sentence, whose verb says what its subject is or does, also a
+    capitalised first word ("Quokka needs ...") or a subject of several words ("The build box is at
     ..."). The key of a record's field ("Session Duration:", "Time:", "Key insight:", "代码行数:") names
     none: the same field in two notes is two subjects."""
     phrase, sentence = _subject_of(text)

@@ -54,7 +54,7 @@ def subject_key(text: str, projects: frozenset[str]) -> str | None:
 
 def names_a_subject(text: str, projects: frozenset[str]) -> bool:
     """The key of a `Key: value` line says whose value it is: two words or more ("exporter owner",
-    "Atlas region"), or one with a project's name. A one-word key ("Time:", "Source:", "项目:") is a
+    "Quokka region"), or one with a project's name. A one-word key ("Time:", "Source:", "项目:") is a
     field of the section it stands in; the same field in another section is another subject."""
     match = KEY_VALUE.match(text)
     if not match:
