@@ -28,8 +28,9 @@ def gc(
 
     Strategies: ttl (expired entries), importance (the engine rates each entry), decay (confidence
     under [memory.gc.decay] recall_threshold), usage (unused for unused_days), capacity (over
-    max_entries per scope), contradiction (an older entry a newer one supersedes), compaction (alike
-    entries merged into one), summarization (the oldest of a full archive in one entry). Entries of
+    max_entries per scope; off unless enabled), contradiction (an older entry a newer one
+    supersedes), compaction (alike entries merged into one), summarization (the oldest of a full
+    archive in one entry). Entries of
     MEMORY.md are archived through an edit plan (`memory-sleep undo` reverts the run); others are
     soft-deleted in the sidecar (`memory-sleep restore --pass ID` brings them back). Judgements the
     engine is unsure of are listed by `memory-sleep status`, never applied.
