@@ -23,7 +23,8 @@ def test_small_namespaces_are_read_exactly_and_large_ones_by_hnsw() -> None:
     assert ef_search(10, pg_store.EXACT_ROWS, 1_000_000) is None
     assert ef_search(10, 30_000, 1_000_000) is None  # 1,000 candidates would keep ~30 of it
     assert ef_search(10, 500_000, 1_000_000) == EF_SEARCH_MIN
-    assert ef_search(40, 1_000_000, 1_000_000) == 160  # pool of 40, the whole table
+    assert ef_search(40, 1_000_000, 1_000_000) == EF_SEARCH_MIN  # pool of 40, the whole table
+    assert ef_search(60, 1_000_000, 1_000_000) == 240
     assert ef_search(10, 100_000, 1_000_000) == 400
 
 
