@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 import numpy as np
@@ -22,7 +22,7 @@ from memory_sleep.gc.signals import confidence, written_at
 from memory_sleep.sidecar.boundary import SidecarStore, VectorSearch
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.store import EntryRow
-from memory_sleep.sidecar.successors import Ranked, mark_older, with_successors
+from memory_sleep.sidecar.successors import Later, Ranked, mark_older, with_successors
 from memory_sleep.sidecar.tokenize import query_terms
 
 Mode = Literal["hybrid", "vector", "text"]
@@ -31,6 +31,8 @@ ENDED_WEIGHT = 0.75  # an ended entry needs a third more relevance than a valid 
 # a weekly summary's line and the archive's entry are copies (shortened, or moved out) of an item that
 # is indexed too: on the same relevance the original, with its full text and place, comes first
 COPY_WEIGHT = {"weekly": 0.95, "archive": 0.95}
+LATER_LINES = 20  # later lines read per result for a newer statement of it the search did not find
+_DATED_KINDS = ("memory", "note", "weekly", "archive")
 
 
 @dataclass(frozen=True)
@@ -241,8 +243,12 @@ def search(
         decay = decay_factor(row, moment, options.half_life_days, options.decay_floor)
         relevance = score * decay * COPY_WEIGHT.get(row.kind, 1.0)
         ranked.append(Ranked(relevance * (ENDED_WEIGHT if row.ended_on(day) else 1.0), decay, row, relevance))
-    ranked = with_successors(store, ranked, day, lambda row: _answers(row, options, day, moment), options.k)
-    ranked = mark_older(ranked, day, options.k)
+
+    def admits(row: EntryRow) -> bool:
+        return _answers(row, options, day, moment)
+
+    ranked = with_successors(store, ranked, day, admits, options.k)
+    ranked = mark_older(ranked, day, options.k, _later_lines(store, options, on, admits))
     return [
         Hit(
             rank,
@@ -256,6 +262,23 @@ def search(
         )
         for rank, item in enumerate(ranked[: options.k], 1)
     ]
+
+
+def _later_lines(
+    store: SidecarStore, options: SearchOptions, on: date, admits: Callable[[EntryRow], bool]
+) -> Later:
+    """The lines dated after a row's day, up to the day asked about, that share its rarest words most."""
+    until = (on + timedelta(days=1)).isoformat()
+
+    def later(row: EntryRow) -> list[EntryRow]:
+        if row.day is None:
+            return []
+        wanted = selective_terms(store, query_terms(row.text), options.text_budget)
+        found = store.dated_matches(wanted, _DATED_KINDS, row.day, until, LATER_LINES)
+        rows = store.fetch(entry_id for entry_id, day, _ in found if day > row.day)
+        return [found_row for found_row in rows.values() if admits(found_row)]
+
+    return later
 
 
 def _answers(row: EntryRow, options: SearchOptions, on: str, moment: float) -> bool:

@@ -8,11 +8,15 @@ Two links, both read from what the files say, never guessed from meaning:
 - a dated result whose words a newer result repeats, all but one of them at most (the same key with
   another value, or "moved to X (was Y)"), or whose `Key:` (two words or more) a newer result states
   with a value of its own, or repeats with the first number of the old value ("team sync: Wednesdays
-  at 10:50, Signal" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), is
-  older than it: the newer ranks first and the older is marked "older, see NEWER". The offline engine
-  adds a new value beside an old entry rather than supersede wrongly, and an entry moved out for room
-  is never superseded; this keeps both findable and puts the newer first. A newer result that has ended otherwise than by a
-  supersede (its project finished, it was done) is still the latest word, shown with its own status.
+  at 10:50, Signal" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), or whose
+  value a newer result says is gone as the offline engine reads a change ("(was Y)", "from Y to X":
+  engines/offline/matching.py) and shares another word with (two, for a one-word value), is older
+  than it: the newer ranks first and the older is marked "older, see NEWER". A newer line the search
+  did not find is read from the store when its link is one of key or value, not of words alone. The
+  offline engine adds a new value beside an old entry rather than supersede wrongly, and an entry
+  moved out for room is never superseded; this keeps both findable and puts the newer first. A result
+  that has ended otherwise than by a supersede (its project finished, it was done) is still the latest
+  word, shown with its own status, and a newer result still ranks above it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from memory_sleep.engines.offline.matching import current_claim, mentions_value, replaced_values
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import tokens, word_sequence
@@ -39,6 +44,8 @@ KEY_WORDS = 2  # a key of at least this many words names one thing
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
 OLDER_ONLY_WORDS = 1  # and leaves out at most this many of them (its old value), or one more not a name
+BESIDE_GONE_VALUE = 2  # words a newer result saying a one-word value is gone shares with the older besides
+Later = Callable[[EntryRow], list[EntryRow]]  # admitted rows dated after a row's day that may restate it
 
 
 @dataclass
@@ -90,35 +97,57 @@ def _current(
     for _ in range(MAX_CHAIN):
         if not (row.ended_on(on) and row.ended_by) or (place := ending_place(row.ended_by)) is None:
             break
-        found = store.entry_at(*place)
-        if found is None or found.id in seen or not admits(found):
+        # a line GC compacted away keeps its ending: the chain goes on through it
+        found = store.entry_at(*place) or store.entry_at(*place, live=False)
+        if found is None or found.id in seen:
             return None
         seen.add(found.id)
         row = found
     superseded = row.ended_on(on) and row.status == "superseded"
-    return None if superseded or len(seen) == 1 else row
+    return None if superseded or len(seen) == 1 or not admits(row) else row
 
 
-def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
-    """Mark each of the first `limit` dated, still valid results that a newer valid result restates,
-    and rank that newer result above it (the older keeps its place)."""
-    words = {item.row.id: _statement(item.row) for item in ranked}
-    dated = [item for item in ranked if item.row.day is not None and _latest_word(item.row, on)]
-    for item in ranked[:limit]:
-        if item.row.day is None or item.row.ended_on(on):
-            continue
-        own = words[item.row.id]
-        newer = [
-            other
-            for other in dated
-            if other.row.day > item.row.day  # type: ignore[operator]
-            and _restates(own, words[other.row.id])
-        ]
-        if newer:
-            latest = max(newer, key=lambda other: (other.row.day, other.score))
-            item.newer = latest.row
-            latest.score = max(latest.score, _above(item.score))
-    return _sorted(ranked)
+def mark_older(ranked: list[Ranked], on: str, limit: int, later: Later) -> list[Ranked]:
+    """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
+    done) but a newer one restates, and rank that newer result above it (the older keeps its place);
+    the newer may be one of `later(row)` the search did not find. A newer result ranked into the
+    first `limit` so is asked the same in turn: the last of a chain of changes ranks first."""
+    by_id = {item.row.id: item for item in ranked}
+    statements: dict[int, Statement] = {}
+    checked: set[int] = set()
+    for _ in range(MAX_CHAIN):
+        due = [item for item in _sorted(list(by_id.values()))[:limit] if item.row.id not in checked]
+        for item in due:
+            checked.add(item.row.id)
+            if item.row.day is None or not _latest_word(item.row, on):
+                continue
+            rows = {other.row.id: other.row for other in by_id.values()}
+            rows.update((row.id, row) for row in later(item.row))
+            own = _known(statements, item.row)
+            newer = [
+                row
+                for row in rows.values()
+                if row.day is not None
+                and row.day > item.row.day
+                and _latest_word(row, on)
+                and _restates(own, _known(statements, row), words_alone=row.id in by_id)
+            ]
+            if newer:
+                latest = max(
+                    newer, key=lambda row: (row.day, by_id[row.id].score if row.id in by_id else 0.0)
+                )
+                item.newer = latest
+                successor = by_id.setdefault(latest.id, Ranked(0.0, item.decay, latest, 0.0))
+                successor.score = max(successor.score, _above(item.score))
+        if not due:
+            break
+    return _sorted(list(by_id.values()))
+
+
+def _known(statements: dict[int, Statement], row: EntryRow) -> Statement:
+    if row.id not in statements:
+        statements[row.id] = _statement(row)
+    return statements[row.id]
 
 
 def _latest_word(row: EntryRow, on: str) -> bool:
@@ -134,6 +163,8 @@ class Statement:
     said: frozenset[str] = frozenset()  # every word, clock times too
     key: frozenset[str] = frozenset()  # the words of its last "Key:" (at least KEY_WORDS of them)
     value: str | None = None  # the first word of its value that holds a digit: "10:50", "kimi-k2.5"
+    claim: str = ""  # what it claims now, without the values it says are gone
+    gone: tuple[str, ...] = ()  # the values it says are gone: "(was 5432)", "from Kafka to"
 
 
 def _statement(row: EntryRow) -> Statement:
@@ -143,6 +174,7 @@ def _statement(row: EntryRow) -> Statement:
     said = tokens(text)
     words = frozenset(word for word in said if not _CLOCK.fullmatch(word))
     names = frozenset(name.lower() for name in _NAME.findall(text))
+    claim, gone = current_claim(text), replaced_values(text)
     keyed = _KEYED.match(_STAMP.sub("", text.replace("*", "").strip()))
     key = (
         frozenset(word for word in tokens(keyed["key"]) if not _CLOCK.fullmatch(word))
@@ -150,20 +182,27 @@ def _statement(row: EntryRow) -> Statement:
         else frozenset()
     )
     if keyed is None or len(key) < KEY_WORDS:
-        return Statement(words, names, said)
+        return Statement(words, names, said, claim=claim, gone=gone)
     value = next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
-    return Statement(words, names, said, key, value)
+    return Statement(words, names, said, key, value, claim, gone)
 
 
-def _restates(older: Statement, newer: Statement) -> bool:
-    """The newer states the older's key, or repeats it with the older's value, or all the older's words but
-    one, or but two that are not capitalised (a name it lacks makes it about another person or thing)."""
+def _restates(older: Statement, newer: Statement, words_alone: bool = True) -> bool:
+    """The newer states the older's key, or repeats it with the older's value, or says the older's value
+    is gone and shares another of its words (two for a one-word value), or (`words_alone`) repeats all
+    the older's words but one, or but two that are not capitalised (a name it lacks makes it about
+    another person or thing)."""
     left_out = older.words - newer.words
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
-    if len(older.words & newer.words) < SHARED_WORDS:
+    for value in newer.gone:  # "ownership moves from Felix to Wei" after "ask Felix about reports"
+        beside = (older.words & newer.words) - tokens(value)
+        wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
+        if len(beside) >= wanted and mentions_value(older.claim, value):
+            return True
+    if not words_alone or len(older.words & newer.words) < SHARED_WORDS:
         return False
     return len(left_out) <= OLDER_ONLY_WORDS or (
         len(left_out) <= OLDER_ONLY_WORDS + 1 and not left_out & older.names
