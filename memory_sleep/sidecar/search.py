@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -31,7 +31,8 @@ ENDED_WEIGHT = 0.75  # an ended entry needs a third more relevance than a valid 
 # a weekly summary's line and the archive's entry are copies (shortened, or moved out) of an item that
 # is indexed too: on the same relevance the original, with its full text and place, comes first
 COPY_WEIGHT = {"weekly": 0.95, "archive": 0.95}
-LATER_LINES = 20  # later lines read per result for a newer statement of it the search did not find
+LATER_LINES = 20  # later lines read per result for a newer statement of it the search did not find,
+LATER_MATCHES = 200  # among the matches of its rarest words, at most this many (the value, the names)
 _DATED_KINDS = ("memory", "note", "weekly", "archive")
 
 
@@ -270,12 +271,12 @@ def _later_lines(
     """The lines dated after a row's day, up to the day asked about, that share its rarest words most."""
     until = (on + timedelta(days=1)).isoformat()
 
-    def later(row: EntryRow) -> list[EntryRow]:
+    def later(row: EntryRow, known: Collection[int]) -> list[EntryRow]:
         if row.day is None:
             return []
-        wanted = selective_terms(store, query_terms(row.text), options.text_budget)
+        wanted = selective_terms(store, query_terms(row.text), LATER_MATCHES)
         found = store.dated_matches(wanted, _DATED_KINDS, row.day, until, LATER_LINES)
-        rows = store.fetch(entry_id for entry_id, day, _ in found if day > row.day)
+        rows = store.fetch(entry_id for entry_id, day, _ in found if day > row.day and entry_id not in known)
         return [found_row for found_row in rows.values() if admits(found_row)]
 
     return later

@@ -22,8 +22,9 @@ Two links, both read from what the files say, never guessed from meaning:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import PurePosixPath
 
 from memory_sleep.engines.offline.matching import current_claim, mentions_value, replaced_values
@@ -45,7 +46,8 @@ MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
 OLDER_ONLY_WORDS = 1  # and leaves out at most this many of them (its old value), or one more not a name
 BESIDE_GONE_VALUE = 2  # words a newer result saying a one-word value is gone shares with the older besides
-Later = Callable[[EntryRow], list[EntryRow]]  # admitted rows dated after a row's day that may restate it
+# admitted rows dated after a row's day that may restate it, but those of the ids given
+Later = Callable[[EntryRow, Collection[int]], list[EntryRow]]
 
 
 @dataclass
@@ -110,8 +112,9 @@ def _current(
 def mark_older(ranked: list[Ranked], on: str, limit: int, later: Later) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
     done) but a newer one restates, and rank that newer result above it (the older keeps its place);
-    the newer may be one of `later(row)` the search did not find. A newer result ranked into the
-    first `limit` so is asked the same in turn: the last of a chain of changes ranks first."""
+    when no result restates it, the newer may be one of `later(row, ranked ids)` the search did not
+    find. A newer result ranked into the first `limit` so is asked the same in turn: the last of a
+    chain of changes ranks first."""
     by_id = {item.row.id: item for item in ranked}
     statements: dict[int, Statement] = {}
     checked: set[int] = set()
@@ -121,17 +124,10 @@ def mark_older(ranked: list[Ranked], on: str, limit: int, later: Later) -> list[
             checked.add(item.row.id)
             if item.row.day is None or not _latest_word(item.row, on):
                 continue
-            rows = {other.row.id: other.row for other in by_id.values()}
-            rows.update((row.id, row) for row in later(item.row))
             own = _known(statements, item.row)
-            newer = [
-                row
-                for row in rows.values()
-                if row.day is not None
-                and row.day > item.row.day
-                and _latest_word(row, on)
-                and _restates(own, _known(statements, row), words_alone=row.id in by_id)
-            ]
+            newer = _newer(own, item.row, [other.row for other in by_id.values()], on, statements, True)
+            if not newer:  # none the search found: the store's later lines, linked by key or value
+                newer = _newer(own, item.row, later(item.row, by_id.keys()), on, statements, False)
             if newer:
                 latest = max(
                     newer, key=lambda row: (row.day, by_id[row.id].score if row.id in by_id else 0.0)
@@ -142,6 +138,25 @@ def mark_older(ranked: list[Ranked], on: str, limit: int, later: Later) -> list[
         if not due:
             break
     return _sorted(list(by_id.values()))
+
+
+def _newer(
+    own: Statement,
+    row: EntryRow,
+    rows: Iterable[EntryRow],
+    on: str,
+    statements: dict[int, Statement],
+    words_alone: bool,
+) -> list[EntryRow]:
+    """Those of `rows` dated after `row` that are the latest word and restate it."""
+    return [
+        other
+        for other in rows
+        if other.day is not None
+        and other.day > row.day  # type: ignore[operator]
+        and _latest_word(other, on)
+        and _restates(own, _known(statements, other), words_alone)
+    ]
 
 
 def _known(statements: dict[int, Statement], row: EntryRow) -> Statement:
@@ -163,8 +178,17 @@ class Statement:
     said: frozenset[str] = frozenset()  # every word, clock times too
     key: frozenset[str] = frozenset()  # the words of its last "Key:" (at least KEY_WORDS of them)
     value: str | None = None  # the first word of its value that holds a digit: "10:50", "kimi-k2.5"
-    claim: str = ""  # what it claims now, without the values it says are gone
-    gone: tuple[str, ...] = ()  # the values it says are gone: "(was 5432)", "from Kafka to"
+    text: str = ""
+
+    @cached_property
+    def claim(self) -> str:
+        """What it claims now, without the values it says are gone (read only when a link needs it)."""
+        return current_claim(self.text)
+
+    @cached_property
+    def gone(self) -> tuple[str, ...]:
+        """The values it says are gone: "(was 5432)", "from Kafka to"."""
+        return replaced_values(self.text)
 
 
 def _statement(row: EntryRow) -> Statement:
@@ -174,7 +198,6 @@ def _statement(row: EntryRow) -> Statement:
     said = tokens(text)
     words = frozenset(word for word in said if not _CLOCK.fullmatch(word))
     names = frozenset(name.lower() for name in _NAME.findall(text))
-    claim, gone = current_claim(text), replaced_values(text)
     keyed = _KEYED.match(_STAMP.sub("", text.replace("*", "").strip()))
     key = (
         frozenset(word for word in tokens(keyed["key"]) if not _CLOCK.fullmatch(word))
@@ -182,9 +205,9 @@ def _statement(row: EntryRow) -> Statement:
         else frozenset()
     )
     if keyed is None or len(key) < KEY_WORDS:
-        return Statement(words, names, said, claim=claim, gone=gone)
+        return Statement(words, names, said, text=text)
     value = next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
-    return Statement(words, names, said, key, value, claim, gone)
+    return Statement(words, names, said, key, value, text)
 
 
 def _restates(older: Statement, newer: Statement, words_alone: bool = True) -> bool:
@@ -197,12 +220,13 @@ def _restates(older: Statement, newer: Statement, words_alone: bool = True) -> b
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
-    for value in newer.gone:  # "ownership moves from Felix to Wei" after "ask Felix about reports"
-        beside = (older.words & newer.words) - tokens(value)
+    shared = older.words & newer.words
+    for value in newer.gone if shared else ():  # "moves from Felix to Wei" after "ask Felix about ..."
+        beside = shared - tokens(value)
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and mentions_value(older.claim, value):
             return True
-    if not words_alone or len(older.words & newer.words) < SHARED_WORDS:
+    if not words_alone or len(shared) < SHARED_WORDS:
         return False
     return len(left_out) <= OLDER_ONLY_WORDS or (
         len(left_out) <= OLDER_ONLY_WORDS + 1 and not left_out & older.names
