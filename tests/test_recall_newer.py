@@ -1,6 +1,5 @@
 """Recall puts the newer statement of a changed fact first and marks the older: links by a value the
-newer says is gone, older values whose project finished, chains through compacted lines, and newer
-lines the search itself did not find."""
+newer says is gone, older values whose project finished, chains of supersedes through compacted lines."""
 
 from __future__ import annotations
 
@@ -128,33 +127,3 @@ def test_a_chain_of_supersedes_goes_on_through_a_line_gc_compacted_away(tmp_path
 
 def _few_candidates() -> Config:
     return Config().model_copy(update={"sidecar": Config().sidecar.model_copy(update={"candidates": 1})})
-
-
-def test_a_newer_line_the_search_did_not_find_is_read_from_the_store(tmp_path: Path) -> None:
-    fillers = "".join(f"- Orion exporter check {n} fine, orion exporter\n" for n in range(12))
-    notes = {
-        "2026-11-10.md": f"# 2026-11-10\n\n- Orion exporter host: orion-exporter-01\n{fillers}",
-        "2026-11-14.md": "# 2026-11-14\n\n- Orion exporter moved to aws-euc1-04 (was orion-exporter-01)\n",
-    }
-    folder = make_workspace(tmp_path, notes)
-    with open_at(folder, config=_few_candidates()) as sidecar:  # 8 candidates a list
-        sidecar.index()
-        hits = sidecar.search("Orion exporter host", k=2)
-    assert (hits[0].source, hits[0].vector_rank, hits[0].text_rank) == ("memory/2026-11-14.md", None, None)
-    assert hits[1].text == "- Orion exporter host: orion-exporter-01" and hits[1].status == "older"
-
-
-def test_a_line_the_search_did_not_find_repeating_the_words_but_one_is_left_out(tmp_path: Path) -> None:
-    fillers = "".join(
-        f"- rebuilt the Orion preview containers, run {n} of the Orion preview\n" for n in range(12)
-    )
-    notes = {
-        "2026-11-10.md": f"# 2026-11-10\n\n- rebuilt the Orion preview containers\n{fillers}",
-        "2026-11-14.md": "# 2026-11-14\n\n- rebuilt the Vega preview containers\n",  # another thing
-    }
-    folder = make_workspace(tmp_path, notes)
-    with open_at(folder, config=_few_candidates()) as sidecar:
-        sidecar.index()
-        hits = sidecar.search("rebuilt the Orion preview containers", k=2)
-    assert not [hit for hit in hits if "Vega" in hit.text]
-    assert all(hit.status is None for hit in hits)

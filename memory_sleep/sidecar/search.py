@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import Literal
 
 import numpy as np
@@ -22,7 +22,7 @@ from memory_sleep.gc.signals import confidence, written_at
 from memory_sleep.sidecar.boundary import SidecarStore, VectorSearch
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.store import EntryRow
-from memory_sleep.sidecar.successors import Later, Ranked, mark_older, with_successors
+from memory_sleep.sidecar.successors import Ranked, mark_older, with_successors
 from memory_sleep.sidecar.tokenize import query_terms
 
 Mode = Literal["hybrid", "vector", "text"]
@@ -31,9 +31,6 @@ ENDED_WEIGHT = 0.75  # an ended entry needs a third more relevance than a valid 
 # a weekly summary's line and the archive's entry are copies (shortened, or moved out) of an item that
 # is indexed too: on the same relevance the original, with its full text and place, comes first
 COPY_WEIGHT = {"weekly": 0.95, "archive": 0.95}
-LATER_LINES = 20  # later lines read per result for a newer statement of it the search did not find,
-LATER_MATCHES = 200  # among the matches of its rarest words, at most this many (the value, the names)
-_DATED_KINDS = ("memory", "note", "weekly", "archive")
 
 
 @dataclass(frozen=True)
@@ -249,7 +246,7 @@ def search(
         return _answers(row, options, day, moment)
 
     ranked = with_successors(store, ranked, day, admits, options.k)
-    ranked = mark_older(ranked, day, options.k, _later_lines(store, options, on, admits))
+    ranked = mark_older(ranked, day, options.k)
     return [
         Hit(
             rank,
@@ -263,23 +260,6 @@ def search(
         )
         for rank, item in enumerate(ranked[: options.k], 1)
     ]
-
-
-def _later_lines(
-    store: SidecarStore, options: SearchOptions, on: date, admits: Callable[[EntryRow], bool]
-) -> Later:
-    """The lines dated after a row's day, up to the day asked about, that share its rarest words most."""
-    until = (on + timedelta(days=1)).isoformat()
-
-    def later(row: EntryRow, known: Collection[int]) -> list[EntryRow]:
-        if row.day is None:
-            return []
-        wanted = selective_terms(store, query_terms(row.text), LATER_MATCHES)
-        found = store.dated_matches(wanted, _DATED_KINDS, row.day, until, LATER_LINES)
-        rows = store.fetch(entry_id for entry_id, day, _ in found if day > row.day and entry_id not in known)
-        return [found_row for found_row in rows.values() if admits(found_row)]
-
-    return later
 
 
 def _answers(row: EntryRow, options: SearchOptions, on: str, moment: float) -> bool:

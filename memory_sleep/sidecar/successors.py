@@ -11,18 +11,17 @@ Two links, both read from what the files say, never guessed from meaning:
   at 10:50, Signal" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), or whose
   value a newer result says is gone as the offline engine reads a change ("(was Y)", "from Y to X":
   engines/offline/matching.py) and shares another word with (two, for a one-word value), is older
-  than it: the newer ranks first and the older is marked "older, see NEWER". A newer line the search
-  did not find is read from the store when its link is one of key or value, not of words alone. The
-  offline engine adds a new value beside an old entry rather than supersede wrongly, and an entry
-  moved out for room is never superseded; this keeps both findable and puts the newer first. A result
-  that has ended otherwise than by a supersede (its project finished, it was done) is still the latest
-  word, shown with its own status, and a newer result still ranks above it.
+  than it: the newer ranks first and the older is marked "older, see NEWER". The offline engine adds a
+  new value beside an old entry rather than supersede wrongly, and an entry moved out for room is
+  never superseded; this keeps both findable and puts the newer first. A result that has ended
+  otherwise than by a supersede (its project finished, it was done) is still the latest word, shown
+  with its own status, and a newer result still ranks above it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -46,8 +45,6 @@ MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
 OLDER_ONLY_WORDS = 1  # and leaves out at most this many of them (its old value), or one more not a name
 BESIDE_GONE_VALUE = 2  # words a newer result saying a one-word value is gone shares with the older besides
-# admitted rows dated after a row's day that may restate it, but those of the ids given
-Later = Callable[[EntryRow, Collection[int]], list[EntryRow]]
 
 
 @dataclass
@@ -109,60 +106,34 @@ def _current(
     return None if superseded or len(seen) == 1 or not admits(row) else row
 
 
-def mark_older(ranked: list[Ranked], on: str, limit: int, later: Later) -> list[Ranked]:
+def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
-    done) but a newer one restates, and rank that newer result above it (the older keeps its place);
-    when no result restates it, the newer may be one of `later(row, ranked ids)` the search did not
-    find. A newer result ranked into the first `limit` so is asked the same in turn: the last of a
+    done) but a newer result restates, and rank that newer result above it (the older keeps its
+    place). A newer result ranked into the first `limit` so is asked the same in turn: the last of a
     chain of changes ranks first."""
-    by_id = {item.row.id: item for item in ranked}
-    statements: dict[int, Statement] = {}
+    statements = {item.row.id: _statement(item.row) for item in ranked}
+    dated = [item for item in ranked if item.row.day is not None and _latest_word(item.row, on)]
     checked: set[int] = set()
     for _ in range(MAX_CHAIN):
-        due = [item for item in _sorted(list(by_id.values()))[:limit] if item.row.id not in checked]
+        due = [item for item in _sorted(ranked)[:limit] if item.row.id not in checked]
         for item in due:
             checked.add(item.row.id)
             if item.row.day is None or not _latest_word(item.row, on):
                 continue
-            own = _known(statements, item.row)
-            newer = _newer(own, item.row, [other.row for other in by_id.values()], on, statements, True)
-            if not newer:  # none the search found: the store's later lines, linked by key or value
-                newer = _newer(own, item.row, later(item.row, by_id.keys()), on, statements, False)
+            own = statements[item.row.id]
+            newer = [
+                other
+                for other in dated
+                if other.row.day > item.row.day  # type: ignore[operator]
+                and _restates(own, statements[other.row.id])
+            ]
             if newer:
-                latest = max(
-                    newer, key=lambda row: (row.day, by_id[row.id].score if row.id in by_id else 0.0)
-                )
-                item.newer = latest
-                successor = by_id.setdefault(latest.id, Ranked(0.0, item.decay, latest, 0.0))
-                successor.score = max(successor.score, _above(item.score))
+                latest = max(newer, key=lambda other: (other.row.day, other.score))
+                item.newer = latest.row
+                latest.score = max(latest.score, _above(item.score))
         if not due:
             break
-    return _sorted(list(by_id.values()))
-
-
-def _newer(
-    own: Statement,
-    row: EntryRow,
-    rows: Iterable[EntryRow],
-    on: str,
-    statements: dict[int, Statement],
-    words_alone: bool,
-) -> list[EntryRow]:
-    """Those of `rows` dated after `row` that are the latest word and restate it."""
-    return [
-        other
-        for other in rows
-        if other.day is not None
-        and other.day > row.day  # type: ignore[operator]
-        and _latest_word(other, on)
-        and _restates(own, _known(statements, other), words_alone)
-    ]
-
-
-def _known(statements: dict[int, Statement], row: EntryRow) -> Statement:
-    if row.id not in statements:
-        statements[row.id] = _statement(row)
-    return statements[row.id]
+    return _sorted(ranked)
 
 
 def _latest_word(row: EntryRow, on: str) -> bool:
@@ -210,23 +181,25 @@ def _statement(row: EntryRow) -> Statement:
     return Statement(words, names, said, key, value, text)
 
 
-def _restates(older: Statement, newer: Statement, words_alone: bool = True) -> bool:
+def _restates(older: Statement, newer: Statement) -> bool:
     """The newer states the older's key, or repeats it with the older's value, or says the older's value
-    is gone and shares another of its words (two for a one-word value), or (`words_alone`) repeats all
-    the older's words but one, or but two that are not capitalised (a name it lacks makes it about
-    another person or thing)."""
+    is gone and shares another of its words (two for a one-word value), or repeats all the older's
+    words but one, or but two that are not capitalised (a name it lacks makes it about another person
+    or thing)."""
     left_out = older.words - newer.words
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
     shared = older.words & newer.words
-    for value in newer.gone if shared else ():  # "moves from Felix to Wei" after "ask Felix about ..."
+    for value in (
+        newer.gone if len(shared) > 1 else ()
+    ):  # "moves from Felix to Wei" after "ask Felix about ..."
         beside = shared - tokens(value)
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and mentions_value(older.claim, value):
             return True
-    if not words_alone or len(shared) < SHARED_WORDS:
+    if len(shared) < SHARED_WORDS:
         return False
     return len(left_out) <= OLDER_ONLY_WORDS or (
         len(left_out) <= OLDER_ONLY_WORDS + 1 and not left_out & older.names
