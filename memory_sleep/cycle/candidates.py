@@ -28,6 +28,11 @@ class Candidates(Protocol):
         """For each item's id, the refs of the `entries` it may be about, most likely first."""
         ...
 
+    def echoes(self, queries: Sequence[str], pools: Sequence[Sequence[str]], floor: float) -> list[list[str]]:
+        """For each query, the texts of its pool that say much the same by meaning (cosine at least
+        `floor`), nearest first; none without an embedder."""
+        ...
+
 
 def shown(candidates: Candidates, items: Sequence[NoteItem], entries: Sequence[EntryView]) -> list[EntryView]:
     """The entries any of `items` has among its candidates: what a batch is shown, best ranks first
@@ -67,6 +72,29 @@ class HybridCandidates:
             found[item.id] = [entries[index].ref for index in best]
         return found
 
+    def echoes(self, queries: Sequence[str], pools: Sequence[Sequence[str]], floor: float) -> list[list[str]]:
+        if self.embedder is None or not queries:
+            return [[] for _ in queries]
+        try:
+            self._embed_missing([text for pool in pools for text in pool])
+            rows = self.embedder.embed(queries)
+        except MemorySleepError as error:
+            self.warnings.append(_TEXT_ONLY.format(error=error))
+            self.embedder = None
+            return [[] for _ in queries]
+        found: list[list[str]] = []
+        for row, pool in zip(rows, pools, strict=True):
+            near = np.stack([self._vectors[text] for text in pool]) @ row if pool else np.zeros(0)
+            order = np.argsort(-near, kind="stable")
+            found.append([pool[index] for index in order if near[index] >= floor])
+        return found
+
+    def _embed_missing(self, texts: Sequence[str]) -> None:
+        assert self.embedder is not None
+        missing = list(dict.fromkeys(text for text in texts if text not in self._vectors))
+        if missing:
+            self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+
     def _index_terms(self, text: str) -> list[str]:
         if text not in self._terms:
             self._terms[text] = index_terms(text)
@@ -76,10 +104,8 @@ class HybridCandidates:
         """Per query, the indexes of the `pool` texts nearest it (cosine: the rows are unit vectors)."""
         if self.embedder is None or not queries:
             return None
-        missing = list(dict.fromkeys(text for text in texts if text not in self._vectors))
         try:
-            if missing:
-                self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+            self._embed_missing(texts)
             similarities = self.embedder.embed(queries) @ np.stack([self._vectors[text] for text in texts]).T
         except MemorySleepError as error:
             self.warnings.append(_TEXT_ONLY.format(error=error))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -49,6 +50,7 @@ def integrate(
     archived: Sequence[ArchiveRecord] = (),
     *,
     candidates: Candidates,
+    recent: Sequence[KeptItem] = (),
 ) -> RemResult:
     """The edits that integrate `kept` into `document`, batch by batch, oldest notes first; then show
     the items it added the entries recently `archived` while still true, so a new value for a fact
@@ -58,7 +60,10 @@ def integrate(
 
     A project's status changes go to its summary under `## Projects` (written by the projects phase),
     not into entries: they are recorded as an update of that summary and never sent to the integrator.
-    """
+
+    Each item is sent with its echoes: the entries, `recent` kept items (earlier notes' items already
+    placed or left in the notes) and earlier items of this run that say much the same by meaning, so an
+    engine can tell a repeat of something it no longer shows (trimmed for room, left in the notes)."""
     result = RemResult()
     for item in kept:
         if item.category == "status" and item.topic:
@@ -67,7 +72,12 @@ def integrate(
             )
             result.applied.append((item, summary))
     to_place = [k for k in kept if not (k.category == "status" and k.topic)]
-    ordered = sorted(to_place, key=lambda k: (k.item.day, k.item.file, k.item.line_start))
+    ordered = _with_echoes(
+        sorted(to_place, key=lambda k: (k.item.day, k.item.file, k.item.line_start)),
+        [entry.text for _, entry in document.entries()],
+        recent,
+        candidates,
+    )
     editor = DocumentEditor(copy.deepcopy(document), today)
     for start in range(0, len(ordered), batch_size):
         batch = ordered[start : start + batch_size]
@@ -75,6 +85,27 @@ def integrate(
         result.edits.extend(_edits(batch, integrator.integrate(batch, views), by_ref, editor, result))
     _supersede_archived(editor, archived, integrator, batch_size, today, result, candidates)
     return result
+
+
+ECHO_FLOOR = 0.7  # cosine of the sidecar's embeddings at which a text may say the same as another
+_MARKUP = re.compile(r"^\W*(?:\d{1,2}:\d{2}\W*)?")  # "- [ ] ", "**17:12** ", "[16:38] ": no meaning
+
+
+def _with_echoes(
+    ordered: Sequence[KeptItem], entries: Sequence[str], recent: Sequence[KeptItem], candidates: Candidates
+) -> list[KeptItem]:
+    """`ordered` with each item's echoes among the entries, the recent items and the items before it."""
+    texts = [*entries, *(kept.item.text for kept in recent), *(kept.item.text for kept in ordered)]
+    said = {_MARKUP.sub("", text, count=1): text for text in reversed(texts)}  # the first text of each
+    earlier = list(
+        dict.fromkeys(_MARKUP.sub("", text, count=1) for text in texts[: len(texts) - len(ordered)])
+    )
+    own = [_MARKUP.sub("", kept.item.text, count=1) for kept in ordered]
+    found = candidates.echoes(own, [[*earlier, *own[:number]] for number in range(len(ordered))], ECHO_FLOOR)
+    return [
+        kept.model_copy(update={"echoes": tuple(said[text] for text in echoes[:5])}) if echoes else kept
+        for kept, echoes in zip(ordered, found, strict=True)
+    ]
 
 
 def _views(
