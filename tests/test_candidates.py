@@ -104,7 +104,7 @@ def test_archived_entries_rem_may_supersede_are_the_ones_the_candidate_step_pick
             return {item.id: [entry.ref for entry in entries if "Backups" in entry.text] for item in items}
 
         def echoes(
-            self, queries: Sequence[str], pools: Sequence[Sequence[str]], floor: float
+            self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float
         ) -> list[list[str]]:
             return [[] for _ in queries]
 

@@ -18,6 +18,7 @@ from memory_sleep.sidecar.embed import Embedder, build_embedder
 from memory_sleep.sidecar.search import TextScorer, fuse
 from memory_sleep.sidecar.tokenize import index_terms
 
+_ECHO_CHUNK = 512
 _TEXT_ONLY = "candidate entries ranked by their words alone: the sidecar's embedder failed ({error})"
 
 
@@ -28,9 +29,11 @@ class Candidates(Protocol):
         """For each item's id, the refs of the `entries` it may be about, most likely first."""
         ...
 
-    def echoes(self, queries: Sequence[str], pools: Sequence[Sequence[str]], floor: float) -> list[list[str]]:
-        """For each query, the texts of its pool that say much the same by meaning (cosine at least
-        `floor`), nearest first; none without an embedder."""
+    def echoes(
+        self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float
+    ) -> list[list[str]]:
+        """For each query, the texts among the first `reach[i]` of `pool` that say much the same by
+        meaning (cosine at least `floor`), nearest first; none without an embedder."""
         ...
 
 
@@ -72,21 +75,25 @@ class HybridCandidates:
             found[item.id] = [entries[index].ref for index in best]
         return found
 
-    def echoes(self, queries: Sequence[str], pools: Sequence[Sequence[str]], floor: float) -> list[list[str]]:
-        if self.embedder is None or not queries:
+    def echoes(
+        self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float
+    ) -> list[list[str]]:
+        if self.embedder is None or not queries or not pool:
             return [[] for _ in queries]
         try:
-            self._embed_missing([text for pool in pools for text in pool])
+            self._embed_missing(pool)
             rows = self.embedder.embed(queries)
         except MemorySleepError as error:
             self.warnings.append(_TEXT_ONLY.format(error=error))
             self.embedder = None
             return [[] for _ in queries]
+        matrix = np.stack([self._vectors[text] for text in pool])
         found: list[list[str]] = []
-        for row, pool in zip(rows, pools, strict=True):
-            near = np.stack([self._vectors[text] for text in pool]) @ row if pool else np.zeros(0)
-            order = np.argsort(-near, kind="stable")
-            found.append([pool[index] for index in order if near[index] >= floor])
+        for start in range(0, len(queries), _ECHO_CHUNK):  # a bounded block of cosines at a time
+            block = rows[start : start + _ECHO_CHUNK] @ matrix.T
+            for near, limit in zip(block, reach[start : start + _ECHO_CHUNK], strict=True):
+                order = np.argsort(-near[:limit], kind="stable")
+                found.append([pool[index] for index in order if near[index] >= floor])
         return found
 
     def _embed_missing(self, texts: Sequence[str]) -> None:

@@ -101,7 +101,8 @@ def _with_echoes(
         dict.fromkeys(_MARKUP.sub("", text, count=1) for text in texts[: len(texts) - len(ordered)])
     )
     own = [_MARKUP.sub("", kept.item.text, count=1) for kept in ordered]
-    found = candidates.echoes(own, [[*earlier, *own[:number]] for number in range(len(ordered))], ECHO_FLOOR)
+    reach = [len(earlier) + number for number in range(len(ordered))]  # an item echoes what came before it
+    found = candidates.echoes(own, [*earlier, *own], reach, ECHO_FLOOR)
     return [
         kept.model_copy(update={"echoes": tuple(said[text] for text in echoes[:5])}) if echoes else kept
         for kept, echoes in zip(ordered, found, strict=True)
