@@ -134,3 +134,31 @@ def test_rem_gives_each_item_the_recent_kept_items_it_echoes_so_a_repeat_of_one_
 
     assert placed("Ines owns the Quill ledger") == [(("- Quill ledger is Ines's area",), "noop")]
     assert placed("Omar owns the Quill ledger") == [((), "add")]
+
+
+def test_a_project_status_that_only_repeats_an_earlier_one_is_a_noop_not_a_summary_update() -> None:
+    def status(line: int, text: str) -> KeptItem:
+        item = NoteItem(
+            id=f"s{line}",
+            file="memory/2026-11-20.md",
+            day=date(2026, 11, 20),
+            line_start=line,
+            line_end=line,
+            kind="line",
+            text=text,
+        )
+        return KeptItem(item=item, category="status", topic="Quill")
+
+    first = status(3, "- Quill: blocked on the vendor's API key")
+    again = status(9, "Once more: Quill: blocked on the vendor's API key")
+    other = status(12, "- Quill: blocked on the design for the new ledger")
+    candidates = HybridCandidates(FunctionEmbedder(lambda text: [float("vendor" in text), 1.0], 2))
+    document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n")
+    result, _ = integrate_and_apply(
+        [first, again, other], document, OfflineIntegrator(), TODAY, 20, candidates=candidates
+    )
+    assert [(kept.item.id, operation.op, operation.target) for kept, operation in result.applied] == [
+        ("s3", "update", "project:Quill"),
+        ("s9", "noop", None),
+        ("s12", "update", "project:Quill"),
+    ]

@@ -59,25 +59,22 @@ def integrate(
     applied to a copy (and what the batch itself adds, by item id).
 
     A project's status changes go to its summary under `## Projects` (written by the projects phase),
-    not into entries: they are recorded as an update of that summary and never sent to the integrator.
+    not into entries: they are recorded as an update of that summary, unless the integrator, shown
+    no entry, finds one only repeats its echoes (a noop).
 
     Each item is sent with its echoes: the entries, `recent` kept items (earlier notes' items already
     placed or left in the notes) and earlier items of this run that say much the same by meaning, so an
     engine can tell a repeat of something it no longer shows (trimmed for room, left in the notes)."""
     result = RemResult()
-    for item in kept:
-        if item.category == "status" and item.topic:
-            summary = Operation(
-                item_id=item.item.id, op="update", target=f"project:{item.topic}", reason="project status"
-            )
-            result.applied.append((item, summary))
-    to_place = [k for k in kept if not (k.category == "status" and k.topic)]
-    ordered = _with_echoes(
-        sorted(to_place, key=lambda k: (k.item.day, k.item.file, k.item.line_start)),
+    every = _with_echoes(
+        sorted(kept, key=lambda k: (k.item.day, k.item.file, k.item.line_start)),
         [entry.text for _, entry in document.entries()],
         recent,
         candidates,
     )
+    statuses = [k for k in every if k.category == "status" and k.topic]
+    result.applied.extend(_project_statuses(statuses, integrator))
+    ordered = [k for k in every if not (k.category == "status" and k.topic)]
     editor = DocumentEditor(copy.deepcopy(document), today)
     for start in range(0, len(ordered), batch_size):
         batch = ordered[start : start + batch_size]
@@ -85,6 +82,29 @@ def integrate(
         result.edits.extend(_edits(batch, integrator.integrate(batch, views), by_ref, editor, result))
     _supersede_archived(editor, archived, integrator, batch_size, today, result, candidates)
     return result
+
+
+def _project_statuses(
+    statuses: Sequence[KeptItem], integrator: Integrator
+) -> list[tuple[KeptItem, Operation]]:
+    """Each project status as an update of its project's summary, or the integrator's noop for one that
+    only repeats an echo (asked only about those with echoes)."""
+    echoed = [kept for kept in statuses if kept.echoes]
+    repeats = {
+        operation.item_id: operation
+        for operation in (integrator.integrate(echoed, []) if echoed else [])
+        if operation.op == "noop"
+    }
+    return [
+        (
+            kept,
+            repeats.get(kept.item.id)
+            or Operation(
+                item_id=kept.item.id, op="update", target=f"project:{kept.topic}", reason="project status"
+            ),
+        )
+        for kept in statuses
+    ]
 
 
 ECHO_FLOOR = 0.7  # cosine of the sidecar's embeddings at which a text may say the same as another
