@@ -39,6 +39,7 @@ NOT_FOR_RECALL = (
     "anthropic",
     "openai",
     "mcp",
+    "pydantic",  # the config's models: recall reads the settings they validated last (sidecar/settings.py)
 )
 
 
