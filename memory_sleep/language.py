@@ -18,6 +18,7 @@ class Sections(BaseModel):
     lesson: str = ""
     action: str = ""
     blocker: str = ""
+    people: str = ""
 
 
 class Changes(BaseModel):
@@ -72,7 +73,7 @@ LEAD_IN_WORDS = frozenset(word for label in LEAD_INS for word in label.split())
 """The words of the lead-in labels: they name no subject and no person."""
 LOG_VERBS = frozenset(word for language in _LANGUAGES for word in language.log_verbs.split())
 """Verbs a line of an activity log starts with ("deployed ...", "ran ...")."""
-SECTION_KINDS = ("decision", "lesson", "action", "blocker")
+SECTION_KINDS = ("decision", "lesson", "action", "blocker", "people")
 SECTION_NAMES: dict[str, tuple[str, ...]] = {
     kind: tuple(
         sorted(

@@ -108,6 +108,9 @@ class OfflineIntegrator:
         return operations
 
 
+_TABLE_RULE = re.compile(r"^\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$")
+
+
 def entry_text(kept: KeptItem) -> str:
     """The one-line MEMORY.md wording of a kept item: markup stripped, lines joined, length capped."""
     lines = []
@@ -116,7 +119,7 @@ def entry_text(kept: KeptItem) -> str:
         line = cues.CHECKBOX_OPEN.sub("", line, count=1)
         line = cues.TIMESTAMP.sub("", line, count=1)
         line = re.sub(r"\*\*([^*]+)\*\*", r"\1", line).strip()
-        if line:
+        if line and not _TABLE_RULE.match(line):  # a table's "|---|---|" row says nothing
             lines.append(line.rstrip(".;"))
     lead = re.sub(r"\*\*([^*]+)\*\*", r"\1", kept.item.lead or "").strip()
     text = shorten((f"{lead}: " if lead else "") + "; ".join(lines), ENTRY_MAX_CHARS)
