@@ -21,6 +21,7 @@ class Sections:
     lesson: str = ""
     action: str = ""
     blocker: str = ""
+    people: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ LEAD_IN_WORDS = frozenset(word for label in LEAD_INS for word in label.split())
 """The words of the lead-in labels: they name no subject and no person."""
 LOG_VERBS = frozenset(word for language in _LANGUAGES for word in language.log_verbs.split())
 """Verbs a line of an activity log starts with ("deployed ...", "ran ...")."""
-SECTION_KINDS = ("decision", "lesson", "action", "blocker")
+SECTION_KINDS = ("decision", "lesson", "action", "blocker", "people")
 SECTION_NAMES: dict[str, tuple[str, ...]] = {
     kind: tuple(
         sorted(

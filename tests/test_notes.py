@@ -381,3 +381,9 @@ def test_discover_without_memory_folder_finds_nothing(tmp_path: Path) -> None:
     (tmp_path / "MEMORY.md").write_text("")
     found = discover(Workspace.open(tmp_path))
     assert (found.notes, found.strays, found.problems) == ([], [], [])
+
+
+@pytest.mark.parametrize("label", ["**Remaining:**", "**剩余手动**:", "**优势：**", "Next steps:"])
+def test_a_label_introduces_the_list_below_it_with_the_colon_inside_or_after_the_bold(label: str) -> None:
+    found = items(f"{label}\n- create the channel\n- scan the code\n")
+    assert [item.lead for item in found[1:]] == [label.strip("*:：")] * 2

@@ -9,13 +9,13 @@ import pytest
 
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.offline.classify import OfflineClassifier
-from memory_sleep.models import Classification, EntryView, NoteItem
+from memory_sleep.models import Classification, EntryView, ItemKind, NoteItem
 
 from .item_helpers import note_item
 
 
-def _classify(text: str) -> Classification:
-    item = note_item(text)
+def _classify(text: str, kind: ItemKind = "line") -> Classification:
+    item = note_item(text, kind=kind)
     return OfflineClassifier().classify([item], ClassifyContext(projects=["Meridian"], memory=[]))[0]
 
 
@@ -146,12 +146,12 @@ def test_a_change_back_is_no_repeat_of_the_change_it_undoes() -> None:
 
 
 def test_a_line_whose_shape_recurs_across_days_is_routine_whatever_its_words() -> None:
-    """ "Brain: N memories | Phi: x" names no routine word; that it comes back day after day with other
+    """ "Brain: N memories, Phi x" names no routine word; that it comes back day after day with other
     numbers makes it routine. The first days it is seen it is judged on its own."""
     from memory_sleep.engines.recurrence import Recurrence, note_shapes
 
     def status_line(day: int) -> str:
-        return f"**Brain:** {3500 + day * 17} memories | Phi: 0.{7400 + day} (cycle #{day})"
+        return f"**Brain:** {3500 + day * 17} memories, Phi 0.{7400 + day} (cycle #{day})"
 
     days = [date(2026, 3, day) for day in range(1, 6)]
     recurrence = Recurrence().with_notes((day, note_shapes([status_line(day.day)])) for day in days)
@@ -277,8 +277,66 @@ def test_an_item_restated_later_in_its_note_is_a_repeat_in_whatever_batch_it_com
     [
         "- 结论：按当前 FastAPI 架构，先落一个单服务 YouTube bounded context，不走多 Agent。",
         "**用途：** Telegram Bot 云端部署",
+        # a short key makes it a fact however long the value ("the conclusion, fixed as: ...")
+        "- 结论固定为：Hermes 不走原生 Windows，统一通过 WSL2；AAS 通过 `HermesRuntimeAdapterService`、"
+        "`configs/runtime_agents/hermes.yaml` 和 `metadata.hermes` 接入，不直接耦合进程层，也不另起一套进程管理。",
     ],
 )
 def test_a_line_keyed_with_a_full_width_colon_is_read_as_keyed(text: str) -> None:
     verdict = _classify(text)
     assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "**类型**: [系统维护] [自检]",
+        "- **标签**: #自检 #系统健康",
+        "- **Tags**: #release #ops",
+        "*Type: [task] [data] | Priority: P0 | Status: 100% done*",
+        "**Brain:** 3571 memories | Phi: 0.7415",
+    ],
+)
+def test_fields_about_the_note_are_routine_on_first_sight(text: str) -> None:
+    """A key whose value is only tags, or a row of keyed fields, describes the note: no statement."""
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "routine")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["**Owner:** Ana", "- **Issue:** #3107 is the flaky e2e test", "**Billing channel:** #billing-eng"],
+)
+def test_a_keyed_statement_is_no_metadata(text: str) -> None:
+    assert _classify(text).verdict == "KEEP"
+
+
+@pytest.mark.parametrize(
+    ("table", "category"),
+    [
+        (
+            "| Agent | Model | Role | Trust |\n|---|---|---|---|\n| AGNI | Opus 4.6 | Research | 0.85 |\n"
+            "| Codex | Sonnet 4.5 | Governance | 0.90 |\n| Kimi | K2.5 | Measurement | 0.88 |\n"
+            "| Rush | Opus 4.6 | Bridge | 0.75 |",
+            "relationship",
+        ),
+        (
+            "| Tier | Model | Use | Context |\n|---|---|---|---|\n| T0 | `gemma3:27b` | heartbeat | 8K |\n"
+            "| T1 | `nemotron-49b` | reasoning | 262K |\n| T2 | `glm4-7` | coding | 262K |\n"
+            "| T3 | `deepseek-r1` | math | 262K |",
+            "fact",
+        ),
+    ],
+)
+def test_a_reference_table_with_some_numbers_is_kept(table: str, category: str) -> None:
+    """Most of its cells name things: a table the author keeps, not measurements pasted."""
+    verdict = _classify(table, kind="table")
+    assert (verdict.verdict, verdict.category) == ("KEEP", category)
+
+
+def test_a_table_mostly_of_numbers_is_output() -> None:
+    table = "| endpoint | p50 (ms) | p95 (ms) | rps |\n|---|---:|---:|---:|\n" + "\n".join(
+        f"| /v1/{path} | {p50} | {p50 * 3} | {p50 * 20} |" for path, p50 in (("items", 12), ("search", 40))
+    )
+    verdict = _classify(table, kind="table")
+    assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "debug")

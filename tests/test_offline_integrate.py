@@ -558,3 +558,11 @@ def test_a_new_address_beside_the_old_one_it_retires_is_no_repeat() -> None:
     assert operation.op != "noop"
     assert operation.op == "add" or operation.target == "E1"
     assert "10.0.9.42" in (operation.text or "")
+
+
+def test_a_tables_entry_leaves_out_its_rule_row() -> None:
+    from memory_sleep.engines.offline.integrate import entry_text
+
+    table = "| Agent | Role |\n|-------|------|\n| AGNI | research |\n| Codex | governance |"
+    kept = KeptItem(item=note_item(table, kind="table"), category="relationship", topic=None)
+    assert entry_text(kept) == "| Agent | Role |; | AGNI | research |; | Codex | governance |"

@@ -34,3 +34,36 @@ def test_open_actions_are_found_by_the_section_or_the_marker_they_stand_under(
     item = dataclasses.replace(note_item(text), headings=("2026-03-05", *headings))
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (verdict.verdict, verdict.category) == ("KEEP", "action")
+
+
+@pytest.mark.parametrize(
+    ("lead", "category"),
+    [("Remaining", "action"), ("剩余手动", "action"), ("Next steps", "action"), ("Decisions", "decision")],
+)
+def test_a_label_that_starts_with_a_section_name_gives_its_list_that_kind(lead: str, category: str) -> None:
+    item = dataclasses.replace(note_item("- create the release channel"), headings=("Evening",), lead=lead)
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict, verdict.category) == ("KEEP", category)
+
+
+def test_a_sentence_that_holds_a_section_name_somewhere_gives_its_list_no_kind() -> None:
+    """ "将以下经验记录到长期记忆" (write these lessons to memory) is narration, not a Lessons list."""
+    item = dataclasses.replace(
+        note_item("1. 项目健康检查清单"), headings=("记录",), lead="将以下经验记录到长期记忆"
+    )
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert verdict.category != "lesson"
+
+
+@pytest.mark.parametrize(
+    ("heading", "text"),
+    [
+        ("Role Clarification", "- Knowledge librarian (the wiki, the glossary)"),
+        ("Contacts", "- Ana: billing on-call, the exporter"),
+        ("角色分工", "- 小李：前端和设计"),
+    ],
+)
+def test_items_under_a_people_or_roles_section_are_people_context(heading: str, text: str) -> None:
+    item = dataclasses.replace(note_item(text, kind="bullet"), headings=("2026-03-05", heading))
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict, verdict.category) == ("KEEP", "relationship")

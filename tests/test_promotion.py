@@ -18,6 +18,7 @@ NOTE = """# 2026-11-24
 - **Load:** 0.09, 0.10, 0.10
 - **Scans so far:** 146
 - **Untracked files:** none
+- **待处理**: 7 个
 - **Source:** https://github.com/example/page-agent
 
 ## Notes
@@ -44,7 +45,7 @@ def test_a_cards_readings_and_a_stamp_stay_in_the_notes_and_a_lone_keyed_fact_is
     memory = (tmp_path / "MEMORY.md").read_text(encoding="utf-8")
     assert "Billing DB: Postgres 16 on db-billing-2" in memory  # a lone keyed fact
     assert "https://github.com/example/page-agent" in memory  # a card's field naming a lasting value
-    for moment in ("0.09", "Scans so far", "Untracked files", "2026-11-24 00:07", "23:55"):
+    for moment in ("0.09", "Scans so far", "Untracked files", "待处理", "2026-11-24 00:07", "23:55"):
         assert moment not in memory
     state = json.loads((tmp_path / "memory" / ".sleep" / "state.json").read_text(encoding="utf-8"))
     assert not state.get("pending")  # left in the notes, not carried over to the next run

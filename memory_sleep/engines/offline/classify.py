@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.cards import KEYED
 from memory_sleep.engines.offline import cues, matching, promotion, routine, sections
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
@@ -23,8 +24,9 @@ _EXPLICIT_PROJECT = re.compile(
 _DUPLICATE_SIMILARITY = 0.9
 _KEPT_PER_NOTE = 200  # the kept items of a note a later item is compared with, most recent first
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
-# a cell holding only numbers and their units ("12 ms", "5m32s", "1,024 MB"), not a date or a name
-_MEASUREMENT_CELL = re.compile(r"\|\s*(?:[\d.,:]+\s?[^\W\d_]{0,3}\s*)+(?=\|)")
+# a reading: a cell holding only numbers and their units ("12 ms", "5m32s", "1,024 MB") or only marks
+# ("✅", "❌"), not a date or a name
+_MEASUREMENT_CELL = re.compile(r"\|\s*(?:(?:[\d.,:]+\s?[^\W\d_]{0,3}\s*)+|[^\w\s|]+\s*)(?=\|)")
 _MEASUREMENTS_IN_OUTPUT = 4
 _LEAD_IN = re.compile(r"^[^\n]{3,118}:$")
 _CUE_NAMES: dict[Category, str] = {
@@ -105,8 +107,10 @@ def _verdict(
         return _discard("recalled", "text the tool wrote (briefing or recall), not new memory")
     if cues.DEBUG.search(first_line) or _looks_like_log(item.text) or routine.is_stack_trace(text):
         return _discard("debug", "log or debug output")
-    if item.kind == "table" and len(_MEASUREMENT_CELL.findall(text)) >= _MEASUREMENTS_IN_OUTPUT:
+    if item.kind == "table" and _measurements(text):
         return _discard("debug", "a table of measurements: output, not memory")
+    if routine.is_metadata(first_line):
+        return _discard("routine", "fields about the note (only tags, or a row of keys), not a statement")
     category = _keep_category(item, text)
     first_raw = item.text.split("\n", 1)[0]
     if category not in ("decision", "lesson") and recurrence.is_routine(
@@ -129,7 +133,7 @@ def _verdict(
         sections.is_log_line(first_line)
         and category not in ("decision", "lesson")
         and not cues.CHECKBOX_OPEN.match(item.text)
-        and sections.section_category(item.headings) is None
+        and sections.section_category(item.headings, item.lead) is None
         and not matching.replaced_values(text)
     ):
         return _discard("routine", "a line of the activity log: what was done, not what holds")
@@ -158,10 +162,9 @@ def _keep_category(item: NoteItem, text: str) -> Category | None:
         return "action"
     if len(text.split()) < 2 and not any(is_cjk(char) for char in text):
         return None  # one word ("HEARTBEAT_OK", "done"): no statement
-    if item.kind == "table":
-        header = text.splitlines()[0] if text else ""
-        return "fact" if cues.FACT.search(header) or cues.STATUS.search(header) else None
-    structured = sections.section_category(item.headings)
+    if item.kind == "table":  # a reference table; its header may name what it lists ("| Name | Role |")
+        return sections.section_category(tuple(text.splitlines()[:1])) or "fact"
+    structured = sections.section_category(item.headings, item.lead)
     if structured is not None:
         return structured
     key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", item.text, count=1))
@@ -183,6 +186,8 @@ def _keep_category(item: NoteItem, text: str) -> Category | None:
         return "fact"  # a keyed value, or one that names the value it replaced ("(was 2026-10-19)")
     if "\n" not in text and cues.DECLARATIVE.match(text) and not sections.is_log_line(text):
         return "fact"  # a plain statement of how something is: "Grus prod DB is Postgres 14"
+    if "\n" not in text and KEYED.match(text) and not sections.is_log_line(text):
+        return "fact"  # "Key: value" however long the value
     return None
 
 
@@ -215,6 +220,14 @@ def _plain(text: str) -> str:
         line = cues.TIMESTAMP.sub("", line, count=1)
         lines.append(line.replace("：", ": ").strip())  # a full-width colon keys a line as ":" does
     return "\n".join(line for line in lines if line)
+
+
+def _measurements(table: str) -> bool:
+    """Half the cells of the table's rows below its header or more are readings: output pasted."""
+    rows = table.splitlines()[2:]
+    cells = sum(max(row.count("|") - 1, 1) for row in rows)
+    found = len(_MEASUREMENT_CELL.findall("\n".join(rows)))
+    return found >= _MEASUREMENTS_IN_OUTPUT and found * 2 >= cells
 
 
 def _looks_like_log(text: str) -> bool:

@@ -108,6 +108,9 @@ class OfflineIntegrator:
         return operations
 
 
+_TABLE_RULE = re.compile(r"^\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$")
+
+
 def entry_text(kept: KeptItem) -> str:
     """The one-line MEMORY.md wording of a kept item: markup stripped, lines joined, length capped."""
     lead = re.sub(r"\*\*([^*]+)\*\*", r"\1", kept.item.lead or "").strip()
@@ -127,7 +130,7 @@ def plain(text: str) -> str:
         line = cues.CHECKBOX_OPEN.sub("", line, count=1)
         line = cues.TIMESTAMP.sub("", line, count=1)
         line = re.sub(r"\*\*([^*]+)\*\*", r"\1", line).strip()
-        if line:
+        if line and not _TABLE_RULE.match(line):  # a table's "|---|---|" row says nothing
             lines.append(line.rstrip(".;"))
     return "; ".join(lines)
 

@@ -16,6 +16,7 @@ _CATEGORY: dict[str, Category] = {
     "lesson": "lesson",
     "action": "action",
     "blocker": "status",
+    "people": "relationship",
 }
 _NOT_WORD = re.compile(r"[^\w\s-]+")
 _FIRST_WORD = re.compile(r"^[\w-]+")
@@ -33,13 +34,24 @@ def heading_kind(heading: str) -> str | None:
     return None
 
 
-def section_category(headings: Sequence[str]) -> Category | None:
-    """The category the innermost heading that names a kind of section gives its items."""
-    for heading in reversed(headings):
-        kind = heading_kind(heading)
-        if kind is not None:
-            return _CATEGORY[kind]
+def label_kind(label: str) -> str | None:
+    """The kind of section a label introducing a list starts with ("**Next steps:**", "剩余手动:"); a
+    sentence that only holds a name somewhere ("record these lessons below:") names none."""
+    plain = " ".join(_NOT_WORD.sub(" ", label.lower()).split()) + " "
+    for kind in SECTION_KINDS:
+        for name in SECTION_NAMES[kind]:
+            if plain.startswith(name if is_cjk(name[0]) else f"{name} "):
+                return kind
     return None
+
+
+def section_category(headings: Sequence[str], lead: str | None = None) -> Category | None:
+    """The category the label introducing an item's list, else the innermost heading that names a kind
+    of section, gives its items."""
+    kind = (label_kind(lead) if lead else None) or next(
+        (kind for heading in reversed(headings) if (kind := heading_kind(heading))), None
+    )
+    return _CATEGORY[kind] if kind else None
 
 
 def is_log_line(line: str) -> bool:
