@@ -174,7 +174,7 @@ def fuse_scores(
 
     Scores, not ranks: reciprocal rank fusion gave an entry first on one side by a wide margin, and
     absent from the other, less than one in the middle of both (an answer the embedding ranked
-    first lost to lines sharing two common words with the question); the README's embedder table
+    first lost to lines sharing two common words with the question); benchmarks/RECALL-MISSES.md
     has the figures.
     """
     if not text_scores:
