@@ -1,6 +1,6 @@
 """Benchmark "current first": does recall answer with what is true now, and how fast is it?
 
-Usage: python benchmarks/bench_current_first.py [--days 60] [--seed 0] [--half test all]
+Usage: python benchmarks/bench_current_first.py [--days 60] [--seed 0] [--half test all] [--timings-only]
 
 The generator's facts and decisions whose value changed (reversals, value changes; it knows every
 value and which is final) are replayed night by night with the offline engine, indexed with the
@@ -15,6 +15,7 @@ questions that have a `current` value (benchmarks/realnotes/labels). Recall@5 on
 is measured on fixtures/workspace after one run. Times: `memory-sleep recall` as a whole process
 (median of 10) and in-process search (median of 50) on that workspace and on a synthetic one of
 `--large` entries (100,000), with the machine's load average: it is shared, so compare ratios.
+`--timings-only` measures the times alone, none of the scores.
 """
 
 from __future__ import annotations
@@ -247,16 +248,19 @@ def main() -> None:
         "--large", type=int, default=100_000, help="entries of the synthetic workspace timed (0: none)"
     )
     parser.add_argument("--half", nargs="+", choices=("test", "tune", "all"), default=["test", "all"])
+    parser.add_argument("--timings-only", action="store_true", help="measure the times alone, no scores")
     args = parser.parse_args()
     rows: dict[str, float | int] = {}
     with tempfile.TemporaryDirectory() as temporary:
         scratch = Path(temporary)
-        for half in args.half:
-            for name, value in changed_facts(args.days, args.seed, half, scratch / half).items():
-                rows[f"{name} ({half} half)"] = value
-        rows.update(real_notes(scratch / "real"))
+        if not args.timings_only:
+            for half in args.half:
+                for name, value in changed_facts(args.days, args.seed, half, scratch / half).items():
+                    rows[f"{name} ({half} half)"] = value
+            rows.update(real_notes(scratch / "real"))
         folder = fixture_after_run(scratch)
-        rows["recall@5, fixture queries"] = recall_at_5(folder)
+        if not args.timings_only:
+            rows["recall@5, fixture queries"] = recall_at_5(folder)
         rows.update(timings(folder, "which database does the Atlas job queue use", "2026-11-25", "example"))
         if args.large:
             large = large_workspace(scratch, args.large)

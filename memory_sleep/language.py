@@ -1,18 +1,21 @@
 """Words of human languages that the tokenizer and the offline engine need, read once from the files
-in memory_sleep/languages/ (one per language; their lists are merged, since notes mix languages)."""
+in memory_sleep/languages/ (one per language; their lists are merged, since notes mix languages).
+
+Plain dataclasses, not pydantic models: every process reads these files, a recall included, and
+importing pydantic cost a recall ~90 ms. The files ship with the package; an unknown key in one is
+still an error naming the file, and tests/test_language.py checks every value is text."""
 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
 
-
-class Sections(BaseModel):
+@dataclass(frozen=True)
+class Sections:
     """Section names by what their items are, one name a line."""
-
-    model_config = ConfigDict(extra="forbid")
 
     decision: str = ""
     lesson: str = ""
@@ -20,10 +23,9 @@ class Sections(BaseModel):
     blocker: str = ""
 
 
-class Changes(BaseModel):
+@dataclass(frozen=True)
+class Changes:
     """Words that mark a value as no longer current, and a note as a repeat, one phrase a line."""
-
-    model_config = ConfigDict(extra="forbid")
 
     old_value: str = ""
     old_value_in_text: str = ""
@@ -33,26 +35,34 @@ class Changes(BaseModel):
     repeat: str = ""
 
 
-class LanguageWords(BaseModel):
+@dataclass(frozen=True)
+class LanguageWords:
     """One language's file: stopwords, generic words and log verbs separated by spaces, lead-ins one a
     line, section names by kind, markers of changed values."""
-
-    model_config = ConfigDict(extra="forbid")
 
     stopwords: str = ""
     generic: str = ""
     lead_ins: str = ""
     log_verbs: str = ""
-    sections: Sections = Sections()
-    changes: Changes = Changes()
+    sections: Sections = field(default_factory=Sections)
+    changes: Changes = field(default_factory=Changes)
 
 
 def read_languages() -> dict[str, LanguageWords]:
     """Every language file shipped in the package, by file name."""
     return {
-        path.name: LanguageWords.model_validate(tomllib.loads(path.read_text("utf-8")))
+        path.name: _language(path, tomllib.loads(path.read_text("utf-8")))
         for path in sorted(Path(__file__).with_name("languages").glob("*.toml"))
     }
+
+
+def _language(path: Path, data: dict[str, Any]) -> LanguageWords:
+    try:
+        sections = Sections(**data.pop("sections", {}))
+        changes = Changes(**data.pop("changes", {}))
+        return LanguageWords(**data, sections=sections, changes=changes)
+    except TypeError as error:  # an unknown key: "... got an unexpected keyword argument 'x'"
+        raise ValueError(f"{path}: {error}") from None
 
 
 _LANGUAGES = read_languages().values()

@@ -6,6 +6,7 @@ from datetime import date
 
 from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
 from memory_sleep.engines.offline.brief import OfflineBriefer
+from memory_sleep.models import ProjectFields
 
 TODAY = date(2026, 4, 15)
 
@@ -39,3 +40,22 @@ def test_urgency_puts_overdue_first_and_keeps_the_document_order_among_equals() 
     undated_old = ActionView(text="no day known", topic=None, deadline=None)
     ordered = by_urgency([undated_old, second, soon, first, overdue], TODAY)
     assert ordered == [overdue, soon, second, first, undated_old]
+
+
+def test_a_blocked_project_whose_status_names_it_is_not_named_twice() -> None:
+    """A status "blocked: Beacon blocked: waiting on the vendor" read "Beacon is blocked: Beacon blocked: ..."."""
+
+    def fields(status: str) -> ProjectFields:
+        return ProjectFields(status=status, contacts="", last_event="", next="")
+
+    projects = {
+        "Beacon": fields("blocked: Beacon blocked: waiting on the vendor's API key"),
+        "Harbor": fields("blocked: waiting on legal review"),
+    }
+    briefing = OfflineBriefer().brief(
+        BriefingContext(today=TODAY, open_actions=[], projects=projects, recent=[])
+    )
+    assert briefing.priorities == [
+        "Beacon blocked: waiting on the vendor's API key",
+        "Harbor is blocked: waiting on legal review",
+    ]

@@ -3,6 +3,9 @@ and the sidecar alike."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from pathlib import Path
+
 import pytest
 
 from memory_sleep import language
@@ -20,6 +23,17 @@ def test_every_language_file_reads_and_english_has_every_list() -> None:
     english = files["en.toml"]
     assert english.stopwords.split() and english.generic.split() and english.lead_ins.split()
     assert all(label == label.lower() for label in language.LEAD_INS)
+
+
+def test_every_value_of_every_language_file_is_text_and_an_unknown_key_names_its_file() -> None:
+    for name, words in language.read_languages().items():
+        data = asdict(words)
+        values = [*data.pop("sections").values(), *data.pop("changes").values(), *data.values()]
+        assert all(isinstance(value, str) for value in values), name
+    with pytest.raises(ValueError, match=r"xx\.toml: .*'stopword'"):
+        language._language(Path("xx.toml"), {"stopword": "a"})
+    with pytest.raises(ValueError, match=r"xx\.toml: .*'negations'"):
+        language._language(Path("xx.toml"), {"changes": {"negations": "not"}})
 
 
 def test_the_engine_and_the_search_leave_out_the_same_stopwords() -> None:

@@ -26,7 +26,8 @@ NOTES = {
 
 NOT_FOR_RECALL = (
     "memory_sleep.cycle.runner",
-    "memory_sleep.engines.offline",
+    "memory_sleep.engines.offline.classify",  # the engine's phases (recall reads changes with matching.py)
+    "memory_sleep.engines.offline.integrate",
     "memory_sleep.sidecar.index",
     "memory_sleep.workspace.notes",
     "memory_sleep.cli.gc",  # the modules of the other verbs, and what they import
@@ -39,6 +40,7 @@ NOT_FOR_RECALL = (
     "anthropic",
     "openai",
     "mcp",
+    "pydantic",  # the config's models: recall reads the settings they validated last (sidecar/settings.py)
 )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from memory_sleep.engines.offline import OfflineIntegrator
+from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import KeptItem, NoteItem, Operation
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, records_since
 from memory_sleep.workspace.memory_doc import MemoryDocument

@@ -12,15 +12,17 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from memory_sleep.config import Config, load_config
 from memory_sleep.cycle import PHASES
 from memory_sleep.errors import MemorySleepError
 from memory_sleep.text import counted
 from memory_sleep.workspace.layout import Workspace
+
+if TYPE_CHECKING:
+    from memory_sleep.config import Config
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -91,6 +93,8 @@ def _record_failures(command: F) -> F:
 
 
 def _config(workspace: Workspace, config_file: Path | None) -> Config:
+    from memory_sleep.config import load_config  # pydantic: a recall reads its settings without it
+
     return load_config(config_file or workspace.config_file, required=config_file is not None)
 
 

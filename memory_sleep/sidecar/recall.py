@@ -19,16 +19,17 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from memory_sleep.config import Config, DecayConfig, SidecarConfig, load_config
 from memory_sleep.errors import MemorySleepError, StoreError
 from memory_sleep.sidecar.embed import Embedder, build_embedder
 from memory_sleep.sidecar.search import Hit, Mode, SearchOptions, search
+from memory_sleep.sidecar.settings import RecallSettings, recall_settings
 from memory_sleep.sidecar.stats import sidecar_stats
 from memory_sleep.sidecar.store import DB_NAME, Store
 from memory_sleep.sidecar.vectors import VectorIndex, cache_generations
 from memory_sleep.workspace.layout import Workspace, unwritable
 
 if TYPE_CHECKING:
+    from memory_sleep.config import Config, DecayConfig, SidecarConfig
     from memory_sleep.sidecar.boundary import SidecarStore
     from memory_sleep.sidecar.index import IndexReport
 
@@ -221,7 +222,7 @@ def open_sidecar(
     read-only when the workspace cannot be written (`store.read_only` says why; writes then fail).
     With `[sidecar] store = "postgres"`, the workspace's scope of the database at `dsn` instead."""
     workspace = Workspace.open(Path(folder))
-    settings = config or load_config(workspace.config_file)
+    settings = RecallSettings.of(config) if config is not None else recall_settings(workspace)
     embedder = embedder or build_embedder(settings.sidecar)
     if settings.sidecar.store == "postgres":
         return Sidecar(
@@ -232,7 +233,7 @@ def open_sidecar(
             None,  # no matrix cache: pgvector searches the database
             settings.max_note_bytes,
             clock,
-            settings.memory.gc.decay,
+            settings.decay,
         )
     path = workspace.check_state_dir() / DB_NAME
     store = Store.open(path, read_only=unwritable(path.parent) or unwritable(path))
@@ -244,7 +245,7 @@ def open_sidecar(
         workspace.state_dir,
         settings.max_note_bytes,
         clock,
-        settings.memory.gc.decay,
+        settings.decay,
     )
 
 

@@ -273,7 +273,11 @@ def search(
         decay = decay_factor(row, moment, options.half_life_days, options.decay_floor)
         relevance = score * decay * COPY_WEIGHT.get(row.kind, 1.0)
         ranked.append(Ranked(relevance * (ENDED_WEIGHT if row.ended_on(day) else 1.0), decay, row, relevance))
-    ranked = with_successors(store, ranked, day, lambda row: _answers(row, options, day, moment), options.k)
+
+    def admits(row: EntryRow) -> bool:
+        return _answers(row, options, day, moment)
+
+    ranked = with_successors(store, ranked, day, admits, options.k)
     ranked = mark_older(ranked, day, options.k)
     return [
         Hit(

@@ -169,11 +169,11 @@ class Store(Erasure, QueryLog):
                 found[row[0]] = EntryRow(*row)
         return found
 
-    def entry_at(self, source_key: str, line: int) -> EntryRow | None:
-        """The live entry of a source whose lines hold `line`."""
+    def entry_at(self, source_key: str, line: int, live: bool = True) -> EntryRow | None:
+        """The live entry of a source whose lines hold `line` (with `live` False, a soft-deleted one)."""
         row = self.db.execute(
             f"SELECT {ENTRY_COLUMNS} FROM entries WHERE source_key = ? AND line_start <= ? AND line_end >= ?"
-            " AND deleted_at IS NULL ORDER BY line_start DESC LIMIT 1",
+            f" AND deleted_at IS {'' if live else 'NOT '}NULL ORDER BY line_start DESC LIMIT 1",
             (source_key, line, line),
         ).fetchone()
         return EntryRow(*row) if row else None

@@ -8,11 +8,14 @@ Two links, both read from what the files say, never guessed from meaning:
 - a dated result whose words a newer result repeats, all but one of them at most (the same key with
   another value, or "moved to X (was Y)"), or whose `Key:` (two words or more) a newer result states
   with a value of its own, or repeats with the first number of the old value ("team sync: Wednesdays
-  at 10:50, Signal" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), is
-  older than it: the newer ranks first and the older is marked "older, see NEWER". The offline engine
-  adds a new value beside an old entry rather than supersede wrongly, and an entry moved out for room
-  is never superseded; this keeps both findable and puts the newer first. A newer result that has ended otherwise than by a
-  supersede (its project finished, it was done) is still the latest word, shown with its own status.
+  at 10:50, Signal" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), or whose
+  value a newer result says is gone as the offline engine reads a change ("(was Y)", "from Y to X":
+  engines/offline/matching.py) and shares another word with (two, for a one-word value), is older
+  than it: the newer ranks first and the older is marked "older, see NEWER". The offline engine adds a
+  new value beside an old entry rather than supersede wrongly, and an entry moved out for room is
+  never superseded; this keeps both findable and puts the newer first. A result that has ended
+  otherwise than by a supersede (its project finished, it was done) is still the latest word, shown
+  with its own status, and a newer result still ranks above it.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import PurePosixPath
 
+from memory_sleep.engines.offline.matching import current_claim, mentions_value, replaced_values
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import tokens, word_sequence
@@ -39,6 +44,7 @@ KEY_WORDS = 2  # a key of at least this many words names one thing
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
 OLDER_ONLY_WORDS = 1  # and leaves out at most this many of them (its old value), or one more not a name
+BESIDE_GONE_VALUE = 2  # words a newer result saying a one-word value is gone shares with the older besides
 
 
 @dataclass
@@ -90,34 +96,43 @@ def _current(
     for _ in range(MAX_CHAIN):
         if not (row.ended_on(on) and row.ended_by) or (place := ending_place(row.ended_by)) is None:
             break
-        found = store.entry_at(*place)
-        if found is None or found.id in seen or not admits(found):
+        # a line GC compacted away keeps its ending: the chain goes on through it
+        found = store.entry_at(*place) or store.entry_at(*place, live=False)
+        if found is None or found.id in seen:
             return None
         seen.add(found.id)
         row = found
     superseded = row.ended_on(on) and row.status == "superseded"
-    return None if superseded or len(seen) == 1 else row
+    return None if superseded or len(seen) == 1 or not admits(row) else row
 
 
 def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
-    """Mark each of the first `limit` dated, still valid results that a newer valid result restates,
-    and rank that newer result above it (the older keeps its place)."""
-    words = {item.row.id: _statement(item.row) for item in ranked}
+    """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
+    done) but a newer result restates, and rank that newer result above it (the older keeps its
+    place). A newer result ranked into the first `limit` so is asked the same in turn: the last of a
+    chain of changes ranks first."""
+    statements = {item.row.id: _statement(item.row) for item in ranked}
     dated = [item for item in ranked if item.row.day is not None and _latest_word(item.row, on)]
-    for item in ranked[:limit]:
-        if item.row.day is None or item.row.ended_on(on):
-            continue
-        own = words[item.row.id]
-        newer = [
-            other
-            for other in dated
-            if other.row.day > item.row.day  # type: ignore[operator]
-            and _restates(own, words[other.row.id])
-        ]
-        if newer:
-            latest = max(newer, key=lambda other: (other.row.day, other.score))
-            item.newer = latest.row
-            latest.score = max(latest.score, _above(item.score))
+    checked: set[int] = set()
+    for _ in range(MAX_CHAIN):
+        due = [item for item in _sorted(ranked)[:limit] if item.row.id not in checked]
+        for item in due:
+            checked.add(item.row.id)
+            if item.row.day is None or not _latest_word(item.row, on):
+                continue
+            own = statements[item.row.id]
+            newer = [
+                other
+                for other in dated
+                if other.row.day > item.row.day  # type: ignore[operator]
+                and _restates(own, statements[other.row.id])
+            ]
+            if newer:
+                latest = max(newer, key=lambda other: (other.row.day, other.score))
+                item.newer = latest.row
+                latest.score = max(latest.score, _above(item.score))
+        if not due:
+            break
     return _sorted(ranked)
 
 
@@ -134,6 +149,17 @@ class Statement:
     said: frozenset[str] = frozenset()  # every word, clock times too
     key: frozenset[str] = frozenset()  # the words of its last "Key:" (at least KEY_WORDS of them)
     value: str | None = None  # the first word of its value that holds a digit: "10:50", "kimi-k2.5"
+    text: str = ""
+
+    @cached_property
+    def claim(self) -> str:
+        """What it claims now, without the values it says are gone (read only when a link needs it)."""
+        return current_claim(self.text)
+
+    @cached_property
+    def gone(self) -> tuple[str, ...]:
+        """The values it says are gone: "(was 5432)", "from Kafka to"."""
+        return replaced_values(self.text)
 
 
 def _statement(row: EntryRow) -> Statement:
@@ -150,20 +176,30 @@ def _statement(row: EntryRow) -> Statement:
         else frozenset()
     )
     if keyed is None or len(key) < KEY_WORDS:
-        return Statement(words, names, said)
+        return Statement(words, names, said, text=text)
     value = next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
-    return Statement(words, names, said, key, value)
+    return Statement(words, names, said, key, value, text)
 
 
 def _restates(older: Statement, newer: Statement) -> bool:
-    """The newer states the older's key, or repeats it with the older's value, or all the older's words but
-    one, or but two that are not capitalised (a name it lacks makes it about another person or thing)."""
+    """The newer states the older's key, or repeats it with the older's value, or says the older's value
+    is gone and shares another of its words (two for a one-word value), or repeats all the older's
+    words but one, or but two that are not capitalised (a name it lacks makes it about another person
+    or thing)."""
     left_out = older.words - newer.words
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
-    if len(older.words & newer.words) < SHARED_WORDS:
+    shared = older.words & newer.words
+    for value in (
+        newer.gone if len(shared) > 1 else ()
+    ):  # "moves from Felix to Wei" after "ask Felix about ..."
+        beside = shared - tokens(value)
+        wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
+        if len(beside) >= wanted and mentions_value(older.claim, value):
+            return True
+    if len(shared) < SHARED_WORDS:
         return False
     return len(left_out) <= OLDER_ONLY_WORDS or (
         len(left_out) <= OLDER_ONLY_WORDS + 1 and not left_out & older.names

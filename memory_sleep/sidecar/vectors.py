@@ -21,7 +21,6 @@ import numpy.typing as npt
 
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.store import Vectors, from_blobs
-from memory_sleep.workspace.writer import atomic_write
 
 PREFIX = "sidecar-vectors"
 BLOCK_ROWS = 1024
@@ -126,6 +125,8 @@ class VectorIndex:
         A cache that cannot be written (a full disk; a run's start sweeping the temporary file of a
         recall that saves without the lock) is only rebuilt from SQLite next time: never an error.
         """
+        from memory_sleep.workspace.writer import atomic_write  # its manifests need pydantic: not a recall
+
         dim = self.matrix.shape[1]
         vectors_path, rows_path = _paths(folder, self.generation, dim)
         try:

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from memory_sleep.engines.base import Engine
-from memory_sleep.engines.offline.brief import OfflineBriefer
-from memory_sleep.engines.offline.classify import OfflineClassifier
-from memory_sleep.engines.offline.closing import OfflineCloser
-from memory_sleep.engines.offline.curate import OfflineCurator
-from memory_sleep.engines.offline.integrate import OfflineIntegrator
-from memory_sleep.engines.offline.summarize import OfflineSummarizer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory_sleep.engines.base import Engine
 
 
 def offline_engine() -> Engine:
-    # imported here: gardening uses gc/details.py's checker, which reads values with matching.py here
+    # imported here, not above: recall reads the values a line says are gone with matching.py, and
+    # importing the package must not load the whole engine (its parsers, ~0.15 s) for that
+    from memory_sleep.engines.base import Engine
+    from memory_sleep.engines.offline.brief import OfflineBriefer
+    from memory_sleep.engines.offline.classify import OfflineClassifier
+    from memory_sleep.engines.offline.closing import OfflineCloser
+    from memory_sleep.engines.offline.curate import OfflineCurator
     from memory_sleep.engines.offline.gardening import OfflineGardener
+    from memory_sleep.engines.offline.integrate import OfflineIntegrator
+    from memory_sleep.engines.offline.summarize import OfflineSummarizer
 
     return Engine(
         name="offline",

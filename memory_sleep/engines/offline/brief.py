@@ -21,7 +21,7 @@ class OfflineBriefer:
         actions = by_urgency(context.open_actions, today)
         urgent = [a for a in actions if a.deadline and (a.deadline - today).days <= _SOON_DAYS]
         blocked = [
-            f"{name} is blocked: {shorten(_without_label(fields.status), _LINE)}"
+            _blocked(name, fields.status)
             for name, fields in sorted(context.projects.items())
             if fields.status.lower().startswith("blocked")
         ]
@@ -56,6 +56,12 @@ def _with_due(action: ActionView, today: date) -> str:
     )
     label = "OVERDUE, was due" if days < 0 else "due"
     return f"{text} ({label} {action.deadline.isoformat()}, {when})"
+
+
+def _blocked(name: str, status: str) -> str:
+    """The project's name once: a status that already starts with it is said as it is."""
+    said = shorten(_without_label(status), _LINE)
+    return said if said.casefold().startswith(name.casefold()) else f"{name} is blocked: {said}"
 
 
 def _without_label(status: str) -> str:

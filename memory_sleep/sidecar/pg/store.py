@@ -153,10 +153,10 @@ class PgStore(PgErasure):
         rows = self.db.execute(f"SELECT {ENTRY_COLUMNS} FROM entries WHERE id = ANY(?)", (wanted,))
         return {row[0]: EntryRow(*row) for row in rows}
 
-    def entry_at(self, source_key: str, line: int) -> EntryRow | None:
+    def entry_at(self, source_key: str, line: int, live: bool = True) -> EntryRow | None:
         row = self.db.execute(
             f"SELECT {ENTRY_COLUMNS} FROM entries WHERE namespace = ? AND source_key = ? AND line_start <= ?"
-            " AND line_end >= ? AND deleted_at IS NULL ORDER BY line_start DESC LIMIT 1",
+            f" AND line_end >= ? AND deleted_at IS {'' if live else 'NOT '}NULL ORDER BY line_start DESC LIMIT 1",
             (self._namespace, source_key, line, line),
         ).fetchone()
         return EntryRow(*row) if row else None

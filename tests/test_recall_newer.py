@@ -1,0 +1,129 @@
+"""Recall puts the newer statement of a changed fact first and marks the older: links by a value the
+newer says is gone, older values whose project finished, chains of supersedes through compacted lines."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from memory_sleep.config import Config
+from memory_sleep.sidecar.search import Hit
+from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records
+from tests.sidecar_helpers import make_workspace, open_at
+
+pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
+
+
+def _hit(hits: list[Hit], source: str, words: str = "") -> Hit:
+    return next(hit for hit in hits if hit.source == source and words in hit.text)
+
+
+def _notes(lines: dict[str, str]) -> dict[str, str]:
+    return {f"{day}.md": f"# {day}\n\n{line}\n" for day, line in lines.items()}
+
+
+def _finished(folder: Path, *entries: str) -> None:
+    records = [
+        ArchiveRecord(
+            date(2026, 11, 20),
+            "Facts",
+            entry,
+            "project Orion finished",
+            Ending("finished", date(2026, 11, 20)),
+        )
+        for entry in entries
+    ]
+    (folder / "memory" / "archive.md").write_text(append_records(None, records), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("- Ask Felix about Orion reports, they own it", "- Orion reports ownership moves from Felix to Wei"),
+        (
+            "- Vega LLM provider: a local Llama on the GPU box (it fell over twice under load)",
+            "- Switching Vega from a local Llama on the GPU box to Mistral Large: fewer incidents",
+        ),
+        (
+            "- Decision (Orion CI): GitLab CI",
+            "- Back from GitLab CI to Buildkite for Orion CI, it costs less",
+        ),
+    ],
+)
+def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_older(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": old, "2026-11-14": new}))
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(old, k=5)
+    older = _hit(hits, "memory/2026-11-10.md")
+    assert older.status_line() == "older, see memory/2026-11-14.md:3 (2026-11-14)"
+    assert hits.index(_hit(hits, "memory/2026-11-14.md")) < hits.index(older)
+
+
+def test_a_value_of_another_thing_said_gone_marks_nothing(tmp_path: Path) -> None:
+    notes = _notes(
+        {
+            "2026-11-10": "- Ask Felix about Orion reports",
+            "2026-11-14": "- Orion on-call moves from Felix to Wei",
+        }
+    )
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Ask Felix about Orion reports", k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status is None  # one word of the value, one word beside it
+
+
+def test_an_older_value_whose_project_finished_ranks_below_the_newer_and_keeps_its_status(
+    tmp_path: Path,
+) -> None:
+    old = "* Schedule of the Orion invoice-run job: hourly at 19:35 UTC"
+    new = "22:25 Orion invoice-run job moved to every 6 h at 16:35 UTC (was hourly at 19:35 UTC)"
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": old, "2026-11-14": new}))
+    _finished(folder, f"- [Orion] {old[2:]} (2026-11-10)", f"- [Orion] {new} (2026-11-14)")
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Schedule of the Orion invoice-run job", k=5)
+    older, newer = _hit(hits, "memory/2026-11-10.md"), _hit(hits, "memory/2026-11-14.md")
+    assert (older.status, newer.status) == ("finished", "finished")
+    assert older.newer is not None and hits.index(newer) < hits.index(older)
+
+
+def test_a_chain_of_supersedes_goes_on_through_a_line_gc_compacted_away(tmp_path: Path) -> None:
+    lines = {
+        "2026-11-10": "- Orion sync job runs hourly at 11:55 UTC",
+        "2026-11-14": "- Orion sync job moved to hourly at 19:15 UTC (was hourly at 11:55 UTC)",
+        "2026-11-16": "- The nightly Orion import now starts at 16:45",  # linked by the archive alone
+    }
+    notes = _notes(lines)
+    notes["2026-11-10.md"] += "".join(f"- Orion sync job runs hourly, check {n}\n" for n in range(12))
+    folder = make_workspace(tmp_path, notes)
+    records = [
+        ArchiveRecord(
+            date(2026, 11, day),
+            "Facts",
+            f"- {lines[old][2:]} ({old})",
+            "superseded",
+            Ending("superseded", date(2026, 11, day), f"memory/2026-11-{day}.md:3"),
+        )
+        for old, day in (("2026-11-10", 14), ("2026-11-14", 16))
+    ]
+    (folder / "memory" / "archive.md").write_text(append_records(None, records), encoding="utf-8")
+    with open_at(folder, config=_few_candidates()) as sidecar:
+        sidecar.index()
+        middle = _hit(sidecar.search("Orion sync job moved", k=20), "memory/2026-11-14.md")
+        with sidecar.store.transaction():
+            sidecar.store.soft_delete([middle.id], "compacted", 0.0)  # as GC compaction leaves it
+        hits = sidecar.search(lines["2026-11-10"][2:], k=2)
+    assert hits[0].source == "memory/2026-11-16.md" and (hits[0].vector_rank, hits[0].text_rank) == (
+        None,
+        None,
+    )
+
+
+def _few_candidates() -> Config:
+    return Config().model_copy(update={"sidecar": Config().sidecar.model_copy(update={"candidates": 1})})
