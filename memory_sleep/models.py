@@ -69,6 +69,9 @@ class KeptItem(Strict):
     topic: str | None
     deadline: date | None = None
     promote: bool = True  # False: REM may change an entry with it, never add it (it stays in the notes)
+    # what memory entries and recent kept items say much the same by meaning (the sidecar's embeddings):
+    # an engine may find the item only repeats one (cycle/rem.py fills it in)
+    echoes: tuple[str, ...] = ()
 
 
 class EntryView(Strict):

@@ -43,11 +43,14 @@ def integrate_and_apply(
     batch_size: int,
     archived: Sequence[ArchiveRecord] = (),
     candidates: Candidates | None = None,
+    recent: Sequence[KeptItem] = (),
 ) -> tuple[rem.RemResult, Applied]:
     """REM's plan for `kept`, and what applying it to `document` did, as a run applies it (by default
     with a run's candidate step and the offline embedder)."""
     step = candidates or HybridCandidates(OfflineEmbedder())
-    result = rem.integrate(kept, document, integrator, today, batch_size, archived, candidates=step)
+    result = rem.integrate(
+        kept, document, integrator, today, batch_size, archived, candidates=step, recent=recent
+    )
     return result, DocumentEditor(document, today).apply(result.edits)
 
 

@@ -103,6 +103,11 @@ def test_archived_entries_rem_may_supersede_are_the_ones_the_candidate_step_pick
         def for_items(self, items: Sequence[NoteItem], entries: Sequence[EntryView]) -> dict[str, list[str]]:
             return {item.id: [entry.ref for entry in entries if "Backups" in entry.text] for item in items}
 
+        def echoes(
+            self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float
+        ) -> list[list[str]]:
+            return [[] for _ in queries]
+
     text = "Database dumps start at 03:30 now"  # no subject word in common with the archived entry
     integrator = ScriptedIntegrator(
         [Operation(item_id="i1", op="add", text=text)],

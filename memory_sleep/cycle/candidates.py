@@ -18,6 +18,7 @@ from memory_sleep.sidecar.embed import Embedder, build_embedder
 from memory_sleep.sidecar.search import TextScorer, fuse
 from memory_sleep.sidecar.tokenize import index_terms
 
+_ECHO_CHUNK = 512
 _TEXT_ONLY = "candidate entries ranked by their words alone: the sidecar's embedder failed ({error})"
 
 
@@ -26,6 +27,13 @@ class Candidates(Protocol):
 
     def for_items(self, items: Sequence[NoteItem], entries: Sequence[EntryView]) -> dict[str, list[str]]:
         """For each item's id, the refs of the `entries` it may be about, most likely first."""
+        ...
+
+    def echoes(
+        self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float
+    ) -> list[list[str]]:
+        """For each query, the texts among the first `reach[i]` of `pool` that say much the same by
+        meaning (cosine at least `floor`), nearest first; none without an embedder."""
         ...
 
 
@@ -67,6 +75,33 @@ class HybridCandidates:
             found[item.id] = [entries[index].ref for index in best]
         return found
 
+    def echoes(
+        self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float
+    ) -> list[list[str]]:
+        if self.embedder is None or not queries or not pool:
+            return [[] for _ in queries]
+        try:
+            self._embed_missing(pool)
+            rows = self.embedder.embed(queries)
+        except MemorySleepError as error:
+            self.warnings.append(_TEXT_ONLY.format(error=error))
+            self.embedder = None
+            return [[] for _ in queries]
+        matrix = np.stack([self._vectors[text] for text in pool])
+        found: list[list[str]] = []
+        for start in range(0, len(queries), _ECHO_CHUNK):  # a bounded block of cosines at a time
+            block = rows[start : start + _ECHO_CHUNK] @ matrix.T
+            for near, limit in zip(block, reach[start : start + _ECHO_CHUNK], strict=True):
+                order = np.argsort(-near[:limit], kind="stable")
+                found.append([pool[index] for index in order if near[index] >= floor])
+        return found
+
+    def _embed_missing(self, texts: Sequence[str]) -> None:
+        assert self.embedder is not None
+        missing = list(dict.fromkeys(text for text in texts if text not in self._vectors))
+        if missing:
+            self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+
     def _index_terms(self, text: str) -> list[str]:
         if text not in self._terms:
             self._terms[text] = index_terms(text)
@@ -76,10 +111,8 @@ class HybridCandidates:
         """Per query, the indexes of the `pool` texts nearest it (cosine: the rows are unit vectors)."""
         if self.embedder is None or not queries:
             return None
-        missing = list(dict.fromkeys(text for text in texts if text not in self._vectors))
         try:
-            if missing:
-                self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+            self._embed_missing(texts)
             similarities = self.embedder.embed(queries) @ np.stack([self._vectors[text] for text in texts]).T
         except MemorySleepError as error:
             self.warnings.append(_TEXT_ONLY.format(error=error))

@@ -227,7 +227,14 @@ class Planner:
         batch_size = self.engine.integrate_batch_size or self.config.engine.batch_size
         archived = self._recently_archived(today - timedelta(days=self.config.stale_after_days))
         outcome = rem.integrate(
-            waiting, document, self.engine.integrator, today, batch_size, archived, candidates=self.candidates
+            waiting,
+            document,
+            self.engine.integrator,
+            today,
+            batch_size,
+            archived,
+            candidates=self.candidates,
+            recent=self._recent_kept(today - timedelta(days=WINDOW_DAYS), {k.item.id for k in waiting}),
         )
         editor = DocumentEditor(document, today)
         applied = self._apply(editor, outcome.edits)
@@ -353,6 +360,17 @@ class Planner:
             by_id = {k.item.id: k for k in items}
             waiting.extend(by_id[i] for i in ids if i in by_id)
         return waiting
+
+    def _recent_kept(self, since: date, waiting: set[str]) -> list[KeptItem]:
+        """The items kept in the notes since `since` that REM placed or left in the notes before."""
+        recent: list[KeptItem] = []
+        for name in sorted(self.state.seen):
+            day = date.fromisoformat(name[:10])
+            state = self._note_state(name) if day >= since else None
+            if state is not None:
+                items, _, _ = weekly.kept_items(name, day, state)
+                recent.extend(kept for kept in items if kept.item.id not in waiting)
+        return recent
 
     def _cleanup(self, document: MemoryDocument, found: Discovery) -> None:
         """Fold the notes due into weekly summaries and write the briefing, as edits of the plan."""

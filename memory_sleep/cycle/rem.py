@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -49,6 +50,7 @@ def integrate(
     archived: Sequence[ArchiveRecord] = (),
     *,
     candidates: Candidates,
+    recent: Sequence[KeptItem] = (),
 ) -> RemResult:
     """The edits that integrate `kept` into `document`, batch by batch, oldest notes first; then show
     the items it added the entries recently `archived` while still true, so a new value for a fact
@@ -57,17 +59,22 @@ def integrate(
     applied to a copy (and what the batch itself adds, by item id).
 
     A project's status changes go to its summary under `## Projects` (written by the projects phase),
-    not into entries: they are recorded as an update of that summary and never sent to the integrator.
-    """
+    not into entries: they are recorded as an update of that summary, unless the integrator, shown
+    no entry, finds one only repeats its echoes (a noop).
+
+    Each item is sent with its echoes: the entries, `recent` kept items (earlier notes' items already
+    placed or left in the notes) and earlier items of this run that say much the same by meaning, so an
+    engine can tell a repeat of something it no longer shows (trimmed for room, left in the notes)."""
     result = RemResult()
-    for item in kept:
-        if item.category == "status" and item.topic:
-            summary = Operation(
-                item_id=item.item.id, op="update", target=f"project:{item.topic}", reason="project status"
-            )
-            result.applied.append((item, summary))
-    to_place = [k for k in kept if not (k.category == "status" and k.topic)]
-    ordered = sorted(to_place, key=lambda k: (k.item.day, k.item.file, k.item.line_start))
+    every = _with_echoes(
+        sorted(kept, key=lambda k: (k.item.day, k.item.file, k.item.line_start)),
+        [entry.text for _, entry in document.entries()],
+        recent,
+        candidates,
+    )
+    statuses = [k for k in every if k.category == "status" and k.topic]
+    result.applied.extend(_project_statuses(statuses, integrator))
+    ordered = [k for k in every if not (k.category == "status" and k.topic)]
     editor = DocumentEditor(copy.deepcopy(document), today)
     for start in range(0, len(ordered), batch_size):
         batch = ordered[start : start + batch_size]
@@ -75,6 +82,51 @@ def integrate(
         result.edits.extend(_edits(batch, integrator.integrate(batch, views), by_ref, editor, result))
     _supersede_archived(editor, archived, integrator, batch_size, today, result, candidates)
     return result
+
+
+def _project_statuses(
+    statuses: Sequence[KeptItem], integrator: Integrator
+) -> list[tuple[KeptItem, Operation]]:
+    """Each project status as an update of its project's summary, or the integrator's noop for one that
+    only repeats an echo (asked only about those with echoes)."""
+    echoed = [kept for kept in statuses if kept.echoes]
+    repeats = {
+        operation.item_id: operation
+        for operation in (integrator.integrate(echoed, []) if echoed else [])
+        if operation.op == "noop"
+    }
+    return [
+        (
+            kept,
+            repeats.get(kept.item.id)
+            or Operation(
+                item_id=kept.item.id, op="update", target=f"project:{kept.topic}", reason="project status"
+            ),
+        )
+        for kept in statuses
+    ]
+
+
+ECHO_FLOOR = 0.7  # cosine of the sidecar's embeddings at which a text may say the same as another
+_MARKUP = re.compile(r"^\W*(?:\d{1,2}:\d{2}\W*)?")  # "- [ ] ", "**17:12** ", "[16:38] ": no meaning
+
+
+def _with_echoes(
+    ordered: Sequence[KeptItem], entries: Sequence[str], recent: Sequence[KeptItem], candidates: Candidates
+) -> list[KeptItem]:
+    """`ordered` with each item's echoes among the entries, the recent items and the items before it."""
+    texts = [*entries, *(kept.item.text for kept in recent), *(kept.item.text for kept in ordered)]
+    said = {_MARKUP.sub("", text, count=1): text for text in reversed(texts)}  # the first text of each
+    earlier = list(
+        dict.fromkeys(_MARKUP.sub("", text, count=1) for text in texts[: len(texts) - len(ordered)])
+    )
+    own = [_MARKUP.sub("", kept.item.text, count=1) for kept in ordered]
+    reach = [len(earlier) + number for number in range(len(ordered))]  # an item echoes what came before it
+    found = candidates.echoes(own, [*earlier, *own], reach, ECHO_FLOOR)
+    return [
+        kept.model_copy(update={"echoes": tuple(said[text] for text in echoes[:5])}) if echoes else kept
+        for kept, echoes in zip(ordered, found, strict=True)
+    ]
 
 
 def _views(

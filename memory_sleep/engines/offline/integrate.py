@@ -110,21 +110,26 @@ class OfflineIntegrator:
 
 def entry_text(kept: KeptItem) -> str:
     """The one-line MEMORY.md wording of a kept item: markup stripped, lines joined, length capped."""
+    lead = re.sub(r"\*\*([^*]+)\*\*", r"\1", kept.item.lead or "").strip()
+    text = shorten((f"{lead}: " if lead else "") + plain(kept.item.text), ENTRY_MAX_CHARS)
+    if kept.topic and text.lower().startswith(kept.topic.lower() + ":"):
+        text = text[len(kept.topic) + 1 :].strip()
+    if kept.deadline and kept.deadline.isoformat() not in text:
+        text = f"{text} (due {kept.deadline.isoformat()})"
+    return text
+
+
+def plain(text: str) -> str:
+    """A note's lines as one statement: bullets, checkboxes, clock times and bold marks stripped."""
     lines = []
-    for line in kept.item.text.splitlines():
+    for line in text.splitlines():
         line = cues.BULLET.sub("", line.strip(), count=1)
         line = cues.CHECKBOX_OPEN.sub("", line, count=1)
         line = cues.TIMESTAMP.sub("", line, count=1)
         line = re.sub(r"\*\*([^*]+)\*\*", r"\1", line).strip()
         if line:
             lines.append(line.rstrip(".;"))
-    lead = re.sub(r"\*\*([^*]+)\*\*", r"\1", kept.item.lead or "").strip()
-    text = shorten((f"{lead}: " if lead else "") + "; ".join(lines), ENTRY_MAX_CHARS)
-    if kept.topic and text.lower().startswith(kept.topic.lower() + ":"):
-        text = text[len(kept.topic) + 1 :].strip()
-    if kept.deadline and kept.deadline.isoformat() not in text:
-        text = f"{text} (due {kept.deadline.isoformat()})"
-    return text
+    return "; ".join(lines)
 
 
 def _decide(
@@ -146,6 +151,9 @@ def _decide(
     ]
     scored = sorted(((similarity(words, c.words), c) for c in comparable), key=lambda pair: -pair[0])
     best_score, best = scored[0] if scored else (0.0, None)
+    echoed = _echoed(kept, text, scored, projects)
+    if echoed is not None:
+        return echoed
     if kept.category == "lesson":
         lesson = tokens(statements.first_clause(_LESSON_LEAD.sub("", text)))
         lessons = [c for c in candidates if c.section == section]  # a lesson holds in every project
@@ -208,6 +216,28 @@ def _decide(
         if same_task is not None:
             return _change(item_id, "update", same_task.ref, text, "news on an open action")
     return Operation(item_id=item_id, op="add", text=text, reason="new")
+
+
+def _echoed(
+    kept: KeptItem, text: str, scored: Sequence[tuple[float, _Candidate]], projects: frozenset[str]
+) -> Operation | None:
+    """A noop for an item that only repeats one of its echoes (what memory or a recent kept item says
+    much the same by meaning), unless an entry on the same thing states another value of it or says
+    one is gone (back to an old value): then the item may be news, and the rules below place it."""
+    if not kept.echoes or any(
+        score >= _RELATED
+        and (matching.values_conflict(text, candidate.text) or matching.says_gone(candidate.text, text))
+        and repeats.same_thing(text, candidate.text, projects)
+        for score, candidate in scored
+    ):
+        return None
+    for echo in map(plain, map(without_history, kept.echoes)):
+        if repeats.echoes(text, echo, projects):
+            entry = next((candidate for _, candidate in scored if candidate.text == echo), None)
+            if entry is not None:
+                return _noop(kept.item.id, entry, "says what an entry says, in other words")
+            return Operation(item_id=kept.item.id, op="noop", reason="says what a recent note said")
+    return None
 
 
 def _absence_operation(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from memory_sleep.engines.offline import matching, statements
 from memory_sleep.language import REPEAT_MARKS
-from memory_sleep.text import tokens
+from memory_sleep.sidecar.tokenize import stem
+from memory_sleep.text import tokens, word_sequence
 
 _ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
 _PERSONAL_KINDS = ("zone", "email", "handle")
@@ -76,3 +78,90 @@ def repeats(text: str, other: str, other_words: frozenset[str], projects: frozen
         return False
     value_words = {word for found in values.values() for value in found for word in tokens(value)}
     return bool((said - value_words) & other_words)
+
+
+_OTHER_CONTENT = 3  # words in place of as many others that say another thing, not another wording
+_INNER_RUN = 2  # words of a statement in a row, between words another has, that it lacks
+_CODE = re.compile(r"`([^`]+)`")
+_SPELLED = re.compile(r"[\w.+@#/:-]*\d[\w.+@#/:-]*|\w+_\w+")  # "MER-748", "hetzner-fsn1-12", "rate_limit_v2"
+_MID_NAME = re.compile(r"(?<=[\w,)]\s)[A-Z][a-z]+\b")  # "... with Initech", not a clause's first word
+# a clause's first word that is its subject: "Ines owns ...", "Tom is ..." (not "Again, ...", "Learned the ...")
+_SUBJECT_NAME = re.compile(r"(?:^|[:;]\s)([A-Z][a-z]+)(?=\s+[a-z]+s\b)")
+
+
+def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
+    """`text` says nothing `other` does not, in other words: found near it by meaning (the sidecar's
+    embeddings), it names no value, identifier, name or project that `other` lacks, says no value is gone,
+    contradicts none, and is no sibling of it (the same words around one word swapped: "the design for
+    the new export flow" and "... the new sso flow"). "Lena owns Beacon gateway" echoes "Beacon gateway is
+    Lena's area"; "(again) Meridian keeps exports for 30 days" echoes "Meridian exports retention: 30 days"."""
+    claim, other_claim = matching.current_claim(text), matching.current_claim(other)
+    if matching.replaced_values(text) or matching.values_conflict(claim, other_claim):
+        return False
+    own, theirs = matching.typed_values(claim), matching.typed_values(other_claim)
+    if any(not found <= theirs.get(kind, frozenset()) for kind, found in own.items()):
+        return False
+    named = {
+        *_CODE.findall(claim),
+        *_SPELLED.findall(claim),
+        *_MID_NAME.findall(claim),
+        *_SUBJECT_NAME.findall(claim),
+    }
+    held = other_claim.lower()
+    if not (tokens(claim) & projects) <= tokens(other_claim):
+        return False  # "Nimbus API style: REST" is not "Decided: Beacon public API is REST"
+    if any(not matching.mentions_value(held, name.strip(".,:;")) for name in named if name.strip(".,:;")):
+        return False
+    own_words, other_words = word_sequence(claim), word_sequence(other_claim)
+    return not _swapped(own_words, other_words) and not _inserted(own_words, other_words)
+
+
+def _swapped(own: list[str], other: list[str]) -> bool:
+    """Some words of `own` stand where `other` has others of another stem, between words both share, or
+    as many before them ("Ines owns" and "Omar owns"; not "renews on" and "renewal:"), or several before
+    or after them ("..., weil it removes a moving part" and "..., weil it unblocks Wei's work")."""
+    for start, end, other_start, other_end in _replacements(own, other):
+        before = start > 0 and other_start > 0
+        after = end < len(own) and other_end < len(other)
+        if (before and after) or (after and end - start == other_end - other_start):
+            return True
+        if (before or after) and min(end - start, other_end - other_start) >= _OTHER_CONTENT:
+            return True
+    return False
+
+
+def _inserted(own: list[str], other: list[str]) -> bool:
+    """`own` has words `other` lacks, several in a row between words both have ("Retention for Meridian
+    email archives: 30 days" and "Meridian exports retention: 30 days"): it names another thing."""
+    stems = {stem(word) for word in other}
+    held = [stem(word) in stems for word in own]
+    inner = re.compile(rf"(?<=1)0{{{_INNER_RUN},}}(?=1)")
+    return inner.search("".join("1" if found else "0" for found in held)) is not None
+
+
+def _replacements(own: list[str], other: list[str]) -> list[tuple[int, int, int, int]]:
+    """Where words of `own` stand in place of others of another stem in `other`."""
+    opcodes = SequenceMatcher(None, own, other, autojunk=False).get_opcodes()
+    return [
+        (start, end, other_start, other_end)
+        for tag, start, end, other_start, other_end in opcodes
+        if tag == "replace"
+        and not {stem(word) for word in own[start:end]}
+        & {stem(word) for word in other[other_start:other_end]}
+    ]
+
+
+def same_thing(text: str, other: str, projects: frozenset[str]) -> bool:
+    """Both say something of one thing, whatever its values: `echoes` with every value blanked out
+    ("Quill keeps invoices for 90 days" and "Quill invoices retention: 30 days", not "Quill keeps
+    backups for 30 days")."""
+    own, theirs = _unvalued(text), _unvalued(other)
+    if _replacements(word_sequence(own), word_sequence(theirs)):
+        return False  # "keeps invoices" and "keeps backups": words in place of others, anywhere
+    return echoes(own, theirs, projects)
+
+
+def _unvalued(text: str) -> str:
+    for pattern in matching.VALUE_KINDS.values():
+        text = pattern.sub(" ", text)
+    return re.sub(r"\d+", " ", text)

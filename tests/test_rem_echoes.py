@@ -1,0 +1,164 @@
+"""REM's repeats by meaning: an item that only says again what memory or a recent kept item says is a
+noop (issue 15: novelty and repeats by similarity through the sidecar's embeddings), never one that
+brings a new value, name or thing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+import pytest
+
+from memory_sleep.cycle.candidates import HybridCandidates
+from memory_sleep.engines.offline.integrate import OfflineIntegrator
+from memory_sleep.engines.offline.repeats import echoes
+from memory_sleep.models import Category, EntryView, KeptItem, NoteItem
+from memory_sleep.sidecar.embed import FunctionEmbedder
+from memory_sleep.workspace.memory_doc import MemoryDocument
+
+from .item_helpers import integrate_and_apply, note_item
+
+TODAY = date(2026, 11, 21)
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("Again, for the books: Quill keeps invoices for 90 days", "Quill invoices retention: 90 days"),
+        ("Owner (Quill ledger): Ines", "Quill ledger is Ines's area"),
+        ("Ines owns the Quill ledger", "Quill ledger is Ines's area"),
+        (
+            "Migrate the Quill ledger off box-fra-07 is still open",
+            "TODO migrate the Quill ledger off box-fra-07 (due 2026-11-30)",
+        ),
+    ],
+)
+def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
+    assert echoes(text, other, frozenset({"quill", "zenit"}))
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("Quill keeps invoices for 60 days", "Quill invoices retention: 90 days"),  # another value
+        ("Retention for Quill email archives: 90 days", "Quill invoices retention: 90 days"),  # another thing
+        (
+            "Quill: blocked on the design for the new export flow",
+            "Quill: blocked on the design for the new sso flow",
+        ),
+        ("Ines owns the Quill ledger", "Omar owns the Quill ledger"),  # another person
+        ("Quill ledger moved to box-fra-09 (was box-fra-07)", "Quill ledger runs on box-fra-07"),  # a change
+        (
+            "Migrate the Quill ledger off box-fra-07 by 2026-12-04",
+            "TODO migrate the Quill ledger off box-fra-07",
+        ),
+        ("Fix the flaky Quill test (QL-748)", "Fix the flaky Quill test (QL-1268)"),  # another ticket
+        ("Quill talks to Orla about payouts", "Quill ledger runs on box-fra-07, payouts"),  # a name not there
+        (
+            "Zenit API style settled: REST + OpenAPI",
+            "Decided: Quill public API is REST + OpenAPI",
+        ),  # a project
+        (
+            "Decision: no own cluster for the ledger, since it removes a moving part from on-call",
+            "Decision: no own cluster for the ledger, since it unblocks Orla's work on payouts",
+        ),  # another reason
+    ],
+)
+def test_a_statement_that_brings_something_new_does_not_echo(text: str, other: str) -> None:
+    assert not echoes(text, other, frozenset({"quill", "zenit"}))
+
+
+def _kept(text: str, category: Category = "fact", echoed: Sequence[str] = ()) -> KeptItem:
+    return KeptItem(item=note_item(text), category=category, topic=None, echoes=tuple(echoed))
+
+
+def test_the_offline_integrator_makes_a_repeat_of_an_echo_a_noop_and_names_the_entry_it_repeats() -> None:
+    entry = EntryView(
+        ref="E1", section="Facts", topic=None, text="Quill invoices retention: 90 days", day=None
+    )
+    item = _kept("Again, for the books: Quill keeps invoices for 90 days", echoed=[entry.text])
+    (operation,) = OfflineIntegrator().integrate([item], [entry])
+    assert (operation.op, operation.target) == ("noop", "E1")
+    (without,) = OfflineIntegrator().integrate([item.model_copy(update={"echoes": ()})], [entry])
+    assert without.op != "noop"  # words alone do not tell it: "keeps ... for" is not "retention:"
+
+
+def test_an_echo_of_an_item_memory_no_longer_shows_is_a_noop_too() -> None:
+    item = _kept("Ines owns the Quill ledger", "relationship", ["- Quill ledger is Ines's area"])
+    (operation,) = OfflineIntegrator().integrate([item], [])
+    assert (operation.op, operation.target) == ("noop", None)
+
+
+def test_an_echo_is_no_repeat_when_memory_holds_another_value_of_it() -> None:
+    """Back to an old value: the note repeats what a kept item said, but memory says otherwise now."""
+    entry = EntryView(
+        ref="E1", section="Facts", topic=None, text="Quill invoices retention: 30 days", day=None
+    )
+    item = _kept("Quill keeps invoices for 90 days", echoed=["Quill invoices retention: 90 days"])
+    (operation,) = OfflineIntegrator().integrate([item], [entry])
+    assert operation.op != "noop"
+
+
+def _words(text: str) -> list[float]:
+    """A test embedder that reads a sentence by the things it names: near for one owner of one ledger."""
+    lowered = text.lower()
+    return [float("ines" in lowered), float("ledger" in lowered), float("omar" in lowered), 0.1]
+
+
+def test_rem_gives_each_item_the_recent_kept_items_it_echoes_so_a_repeat_of_one_left_in_the_notes_is_a_noop() -> (
+    None
+):
+    earlier = KeptItem(
+        item=NoteItem(
+            id="k0",
+            file="memory/2026-11-10.md",
+            day=date(2026, 11, 10),
+            line_start=5,
+            line_end=5,
+            kind="line",
+            text="- Quill ledger is Ines's area",
+        ),
+        category="relationship",
+        topic=None,
+        promote=False,  # left in the notes, never added
+    )
+    candidates = HybridCandidates(FunctionEmbedder(_words, 4))
+
+    def placed(text: str) -> list[tuple[tuple[str, ...], str]]:
+        document = MemoryDocument.parse("# MEMORY.md\n\n## People\n")
+        kept = [_kept(text, "relationship")]
+        result, _ = integrate_and_apply(
+            kept, document, OfflineIntegrator(), TODAY, 20, candidates=candidates, recent=[earlier]
+        )
+        return [(kept.echoes, operation.op) for kept, operation in result.applied]
+
+    assert placed("Ines owns the Quill ledger") == [(("- Quill ledger is Ines's area",), "noop")]
+    assert placed("Omar owns the Quill ledger") == [((), "add")]
+
+
+def test_a_project_status_that_only_repeats_an_earlier_one_is_a_noop_not_a_summary_update() -> None:
+    def status(line: int, text: str) -> KeptItem:
+        item = NoteItem(
+            id=f"s{line}",
+            file="memory/2026-11-20.md",
+            day=date(2026, 11, 20),
+            line_start=line,
+            line_end=line,
+            kind="line",
+            text=text,
+        )
+        return KeptItem(item=item, category="status", topic="Quill")
+
+    first = status(3, "- Quill: blocked on the vendor's API key")
+    again = status(9, "Once more: Quill: blocked on the vendor's API key")
+    other = status(12, "- Quill: blocked on the design for the new ledger")
+    candidates = HybridCandidates(FunctionEmbedder(lambda text: [float("vendor" in text), 1.0], 2))
+    document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n")
+    result, _ = integrate_and_apply(
+        [first, again, other], document, OfflineIntegrator(), TODAY, 20, candidates=candidates
+    )
+    assert [(kept.item.id, operation.op, operation.target) for kept, operation in result.applied] == [
+        ("s3", "update", "project:Quill"),
+        ("s9", "noop", None),
+        ("s12", "update", "project:Quill"),
+    ]
