@@ -127,3 +127,32 @@ def test_a_chain_of_supersedes_goes_on_through_a_line_gc_compacted_away(tmp_path
 
 def _few_candidates() -> Config:
     return Config().model_copy(update={"sidecar": Config().sidecar.model_copy(update={"candidates": 1})})
+
+
+def test_a_chain_of_supersedes_goes_on_through_the_entry_gc_merged_a_line_into(tmp_path: Path) -> None:
+    """GC's compaction ends a line with the entry it merged it into ("entry 7 (gc:compaction)"), not a
+    line: the chain stopped there, so the superseded first value had no successor (rank fusion had
+    hidden it by its ended weight; fused scores did not)."""
+    lines = {
+        "2026-11-10": "- Orion sync job runs hourly at 11:55 UTC",
+        "2026-11-14": "- Orion sync job moved to hourly at 19:15 UTC (was hourly at 11:55 UTC)",
+        "2026-11-16": "- The nightly Orion import now starts at 16:45",
+    }
+    notes = _notes(lines)
+    notes["2026-11-10.md"] += "".join(f"- Orion sync job runs hourly, check {n}\n" for n in range(12))
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder, config=_few_candidates()) as sidecar:
+        sidecar.index()
+        first, middle, merged = (
+            _hit(sidecar.search(lines[day][2:], k=20), f"memory/{day}.md") for day in lines
+        )
+        with sidecar.store.transaction():
+            sidecar.store.set_validity(
+                {
+                    first.id: ("2026-11-14", "superseded", "memory/2026-11-14.md:3"),
+                    middle.id: ("2026-11-16", "superseded", f"entry {merged.id} (gc:compaction)"),
+                }
+            )
+            sidecar.store.soft_delete([middle.id], "compacted", 0.0)
+        hits = sidecar.search(lines["2026-11-10"][2:], k=2)
+    assert hits[0].id == merged.id and (hits[0].vector_rank, hits[0].text_rank) == (None, None)

@@ -173,3 +173,29 @@ def test_vectors_from_another_embedder_are_never_searched_silently(indexed: Path
         assert not sidecar.index().reembedded
     with open_at(indexed, other) as sidecar:
         assert sidecar.search("SQLite locked", k=3)
+
+
+def test_an_answer_only_the_embedding_finds_outranks_lines_sharing_a_common_word(tmp_path: Path) -> None:
+    """Reciprocal rank fusion gave the embedding's clear first, absent from the full-text list, less
+    than lines in the middle of both lists that share only a word most entries hold: it ranked 8th.
+    Fused by score, its wide margin on the vector side counts and the common word's near-zero BM25
+    does not."""
+    lines = [f"- the duty roster for team {team} is printed" for team in "abcdef"]
+    folder = make_workspace(
+        tmp_path,
+        {
+            "2026-11-20.md": "- Raj asked for the Dec 1 rota: Raj, Sam, Dana\n" + "\n".join(lines) + "\n",
+            "2026-11-21.md": "- the hangar duty list is on the door\n- lunch menu: soup\n",
+        },
+    )
+
+    def meaning(text: str) -> list[float]:
+        if "rota" in text or "on duty" in text:
+            return [1.0, 0.0, 0.0]
+        return [0.0, 0.0, 1.0] if "lunch" in text else [0.3, 1.0, 0.0]
+
+    with open_at(folder, FunctionEmbedder(meaning, 3)) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Who is on duty at the hangar?", k=5)
+    assert [hit.text_rank for hit in hits[:2]] == [1, None], [hit.text for hit in hits]
+    assert "rota" in hits[1].text and hits[1].vector_rank == 1

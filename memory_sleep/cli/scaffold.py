@@ -101,7 +101,7 @@ KEY_NOTES: dict[str, str] = {
     "sidecar.half_life_days": "age at which decay has taken half of what it can (0: no decay)",
     "sidecar.decay_floor": "the least an old entry's score is multiplied by",
     "sidecar.candidates": "entries taken from each ranked list before fusion",
-    "sidecar.rrf_k": "reciprocal-rank fusion constant",
+    "sidecar.rrf_k": "the run's candidate step: reciprocal-rank fusion constant",
     "schedule.interval_secs": "`run --if-due` waits this long after a successful run (23.5 h: hourly cron is safe)",
 }
 # what to show for keys whose default is "not set"

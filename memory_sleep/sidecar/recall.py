@@ -148,7 +148,6 @@ class Sidecar:
             scope=scope,
             mode=mode,
             candidates=self.config.candidates,
-            rrf_k=self.config.rrf_k,
             half_life_days=self.config.half_life_days,
             decay_floor=self.config.decay_floor,
             as_of=as_of,

@@ -1,6 +1,6 @@
-"""Hybrid search: exact vector top-n and FTS5 BM25 top-n, fused by reciprocal rank, decayed by age;
-what had stopped being true on the day asked about (today, or --as-of) ranks below what had not. The
-fusion and an in-memory BM25 also serve the run's candidate step (memory_sleep/cycle/candidates.py).
+"""Hybrid search: exact vector top-n and FTS5 BM25 top-n, their scores fused, decayed by age; what had
+stopped being true on the day asked about (today, or --as-of) ranks below what had not. Reciprocal
+rank fusion and an in-memory BM25 serve the run's candidate step (memory_sleep/cycle/candidates.py).
 
 Pure: it reads the store and the vector index and writes nothing (recall.py logs what it returns).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -35,13 +35,14 @@ COPY_WEIGHT = {"weekly": 0.95, "archive": 0.95}
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """How one search ranks: k results, a candidate pool per list, RRF's k, and age decay."""
+    """How one search ranks: k results, a candidate pool per list, the full-text side's share of the
+    fused score, and age decay."""
 
     k: int = 5
     scope: str | None = None
     mode: Mode = "hybrid"
     candidates: int = 50
-    rrf_k: int = 60
+    text_weight: float = 0.5
     half_life_days: float = 90.0
     decay_floor: float = 0.5
     text_budget: int = 1_000
@@ -153,14 +154,42 @@ def selective_terms(store: SidecarStore, terms: list[str], budget: int) -> list[
 
 def _text_ranked(
     store: SidecarStore, vectors: VectorSearch, query_text: str, options: SearchOptions, pool: int
-) -> list[int]:
-    """Live entry ids of the scope ranked by BM25 over the query's selective terms."""
+) -> list[tuple[int, float]]:
+    """(id, BM25 score) of the scope's live entries, best first, over the query's selective terms."""
     wanted = selective_terms(store, query_terms(query_text), options.text_budget)
     if not wanted:
         return []
     found = store.text_search(wanted, pool * 3)
     allowed = vectors.allowed([entry_id for entry_id, _ in found], options.scope)
-    return [entry_id for (entry_id, _), ok in zip(found, allowed, strict=True) if ok][:pool]
+    return [hit for hit, ok in zip(found, allowed, strict=True) if ok][:pool]
+
+
+def fuse_scores(
+    cosines: Mapping[int, float], text_scores: Mapping[int, float], text_weight: float
+) -> dict[int, float]:
+    """Each candidate's weighted sum of its two scores, each brought to [0, 1] over the candidates:
+    the cosine from the lowest to the highest, BM25 as a share of the best (0 for an entry the
+    full-text list does not hold: it shares no selective term, or ranks below the pool). With one
+    side empty, the other alone.
+
+    Scores, not ranks: reciprocal rank fusion gave an entry first on one side by a wide margin, and
+    absent from the other, less than one in the middle of both (an answer the embedding ranked
+    first lost to lines sharing two common words with the question); benchmarks/RECALL-MISSES.md
+    has the figures.
+    """
+    if not text_scores:
+        text_weight = 0.0
+    elif not cosines:
+        text_weight = 1.0
+    low, high = min(cosines.values(), default=0.0), max(cosines.values(), default=0.0)
+    best = max(text_scores.values(), default=0.0)
+    fused: dict[int, float] = {}
+    for entry_id in {**cosines, **text_scores}:
+        cosine = cosines.get(entry_id)
+        vector_side = 0.0 if cosine is None else (cosine - low) / (high - low) if high > low else 1.0
+        text_side = text_scores.get(entry_id, 0.0) / best if best > 0 else 0.0
+        fused[entry_id] = (1.0 - text_weight) * vector_side + text_weight * text_side
+    return fused
 
 
 def fuse(rankings: Iterable[Sequence[int]], rrf_k: int) -> dict[int, float]:
@@ -213,9 +242,9 @@ def search(
 ) -> list[Hit]:
     """The k best live, unexpired entries of the scope for a query, best first."""
     pool = max(options.candidates, options.k * 4)
-    vector_ranked: list[int] = []
-    text_ranked: list[int] = []
-    pending: Future[list[int]] | None = None
+    vector_ranked: list[tuple[int, float]] = []
+    text_ranked: list[tuple[int, float]] = []
+    pending: Future[list[tuple[int, float]]] | None = None
     if options.mode in ("hybrid", "text"):
         if parallel is not None and options.mode == "hybrid":
             # SQLite and numpy both release the GIL: BM25 runs on the other core during the mat-vec
@@ -223,13 +252,16 @@ def search(
         else:
             text_ranked = _text_ranked(store, vectors, query_text, options, pool)
     if options.mode in ("hybrid", "vector") and query_vector is not None:
-        vector_ranked = [entry_id for entry_id, _ in vectors.top(query_vector, pool, options.scope)]
+        vector_ranked = vectors.top(query_vector, pool, options.scope)
     if pending is not None:
         text_ranked = pending.result()
-    fused = fuse((vector_ranked, text_ranked), options.rrf_k)
+    cosines = dict(vector_ranked)
+    if options.mode == "hybrid" and query_vector is not None:
+        cosines.update(vectors.cosines(query_vector, [i for i, _ in text_ranked if i not in cosines]))
+    fused = fuse_scores(cosines, dict(text_ranked), options.text_weight)
     rows = store.fetch(fused)
-    vector_rank = {entry_id: rank for rank, entry_id in enumerate(vector_ranked, 1)}
-    text_rank = {entry_id: rank for rank, entry_id in enumerate(text_ranked, 1)}
+    vector_rank = {entry_id: rank for rank, (entry_id, _) in enumerate(vector_ranked, 1)}
+    text_rank = {entry_id: rank for rank, (entry_id, _) in enumerate(text_ranked, 1)}
     on = options.as_of or datetime.fromtimestamp(now, UTC).date()
     moment = day_timestamp(on) if options.as_of else now
     day = on.isoformat()

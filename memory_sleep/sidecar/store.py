@@ -253,8 +253,8 @@ class Store(Erasure, QueryLog):
         return [(int(row[0]), str(row[1]), str(row[2])) for row in rows]
 
     def text_search(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
-        """(id, bm25) of the best full-text matches of any of `terms`, best first (bm25 is
-        lower-is-better in SQLite)."""
+        """(id, BM25 score) of the best full-text matches of any of `terms`, best first (the
+        score is the negated bm25() of FTS5, so that higher is better, as in the Postgres store)."""
         try:
             rows = self.db.execute(
                 "SELECT rowid, bm25(entries_fts) FROM entries_fts WHERE entries_fts MATCH ?"
@@ -263,7 +263,7 @@ class Store(Erasure, QueryLog):
             ).fetchall()
         except sqlite3.OperationalError:
             return []
-        return [(int(row[0]), float(row[1])) for row in rows]
+        return [(int(row[0]), -float(row[1])) for row in rows]
 
 
 def _write_ahead_log(db: sqlite3.Connection, patience_secs: float = 10.0) -> None:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import PurePosixPath
+from typing import Literal
 
 from memory_sleep.engines.offline.matching import current_claim, mentions_value, replaced_values
 from memory_sleep.sidecar.boundary import SidecarStore
@@ -40,6 +41,8 @@ _KEYED = re.compile(
 )  # the last "Key: value"
 _NUMBER = re.compile(r"\d")
 _STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
+_GC_LINK = re.compile(r"entry (\d+) \(gc:")  # gc/apply.py link()
+COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
 KEY_WORDS = 2  # a key of at least this many words names one thing
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
@@ -86,6 +89,19 @@ def with_successors(
     return _sorted(ranked)
 
 
+def _ending(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] | None:
+    """The row an ending names, None if it is not indexed, False if it names none: a note or MEMORY.md
+    line (a line GC compacted away keeps its ending, so the chain goes on through it), or the entry GC
+    merged it into ("entry 2436 (gc:compaction)")."""
+    merged = _GC_LINK.match(ended_by)
+    if merged:
+        return store.fetch([int(merged.group(1))]).get(int(merged.group(1)))
+    place = ending_place(ended_by)
+    if place is None:
+        return False
+    return store.entry_at(*place) or store.entry_at(*place, live=False)
+
+
 def _current(
     store: SidecarStore, row: EntryRow, on: str, admits: Callable[[EntryRow], bool]
 ) -> EntryRow | None:
@@ -94,10 +110,10 @@ def _current(
     still the last value known, and shows its own status."""
     seen = {row.id}
     for _ in range(MAX_CHAIN):
-        if not (row.ended_on(on) and row.ended_by) or (place := ending_place(row.ended_by)) is None:
+        if not (row.ended_on(on) and row.ended_by):
             break
-        # a line GC compacted away keeps its ending: the chain goes on through it
-        found = store.entry_at(*place) or store.entry_at(*place, live=False)
+        if (found := _ending(store, row.ended_by)) is False:
+            break  # an ending that names no row
         if found is None or found.id in seen:
             return None
         seen.add(found.id)
@@ -128,7 +144,10 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
                 and _restates(own, statements[other.row.id])
             ]
             if newer:
-                latest = max(newer, key=lambda other: (other.row.day, other.score))
+                # of the latest day's, the original item rather than its weekly or archive copy
+                latest = max(
+                    newer, key=lambda other: (other.row.day, other.row.kind not in COPIES, other.score)
+                )
                 item.newer = latest.row
                 latest.score = max(latest.score, _above(item.score))
         if not due:

@@ -188,6 +188,16 @@ class VectorIndex:
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(int(self.ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
 
+    def cosines(self, query: npt.NDArray[np.float32], ids: Iterable[int]) -> dict[int, float]:
+        """The cosine similarity to `query` of each of `ids` that has a live row."""
+        wanted = np.array(list(ids), dtype=np.int64)
+        if len(wanted) == 0 or len(self.ids) == 0:
+            return {}
+        positions = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+        rows = positions[self.ids[positions] == wanted]
+        scores = self.matrix[rows] @ np.asarray(query, dtype=np.float32)
+        return {int(self.ids[row]): float(score) for row, score in zip(rows, scores, strict=True)}
+
     def allowed(self, ids: Iterable[int], scope: str | None) -> list[bool]:
         """Which of `ids` are live (and in `scope`, if given)."""
         wanted = np.array(list(ids), dtype=np.int64)

@@ -328,6 +328,15 @@ class PgVectors:
         ).fetchall()
         return [(int(row[0]), float(row[1])) for row in rows]
 
+    def cosines(self, query: npt.NDArray[np.float32], ids: Iterable[int]) -> dict[int, float]:
+        vector = np.asarray(query, dtype=np.float32)
+        rows = self.store.db.execute(
+            "SELECT id, 1 - (embedding <=> ?) FROM entries WHERE id = ANY(?) AND namespace = ?"
+            f" AND deleted_at IS NULL AND dim = {len(vector)}",
+            (vector, [int(i) for i in ids], self.store.namespace),
+        ).fetchall()
+        return {int(row[0]): float(row[1]) for row in rows}
+
     def allowed(self, ids: Iterable[int], scope: str | None) -> list[bool]:
         wanted = [int(i) for i in ids]
         live = {
