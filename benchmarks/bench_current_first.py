@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -171,7 +172,19 @@ def _holds_any(hit: Hit, items: list[NoteItem]) -> bool:
 
 
 def _answers(hit: Hit, current: str, answers: list[NoteItem]) -> bool:
-    return _states(hit.text, current) or _holds_any(hit, answers)
+    """The hit states the current value, or is an answer line, or a MEMORY.md entry restating one
+    with no number the answer line does not have: "技能生态: 9个技能" restates "10 个技能" in its
+    words but states the old count."""
+    if _states(hit.text, current):
+        return True
+    return _holds_any(hit, [item for item in answers if _numbers(hit.text) <= _numbers(item.text)])
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _numbers(text: str) -> set[str]:
+    return set(_NUMBER.findall(text))
 
 
 def fixture_after_run(scratch: Path) -> Path:
