@@ -8,7 +8,7 @@ Two links, both read from what the files say, never guessed from meaning:
 - a dated result whose words a newer result repeats, all but one of them at most (the same key with
   another value, or "moved to X (was Y)"), or whose `Key:` (two words or more) a newer result states
   with a value of its own, or repeats with the first number of the old value ("team sync: Wednesdays
-  at 10:50, Signal" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), or whose
+  at 10:50, Jitsi" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), or whose
   value a newer result says is gone as the offline engine reads a change ("(was Y)", "from Y to X":
   engines/offline/matching.py) and shares another word with (two, for a one-word value), is older
   than it: the newer ranks first and the older is marked "older, see NEWER". The offline engine adds a
@@ -211,9 +211,7 @@ def _restates(older: Statement, newer: Statement) -> bool:
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
     shared = older.words & newer.words
-    for value in (
-        newer.gone if len(shared) > 1 else ()
-    ):  # "moves from Felix to Wei" after "ask Felix about ..."
+    for value in newer.gone if len(shared) > 1 else ():  # "moves from Pim to Teo" after "ask Pim about ..."
         beside = shared - tokens(value)
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and mentions_value(older.claim, value):

@@ -84,8 +84,8 @@ _OTHER_CONTENT = 3  # words in place of as many others that say another thing, n
 _INNER_RUN = 2  # words of a statement in a row, between words another has, that it lacks
 _CODE = re.compile(r"`([^`]+)`")
 _SPELLED = re.compile(r"[\w.+@#/:-]*\d[\w.+@#/:-]*|\w+_\w+")  # "MER-748", "hetzner-fsn1-12", "rate_limit_v2"
-_MID_NAME = re.compile(r"(?<=[\w,)]\s)[A-Z][a-z]+\b")  # "... with Initech", not a clause's first word
-# a clause's first word that is its subject: "Ines owns ...", "Tom is ..." (not "Again, ...", "Learned the ...")
+_MID_NAME = re.compile(r"(?<=[\w,)]\s)[A-Z][a-z]+\b")  # "... with Larchwood", not a clause's first word
+# a clause's first word that is its subject: "Ines owns ...", "Teo is ..." (not "Again, ...", "Learned the ...")
 _SUBJECT_NAME = re.compile(r"(?:^|[:;]\s)([A-Z][a-z]+)(?=\s+[a-z]+s\b)")
 
 
@@ -93,8 +93,8 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
     """`text` says nothing `other` does not, in other words: found near it by meaning (the sidecar's
     embeddings), it names no value, identifier, name or project that `other` lacks, says no value is gone,
     contradicts none, and is no sibling of it (the same words around one word swapped: "the design for
-    the new export flow" and "... the new sso flow"). "Lena owns Beacon gateway" echoes "Beacon gateway is
-    Lena's area"; "(again) Meridian keeps exports for 30 days" echoes "Meridian exports retention: 30 days"."""
+    the new export flow" and "... the new sso flow"). "Yara owns Vela gateway" echoes "Vela gateway is
+    Yara's area"; "(again) Quokka keeps exports for 30 days" echoes "Quokka exports retention: 30 days"."""
     claim, other_claim = matching.current_claim(text), matching.current_claim(other)
     if matching.replaced_values(text) or matching.values_conflict(claim, other_claim):
         return False
@@ -109,7 +109,7 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
     }
     held = other_claim.lower()
     if not (tokens(claim) & projects) <= tokens(other_claim):
-        return False  # "Nimbus API style: REST" is not "Decided: Beacon public API is REST"
+        return False  # "Quokka API style: REST" is not "Decided: Vela public API is REST"
     if any(not matching.mentions_value(held, name.strip(".,:;")) for name in named if name.strip(".,:;")):
         return False
     own_words, other_words = word_sequence(claim), word_sequence(other_claim)
@@ -119,7 +119,7 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
 def _swapped(own: list[str], other: list[str]) -> bool:
     """Some words of `own` stand where `other` has others of another stem, between words both share, or
     as many before them ("Ines owns" and "Omar owns"; not "renews on" and "renewal:"), or several before
-    or after them ("..., weil it removes a moving part" and "..., weil it unblocks Wei's work")."""
+    or after them ("..., weil it removes a moving part" and "..., weil it unblocks Teo's work")."""
     for start, end, other_start, other_end in _replacements(own, other):
         before = start > 0 and other_start > 0
         after = end < len(own) and other_end < len(other)
@@ -131,8 +131,8 @@ def _swapped(own: list[str], other: list[str]) -> bool:
 
 
 def _inserted(own: list[str], other: list[str]) -> bool:
-    """`own` has words `other` lacks, several in a row between words both have ("Retention for Meridian
-    email archives: 30 days" and "Meridian exports retention: 30 days"): it names another thing."""
+    """`own` has words `other` lacks, several in a row between words both have ("Retention for Quokka
+    email archives: 30 days" and "Quokka exports retention: 30 days"): it names another thing."""
     stems = {stem(word) for word in other}
     held = [stem(word) in stems for word in own]
     inner = re.compile(rf"(?<=1)0{{{_INNER_RUN},}}(?=1)")
