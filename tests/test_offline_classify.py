@@ -181,7 +181,7 @@ def test_the_section_an_item_stands_in_says_what_it_is(heading: str, text: str, 
 
 
 def test_a_bold_timestamp_with_its_zone_is_not_split() -> None:
-    from memory_sleep.engines.offline.integrate import entry_text
+    from memory_sleep.engines.offline.wording import entry_text
     from memory_sleep.models import KeptItem
 
     item = note_item("**08:30 UTC** : Migration plan approved by Raj: the billing DB moves to Postgres 16")

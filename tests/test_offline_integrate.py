@@ -561,7 +561,7 @@ def test_a_new_address_beside_the_old_one_it_retires_is_no_repeat() -> None:
 
 
 def test_a_tables_entry_leaves_out_its_rule_row() -> None:
-    from memory_sleep.engines.offline.integrate import entry_text
+    from memory_sleep.engines.offline.wording import entry_text
 
     table = "| Agent | Role |\n|-------|------|\n| AGNI | research |\n| Codex | governance |"
     kept = KeptItem(item=note_item(table, kind="table"), category="relationship", topic=None)

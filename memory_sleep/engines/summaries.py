@@ -10,7 +10,7 @@ from datetime import date
 
 from memory_sleep.engines.base import Briefer, BriefingContext, ProjectContext, Summarizer, by_urgency
 from memory_sleep.engines.calls import Ask, ModelCalls
-from memory_sleep.engines.offline.integrate import entry_text
+from memory_sleep.engines.offline.wording import entry_text
 from memory_sleep.engines.redact import redact
 from memory_sleep.engines.related import as_attribute, as_data, covers, missing_from
 from memory_sleep.engines.schemas import BriefingAnswer, ProjectAnswer, WeeklyAnswer

@@ -9,7 +9,7 @@ from datetime import date
 
 from memory_sleep.engines.base import ProjectContext
 from memory_sleep.engines.offline import cues
-from memory_sleep.engines.offline.integrate import entry_text
+from memory_sleep.engines.offline.wording import entry_text
 from memory_sleep.language import LEAD_IN_WORDS
 from memory_sleep.models import EntryView, KeptItem, ProjectFields, WeeklySummary
 from memory_sleep.text import deadline_in, shorten
