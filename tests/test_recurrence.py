@@ -54,3 +54,22 @@ def test_a_line_naming_another_day_or_a_release_is_not_routine_by_recurrence(tex
     earlier = [(date(2026, 3, day), line.format(d=day)) for day in (20, 23, 26, 28)]
     verdict = _verdict(text, earlier)
     assert verdict.discard_reason != "routine", verdict.reason
+
+
+def test_a_sentence_said_of_another_identifier_each_day_is_routine() -> None:
+    """The same words around a branch, a path or a channel that changes: a log line, day after day."""
+    earlier = [
+        (date(2026, 3, 20), "- pulled main and rebased `feat/billing`"),
+        (date(2026, 3, 23), "- pulled main and rebased `fix/login-loop`"),
+        (date(2026, 3, 26), "- pulled main and rebased `chore/deps`"),
+    ]
+    assert _verdict("- pulled main and rebased `refactor/export`", earlier).discard_reason == "routine"
+
+
+def test_a_field_naming_another_identifier_each_day_is_not_routine_by_recurrence() -> None:
+    """A key whose value is a path or a host ("Repo: ..."): another thing each day, maybe news each day."""
+    earlier = [
+        (date(2026, 3, day), f"Repo: github.com/acme/tool-{name}")
+        for day, name in ((20, "a"), (23, "b"), (26, "c"))
+    ]
+    assert _verdict("Repo: github.com/acme/atlas-web", earlier).discard_reason != "routine"
