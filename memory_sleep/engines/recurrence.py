@@ -31,8 +31,8 @@ _SPACE = re.compile(r"\s+")
 _LEADING_MASKS = re.compile(r"^(?:[#\[\]()]+\s*)+")
 _KEY = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s+(\S.*)")
 _VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)?\b")
-# an identifier: ASCII letters and digits joined by "-", "/", ".", ":" or "@" ("refactor/invites",
-# "#beacon-dev", "src/utils/dates.ts"), read after markup is dropped and values masked
+# an identifier: ASCII letters and digits joined by "-", "/", ".", ":" or "@" ("feat/login",
+# "#ops-alerts", "src/app/main.ts"), read after markup is dropped and values masked
 _IDENTIFIER = re.compile(r"[a-z0-9./:@-]*[a-z0-9][-/.:@][a-z0-9][a-z0-9./:@-]*")
 SENTENCE_WORDS = 3  # words besides values and identifiers that make a sentence, not a field naming one
 _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{1,2})月(\d{1,2})日")
@@ -69,16 +69,14 @@ def key_shape(line: str) -> str | None:
 
 
 def sentence_shape(line: str) -> str | None:
-    """The shape of a sentence said of an identifier, the identifier masked too: "pulled main and
-    rebased `refactor/invites`" and "... `refactor/export`" share it, as a heartbeat naming one channel
-    or another does. None for a line naming no identifier, or a field whose value is one ("Repo:
-    org/app"): a field of another thing each day may be news each day."""
-    masked = _masked(line)
-    sentence = _IDENTIFIER.sub("#", masked)
+    """The shape of a sentence with identifiers masked as values are: "synced `docs/api` to the wiki"
+    and "synced `docs/guide` to the wiki" share it, as a status line naming one channel or another
+    does, and a line naming no identifier has its own shape as this one. None for a line whose
+    words besides values and identifiers are too few for a sentence ("Repo: org/app"): a field of another
+    thing each day may be news each day."""
+    sentence = _IDENTIFIER.sub("#", _masked(line))
     words = [word for word in sentence.split() if "#" not in word and any(char.isalpha() for char in word)]
-    if sentence == masked or len(words) < SENTENCE_WORDS:
-        return None
-    return "s" + _digest(sentence)[1:]
+    return _digest(sentence) if len(words) >= SENTENCE_WORDS else None
 
 
 def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
@@ -86,9 +84,10 @@ def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
     shapes: Counter[str] = Counter()
     for line in first_lines:
         if line.strip():
-            shapes[line_shape(line)] += 1
+            shape = line_shape(line)
+            shapes[shape] += 1
             for other in (key_shape(line), sentence_shape(line)):
-                if other is not None:
+                if other is not None and other != shape:
                     shapes[other] += 1
     return dict(shapes)
 
@@ -119,8 +118,8 @@ class Recurrence:
         if _names_another_day(head, day):
             return False
         if not _VERSION.search(head):
-            sentence = sentence_shape(line)
-            if self._recurs(line_shape(line), day) or (sentence is not None and self._recurs(sentence, day)):
+            shape, sentence = line_shape(line), sentence_shape(line)
+            if self._recurs(shape, day) or (sentence not in (None, shape) and self._recurs(sentence, day)):
                 return True
         key = key_shape(line) if by_key else None
         return key is not None and self._recurs(key, day)
