@@ -25,7 +25,6 @@ TODAY = date(2026, 11, 21)
     ("text", "other"),
     [
         ("Again, for the books: Quill keeps invoices for 90 days", "Quill invoices retention: 90 days"),
-        ("As agreed, Quill keeps invoices for 90 days", "Retention of Quill invoices: 90 days"),  # a lead-in
         ("Owner (Quill ledger): Ines", "Quill ledger is Ines's area"),
         ("Ines owns the Quill ledger", "Quill ledger is Ines's area"),
         (

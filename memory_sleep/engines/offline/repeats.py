@@ -80,9 +80,6 @@ def repeats(text: str, other: str, other_words: frozenset[str], projects: frozen
     return bool((said - value_words) & other_words)
 
 
-# up to three words and a comma before a statement, no value among them ("Again, ...", "As agreed, ..."):
-# how the note leads in, not what it says
-_LEAD_CLAUSE = re.compile(r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:[^\W\d]+\s+){0,2}[^\W\d]+\s*,\s+(?=\S)")
 _OTHER_CONTENT = 3  # words in place of as many others that say another thing, not another wording
 _INNER_RUN = 2  # words of a statement in a row, between words another has, that it lacks
 _CODE = re.compile(r"`([^`]+)`")
@@ -115,7 +112,7 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
         return False  # "Quokka API style: REST" is not "Decided: Vela public API is REST"
     if any(not matching.mentions_value(held, name.strip(".,:;")) for name in named if name.strip(".,:;")):
         return False
-    own_words, other_words = word_sequence(_LEAD_CLAUSE.sub("", claim, count=1)), word_sequence(other_claim)
+    own_words, other_words = word_sequence(claim), word_sequence(other_claim)
     return not _swapped(own_words, other_words) and not _inserted(own_words, other_words)
 
 
