@@ -114,9 +114,15 @@ def render_week(
         "",
     ]
     week_days = (monday, monday + timedelta(days=6))
+    # only an entry true at some time of the week can end one of its lines
+    said = [
+        (old, tokens(old.text), ending)
+        for old, ending in ended
+        if (old.day or monday) <= week_days[1] and ending.day > monday
+    ]
     for topic, highlights in summary.highlights.items():
         if highlights:
-            marked = (_marked(shorten(line, 300), week_days, ended) for line in highlights)
+            marked = (_marked(shorten(line, 300), week_days, said) for line in highlights)
             lines += [f"## {topic}", *(f"- {line}" for line in marked), ""]
     if pending:
         lines += [
@@ -128,17 +134,18 @@ def render_week(
     return "\n".join(lines)
 
 
-def _marked(line: str, week: tuple[date, date], ended: Sequence[tuple[Entry, Ending]]) -> str:
-    """The line, with the ending of the entry it states if that entry stopped being true."""
+def _marked(line: str, week: tuple[date, date], ended: Sequence[tuple[Entry, frozenset[str], Ending]]) -> str:
+    """The line, with the ending of the entry it states (with the entry's words) if that entry stopped
+    being true."""
     said = stated_day(line)
     words = tokens(line)
-    for old, ending in ended:
+    for old, old_words, ending in ended:
         since = old.day or week[0]
         day = said or max(since, week[0])
         if (
             since <= day < ending.day
             and week[0] <= day <= week[1]
-            and says_the_same(tokens(old.text), words, restated=day != since)
+            and says_the_same(old_words, words, restated=day != since)
         ):
             return f"{line} {ending.render()}"
     return line
