@@ -26,9 +26,9 @@ from workspace_gen import generate_workspace
 
 from memory_sleep.config import Config
 from memory_sleep.cycle.runner import RunOptions, run_cycle
-from memory_sleep.engines.value_answers import values_answer
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.testing import FunctionModel
+from memory_sleep.engines.value_answers import values_answer
 from memory_sleep.workspace.layout import Workspace
 
 END = date(2026, 11, 28)

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_run.py            # 30 and 365 days of ~8 KB notes, 5 nightly repeats
     python benchmarks/bench_run.py --days 30 90 365 --repeats 7
+    python benchmarks/bench_run.py --keep /tmp/bench-run   # keep the first runs' workspaces, reuse them next time
 
 Prints a table of medians. "first night" is the night after the first run: the sidecar's first
 garbage-collection pass soft-deletes the history's expired and unused entries then, once. "nightly"
@@ -12,6 +13,7 @@ is the night after that, what a cron job pays every day; it must stay flat with 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -27,7 +29,8 @@ from workspace_gen import generate_workspace
 END = date(2026, 11, 28)
 
 
-def timed_run(workspace: Path, today: date) -> float:
+def timed_run(workspace: Path, today: date) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user + system) of one whole `memory-sleep run` process."""
     command = [
         sys.executable,
         "-m",
@@ -40,22 +43,42 @@ def timed_run(workspace: Path, today: date) -> float:
         today.isoformat(),
         "-q",
     ]
+    before = os.times()
     started = time.perf_counter()
     subprocess.run(command, check=True)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return wall, cpu
 
 
-def measure(days: int, note_kb: float, repeats: int, scratch: Path) -> dict[str, float]:
+def measure(days: int, note_kb: float, repeats: int, scratch: Path, kept: Path | None) -> dict[str, float]:
     """The first run over `days` of history, the first nightly run after it (the sidecar's first
     garbage-collection pass, which soft-deletes the history's expired and unused entries once), then
-    `repeats` copies of the night after that: the steady nightly run a cron job pays every day."""
-    base = scratch / f"days-{days}"
-    generate_workspace(base, days=days + 2, seed=7, end=END, note_kb=note_kb)
-    holding = scratch / f"held-{days}"
-    holding.mkdir()
+    `repeats` copies of the night after that: the steady nightly run a cron job pays every day.
+
+    With `kept`, the workspace right after the first run (and the held notes) are kept there and reused
+    by the next invocation with the same arguments, which then reports no first run: the first night
+    and the nightly runs are measured again with the code under test."""
     nights = [END - timedelta(days=1), END]
-    held = {night: _hold(base, night, holding) for night in nights}
-    first = timed_run(base, nights[0] - timedelta(days=1))
+    prepared = kept / f"days-{days}-kb-{note_kb:g}" if kept else None
+    if prepared is not None and (prepared / "ready").exists():
+        first = (float("nan"), float("nan"))
+        held = {night: sorted((prepared / "held").glob(f"{night.isoformat()}*.md")) for night in nights}
+        base = scratch / f"days-{days}"
+        shutil.copytree(prepared / "workspace", base, symlinks=True)
+    else:
+        base = scratch / f"days-{days}"
+        generate_workspace(base, days=days + 2, seed=7, end=END, note_kb=note_kb)
+        holding = scratch / f"held-{days}"
+        holding.mkdir()
+        held = {night: _hold(base, night, holding) for night in nights}
+        first = timed_run(base, nights[0] - timedelta(days=1))
+        if prepared is not None:
+            shutil.rmtree(prepared, ignore_errors=True)
+            shutil.copytree(base, prepared / "workspace", symlinks=True)
+            shutil.copytree(holding, prepared / "held")
+            (prepared / "ready").write_text("first run done\n", encoding="utf-8")
     _restore(held[nights[0]], base)
     first_night = timed_run(base, nights[0] + timedelta(days=1))
     nightly = []
@@ -70,10 +93,11 @@ def measure(days: int, note_kb: float, repeats: int, scratch: Path) -> dict[str,
     return {
         "days": days,
         "notes_kb": size / 1024,
-        "first": first,
-        "first_night": first_night,
-        "nightly": statistics.median(nightly),
-        "nightly_max": max(nightly),
+        "first": first[0],
+        "first_night": first_night[0],
+        "nightly": statistics.median(wall for wall, _ in nightly),
+        "nightly_max": max(wall for wall, _ in nightly),
+        "nightly_cpu": statistics.median(cpu for _, cpu in nightly),
     }
 
 
@@ -97,16 +121,22 @@ def main() -> None:
     parser.add_argument("--days", type=int, nargs="+", default=[30, 365])
     parser.add_argument("--note-kb", type=float, default=8.0)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="folder keeping each history's workspace after its first run, reused when present",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        rows = [measure(days, args.note_kb, args.repeats, Path(folder)) for days in args.days]
+        rows = [measure(days, args.note_kb, args.repeats, Path(folder), args.keep) for days in args.days]
     print(
-        f"{'history':>8} {'notes':>9} {'first run':>10} {'first night':>12} {'nightly p50':>12} {'nightly max':>12}"
+        f"{'history':>8} {'notes':>9} {'first run':>10} {'first night':>12} {'nightly p50':>12}"
+        f" {'nightly max':>12} {'nightly cpu':>12}"
     )
     for row in rows:
         print(
             f"{row['days']:>6} d {row['notes_kb']:>7.0f} KB {row['first']:>9.2f}s {row['first_night']:>11.2f}s"
-            f" {row['nightly']:>11.2f}s {row['nightly_max']:>11.2f}s"
+            f" {row['nightly']:>11.2f}s {row['nightly_max']:>11.2f}s {row['nightly_cpu']:>11.2f}s"
         )
     if len(rows) > 1:
         print(

@@ -54,3 +54,33 @@ def test_a_line_naming_another_day_or_a_release_is_not_routine_by_recurrence(tex
     earlier = [(date(2026, 3, day), line.format(d=day)) for day in (20, 23, 26, 28)]
     verdict = _verdict(text, earlier)
     assert verdict.discard_reason != "routine", verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        (
+            "- cache warmed for `src/api.ts` before the demo",
+            [
+                "- cache warmed for `lib/db.py` before the demo",
+                "- cache warmed for `app.json` before the demo",
+            ],
+        ),
+        ("- status check: nothing new in #billing-alerts", ["- status check: nothing new in #ops-{d}"]),
+    ],
+)
+def test_a_sentence_said_of_another_identifier_each_day_is_routine(text: str, lines: list[str]) -> None:
+    """The same words around a path or a channel that changes (or a value in its place): a log line,
+    day after day."""
+    earlier = [(date(2026, 3, day), lines[day % len(lines)].format(d=day)) for day in (20, 23, 26)]
+    recurrence = Recurrence().with_notes((day, note_shapes([line])) for day, line in earlier)
+    assert recurrence.is_routine(text, TODAY)
+
+
+def test_a_field_naming_another_identifier_each_day_is_not_routine_by_recurrence() -> None:
+    """A key whose value is a path or a host ("Repo: ..."): another thing each day, maybe news each day."""
+    earlier = [
+        (date(2026, 3, day), f"Repo: github.com/acme/tool-{name}")
+        for day, name in ((20, "a"), (23, "b"), (26, "c"))
+    ]
+    assert _verdict("Repo: github.com/acme/atlas-web", earlier).discard_reason != "routine"

@@ -28,9 +28,9 @@ def make_engine(name: str) -> Engine:
         return offline_engine()
     if name == "simulated":
         from memory_sleep.config import EngineConfig
-        from memory_sleep.engines.value_answers import values_answer
         from memory_sleep.engines.llm import llm_engine
         from memory_sleep.engines.testing import FunctionModel
+        from memory_sleep.engines.value_answers import values_answer
 
         return llm_engine(FunctionModel(values_answer, model="simulated"), EngineConfig())
     raise ValueError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")

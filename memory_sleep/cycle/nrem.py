@@ -11,7 +11,7 @@ from datetime import date, timedelta
 
 from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.engines.base import Classifier, ClassifyContext
-from memory_sleep.engines.cards import card_fields
+from memory_sleep.engines.cards import card_fields, section_openers
 from memory_sleep.engines.recurrence import note_shapes
 from memory_sleep.engines.redact import only_secrets, redact_items
 from memory_sleep.models import Classification, NoteItem
@@ -64,6 +64,7 @@ def run_nrem(
     states: dict[str, NoteState] = {}
     read_shapes: list[tuple[date, dict[str, int]]] = []
     cards: set[str] = set()
+    openers: set[str] = set()
     for note, previous in notes:
         try:
             parsed = read_note(note, max_note_bytes)
@@ -81,6 +82,7 @@ def run_nrem(
         shapes = note_shapes(item.text.split("\n", 1)[0] for item in parsed.items)
         read_shapes.append((note.day, shapes))
         cards |= card_fields(parsed.items)
+        openers |= section_openers(parsed.items)
         known = previous.items if previous else {}
         items = {item.id: known[item.id] for item in parsed.items if item.id in known}
         fresh.extend(item for item in parsed.items if item.id not in known)
@@ -93,7 +95,10 @@ def run_nrem(
             shapes=shapes,
         )
     context = dataclasses.replace(
-        context, recurrence=context.recurrence.with_notes(read_shapes), cards=frozenset(cards)
+        context,
+        recurrence=context.recurrence.with_notes(read_shapes),
+        cards=frozenset(cards),
+        openers=frozenset(openers),
     )
     result.warnings.extend(run_warnings(sightings_in_items(fresh)))
     fresh = redact_items(fresh)  # only new text is scanned; nothing downstream ever sees the secret

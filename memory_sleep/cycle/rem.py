@@ -12,8 +12,8 @@ from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.cycle.plan import DocumentEditor, Edit, EditOp
 from memory_sleep.engines.base import Integrator
 from memory_sleep.models import EntryView, KeptItem, Operation
-from memory_sleep.workspace.archive import ArchiveRecord
-from memory_sleep.workspace.memory_doc import SECTION_FOR, Entry, MemoryDocument, entry_from_display
+from memory_sleep.workspace.archive import ArchiveRecord, displayed_entry
+from memory_sleep.workspace.memory_doc import SECTION_FOR, Entry, MemoryDocument
 
 
 @dataclass
@@ -202,10 +202,11 @@ def _dormant(
     live = {entry.key for _, entry in document.entries()}
     latest: dict[str, tuple[ArchiveRecord, Entry]] = {}
     for record in archived:
-        entry = entry_from_display(record.entry)
-        if entry is not None:
-            latest.pop(entry.key, None)  # keep the records in archive order
-            latest[entry.key] = (record, entry)
+        found = displayed_entry(record.entry)
+        if found is not None:
+            key, entry = found
+            latest.pop(key, None)  # keep the records in archive order
+            latest[key] = (record, entry)
     kept = [pair for key, pair in latest.items() if pair[0].still_true and key not in live]
     return {f"A{number}": pair for number, pair in enumerate(kept, start=1)}
 

@@ -114,9 +114,17 @@ def render_week(
         "",
     ]
     week_days = (monday, monday + timedelta(days=6))
+    # only an entry true at some time of the week can end one of its lines
+    endings = _Endings(
+        [
+            (old, ending)
+            for old, ending in ended
+            if (old.day or monday) <= week_days[1] and ending.day > monday
+        ]
+    )
     for topic, highlights in summary.highlights.items():
         if highlights:
-            marked = (_marked(shorten(line, 300), week_days, ended) for line in highlights)
+            marked = (_marked(shorten(line, 300), week_days, endings) for line in highlights)
             lines += [f"## {topic}", *(f"- {line}" for line in marked), ""]
     if pending:
         lines += [
@@ -128,17 +136,34 @@ def render_week(
     return "\n".join(lines)
 
 
-def _marked(line: str, week: tuple[date, date], ended: Sequence[tuple[Entry, Ending]]) -> str:
+class _Endings:
+    """Ended entries with their words, and which of them hold each word: a line can state only an
+    entry it shares a word with (or, wordless, one without words)."""
+
+    def __init__(self, ended: Sequence[tuple[Entry, Ending]]) -> None:
+        self.ended = [(old, tokens(old.text), ending) for old, ending in ended]
+        self.holding: defaultdict[str, list[int]] = defaultdict(list)
+        for number, (_, words, _) in enumerate(self.ended):
+            for word in words or ("",):
+                self.holding[word].append(number)
+
+    def sharing(self, words: frozenset[str]) -> list[tuple[Entry, frozenset[str], Ending]]:
+        """The entries that share a word with `words`, in their order."""
+        numbers = {number for word in words or ("",) for number in self.holding.get(word, ())}
+        return [self.ended[number] for number in sorted(numbers)]
+
+
+def _marked(line: str, week: tuple[date, date], ended: _Endings) -> str:
     """The line, with the ending of the entry it states if that entry stopped being true."""
     said = stated_day(line)
     words = tokens(line)
-    for old, ending in ended:
+    for old, old_words, ending in ended.sharing(words):
         since = old.day or week[0]
         day = said or max(since, week[0])
         if (
             since <= day < ending.day
             and week[0] <= day <= week[1]
-            and says_the_same(tokens(old.text), words, restated=day != since)
+            and says_the_same(old_words, words, restated=day != since)
         ):
             return f"{line} {ending.render()}"
     return line

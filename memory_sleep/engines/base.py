@@ -30,6 +30,7 @@ class ClassifyContext:
     memory: Sequence[EntryView]
     recurrence: Recurrence = field(default_factory=Recurrence)  # line shapes of recent days
     cards: frozenset[str] = frozenset()  # ids of items that are fields of a card (engines/cards.py)
+    openers: frozenset[str] = frozenset()  # ids of paragraphs that open a section (engines/cards.py)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Cards: three or more `Key: value` lines making up most of a section ("**Checked:** 00:07", "**Load:**
 0.09", "**Session ID:** f1b5…") record one moment (a session, a check, a task), as a table row or front
-matter does. Found per note when it is read, whatever the language of the keys."""
+matter does. Found per note when it is read, whatever the language of the keys; so are the paragraphs
+that open a section (the sentence saying what the section is about)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,17 @@ KEYED = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*[^*\n]{1,60}?(?:[:：]\*\*|\*\*\s*[:：])|[^\s:：]{1,24}(?:\s[^\s:：]{1,24}){0,2}(?::\s|：))"
     r"\s*(\S.*)"
 )
+
+
+def section_openers(items: Iterable[NoteItem]) -> set[str]:
+    """The ids of a note's items that open a section: the first item under a heading, a paragraph."""
+    seen: set[tuple[str, ...]] = set()
+    found: set[str] = set()
+    for item in items:
+        if item.headings and item.headings not in seen and item.kind in ("line", "paragraph"):
+            found.add(item.id)
+        seen.add(item.headings)
+    return found
 
 
 def card_fields(items: Iterable[NoteItem]) -> set[str]:

@@ -31,6 +31,10 @@ _SPACE = re.compile(r"\s+")
 _LEADING_MASKS = re.compile(r"^(?:[#\[\]()]+\s*)+")
 _KEY = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s+(\S.*)")
 _VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)?\b")
+# an identifier: ASCII letters and digits joined by "-", "/", ".", ":" or "@" ("feat/login",
+# "#ops-alerts", "src/app/main.ts"), read after markup is dropped and values masked
+_IDENTIFIER = re.compile(r"[a-z0-9./:@-]*[a-z0-9][-/.:@][a-z0-9][a-z0-9./:@-]*")
+SENTENCE_WORDS = 3  # words besides values and identifiers that make a sentence, not a field naming one
 _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{1,2})月(\d{1,2})日")
 
 
@@ -64,15 +68,27 @@ def key_shape(line: str) -> str | None:
     return "k" + _digest(match.group(1))[1:]
 
 
+def sentence_shape(line: str) -> str | None:
+    """The shape of a sentence with identifiers masked as values are: "synced `docs/api` to the wiki"
+    and "synced `docs/guide` to the wiki" share it, as a status line naming one channel or another
+    does, and a line naming no identifier has its own shape as this one. None for a line whose
+    words besides values and identifiers are too few for a sentence ("Repo: org/app"): a field of another
+    thing each day may be news each day."""
+    sentence = _IDENTIFIER.sub("#", _masked(line))
+    words = [word for word in sentence.split() if "#" not in word and any(char.isalpha() for char in word)]
+    return _digest(sentence) if len(words) >= SENTENCE_WORDS else None
+
+
 def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
     """How often each shape occurs among a note's items (by each item's first line), keys included."""
     shapes: Counter[str] = Counter()
     for line in first_lines:
         if line.strip():
-            shapes[line_shape(line)] += 1
-            key = key_shape(line)
-            if key is not None:
-                shapes[key] += 1
+            shape = line_shape(line)
+            shapes[shape] += 1
+            for other in (key_shape(line), sentence_shape(line)):
+                if other is not None and other != shape:
+                    shapes[other] += 1
     return dict(shapes)
 
 
@@ -101,8 +117,10 @@ class Recurrence:
         head = line[:SHAPE_CHARS]
         if _names_another_day(head, day):
             return False
-        if not _VERSION.search(head) and self._recurs(line_shape(line), day):
-            return True
+        if not _VERSION.search(head):
+            shape, sentence = line_shape(line), sentence_shape(line)
+            if self._recurs(shape, day) or (sentence not in (None, shape) and self._recurs(sentence, day)):
+                return True
         key = key_shape(line) if by_key else None
         return key is not None and self._recurs(key, day)
 

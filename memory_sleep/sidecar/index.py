@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,7 +34,7 @@ from memory_sleep.sidecar.sources import (
 )
 from memory_sleep.sidecar.store import EntryRow, NewEntry, SourceRow
 from memory_sleep.sidecar.tokenize import fts_document
-from memory_sleep.sidecar.validity import derive_validity
+from memory_sleep.sidecar.validity import update_validity
 from memory_sleep.text import jaccard, terms, tokens
 from memory_sleep.workspace.layout import Workspace
 
@@ -159,7 +159,7 @@ def index_workspace(
             store.soft_delete(ids, "source-removed", moment)
             store.drop_source(key)
             report.changed_ids.update(ids)
-        store.set_validity(derive_validity(store, workspace))
+        update_validity(store, workspace)
         store.set_meta("last_indexed_at", str(moment))
     report.sources_read = len(plans)
     report.seconds = time.perf_counter() - started
@@ -235,7 +235,7 @@ def _plan_source(
     except SourceReadError as error:
         report.warnings.append(str(error))
         return None
-    _sync(plan, existing, [_new_entry(source, item, default_scope) for item in items])
+    _sync(plan, existing, items, lambda item: _new_entry(source, item, default_scope))
     return plan
 
 
@@ -301,27 +301,33 @@ def _derived_scopes(store: SidecarStore, plans: Sequence[_SourcePlan], default_s
         plan.rewrites = [(entry_id, scoped(entry)) for entry_id, entry in plan.rewrites]
 
 
-def _sync(plan: _SourcePlan, existing: Sequence[EntryRow], entries: Sequence[NewEntry]) -> None:
+def _sync(
+    plan: _SourcePlan,
+    existing: Sequence[EntryRow],
+    items: Sequence[SourceItem],
+    new_entry: Callable[[SourceItem], NewEntry],
+) -> None:
     """Match a file's new items to its stored rows: same text keeps the row (and its history), an edited
-    item rewrites the row it most resembles, the rest are added or soft-deleted."""
+    item rewrites the row it most resembles, the rest are added or soft-deleted. Only these are made
+    entries (`new_entry`: their words tokenized): a file changed by a few lines costs a few lines."""
     by_hash: dict[str, list[EntryRow]] = defaultdict(list)
     for row in existing:
         by_hash[row.content_hash].append(row)
     leftover: list[NewEntry] = []
     matched: set[int] = set()
-    for entry in entries:
-        candidates = by_hash.get(entry.content_hash)
+    for item in items:
+        candidates = by_hash.get(item.content_hash)
         if not candidates:
-            leftover.append(entry)
+            leftover.append(new_entry(item))
             continue
         row = candidates.pop(0)
         matched.add(row.id)
         if (row.source_path, row.line_start, row.line_end) != (
-            entry.source_path,
-            entry.line_start,
-            entry.line_end,
+            plan.source.path,
+            item.line_start,
+            item.line_end,
         ):
-            plan.moves.append((row.id, entry.line_start, entry.line_end))
+            plan.moves.append((row.id, item.line_start, item.line_end))
         if row.deleted_at is not None and row.deleted_reason in INDEX_REASONS:
             plan.restores.append(row.id)
     open_rows = [row for row in existing if row.id not in matched and row.deleted_at is None]

@@ -148,7 +148,11 @@ def selective_terms(store: SidecarStore, terms: list[str], budget: int) -> list[
     while adding almost nothing to the ranking (its IDF is near zero); the vector side still
     sees the whole query. The rarest term always stays unless it alone exceeds the budget.
     """
-    counts = store.term_counts(terms)
+    return within_budget(store.term_counts(terms), budget)
+
+
+def within_budget(counts: Mapping[str, int], budget: int) -> list[str]:
+    """Of terms and how many entries hold each, the rarest whose matches add up to at most `budget`."""
     chosen: list[str] = []
     total = 0
     for term in sorted(counts, key=lambda t: (counts[t], t)):

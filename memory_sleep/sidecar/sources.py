@@ -28,7 +28,7 @@ from typing import Any
 from memory_sleep.engines.redact import redact
 from memory_sleep.models import NoteItem
 from memory_sleep.text import clean
-from memory_sleep.workspace.archive import records_since, stated_day
+from memory_sleep.workspace.archive import displayed_entry, records_since, stated_day
 from memory_sleep.workspace.layout import DAILY_NOTE_NAME, NoteFile, Workspace, discover
 from memory_sleep.workspace.memory_doc import (
     PROJECTS,
@@ -36,7 +36,6 @@ from memory_sleep.workspace.memory_doc import (
     MemoryDocument,
     ProjectBlock,
     RawBlock,
-    entry_from_display,
 )
 from memory_sleep.workspace.notes import note_item_stream, parse_note_text
 from memory_sleep.workspace.state import StateStore
@@ -198,8 +197,9 @@ def archive_items(text: str) -> list[SourceItem]:
     """Each entry archive.md keeps, as it read in MEMORY.md, dated as it was there."""
     items = []
     for record in records_since(text, date.min):
-        old = entry_from_display(record.entry.removeprefix("- ").removeprefix("* "))
-        if old is not None:
+        found = displayed_entry(record.entry.removeprefix("- ").removeprefix("* "))
+        if found is not None:
+            old = found[1]
             context = " · ".join(part for part in ("Archive", record.section, old.topic) if part)
             items.append(SourceItem("archive", record.line, record.line, context, old.text, old.day))
     return items

@@ -8,9 +8,11 @@ A record of an entry that stopped being true ends with how and when, and by what
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Literal, get_args
 
 from memory_sleep.text import similarity
@@ -85,14 +87,42 @@ def records_since(text: str, since: date) -> Iterator[ArchiveRecord]:
             break
         if heading:
             start = number
-    day = None
-    for number, line in enumerate(lines[start:], start + 1):
+    records = _records(text)
+    yield from records[bisect_right([record.line for record in records], start) :]
+
+
+@dataclass(frozen=True)
+class _Read:
+    text: str
+    records: tuple[ArchiveRecord, ...]
+    lines: int
+    day: date | None  # of the last heading: the day of records appended below it
+
+
+_last_read: list[_Read] = []
+
+
+@lru_cache(maxsize=4)
+def _records(text: str) -> tuple[ArchiveRecord, ...]:
+    """Every record of archive.md's text, read once per text: a run, its GC and the index after it
+    read the file several times; a text that only appends to the one read last (archive.md is
+    append-only) reads just the lines appended."""
+    last = _last_read[0] if _last_read else None
+    if last is None or not last.text.endswith("\n") or not text.startswith(last.text):
+        last = _Read("", (), 0, None)
+    found, day = list(last.records), last.day
+    tail = text[len(last.text) :].splitlines()
+    for number, line in enumerate(tail, last.lines + 1):
         heading = _HEADING.match(line)
         if heading:
             day = _day(heading.group(1))
         elif day and (record := _RECORD.match(line)):
             reason, ended = _ending(record["reason"].strip())
-            yield ArchiveRecord(day, record["section"].strip(), record["entry"], reason, ended, number)
+            found.append(
+                ArchiveRecord(day, record["section"].strip(), record["entry"], reason, ended, number)
+            )
+    _last_read[:] = [_Read(text, tuple(found), last.lines + len(tail), day)]
+    return _last_read[0].records
 
 
 def append_records(current: str | None, records: Sequence[ArchiveRecord]) -> str:
@@ -139,11 +169,28 @@ def ended_statements(records: Iterable[ArchiveRecord]) -> list[tuple[Entry, Endi
     appended later, e.g. superseded after it was archived for room, wins)."""
     latest: dict[str, tuple[Entry, Ending | None]] = {}
     for record in records:
-        old = entry_from_display(record.entry.removeprefix("- ").removeprefix("* "))
-        if old is not None:
-            latest.pop(old.key, None)  # keep the order of the last record
-            latest[old.key] = (old, record.ended)
+        found = displayed_entry(record.entry.removeprefix("- ").removeprefix("* "))
+        if found is not None:
+            key, old = found
+            latest.pop(key, None)  # keep the order of the last record
+            latest[key] = (old, record.ended)
     return [(old, ended) for old, ended in latest.values() if ended is not None]
+
+
+def displayed_entry(line: str) -> tuple[str, Entry] | None:
+    """`entry_from_display(line)` (a copy of its own) with its key; archive.md's lines are read by
+    several steps of a run, each line is parsed once."""
+    found = _displayed(line)
+    if found is None:
+        return None
+    key, (text, topic, day) = found
+    return key, Entry(text, topic, day)
+
+
+@lru_cache(maxsize=1 << 16)
+def _displayed(line: str) -> tuple[str, tuple[str, str | None, date | None]] | None:
+    entry = entry_from_display(line)
+    return None if entry is None else (entry.key, (entry.text, entry.topic, entry.day))
 
 
 def stated_day(line: str) -> date | None:

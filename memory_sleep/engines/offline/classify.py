@@ -29,6 +29,13 @@ _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
 _MEASUREMENT_CELL = re.compile(r"\|\s*(?:(?:[\d.,:]+\s?[^\W\d_]{0,3}\s*)+|[^\w\s|]+\s*)(?=\|)")
 _MEASUREMENTS_IN_OUTPUT = 4
 _LEAD_IN = re.compile(r"^[^\n]{3,118}:$")
+# an arrow standing between words ("GitHub → Gumroad", not "384→389"), or a tree's branch opening a line
+_DRAWING = re.compile(r"(?:^|\s)[→←↔⇒⇐](?:\s|$)|^\s*[├└│┌]")
+_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
+_FENCE_WITH_LANGUAGE = re.compile(r"^(?:`{3,}|~{3,})[ \t]*\w")  # "```bash": code, whatever it draws
+_EMPHASIS_ONLY = re.compile(r"^(\*{1,2}|_{1,2}).*\1$")
+# content terms (a CJK bigram is one) of a statement: more than a log line's verb and object
+_STATEMENT_TERMS = 8
 _CUE_NAMES: dict[Category, str] = {
     "decision": "decision: a choice was made",
     "lesson": "lesson: something learned",
@@ -63,7 +70,7 @@ class OfflineClassifier:
         for item in items:
             topic = _topic(item, strong, weak)
             text = _plain(item.text)
-            verdict = _verdict(item, text, memory, context.recurrence)
+            verdict = _verdict(item, text, memory, context.recurrence, item.id in context.openers)
             kept = self._kept.setdefault(item.file, deque(maxlen=_KEPT_PER_NOTE))
             form = (verdict.category, bool(cues.CHECKBOX_OPEN.match(item.text)))
             alike = [(known, words) for known, words, its_form in kept if its_form == form]
@@ -97,12 +104,20 @@ def _keep(item: NoteItem, category: Category, text: str, closes: bool = False) -
 
 
 def _verdict(
-    item: NoteItem, text: str, memory: Sequence[tuple[str, frozenset[str]]], recurrence: Recurrence
+    item: NoteItem,
+    text: str,
+    memory: Sequence[tuple[str, frozenset[str]]],
+    recurrence: Recurrence,
+    opens: bool,
 ) -> Classification:
     """The first rule that applies decides; KEEP criteria win over DISCARD ones except for noise."""
     first_line = text.splitlines()[0] if text else ""
     if item.kind == "code":
-        return _discard("debug", "pasted code or command output")
+        if not _drawing(item.text):
+            return _discard("debug", "pasted code or command output")
+        if _repeats(text, memory):
+            return _discard("duplicate", "already in MEMORY.md")
+        return _keep(item, "fact", text)
     if _under_pasted_briefing(item.headings) or cues.RECALLED.search(text):
         return _discard("recalled", "text the tool wrote (briefing or recall), not new memory")
     if cues.DEBUG.search(first_line) or _looks_like_log(item.text) or routine.is_stack_trace(text):
@@ -111,7 +126,7 @@ def _verdict(
         return _discard("debug", "a table of measurements: output, not memory")
     if routine.is_metadata(first_line):
         return _discard("routine", "fields about the note (only tags, or a row of keys), not a statement")
-    category = _keep_category(item, text)
+    category = _keep_category(item, text, opens)
     first_raw = item.text.split("\n", 1)[0]
     if category not in ("decision", "lesson") and recurrence.is_routine(
         first_raw, item.day, by_key=category != "action"
@@ -119,7 +134,7 @@ def _verdict(
         return _discard("routine", "its shape recurs day after day: a routine line")
     if item.kind == "quote" and category != "decision":
         return _discard("debug", "pasted quotation")
-    if _LEAD_IN.match(text.replace("**", "")) and len(text) < 120:
+    if _LEAD_IN.match(text.replace("**", "")) and len(text) < 120 and not (opens and _statement(text)):
         return _discard("other", "introduces the lines that follow")
     if cues.CHECKBOX_DONE.match(item.text) or cues.DONE.search(text):
         if category == "lesson" or (category == "decision" and not cues.CHECKBOX_DONE.match(item.text)):
@@ -157,7 +172,7 @@ def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
     )
 
 
-def _keep_category(item: NoteItem, text: str) -> Category | None:
+def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     if cues.CHECKBOX_OPEN.match(item.text):
         return "action"
     if len(text.split()) < 2 and not any(is_cjk(char) for char in text):
@@ -188,7 +203,28 @@ def _keep_category(item: NoteItem, text: str) -> Category | None:
         return "fact"  # a plain statement of how something is: "Grus prod DB is Postgres 14"
     if "\n" not in text and KEYED.match(text) and not sections.is_log_line(text):
         return "fact"  # "Key: value" however long the value
+    if opens and _statement(text):
+        return "fact"  # the sentence a section opens with: what the section is about
     return None
+
+
+def _statement(text: str) -> bool:
+    """One line of prose saying something (eight content terms or more), not a question, not only
+    emphasis ("**BUILD COMPLETE**")."""
+    return (
+        "\n" not in text
+        and not text.rstrip().endswith(("?", "？"))
+        and not _EMPHASIS_ONLY.match(text)
+        and len(tokens(text)) >= _STATEMENT_TERMS
+    )
+
+
+def _drawing(block: str) -> bool:
+    """A fence holding a diagram the author drew (arrows, tree branches), not code or output: half its
+    lines or more draw."""
+    lines = [line for line in block.splitlines()[1:] if line.strip() and not _FENCE.match(line)]
+    drawn = sum(1 for line in lines if _DRAWING.search(line))
+    return bool(lines) and not _FENCE_WITH_LANGUAGE.match(block) and drawn * 2 >= len(lines)
 
 
 def _under_pasted_briefing(headings: Sequence[str]) -> bool:

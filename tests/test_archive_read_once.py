@@ -1,0 +1,38 @@
+"""A run reads archive.md's entries once, however many of its steps read the archive: its planner,
+GC, REM and the index after it (which reads the file the run appended to)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from memory_sleep.workspace import memory_doc
+from memory_sleep.workspace.archive import records_since
+from memory_sleep.workspace.layout import Workspace
+from tests.conftest import run_offline
+from tests.validity_helpers import run_nights
+
+
+def test_a_run_parses_each_archived_entry_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = run_nights(tmp_path)
+    (folder / "memory" / "2026-11-19.md").write_text(
+        "# 2026-11-19\n\n- Decided: Orion moves its backups to Glacier, replacing the tape archive\n",
+        encoding="utf-8",
+    )
+    parsed: Counter[str] = Counter()
+    real = memory_doc._parse_entry
+
+    def counted(lines: list[str]) -> memory_doc.Entry | None:
+        parsed[lines[0]] += 1
+        return real(lines)
+
+    monkeypatch.setattr(memory_doc, "_parse_entry", counted)
+    run_offline(folder, today=date(2026, 11, 20))
+    space = Workspace.open(folder)
+    archived = {f"- {record.entry}" for record in records_since(space.archive.read_text("utf-8"), date.min)}
+    in_memory = set(space.memory_md.read_text("utf-8").splitlines())
+    counts = [parsed[line] for line in archived - in_memory]
+    assert counts and max(counts) <= 1

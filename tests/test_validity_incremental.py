@@ -1,0 +1,163 @@
+"""Each index pass matches again only the archived statements whose matches may have changed, and ends
+up with exactly the validity a full derivation gives: night after night, after an undo, a restore, a
+deletion for good and a hand-edited archive."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.recall import Sidecar
+from memory_sleep.sidecar.validity import STATE_KEY, Ended, derive_validity, load_state
+from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.writer import SafeWriter
+from tests.sidecar_helpers import open_at
+from tests.validity_helpers import run_nights
+
+pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
+
+
+def _nights(tmp_path: Path) -> Path:
+    """Each night's index pass starts from the last one's state, and agrees with a full derivation."""
+    return run_nights(tmp_path, _index_and_check)
+
+
+def _stored(store: SidecarStore) -> Ended:
+    """The endings the last pass wrote (GC's own supersedes aside: they are not derived)."""
+    return {
+        int(entry_id): (str(valid_to), str(status), by)
+        for entry_id, valid_to, status, by in store.db.execute(
+            "SELECT id, valid_to, status, ended_by FROM entries WHERE status IS NOT NULL"
+            " AND (ended_by IS NULL OR ended_by NOT LIKE '%(gc:%')"
+        )
+    }
+
+
+def _index_and_check(folder: Path) -> Ended:
+    """Index, then derive everything afresh: the pass must have written exactly that."""
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        assert load_state(sidecar.store) is not None
+        full, _ = derive_validity(sidecar.store, Workspace.open(folder))
+        assert _stored(sidecar.store) == full
+    return full
+
+
+@contextmanager
+def _counting_matches(sidecar: Sidecar) -> Iterator[list[str]]:
+    asked: list[str] = []
+    real = sidecar.store.dated_matches
+
+    def counted(*args: object, **kwargs: object) -> list[tuple[int, str, str]]:
+        asked.append(str(args[2]))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    sidecar.store.dated_matches = counted  # type: ignore[method-assign]
+    try:
+        yield asked
+    finally:
+        del sidecar.store.dated_matches
+
+
+def test_night_after_night_the_stored_validity_is_the_full_derivation(tmp_path: Path) -> None:
+    folder = _nights(tmp_path)
+    ended = _index_and_check(folder)
+    assert {"superseded", "done"} <= {status for _, status, _ in ended.values()}
+    assert len(ended) >= 5
+
+
+def test_a_new_note_matches_again_only_the_statements_its_days_touch(tmp_path: Path) -> None:
+    folder = _nights(tmp_path)
+    (folder / "memory" / "2026-11-19.md").write_text(
+        "# 2026-11-19\n\n- Orion dashboards now load in 2 seconds\n", encoding="utf-8"
+    )
+    with open_at(folder) as sidecar:
+        statements = len(load_state(sidecar.store).matched)  # type: ignore[union-attr]
+        with _counting_matches(sidecar) as asked:
+            sidecar.index()
+        full, _ = derive_validity(sidecar.store, Workspace.open(folder))
+        assert _stored(sidecar.store) == full
+    assert statements >= 3 and not asked  # nothing new dated within any statement's days
+
+
+def test_a_state_of_another_version_or_unreadable_is_derived_again_in_full(tmp_path: Path) -> None:
+    folder = _nights(tmp_path)
+    with open_at(folder) as sidecar:
+        full, state = derive_validity(sidecar.store, Workspace.open(folder))
+        for broken in ("{not json", state.model_copy(update={"version": 0}).model_dump_json()):
+            with sidecar.store.transaction():
+                sidecar.store.set_meta(STATE_KEY, broken)
+            assert load_state(sidecar.store) is None
+        with _counting_matches(sidecar) as asked:
+            again, _ = derive_validity(sidecar.store, Workspace.open(folder), load_state(sidecar.store))
+        assert again == full and asked
+
+
+def test_after_an_undo_the_validity_is_the_full_derivation(tmp_path: Path) -> None:
+    folder = _nights(tmp_path)
+    space = Workspace.open(folder)
+    SafeWriter(space.root, space.state_dir / "snapshots").undo()
+    SafeWriter(space.root, space.state_dir / "snapshots").undo()
+    _index_and_check(folder)
+
+
+def test_after_a_restore_and_a_deletion_for_good_the_validity_is_the_full_derivation(tmp_path: Path) -> None:
+    folder = _nights(tmp_path)
+    with open_at(folder) as sidecar:
+        ended = _stored(sidecar.store)
+        first, second = sorted(ended)[:2]
+        with sidecar.store.transaction():
+            sidecar.store.soft_delete([first], "forgotten", 0.0, pass_id="p1")
+            sidecar.store.restore([first])
+        sidecar.store.hard_delete([second], [])
+    (folder / "memory" / "2026-11-19.md").write_text("# 2026-11-19\n\n- a quiet day\n", encoding="utf-8")
+    assert second not in _index_and_check(folder)
+
+
+def test_after_a_hand_edited_archive_the_validity_is_the_full_derivation(tmp_path: Path) -> None:
+    folder = _nights(tmp_path)
+    archive = Workspace.open(folder).archive
+    lines = archive.read_text(encoding="utf-8").splitlines(keepends=True)
+    ending = [number for number, line in enumerate(lines) if "[superseded " in line]
+    assert ending
+    del lines[ending[0]]  # an ending removed by hand
+    edited = [line.replace("[done 2026-11-13", "[done 2026-11-12") for line in lines]  # and one moved
+    archive.write_text("".join(edited), encoding="utf-8")
+    _index_and_check(folder)
+
+
+def test_a_note_written_later_for_an_earlier_day_takes_the_ending_of_what_it_states(tmp_path: Path) -> None:
+    folder = _nights(tmp_path)
+    (folder / "memory" / "2026-11-12-standup.md").write_text(
+        "# 2026-11-12\n\n- Orion staging server IP is 10.0.0.5, for the demo\n", encoding="utf-8"
+    )
+    ended = _index_and_check(folder)
+    with open_at(folder) as sidecar:
+        (late,) = [row for row in sidecar.store.entries_of_source("note:2026-11-12-standup.md")]
+    assert ended[late.id][1] == "superseded"
+
+
+@pytest.mark.parametrize("stale", ["chosen", "full"])
+def test_a_statement_matched_by_other_terms_or_that_filled_the_limit_is_matched_again(
+    tmp_path: Path, stale: str
+) -> None:
+    """Words counted in more items since choose other rarest terms; a full set of matches was chosen
+    by a ranking every new item moves: either way the kept matches (here emptied) are not reused."""
+    folder = _nights(tmp_path)
+    with open_at(folder) as sidecar:
+        full, state = derive_validity(sidecar.store, Workspace.open(folder))
+        changed = {"chosen": {"chosen": ["zzzz"]}, "full": {"full": True}}[stale]
+        emptied = state.model_copy(
+            update={
+                "matched": {
+                    key: found.model_copy(update={**changed, "ids": []})
+                    for key, found in state.matched.items()
+                }
+            }
+        )
+        again, _ = derive_validity(sidecar.store, Workspace.open(folder), emptied)
+    assert full and again == full
