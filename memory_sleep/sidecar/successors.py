@@ -15,8 +15,7 @@ Two links, both read from what the files say, never guessed from meaning:
   new value beside an old entry rather than supersede wrongly, and an entry moved out for room is
   never superseded; this keeps both findable and puts the newer first. A result that has ended
   otherwise than by a supersede (its project finished, it was done) is still the latest word, shown
-  with its own status, and a newer result still ranks above it. A later line stating a change (the
-  key with another value, the value said gone) is looked up beyond the candidates (`with_later_changes`).
+  with its own status, and a newer result still ranks above it.
 """
 
 from __future__ import annotations
