@@ -156,27 +156,3 @@ def test_a_chain_of_supersedes_goes_on_through_the_entry_gc_merged_a_line_into(t
             sidecar.store.soft_delete([middle.id], "compacted", 0.0)
         hits = sidecar.search(lines["2026-11-10"][2:], k=2)
     assert hits[0].id == merged.id and (hits[0].vector_rank, hits[0].text_rank) == (None, None)
-
-
-def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(tmp_path: Path) -> None:
-    notes = {
-        f"2026-11-0{day}.md": f"# 2026-11-0{day}\n\n- Orion gateway port 8080 check ok on node {day}\n"
-        for day in range(1, 8)
-    }
-    notes |= _notes(
-        {
-            "2026-11-10": "- Orion gateway port: 8080",
-            "2026-11-14": "- after the cutover review with infra and a long talk about the load balancers, "
-            "the Orion gateway port is now 9090 (was 8080) for everyone",
-        }
-    )
-    folder = make_workspace(tmp_path, notes)
-    config = Config()
-    config = config.model_copy(update={"sidecar": config.sidecar.model_copy(update={"candidates": 1})})
-    with open_at(folder, config=config) as sidecar:
-        sidecar.index()
-        hits = sidecar.search("Orion gateway port: 8080", k=2)
-    assert hits[0].source == "memory/2026-11-14.md"
-    assert (
-        _hit(hits, "memory/2026-11-10.md").status_line() == "older, see memory/2026-11-14.md:3 (2026-11-14)"
-    )

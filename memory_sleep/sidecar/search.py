@@ -23,13 +23,7 @@ from memory_sleep.gc.signals import confidence, written_at
 from memory_sleep.sidecar.boundary import SidecarStore, VectorSearch
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.store import EntryRow
-from memory_sleep.sidecar.successors import (
-    Ranked,
-    fold_copies,
-    mark_older,
-    with_later_changes,
-    with_successors,
-)
+from memory_sleep.sidecar.successors import Ranked, fold_copies, mark_older, with_successors
 from memory_sleep.sidecar.tokenize import query_terms
 
 Mode = Literal["hybrid", "vector", "text"]
@@ -289,15 +283,6 @@ def search(
         return _answers(row, options, day, moment)
 
     ranked = with_successors(store, fold_copies(ranked), day, admits, options.k)
-    ranked = with_later_changes(
-        store,
-        ranked,
-        day,
-        admits,
-        options.k,
-        lambda text: selective_terms(store, query_terms(text), options.text_budget),
-        lambda row: decay_factor(row, moment, options.half_life_days, options.decay_floor),
-    )
     ranked = mark_older(ranked, day, options.k)
     return [
         Hit(

@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
 from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Literal
@@ -44,8 +43,6 @@ _NUMBER = re.compile(r"\d")
 _STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
 _GC_LINK = re.compile(r"entry (\d+) \(gc:")  # gc/apply.py link()
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
-LATER = 20  # later lines read per result for a change of it
-LATER_KINDS = ("note", "memory", "weekly", "archive")
 KEY_WORDS = 2  # a key of at least this many words names one thing
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
@@ -152,42 +149,6 @@ def fold_copies(ranked: list[Ranked]) -> list[Ranked]:
     return _sorted(kept)
 
 
-def with_later_changes(
-    store: SidecarStore,
-    ranked: list[Ranked],
-    on: str,
-    admits: Callable[[EntryRow], bool],
-    limit: int,
-    terms: Callable[[str], list[str]],
-    decay: Callable[[EntryRow], float],
-) -> list[Ranked]:
-    """`ranked` with the later lines that state a change of each of the `limit` best dated results
-    that is the latest word (its key with another value, its value said to be gone), found by the
-    result's own rarest `terms` among the entries dated after it up to `on`: a change worded unlike
-    the question is no candidate of it. `mark_older` then ranks them above the result. Only a stated
-    change links here; words in common link within the candidates alone."""
-    ranked = _sorted(ranked)
-    have = {item.row.id for item in ranked}
-    added: list[Ranked] = []
-    for item in ranked[:limit]:
-        row = item.row
-        wanted = terms(row.text) if row.day is not None and _latest_word(row, on) else []
-        if not wanted:
-            continue
-        after, until = _day_after(row.day), _day_after(on)  # type: ignore[arg-type]
-        found = [entry_id for entry_id, _, _ in store.dated_matches(wanted, LATER_KINDS, after, until, LATER)]
-        own = _statement(row)
-        for other in store.fetch([entry_id for entry_id in found if entry_id not in have]).values():
-            if admits(other) and _changes(own, _statement(other)):
-                have.add(other.id)
-                added.append(Ranked(0.0, decay(other), other, 0.0))
-    return ranked + added
-
-
-def _day_after(day: str) -> str:
-    return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
-
-
 def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
     done) but a newer result restates, and rank that newer result above it (the older keeps its
@@ -271,20 +232,7 @@ def _restates(older: Statement, newer: Statement) -> bool:
     is gone and shares another of its words (two for a one-word value), or repeats all the older's
     words but one, or but two that are not capitalised (a name it lacks makes it about another person
     or thing)."""
-    if _changes(older, newer):
-        return True
-    shared = older.words & newer.words
-    if len(shared) < SHARED_WORDS:
-        return False
     left_out = older.words - newer.words
-    return len(left_out) <= OLDER_ONLY_WORDS or (
-        len(left_out) <= OLDER_ONLY_WORDS + 1 and not left_out & older.names
-    )
-
-
-def _changes(older: Statement, newer: Statement) -> bool:
-    """The newer states the older's key with a value of its own, or names its key and old value, or
-    says the older's value is gone: a change stated, not only words in common."""
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
@@ -295,7 +243,11 @@ def _changes(older: Statement, newer: Statement) -> bool:
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and mentions_value(older.claim, value):
             return True
-    return False
+    if len(shared) < SHARED_WORDS:
+        return False
+    return len(left_out) <= OLDER_ONLY_WORDS or (
+        len(left_out) <= OLDER_ONLY_WORDS + 1 and not left_out & older.names
+    )
 
 
 def _above(score: float) -> float:
