@@ -217,6 +217,16 @@ def test_items_match_by_record_line_or_parser_span(tmp_path: Path) -> None:
     assert scores.keep_recall == 0.5 and scores.raw_keep_recall == 0.5 and scores.unmatched == 0
 
 
+def test_noise_leaked_counts_the_truths_discards_the_run_did_not_discard() -> None:
+    """Kept, a repeat placed as a noop and an item no parser item covers: only the first leaked noise."""
+    noise = cast(Any, item("memory/2026-01-01.md", 3, "DISCARD", "routine", "- inbox zero"))
+    kept = verdicts.Judged(noise, ItemRecord(line=3, verdict="KEEP", category="fact", operation="add"))
+    noop = verdicts.Judged(noise, ItemRecord(line=3, verdict="KEEP", category="fact", operation="noop"))
+    dropped = verdicts.Judged(noise, ItemRecord(line=3, verdict="DISCARD", discard_reason="routine"))
+    scores = verdicts.verdict_scores([kept, noop, dropped])
+    assert (scores.leaked, scores.truth_discard) == (1, 3)
+
+
 @pytest.fixture(scope="module")
 def five_days(tmp_path_factory: pytest.TempPathFactory) -> tuple[Scorecard, Path]:
     scratch = tmp_path_factory.mktemp("score")
@@ -231,6 +241,7 @@ def test_five_day_run_scores_every_metric(five_days: tuple[Scorecard, Path]) -> 
     assert {
         "KEEP recall",
         "DISCARD precision",
+        "noise leaked",
         "fact retention: final values",
         "contradictions resolved",
         "near-duplicate rate in MEMORY.md",

@@ -16,6 +16,7 @@ from .simulate import History, Night
 from .truthdata import GroundTruth, TruthText
 
 BRIEFING_LIMIT = 2048
+NOISE_LEAKED = 0.02  # issue 15: at most 2 % of the truth's DISCARD items kept
 EXAMPLES = 15
 DETAIL_LINES = 10
 
@@ -92,6 +93,10 @@ def score(
         _at_least(
             "DISCARD precision", v.discard_precision, f"{v.discard_precision:.3f} of {v.tool_discarded}", 0.90
         )
+    )
+    leaked = v.leaked / v.truth_discard if v.truth_discard else 0.0
+    rows.append(
+        Row("noise leaked", f"{leaked:.1%} ({v.leaked}/{v.truth_discard})", "<= 2%", leaked <= NOISE_LEAKED)
     )
     rows.append(Row("KEEP recall, raw NREM", f"{v.raw_keep_recall:.3f}"))
     rows.append(Row("DISCARD precision, raw NREM", f"{v.raw_discard_precision:.3f}"))

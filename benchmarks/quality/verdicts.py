@@ -113,6 +113,8 @@ class VerdictScores:
     truth_keep: int
     tool_discarded: int
     unmatched: int
+    truth_discard: int
+    leaked: int  # truth DISCARD items the run did not discard: kept (promoted or left) or never parsed
 
 
 def _ratio(part: int, whole: int) -> float:
@@ -136,6 +138,8 @@ def verdict_scores(judged: Sequence[Judged]) -> VerdictScores:
         truth_keep=len(keep),
         tool_discarded=len(discarded),
         unmatched=sum(j.record is None for j in judged),
+        truth_discard=len(judged) - len(keep),
+        leaked=len(judged) - len(keep) - sum(not j.truth_keep for j in discarded),
     )
 
 
