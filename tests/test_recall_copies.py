@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from memory_sleep.sidecar.rows import EntryRow
+from memory_sleep.sidecar.successors import Ranked, fold_copies
 from tests.sidecar_helpers import make_workspace, open_at
 
 pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
@@ -41,3 +43,23 @@ def test_a_copy_of_no_note_line_among_the_results_is_kept_once(tmp_path: Path) -
         sidecar.index()
         hits = sidecar.search("how long do we keep the orion-raw bucket before we delete it", k=3)
     assert len([hit for hit in hits if LINE in hit.text]) == 1
+
+
+def _ranked(row_id: int, kind: str, path: str, score: float, status: str | None = None) -> Ranked:
+    row = EntryRow(
+        id=row_id, source_key=path, source_path=path, kind=kind, line_start=3, line_end=3, context="",
+        text=f"- {LINE}", content_hash=str(row_id), day="2026-11-13", scope="default", importance=0.5,
+        created_at=0.0, updated_at=0.0, last_accessed_at=None, access_count=0, expires_at=None,
+        deleted_at=None, deleted_reason=None, deleted_pass=None,
+        valid_to="2026-11-20" if status else None, status=status,
+    )  # fmt: skip
+    return Ranked(score=score, decay=1.0, row=row, relevance=score)
+
+
+def test_a_copy_that_ended_otherwise_than_its_note_line_stays_a_result_with_its_status() -> None:
+    note = _ranked(1, "note", "memory/2026-11-13.md", 0.5)
+    same = _ranked(2, "memory", "MEMORY.md", 0.9)
+    ended = _ranked(3, "archive", "memory/archive.md", 0.8, status="superseded")
+    folded = fold_copies([note, same, ended])
+    assert [(item.row.id, item.row.status) for item in folded] == [(1, None), (3, "superseded")]
+    assert folded[0].score == 0.9  # the note line took its same-status copy's score

@@ -126,15 +126,17 @@ def fold_copies(ranked: list[Ranked]) -> list[Ranked]:
     """`ranked` without the copies of a note line that is there too: a MEMORY.md entry, a weekly
     summary's line or an archive record stating the same words (a day and a category label aside).
     The note line takes the best score of its copies (the one of its day, if notes of several days
-    say it), so the k results hold k different statements and each is shown where it was said. Copies
-    of no note line among the results fold into their best-ranked one; note lines are never folded
-    (a later note saying the same is the newer word: `mark_older`)."""
-    said: dict[frozenset[str], list[Ranked]] = {}
+    say it), so the k results hold k different statements and each is shown where it was said. A copy
+    that ended otherwise than its note line (superseded in MEMORY.md while the line is not marked, or
+    the reverse) is another word on it: it stays a result of its own, with its status. Copies of no
+    note line among the results fold into their best-ranked one; note lines are never folded (a later
+    note saying the same is the newer word: `mark_older`)."""
+    said: dict[tuple[frozenset[str], str | None, str | None], list[Ranked]] = {}
     kept: list[Ranked] = []
     for item in _sorted(ranked):
         words = _statement(item.row).words
-        if words:
-            said.setdefault(words, []).append(item)
+        if words:  # a copy whose validity differs is another word on it: shown with its own status
+            said.setdefault((words, item.row.valid_to, item.row.status), []).append(item)
         else:
             kept.append(item)
     for same in said.values():
