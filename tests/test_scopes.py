@@ -15,6 +15,7 @@ from mcp import Client
 from memory_sleep.cli.main import main
 from memory_sleep.cli.mcp_server import build_server
 from memory_sleep.errors import WorkspaceError
+from memory_sleep.sidecar.recall import open_sidecar
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.remember import remember
 
@@ -32,9 +33,19 @@ def _json(*args: str) -> object:
 def test_recall_scope_finds_what_came_from_the_scopes_notes(workspace: Path) -> None:
     hits = _json("recall", "Zorbleck ledger audit", str(workspace), "--scope", "alice", "-k", "10")
     assert isinstance(hits, list)
-    assert {hit["scope"] for hit in hits} == {"alice"}
-    # the note items, and the MEMORY.md entries and weekly lines the run made of them
-    assert {"note", "memory", "weekly"} <= {hit["kind"] for hit in hits}
+    assert {hit["scope"] for hit in hits} == {"alice"} and "note" in {hit["kind"] for hit in hits}
+    # the MEMORY.md entries and weekly lines the run made of her notes are hers too (recall folds the
+    # ones that copy a note line into it)
+    with open_sidecar(workspace) as sidecar:
+        made = [
+            row
+            for key in sidecar.store.source_keys()
+            if not key.startswith("note:")
+            for row in sidecar.store.entries_of_source(key)
+            if "Zorbleck" in row.text
+        ]
+    assert {"memory", "weekly"} <= {row.kind for row in made}
+    assert {row.scope for row in made} == {"alice"}
     other = _json("recall", "Zorbleck ledger audit", str(workspace), "--scope", "bob", "-k", "10")
     assert isinstance(other, list) and not any("Zorbleck" in hit["text"] for hit in other)
 

@@ -1,6 +1,7 @@
 """Hybrid search: exact vector top-n and FTS5 BM25 top-n, their scores fused, decayed by age; what had
-stopped being true on the day asked about (today, or --as-of) ranks below what had not. Reciprocal
-rank fusion and an in-memory BM25 serve the run's candidate step (memory_sleep/cycle/candidates.py).
+stopped being true on the day asked about (today, or --as-of) ranks below what had not; copies of a
+note line (MEMORY.md, weekly, archive) fold into it. Reciprocal rank fusion and an in-memory BM25
+serve the run's candidate step (memory_sleep/cycle/candidates.py).
 
 Pure: it reads the store and the vector index and writes nothing (recall.py logs what it returns).
 """
@@ -22,7 +23,7 @@ from memory_sleep.gc.signals import confidence, written_at
 from memory_sleep.sidecar.boundary import SidecarStore, VectorSearch
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.store import EntryRow
-from memory_sleep.sidecar.successors import Ranked, mark_older, with_successors
+from memory_sleep.sidecar.successors import Ranked, fold_copies, mark_older, with_successors
 from memory_sleep.sidecar.tokenize import query_terms
 
 Mode = Literal["hybrid", "vector", "text"]
@@ -281,7 +282,7 @@ def search(
     def admits(row: EntryRow) -> bool:
         return _answers(row, options, day, moment)
 
-    ranked = with_successors(store, ranked, day, admits, options.k)
+    ranked = with_successors(store, fold_copies(ranked), day, admits, options.k)
     ranked = mark_older(ranked, day, options.k)
     return [
         Hit(

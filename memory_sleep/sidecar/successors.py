@@ -122,6 +122,35 @@ def _current(
     return None if superseded or len(seen) == 1 or not admits(row) else row
 
 
+def fold_copies(ranked: list[Ranked]) -> list[Ranked]:
+    """`ranked` without the copies of a note line that is there too: a MEMORY.md entry, a weekly
+    summary's line or an archive record stating the same words (a day and a category label aside).
+    The note line takes the best score of its copies (the one of its day, if notes of several days
+    say it), so the k results hold k different statements and each is shown where it was said. A copy
+    that ended otherwise than its note line (superseded in MEMORY.md while the line is not marked, or
+    the reverse) is another word on it: it stays a result of its own, with its status. Copies of no
+    note line among the results fold into their best-ranked one; note lines are never folded (a later
+    note saying the same is the newer word: `mark_older`)."""
+    said: dict[tuple[frozenset[str], str | None, str | None], list[Ranked]] = {}
+    kept: list[Ranked] = []
+    for item in _sorted(ranked):
+        words = _statement(item.row).words
+        if words:  # a copy whose validity differs is another word on it: shown with its own status
+            said.setdefault((words, item.row.valid_to, item.row.status), []).append(item)
+        else:
+            kept.append(item)
+    for same in said.values():
+        notes = [item for item in same if item.row.kind == "note"]
+        kept.extend(notes or same[:1])
+        for copy in same[0 if notes else 1 :]:
+            if copy.row.kind == "note":
+                continue
+            into = next((note for note in notes if note.row.day == copy.row.day), (notes or same)[0])
+            into.score = max(into.score, copy.score)
+            into.relevance = max(into.relevance, copy.relevance)
+    return _sorted(kept)
+
+
 def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
     done) but a newer result restates, and rank that newer result above it (the older keeps its
