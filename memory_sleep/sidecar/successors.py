@@ -20,6 +20,7 @@ Two links, both read from what the files say, never guessed from meaning:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -213,7 +214,12 @@ class Statement:
 def _statement(row: EntryRow) -> Statement:
     """The words of what a result states: without the clock times that stamp note lines, nor the
     category label and day a weekly summary adds to its copy of an item."""
-    text = _STATED_DAY.sub("", _WEEKLY_LABEL.sub("", row.text) if row.kind == "weekly" else row.text)
+    return _stated(row.text, row.kind == "weekly")
+
+
+@functools.lru_cache(maxsize=4096)  # fold_copies and mark_older read the same results' statements
+def _stated(text: str, weekly: bool) -> Statement:
+    text = _STATED_DAY.sub("", _WEEKLY_LABEL.sub("", text) if weekly else text)
     said = tokens(text)
     words = frozenset(word for word in said if not _CLOCK.fullmatch(word))
     names = frozenset(name.lower() for name in _NAME.findall(text))
