@@ -126,6 +126,7 @@ def verdict_scores(judged: Sequence[Judged]) -> VerdictScores:
     discarded = [j for j in judged if j.record is not None and not j.effective_keep]
     raw_discarded = [j for j in judged if j.record is not None and not j.nrem_keep]
     both_keep = [j for j in keep if j.nrem_keep and j.record is not None]
+    truth_discard = len(judged) - len(keep)
     return VerdictScores(
         keep_recall=_ratio(sum(j.effective_keep for j in keep), len(keep)),
         discard_precision=_ratio(sum(not j.truth_keep for j in discarded), len(discarded)),
@@ -138,8 +139,8 @@ def verdict_scores(judged: Sequence[Judged]) -> VerdictScores:
         truth_keep=len(keep),
         tool_discarded=len(discarded),
         unmatched=sum(j.record is None for j in judged),
-        truth_discard=len(judged) - len(keep),
-        leaked=len(judged) - len(keep) - sum(not j.truth_keep for j in discarded),
+        truth_discard=truth_discard,
+        leaked=truth_discard - sum(not j.truth_keep for j in discarded),
     )
 
 

@@ -31,7 +31,6 @@ _MEASUREMENTS_IN_OUTPUT = 4
 _LEAD_IN = re.compile(r"^[^\n]{3,118}:$")
 # an arrow standing between words ("GitHub → Gumroad", not "384→389"), or a tree's branch opening a line
 _DRAWING = re.compile(r"(?:^|\s)[→←↔⇒⇐](?:\s|$)|^\s*[├└│┌]")
-_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
 _FENCE_WITH_LANGUAGE = re.compile(r"^(?:`{3,}|~{3,})[ \t]*\w")  # "```bash": code, whatever it draws
 _EMPHASIS_ONLY = re.compile(r"^(\*{1,2}|_{1,2}).*\1$")
 # content terms (a CJK bigram is one) of a statement: more than a log line's verb and object
@@ -222,7 +221,7 @@ def _statement(text: str) -> bool:
 def _drawing(block: str) -> bool:
     """A fence holding a diagram the author drew (arrows, tree branches), not code or output: half its
     lines or more draw."""
-    lines = [line for line in block.splitlines()[1:] if line.strip() and not _FENCE.match(line)]
+    lines = [line for line in block.splitlines()[1:] if line.strip() and not cues.FENCE.match(line)]
     drawn = sum(1 for line in lines if _DRAWING.search(line))
     return bool(lines) and not _FENCE_WITH_LANGUAGE.match(block) and drawn * 2 >= len(lines)
 

@@ -17,6 +17,7 @@ TIMESTAMP = re.compile(
     r"\s*[-–—:]?\s*"
 )
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")  # a code fence's opening or closing line
 CHECKBOX_OPEN = re.compile(r"^\s*(?:[-*+]\s+)?\[ \]\s*")
 CHECKBOX_DONE = re.compile(r"^\s*(?:[-*+]\s+)?\[[xX✓]\]\s*")
 BOLD_KEY = re.compile(r"^\s*\*\*([^*\n]{1,60}?)(?::\*\*|\*\*:)\s*(.*)$", re.DOTALL)

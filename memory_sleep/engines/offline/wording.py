@@ -10,7 +10,6 @@ from memory_sleep.text import shorten
 
 ENTRY_MAX_CHARS = 200
 _TABLE_RULE = re.compile(r"^\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$")
-_FENCE = re.compile(r"^(?:`{3,}|~{3,})")
 
 
 def entry_text(kept: KeptItem) -> str:
@@ -32,6 +31,6 @@ def plain(text: str) -> str:
         line = cues.CHECKBOX_OPEN.sub("", line, count=1)
         line = cues.TIMESTAMP.sub("", line, count=1)
         line = re.sub(r"\*\*([^*]+)\*\*", r"\1", line).strip()
-        if line and not _TABLE_RULE.match(line) and not _FENCE.match(line):  # "|---|", "```": no words
+        if line and not _TABLE_RULE.match(line) and not cues.FENCE.match(line):  # "|---|", "```": no words
             lines.append(line.rstrip(".;"))
     return "; ".join(lines)
