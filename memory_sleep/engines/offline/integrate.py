@@ -219,7 +219,7 @@ def _echoed(
     ):
         return None
     for echo in map(plain, map(without_history, kept.echoes)):
-        if repeats.echoes(text, echo, projects):
+        if repeats.echoes(text, echo, projects) and not statements.reordered(text, echo):
             entry = next((candidate for _, candidate in scored if candidate.text == echo), None)
             if entry is not None:
                 return _noop(kept.item.id, entry, "says what an entry says, in other words")
