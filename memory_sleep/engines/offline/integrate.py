@@ -130,11 +130,6 @@ def _decide(
     best_score, best = scored[0] if scored else (0.0, None)
     statement_sections = _STATEMENT_SECTIONS if section in _STATEMENT_SECTIONS else {section}
     statements_known = [c for c in comparable if c.section in statement_sections]
-    rescoped = _release_rescoped(kept, text, statements_known)
-    if rescoped is not None:
-        return _change(
-            item_id, "supersede", rescoped.ref, text, "a release's scope told again, its old value moved"
-        )
     echoed = _echoed(kept, text, scored, projects)
     if echoed is not None:
         return echoed
@@ -331,15 +326,6 @@ def _one_thing(kept: KeptItem, candidate: _Candidate, text: str, projects: froze
     if kept.topic is not None and candidate.topic == kept.topic:
         return True
     return bool(matching.specific_words(text, projects) & matching.specific_words(candidate.text, projects))
-
-
-def _release_rescoped(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> _Candidate | None:
-    """The entry about the same releases whose claim this statement moves out of its own claim and
-    names beside a new one (statements.rescopes): the newer text still holds the old value, so
-    replacing the entry hides nothing, whatever the words around it say."""
-    if kept.category not in _STATEMENTS:
-        return None
-    return next((c for c in candidates if statements.rescopes(text, c.text)), None)
 
 
 def _named_change(

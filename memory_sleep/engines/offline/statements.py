@@ -83,17 +83,6 @@ def reordered(text: str, other: str) -> bool:
     return bool(informative(moved_claim(text, other)) and informative(moved_claim(other, text)))
 
 
-def rescopes(text: str, other: str) -> bool:
-    """Both name the same releases, and `text` moves most of `other`'s claim out of its own first
-    clause and names it after it, beside a new claim ("v1.4 ships A; B waits" after "v1.4 ships B")."""
-    own = releases(text)
-    if not own or releases(other) != own:
-        return False
-    lost = tokens(first_clause(other)) - tokens(first_clause(text))
-    moved = moved_claim(text, other)
-    return bool(informative(moved)) and 2 * len(moved) >= len(lost)
-
-
 def other_releases(text: str, other: str) -> bool:
     """Both name releases, and no release in common ("Pavo v1.4.0 will ship ...", "Pavo v1.4.1 ...")."""
     own, theirs = releases(text), releases(other)
