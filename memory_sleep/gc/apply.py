@@ -151,7 +151,13 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float, keep: int = 30)
     with store.transaction():
         changes = before_pass(
             store,
-            (i for action in decision.actions if action.op == "rate" for i in action.ids),
+            (
+                decision.rows[i]
+                for action in decision.actions
+                if action.op == "rate"
+                for i in action.ids
+                if i in decision.rows
+            ),
             (
                 i
                 for action in decision.actions

@@ -9,6 +9,7 @@ twice, or interrupted and asked again, ends in the same state.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory_sleep.gc.entries import set_importance
 from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.sleepgate import state
 from memory_sleep.sleepgate.forget import REASON
 
@@ -32,20 +34,24 @@ class PassChanges(BaseModel):
     deleted: list[int] = Field(default_factory=list)  # soft-deleted by the run
     inserted: list[int] = Field(default_factory=list)  # merged statements and summaries it added
     meta: dict[str, str | None] = Field(default_factory=dict)  # marks it set: value before (None: unset)
-    importance: dict[int, float] = Field(default_factory=dict)  # ratings it set: rating before
+    # ratings it set: the entries by rating before (a first rating covers every entry, of few ratings)
+    importance: dict[float, list[int]] = Field(default_factory=dict)
     endings: dict[int, Ending] = Field(default_factory=dict)  # validity it set: validity before
 
 
 def before_pass(
-    store: SidecarStore, rated: Iterable[int], ended: Iterable[int], marks: Sequence[str]
+    store: SidecarStore, rated: Iterable[EntryRow], ended: Iterable[int], marks: Sequence[str]
 ) -> PassChanges:
-    """The values a GC run is about to overwrite: read inside its transaction, before it writes."""
-    rated, ended = list(rated), list(ended)
-    rows = store.fetch([*rated, *ended])
+    """The values a GC run is about to overwrite, inside its transaction before it writes: `rated`
+    as the run read them (the run alone rates), the validity of `ended` and the meta `marks`."""
+    importance: dict[float, list[int]] = defaultdict(list)
+    for entry in rated:
+        importance[entry.importance].append(entry.id)
+    rows = store.fetch(ended)
     return PassChanges(
         meta={key: store.meta(key) for key in marks},
-        importance={i: rows[i].importance for i in rated if i in rows},
-        endings={i: (rows[i].valid_to, rows[i].status, rows[i].ended_by) for i in ended if i in rows},
+        importance=importance,
+        endings={i: (row.valid_to, row.status, row.ended_by) for i, row in rows.items()},
     )
 
 
@@ -85,7 +91,7 @@ def undo_passes(store: SidecarStore, pass_ids: Sequence[str], now: float) -> Und
             forgotten = [i for i, why in state.forgotten_ids(store, pass_id=pass_id) if why == REASON]
             report.restored += store.restore([*ours, *forgotten])
             report.removed += store.soft_delete(changes.inserted, UNDONE, now)
-            set_importance(store, changes.importance)
+            set_importance(store, {i: value for value, ids in changes.importance.items() for i in ids})
             store.db.executemany(
                 "UPDATE entries SET valid_to = ?, status = ?, ended_by = ? WHERE id = ?",
                 [(*ending, entry_id) for entry_id, ending in changes.endings.items()],
