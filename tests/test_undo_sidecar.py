@@ -235,3 +235,17 @@ def test_an_undo_process_killed_after_the_sidecar_is_finished_by_the_next(
     assert done.returncode == 0 and done.stdout.startswith("Undid run "), done.stderr
     assert snapshot_tree(fixture_workspace) == files_before
     assert _query(fixture_workspace, MARKS) == marks_before and _gc_removed(fixture_workspace) == {}
+
+
+def test_an_undo_refused_for_an_edited_file_leaves_the_sidecar_alone(fixture_workspace: Path) -> None:
+    run_offline(fixture_workspace)
+    marks_before = _query(fixture_workspace, MARKS)
+    run_offline(fixture_workspace, NIGHT)
+    removed, marks = _gc_removed(fixture_workspace), _query(fixture_workspace, MARKS)
+    with (fixture_workspace / "MEMORY.md").open("a", encoding="utf-8") as memory:
+        memory.write("\nA line a person added.\n")
+    refused = CliRunner().invoke(main, ["undo", str(fixture_workspace)])
+    assert refused.exit_code == 1 and "undo --force" in refused.output
+    assert _gc_removed(fixture_workspace) == removed and _query(fixture_workspace, MARKS) == marks
+    assert "undid 1 sidecar pass" in _undo(fixture_workspace, "--force")
+    assert _gc_removed(fixture_workspace) == {} and _query(fixture_workspace, MARKS) == marks_before
