@@ -15,8 +15,8 @@ from .conftest import FIXTURE_WORKSPACE, REPO
 
 TODAY = "2026-11-25"
 # sleep-log.json keys that differ between two runs of the same work (the forgetting pass's counts
-# include its time, and are absent when a test runs without the sidecar)
-VOLATILE_LOG_KEYS = ("lastRun", "durationSeconds", "forgetting")
+# and id include its time, and are absent when a test runs without the sidecar)
+VOLATILE_LOG_KEYS = ("lastRun", "durationSeconds", "forgetting", "sidecarPasses")
 
 
 def copy_fixture(target: Path) -> Path:

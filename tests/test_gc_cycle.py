@@ -100,7 +100,8 @@ def test_gc_in_the_nightly_cycle_is_part_of_the_plan_and_undo_reverts_it(fixture
     assert f"ttl: 1d {RECENT}" not in (fixture_workspace / "MEMORY.md").read_text(encoding="utf-8")
     assert CliRunner().invoke(main, ["undo", str(fixture_workspace)]).exit_code == 0
     assert (fixture_workspace / "MEMORY.md").read_text(encoding="utf-8") == marked
-    assert run_offline(fixture_workspace, date(2026, 11, 27), config=config).gc is None  # ran this day
+    again = run_offline(fixture_workspace, date(2026, 11, 27), config=config)  # undone: GC runs again
+    assert again.gc is not None and again.record.garbageCollection == report.record.garbageCollection
 
 
 def test_gc_in_the_cycle_waits_for_its_interval(fixture_workspace: Path) -> None:

@@ -103,10 +103,10 @@ def test_run_hook_runs_when_due_and_records_counts(tmp_path: Path) -> None:
     with open_at(folder) as sidecar:
         sidecar.index()
     space = Workspace.open(folder)
-    counts, warning = forget_when_due(space, config)
-    assert warning is None and counts["forgotten"] > 0 and counts["entries"] >= 5
-    again, warning = forget_when_due(space, config)  # not due for another day
-    assert again == {} and warning is None
+    counts, pass_id, warning = forget_when_due(space, config)
+    assert warning is None and counts["forgotten"] > 0 and counts["entries"] >= 5 and pass_id
+    again, pass_id, warning = forget_when_due(space, config)  # not due for another day
+    assert again == {} and pass_id is None and warning is None
 
 
 def test_forget_and_restore_cli(tmp_path: Path) -> None:

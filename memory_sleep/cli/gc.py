@@ -31,8 +31,8 @@ def gc(
     max_entries per scope; off unless enabled), contradiction (an older entry a newer one
     supersedes), compaction (alike entries merged into one), summarization (the oldest of a full
     archive in one entry). Entries of
-    MEMORY.md are archived through an edit plan (`memory-sleep undo` reverts the run); others are
-    soft-deleted in the sidecar (`memory-sleep restore --pass ID` brings them back). Judgements the
+    MEMORY.md are archived through an edit plan; others are soft-deleted in the sidecar
+    (`memory-sleep restore --pass ID` brings them back). `memory-sleep undo` reverts the whole run. Judgements the
     engine is unsure of are listed by `memory-sleep status`, never applied.
     """
     from memory_sleep.cycle.runner import RunOptions, run_cycle

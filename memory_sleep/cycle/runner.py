@@ -18,7 +18,7 @@ from memory_sleep.gc.run import selected
 from memory_sleep.sidecar.hook import index_after_run
 from memory_sleep.sidecar.recall import Sidecar, open_sidecar
 from memory_sleep.sidecar.rows import day_timestamp
-from memory_sleep.sleepgate.hook import forget_when_due
+from memory_sleep.sleepgate.hook import DuePass, forget_when_due
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.lock import workspace_lock
@@ -48,8 +48,7 @@ def run_cycle(
         return _logged(report, workspace, config)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs), ExitStack() as sidecar_open:
         rolled_back = writer.recover()
-        forgetting: dict[str, int] = {}
-        warnings: list[str] = []
+        forgetting = DuePass({}, None, None)
         # one connection for SleepGate and GC, before the markdown is written; indexing has its own
         shared = _open_sidecar(workspace, config, sidecar_open) if (options.forget or gc) else None
         if gc is not None:
@@ -57,11 +56,13 @@ def run_cycle(
         if config.sidecar.enabled and options.forget:
             # before planning, so that GC sees the sidecar SleepGate left and the run writes
             # sleep-log.json once, with the pass's counts in it
-            forgetting, forgetting_warning = forget_when_due(workspace, config, shared)
-            warnings.extend([forgetting_warning] if forgetting_warning else [])
+            forgetting = forget_when_due(workspace, config, shared)
         report = Planner(workspace, config, engine, options, say, step, gc).plan()
-        report.record.forgetting = forgetting
-        report.record.warnings.extend(warnings)
+        report.record.forgetting = forgetting.counts
+        report.record.warnings.extend([forgetting.warning] if forgetting.warning else [])
+        # what `undo` reverts in the sidecar: the pass's soft deletes, GC's side once applied below
+        gc_pass = report.gc.decision.pass_id if report.gc is not None else None
+        report.record.sidecarPasses = [p for p in (gc_pass, forgetting.pass_id) if p is not None]
         report.rolled_back = rolled_back
         report.waiting = engine.gate.waiting() if engine.gate else []
         if report.waiting:

@@ -6,7 +6,8 @@ newest original), so snapshots, undo, sleep-log.json and the loss guard cover th
 follows the file. Every other entry changes in the sidecar (`apply_to_sidecar`): soft-deleted with
 reason `gc:<strategy>` and the run's pass id (`memory-sleep restore --pass ID` brings them back),
 rated, marked no longer valid with a link to what replaced it, or replaced by a new entry holding the
-merged statement or summary. Review actions are only listed.
+merged statement or summary; `memory-sleep undo` of the run puts all of it back (sleepgate/undo.py).
+Review actions are only listed.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from memory_sleep.gc.run import GcDecision
 from memory_sleep.sidecar.recall import Sidecar
 from memory_sleep.sidecar.rows import EntryRow, NewEntry
 from memory_sleep.sidecar.tokenize import fts_document
+from memory_sleep.sleepgate.undo import before_pass, keep_record
 from memory_sleep.text import normalize
 from memory_sleep.workspace.archive import ArchiveRecord
 from memory_sleep.workspace.memory_doc import Entry
@@ -138,14 +140,33 @@ def _edits_for(
     return True
 
 
-def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float) -> None:
+def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float, keep: int = 30) -> None:
     """Write the decision's sidecar side in one transaction: nothing of it for entries of MEMORY.md,
-    whose plan edits the indexer follows."""
+    whose plan edits the indexer follows. With it goes the run's undo record (what it changed, the
+    values it overwrote), kept for the last `keep` runs."""
     store, decision = sidecar.store, plan.decision
     pass_id, today = decision.pass_id, datetime.fromtimestamp(now, UTC).date()
     ratings: dict[int, float] = {}
     removals: dict[str, list[int]] = defaultdict(list)  # reason: ids, one write per strategy
     with store.transaction():
+        changes = before_pass(
+            store,
+            (
+                decision.rows[i]
+                for action in decision.actions
+                if action.op == "rate"
+                for i in action.ids
+                if i in decision.rows
+            ),
+            (
+                i
+                for action in decision.actions
+                if action.op in ("supersede", "merge", "summarize")
+                for i in action.ids
+                if i not in plan.in_memory_md
+            ),
+            (RATED_AT, LAST_RUN_AT),
+        )
         for action in decision.actions:
             ids = [i for i in action.ids if i not in plan.in_memory_md]
             reason = f"gc:{action.strategy}"
@@ -162,7 +183,10 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float) -> None:
                     link(action.into, action.strategy),
                 )
             elif action.op in ("merge", "summarize") and ids:
-                into = _kept_in_memory_md(plan, action) or _insert(sidecar, action, decision, now, today)
+                into = _kept_in_memory_md(plan, action)
+                if into is None:
+                    into = _insert(sidecar, action, decision, now, today)
+                    changes.inserted.append(into)
                 # the sidecar's statuses are the archive's; the link says it was a merge or summary
                 mark_ended(
                     store, ids, (action.day or today).isoformat(), "superseded", link(into, action.strategy)
@@ -175,6 +199,8 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float) -> None:
         if written:  # the newest version rated: the clock of the index, not of the run (--today)
             store.set_meta(RATED_AT, repr(max(written)))
         store.set_meta(LAST_RUN_AT, repr(now))
+        changes.deleted = [i for ids in removals.values() for i in ids]
+        keep_record(store, pass_id, changes, keep)
 
 
 def _kept_in_memory_md(plan: GcPlan, action: GcAction) -> int | None:

@@ -54,6 +54,6 @@ def gc_lines(report: RunReport, strategies: tuple[str, ...], dry_run: bool) -> l
         lines.append("  nothing to collect")
     elif not dry_run:
         lines.append(
-            f"Restore soft-deleted entries with `memory-sleep restore --pass {decision.pass_id}`; `memory-sleep undo` reverts MEMORY.md."
+            f"Restore soft-deleted entries with `memory-sleep restore --pass {decision.pass_id}`; `memory-sleep undo` reverts the whole run."
         )
     return lines

@@ -87,7 +87,7 @@ class GcStep:
         """The sidecar's side of a plan the run has written."""
         try:
             with self._sidecar() as sidecar:
-                apply_to_sidecar(sidecar, plan, self.clock())
+                apply_to_sidecar(sidecar, plan, self.clock(), self.config.keep_snapshots)
         except Exception as error:
             log.debug("gc apply failed", exc_info=True)
             self.warnings.append(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import nullcontext
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from memory_sleep.config import Config
 from memory_sleep.workspace.layout import Workspace
@@ -16,14 +16,20 @@ if TYPE_CHECKING:
 log = logging.getLogger("memory_sleep")
 
 
-def forget_when_due(
-    workspace: Workspace, config: Config, sidecar: Sidecar | None = None
-) -> tuple[dict[str, int], str | None]:
-    """Run a due pass (on `sidecar`, or one opened for it); return its counts for sleep-log.json and a
-    warning instead of raising."""
+class DuePass(NamedTuple):
+    """A due pass's counts for sleep-log.json, its id (None: no pass ran), and a warning instead of
+    an error."""
+
+    counts: dict[str, int]
+    pass_id: str | None
+    warning: str | None
+
+
+def forget_when_due(workspace: Workspace, config: Config, sidecar: Sidecar | None = None) -> DuePass:
+    """Run a due pass (on `sidecar`, or one opened for it)."""
     settings = config.memory.forgetting
     if not (config.sidecar.enabled and settings.enabled):
-        return {}, None
+        return DuePass({}, None, None)
     try:
         from memory_sleep.sidecar.recall import open_sidecar
         from memory_sleep.sleepgate.session import forget, not_due_reason
@@ -32,14 +38,16 @@ def forget_when_due(
             reason = not_due_reason(opened, settings)
             if reason is not None:
                 log.debug("sleepgate: not due: %s", reason)
-                return {}, None
+                return DuePass({}, None, None)
             report = forget(
                 opened, settings, explain="none", rebuild_budget_secs=settings.rebuild_budget_secs
             )
-        return report.counts(), None
+        return DuePass(report.counts(), report.pass_id, None)
     except Exception as error:  # the markdown run has succeeded; forgetting can wait a night
         log.debug("sleepgate pass failed", exc_info=True)
-        return {}, (
+        return DuePass(
+            {},
+            None,
             f"forgetting pass not run ({type(error).__name__}: {error}). The markdown run is complete; "
-            "run `memory-sleep forget` to retry."
+            "run `memory-sleep forget` to retry.",
         )

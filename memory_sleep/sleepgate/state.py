@@ -247,6 +247,11 @@ def record_pass(
     )
 
 
+def drop_pass(store: SidecarStore, pass_id: str) -> None:
+    """Forget that a pass ran (its run was undone): the next one is due as if it never had."""
+    store.db.execute("DELETE FROM forgetting_passes WHERE id = ?", (pass_id,))
+
+
 def note_restores(store: SidecarStore, ids: Sequence[int], now: float) -> None:
     store.db.executemany(
         "INSERT INTO entry_restores (entry_id, restored_at) VALUES (?, ?)"

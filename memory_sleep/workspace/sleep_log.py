@@ -62,6 +62,10 @@ class RunRecord(BaseModel):
     garbageCollection: dict[str, int] = Field(
         default_factory=dict, description="entries each GC strategy removed, marked or rated (strategy_op)"
     )
+    sidecarPasses: list[str] = Field(
+        default_factory=list,
+        description="ids of the SleepGate and GC passes the run made: `undo` reverts them",
+    )
     warnings: list[str] = Field(default_factory=list)
     error: str | None = None
 

@@ -261,11 +261,13 @@ class SafeWriter:
             )
         return WorkspaceError(f"{error} Every file of this run was put back: nothing was changed.")
 
-    def undo(self, force: bool = False) -> Manifest:
+    def undo(self, force: bool = False, first: Callable[[list[Manifest]], object] | None = None) -> Manifest:
         """Put back every file the last run changed, as it was before that run; returns that run's manifest.
 
         Failed runs after it changed only their record in sleep-log.json: they are undone with it, newest
-        first, so the log goes back to how it was before the run.
+        first, so the log goes back to how it was before the run. `first` undoes what else the runs
+        changed (the sidecar), once undo is sure to go ahead and before any file is put back; it must
+        be safe to repeat, since an undo that stops before its files are back is asked again.
         """
         # a run that died mid-write is the last run; undoing an earlier one instead would leave its
         # half-written files, and the next run's recover() would then overwrite the undone state
@@ -282,6 +284,8 @@ class SafeWriter:
                 f"Changed since run {run.run_id}: {', '.join(edited)}. Undo would overwrite those edits; "
                 "run `memory-sleep undo --force` to restore anyway (the current versions are kept in the snapshot)."
             )
+        if first is not None:
+            first(targets)
         for manifest in targets:
             try:
                 self._restore(manifest)
@@ -300,6 +304,12 @@ class SafeWriter:
         done = [m for m in self.manifests() if m.status == "done"]
         runs = [n for n, m in enumerate(done) if m.action != "failed-run"]
         return list(reversed(done[runs[-1] :])) if runs else []
+
+    def before(self, manifest: Manifest, path: str) -> bytes | None:
+        """`path` as it was before `manifest`'s run; None when the run created it or did not change it."""
+        copy = self.snapshots_dir / manifest.run_id / "files" / path
+        changed = any(entry.path == path and entry.before_sha256 for entry in manifest.files)
+        return copy.read_bytes() if changed and copy.is_file() else None
 
     def manifests(self) -> list[Manifest]:
         if not self.snapshots_dir.is_dir():

@@ -1,0 +1,115 @@
+"""Undo of a run's sidecar passes: what SleepGate's forgetting pass and a GC run changed in the
+sidecar, put back as it was before the run (`memory-sleep undo`, with the run's files).
+
+A GC run keeps, in the transaction of its changes, what it changed and the values it overwrote (an
+undo record in the meta table); SleepGate's pass needs none: its soft deletes and its pass record
+carry its id. Undoing is one transaction and touches only what a pass still holds, so an undo asked
+twice, or interrupted and asked again, ends in the same state.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory_sleep.gc.entries import set_importance
+from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.rows import EntryRow
+from memory_sleep.sleepgate import state
+from memory_sleep.sleepgate.forget import REASON
+
+RECORD_KEY = "gc_undo:"  # + pass id: the meta key of a GC run's undo record
+UNDONE = "undone"  # soft-delete reason of an entry a pass inserted, once the pass is undone
+Ending = tuple[str | None, str | None, str | None]  # valid_to, status, ended_by
+
+
+class PassChanges(BaseModel):
+    """What a GC run changed in the sidecar, with the values it overwrote."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    deleted: list[int] = Field(default_factory=list)  # soft-deleted by the run
+    inserted: list[int] = Field(default_factory=list)  # merged statements and summaries it added
+    meta: dict[str, str | None] = Field(default_factory=dict)  # marks it set: value before (None: unset)
+    # ratings it set: the entries by rating before (a first rating covers every entry, of few ratings)
+    importance: dict[float, list[int]] = Field(default_factory=dict)
+    endings: dict[int, Ending] = Field(default_factory=dict)  # validity it set: validity before
+
+
+def before_pass(
+    store: SidecarStore, rated: Iterable[EntryRow], ended: Iterable[int], marks: Sequence[str]
+) -> PassChanges:
+    """The values a GC run is about to overwrite, inside its transaction before it writes: `rated`
+    as the run read them (the run alone rates), the validity of `ended` and the meta `marks`."""
+    importance: dict[float, list[int]] = defaultdict(list)
+    for entry in rated:
+        importance[entry.importance].append(entry.id)
+    rows = store.fetch(ended)
+    return PassChanges(
+        meta={key: store.meta(key) for key in marks},
+        importance=importance,
+        endings={i: (row.valid_to, row.status, row.ended_by) for i, row in rows.items()},
+    )
+
+
+def keep_record(store: SidecarStore, pass_id: str, changes: PassChanges, keep: int) -> None:
+    """Save a GC run's undo record (inside its transaction); records beyond the newest `keep` go,
+    as the snapshots of runs that can no longer be undone do."""
+    store.set_meta(RECORD_KEY + pass_id, changes.model_dump_json())
+    where, params = _in_namespace(store)
+    keys = sorted(
+        key
+        for (key,) in store.db.execute(f"SELECT key FROM meta WHERE key LIKE '{RECORD_KEY}%'{where}", params)
+    )
+    for key in keys[: max(0, len(keys) - keep)]:
+        _drop_meta(store, key)
+
+
+def record_exists(store: SidecarStore, pass_id: str) -> bool:
+    """Whether a GC run with this id can still be undone."""
+    return store.meta(RECORD_KEY + pass_id) is not None
+
+
+@dataclass
+class UndoReport:
+    restored: int = 0  # entries live again
+    removed: int = 0  # entries the passes inserted, soft-deleted again
+
+
+def undo_passes(store: SidecarStore, pass_ids: Sequence[str], now: float) -> UndoReport:
+    """Put the sidecar back as it was before these passes (newest first), in one transaction."""
+    report = UndoReport()
+    with store.transaction():
+        for pass_id in pass_ids:
+            raw = store.meta(RECORD_KEY + pass_id)
+            changes = PassChanges.model_validate_json(raw) if raw else PassChanges()
+            rows = store.fetch(changes.deleted)
+            ours = [i for i in changes.deleted if i in rows and rows[i].deleted_pass == pass_id]
+            forgotten = [i for i, why in state.forgotten_ids(store, pass_id=pass_id) if why == REASON]
+            report.restored += store.restore([*ours, *forgotten])
+            report.removed += store.soft_delete(changes.inserted, UNDONE, now)
+            set_importance(store, {i: value for value, ids in changes.importance.items() for i in ids})
+            store.db.executemany(
+                "UPDATE entries SET valid_to = ?, status = ?, ended_by = ? WHERE id = ?",
+                [(*ending, entry_id) for entry_id, ending in changes.endings.items()],
+            )
+            for key, value in changes.meta.items():
+                if value is None:
+                    _drop_meta(store, key)
+                else:
+                    store.set_meta(key, value)
+            _drop_meta(store, RECORD_KEY + pass_id)
+            state.drop_pass(store, pass_id)
+    return report
+
+
+def _in_namespace(store: SidecarStore) -> tuple[str, tuple[str, ...]]:
+    return ("", ()) if store.namespace is None else (" AND namespace = ?", (store.namespace,))
+
+
+def _drop_meta(store: SidecarStore, key: str) -> None:
+    where, params = _in_namespace(store)
+    store.db.execute(f"DELETE FROM meta WHERE key = ?{where}", (key, *params))
