@@ -21,6 +21,7 @@ from typing import Literal
 from memory_sleep.cycle.plan import DocumentEditor, Edit
 from memory_sleep.gc.actions import GcAction
 from memory_sleep.gc.entries import LAST_RUN_AT, RATED_AT, mark_ended, memory_section, set_importance
+from memory_sleep.gc.note_categories import CACHE_KEY as CATEGORIES_KEY
 from memory_sleep.gc.run import GcDecision
 from memory_sleep.sidecar.recall import Sidecar
 from memory_sleep.sidecar.rows import EntryRow, NewEntry
@@ -175,6 +176,8 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float) -> None:
         if written:  # the newest version rated: the clock of the index, not of the run (--today)
             store.set_meta(RATED_AT, repr(max(written)))
         store.set_meta(LAST_RUN_AT, repr(now))
+        if decision.note_categories is not None:
+            store.set_meta(CATEGORIES_KEY, decision.note_categories)
 
 
 def _kept_in_memory_md(plan: GcPlan, action: GcAction) -> int | None:

@@ -18,9 +18,11 @@ from memory_sleep.engines.base import Engine
 from memory_sleep.errors import ConfigError
 from memory_sleep.gc.actions import STRATEGIES, GcAction, GcContext, StrategyName
 from memory_sleep.gc.entries import categories, live_by_scope, memory_section, replacing, restored_at
+from memory_sleep.gc.note_categories import CACHE_KEY, NoteCategories
 from memory_sleep.gc.registry import REGISTRY
 from memory_sleep.sidecar.recall import Sidecar
 from memory_sleep.sidecar.rows import EntryRow
+from memory_sleep.workspace.state import StateStore
 
 REMOVING = ("soft_delete", "merge", "summarize")
 
@@ -37,6 +39,7 @@ class GcDecision:
     rows: dict[int, EntryRow] = field(default_factory=dict)  # every live entry, as read
     seconds: float = 0.0
     skipped: list[str] = field(default_factory=list)  # actions left for a later run, and why
+    note_categories: str | None = None  # the note-state files' categories as read, kept for the next run
 
     def counts(self) -> dict[str, int]:
         """Entries each strategy removed, marked or rated, for sleep-log.json and reports."""
@@ -87,6 +90,11 @@ def decide(
             if moment is not None:
                 uses[entry.id] = max(moment, uses.get(entry.id, 0.0))
     current = replacing(sidecar.workspace, (entry for entries in scopes.values() for entry in entries))
+    notes = (
+        NoteCategories(StateStore(sidecar.workspace.state_dir), sidecar.store.meta(CACHE_KEY))
+        if sidecar.workspace is not None
+        else None
+    )
     for scope, entries in sorted(scopes.items()):
         decision.entries += len(entries)
         decision.rows.update((entry.id, entry) for entry in entries)
@@ -99,13 +107,14 @@ def decide(
             now,
             stale_after_days,
             uses,
-            categories(sidecar.workspace, entries),
+            categories(entries, notes),
             current,
         )
         for name in strategies:
             actions = REGISTRY[name].plan(context)
             decision.actions.extend(actions)
             context = _after(context, actions)
+    decision.note_categories = notes.dumped() if notes is not None else None
     decision.seconds = time.perf_counter() - started
     return decision
 
