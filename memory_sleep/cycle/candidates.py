@@ -137,7 +137,22 @@ class HybridCandidates:
             self.warnings.append(_TEXT_ONLY.format(error=error))
             self.embedder = None
             return None
-        return np.argsort(-similarities, axis=1, kind="stable")[:, : self.pool]
+        return _nearest_first(similarities, self.pool)
+
+
+def _nearest_first(similarities: npt.NDArray[np.float32], count: int) -> npt.NDArray[np.intp]:
+    """Per row, the indexes of its `count` highest values, highest first, ties in index order: what a
+    stable argsort of the whole row starts with, without sorting thousands of archived entries per
+    query (only those at least the row's `count`-th highest value)."""
+    columns = similarities.shape[1]
+    if columns <= count:
+        return np.argsort(-similarities, axis=1, kind="stable")
+    floors = np.partition(similarities, columns - count, axis=1)[:, columns - count]
+    best = np.empty((len(similarities), count), dtype=np.intp)
+    for number, (row, floor) in enumerate(zip(similarities, floors, strict=True)):
+        at_least = np.flatnonzero(row >= floor)
+        best[number] = at_least[np.argsort(-row[at_least], kind="stable")][:count]
+    return best
 
 
 def _query(item: NoteItem) -> str:
