@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from memory_sleep.gc.note_categories import NoteCategories
@@ -101,10 +102,15 @@ def categories(entries: Iterable[EntryRow], notes: NoteCategories | None) -> dic
             continue
         if entry.kind != "note" or notes is None:
             continue
-        category = notes.of(PurePosixPath(entry.source_path).name).get(entry.line_start)
+        category = notes.of(_file_name(entry.source_path)).get(entry.line_start)
         if category:
             found[entry.id] = category
     return found
+
+
+@lru_cache(maxsize=4096)
+def _file_name(path: str) -> str:
+    return PurePosixPath(path).name  # once per note, not once per entry
 
 
 def days_written(entries: Sequence[EntryRow]) -> dict[int, int]:

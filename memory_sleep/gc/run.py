@@ -17,6 +17,7 @@ from memory_sleep.config import GcConfig
 from memory_sleep.engines.base import Engine
 from memory_sleep.errors import ConfigError
 from memory_sleep.gc.actions import STRATEGIES, GcAction, GcContext, StrategyName
+from memory_sleep.gc.alike_memo import MEMO_KEY, AlikeMemo
 from memory_sleep.gc.entries import categories, live_by_scope, memory_section, replacing, restored_at
 from memory_sleep.gc.note_categories import CACHE_KEY, NoteCategories
 from memory_sleep.gc.registry import REGISTRY
@@ -40,6 +41,7 @@ class GcDecision:
     seconds: float = 0.0
     skipped: list[str] = field(default_factory=list)  # actions left for a later run, and why
     note_categories: str | None = None  # the note-state files' categories as read, kept for the next run
+    alike_pairs: str | None = None  # compaction's pairs, kept for the next run
 
     def counts(self) -> dict[str, int]:
         """Entries each strategy removed, marked or rated, for sleep-log.json and reports."""
@@ -95,6 +97,7 @@ def decide(
         if sidecar.workspace is not None
         else None
     )
+    alike = AlikeMemo(sidecar.store.meta(MEMO_KEY))
     for scope, entries in sorted(scopes.items()):
         decision.entries += len(entries)
         decision.rows.update((entry.id, entry) for entry in entries)
@@ -109,12 +112,14 @@ def decide(
             uses,
             categories(entries, notes),
             current,
+            alike,
         )
         for name in strategies:
             actions = REGISTRY[name].plan(context)
             decision.actions.extend(actions)
             context = _after(context, actions)
     decision.note_categories = notes.dumped() if notes is not None else None
+    decision.alike_pairs = alike.dumped() if "compaction" in strategies else None
     decision.seconds = time.perf_counter() - started
     return decision
 
