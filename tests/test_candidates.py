@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from memory_sleep.cycle.candidates import HybridCandidates
+import numpy as np
+
+from memory_sleep.cycle.candidates import HybridCandidates, _nearest_first
 from memory_sleep.cycle.nrem import run_nrem
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.models import Classification, EntryView, KeptItem, NoteItem, Operation
@@ -145,3 +147,11 @@ def test_nrem_checks_an_item_against_its_candidate_entries_only(tmp_path: Path) 
         [(note, None)], Recording(), context, 2_000_000, 20, HybridCandidates(OfflineEmbedder(), per_item=2)
     )
     assert len(shown[0]) == 2 and "Alpha runs on port 8080" in shown[0]
+
+
+def test_the_nearest_first_are_a_stable_sort_s_first_ties_and_all() -> None:
+    generator = np.random.default_rng(0)
+    for columns in (3, 50, 51, 400):
+        similarities = np.round(generator.random((20, columns), dtype=np.float32), 1)  # many ties
+        expected = np.argsort(-similarities, axis=1, kind="stable")[:, :50]
+        assert np.array_equal(_nearest_first(similarities, 50), expected)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import zip_longest
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from memory_sleep.config import Config
+from memory_sleep.cycle.kept_vectors import KeptVectors
 from memory_sleep.errors import MemorySleepError
 from memory_sleep.models import EntryView, NoteItem
 from memory_sleep.sidecar.embed import Embedder, build_embedder
@@ -50,10 +52,19 @@ class HybridCandidates:
     """The default step: per item, the `per_item` entries the sidecar's hybrid search ranks best (exact
     vector top-`pool` and BM25 top-`pool`, fused by reciprocal rank; no age decay: an old entry is the
     one a new value supersedes). Without an embedder (the sidecar disabled), BM25 alone. Entry vectors
-    are cached by text for the run, so each entry is embedded once however many batches see it."""
+    are cached by text for the run, so each entry is embedded once however many batches see it, and with
+    `kept`, between runs (`keep()` after a run)."""
 
-    def __init__(self, embedder: Embedder | None, per_item: int = 8, pool: int = 50, rrf_k: int = 60) -> None:
+    def __init__(
+        self,
+        embedder: Embedder | None,
+        per_item: int = 8,
+        pool: int = 50,
+        rrf_k: int = 60,
+        kept: KeptVectors | None = None,
+    ) -> None:
         self.embedder, self.per_item, self.pool, self.rrf_k = embedder, per_item, pool, rrf_k
+        self.kept = kept
         self.warnings: list[str] = []
         self._vectors: dict[str, npt.NDArray[np.float32]] = {}
         self._terms: dict[str, list[str]] = {}
@@ -96,9 +107,17 @@ class HybridCandidates:
                 found.append([pool[index] for index in order if near[index] >= floor])
         return found
 
+    def keep(self) -> None:
+        """Keep this run's vectors for the next run's candidate step (with `kept` and an embedder)."""
+        if self.kept is not None and self.embedder is not None:
+            self.kept.save(self._vectors, self.embedder.id)
+
     def _embed_missing(self, texts: Sequence[str]) -> None:
         assert self.embedder is not None
         missing = list(dict.fromkeys(text for text in texts if text not in self._vectors))
+        if missing and self.kept is not None:
+            self._vectors.update(self.kept.found(missing, self.embedder.id))
+            missing = [text for text in missing if text not in self._vectors]
         if missing:
             self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
 
@@ -118,15 +137,31 @@ class HybridCandidates:
             self.warnings.append(_TEXT_ONLY.format(error=error))
             self.embedder = None
             return None
-        return np.argsort(-similarities, axis=1, kind="stable")[:, : self.pool]
+        return _nearest_first(similarities, self.pool)
+
+
+def _nearest_first(similarities: npt.NDArray[np.float32], count: int) -> npt.NDArray[np.intp]:
+    """Per row, the indexes of its `count` highest values, highest first, ties in index order: what a
+    stable argsort of the whole row starts with, without sorting thousands of archived entries per
+    query (only those at least the row's `count`-th highest value)."""
+    columns = similarities.shape[1]
+    if columns <= count:
+        return np.argsort(-similarities, axis=1, kind="stable")
+    floors = np.partition(similarities, columns - count, axis=1)[:, columns - count]
+    best = np.empty((len(similarities), count), dtype=np.intp)
+    for number, (row, floor) in enumerate(zip(similarities, floors, strict=True)):
+        at_least = np.flatnonzero(row >= floor)
+        best[number] = at_least[np.argsort(-row[at_least], kind="stable")][:count]
+    return best
 
 
 def _query(item: NoteItem) -> str:
     return f"{item.lead} {item.text}" if item.lead else item.text
 
 
-def configured(config: Config) -> HybridCandidates:
-    """The candidate step a run uses: the workspace's sidecar embedder (none when the sidecar is off)."""
+def configured(config: Config, state_dir: Path | None = None) -> HybridCandidates:
+    """The candidate step a run uses: the workspace's sidecar embedder (none when the sidecar is off),
+    its vectors kept between runs in `state_dir`."""
     sidecar = config.sidecar
     embedder, problem = None, None
     if sidecar.enabled:
@@ -135,7 +170,11 @@ def configured(config: Config) -> HybridCandidates:
         except MemorySleepError as error:
             problem = _TEXT_ONLY.format(error=error)
     candidates = HybridCandidates(
-        embedder, config.engine.candidates_per_item, sidecar.candidates, sidecar.rrf_k
+        embedder,
+        config.engine.candidates_per_item,
+        sidecar.candidates,
+        sidecar.rrf_k,
+        KeptVectors(state_dir) if state_dir is not None else None,
     )
     candidates.warnings.extend([problem] if problem else [])
     return candidates

@@ -8,7 +8,7 @@ from contextlib import ExitStack
 
 from memory_sleep.config import Config
 from memory_sleep.cycle import PHASES
-from memory_sleep.cycle.candidates import Candidates, configured
+from memory_sleep.cycle.candidates import Candidates, HybridCandidates, configured
 from memory_sleep.cycle.file_changes import read_bytes
 from memory_sleep.cycle.planner import Planner, Progress
 from memory_sleep.cycle.report import RunOptions, RunReport
@@ -40,7 +40,7 @@ def run_cycle(
     candidate step picks the entries engines are shown (default: the sidecar's hybrid search)."""
     say = progress or (lambda _: None)
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
-    step = candidate_step or configured(config)
+    step = candidate_step or configured(config, workspace.state_dir)
     gc = _gc_step(workspace, config, engine, options)
     if options.dry_run:
         report = Planner(workspace, config, engine, options, say, step, gc).plan()
@@ -71,6 +71,8 @@ def run_cycle(
         if report.changes:
             say("writing")
             writer.apply(report.run_id, report.changes)
+        if isinstance(step, HybridCandidates):
+            step.keep()  # its vectors, for the next run's candidate step
         if engine.gate:
             engine.gate.settled()
         if gc is not None and report.gc is not None:

@@ -21,6 +21,7 @@ from datetime import date
 from pathlib import Path
 
 from memory_sleep.config import Config, load_config
+from memory_sleep.cycle.kept_vectors import NAME as KEPT_VECTORS
 from memory_sleep.cycle.memory_loss import LAST_RUN_COPY
 from memory_sleep.errors import MemorySleepError
 from memory_sleep.forget.report import ErasureReport, logged, needles, traces
@@ -220,10 +221,10 @@ def read_file(workspace: Workspace, path: str) -> bytes | None:
 
 
 def derived_caches(workspace: Workspace) -> list[Path]:
-    """The response cache, the agent's requests and answers, and the vector matrices: derived, and
-    holding prompts, answers or vectors of the scope's text."""
+    """The response cache, the agent's requests and answers, and the vector matrices (the sidecar's and
+    the candidate step's): derived, and holding prompts, answers or vectors of the scope's text."""
     state = workspace.state_dir
-    found = [*state.glob(f"{PREFIX}-*")]
+    found = [*state.glob(f"{PREFIX}-*"), *state.glob(KEPT_VECTORS)]
     for folder in (state / "llm-cache", state / "agent"):
         if folder.is_dir():
             found.extend(path for path in folder.rglob("*") if path.is_file())

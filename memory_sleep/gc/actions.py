@@ -23,6 +23,7 @@ from memory_sleep.models import Strict
 if TYPE_CHECKING:
     from memory_sleep.config import GcConfig
     from memory_sleep.engines.base import Engine
+    from memory_sleep.gc.alike_memo import AlikeMemo
     from memory_sleep.sidecar.recall import Sidecar
     from memory_sleep.sidecar.rows import EntryRow
 
@@ -86,6 +87,7 @@ class GcContext:
     used: Mapping[int, float] = field(default_factory=dict)  # id: a note's last reference, or a restore
     categories: Mapping[int, str] = field(default_factory=dict)  # id: category, or why NREM discarded it
     replacing: frozenset[int] = frozenset()  # still-valid lines that superseded an entry (current values)
+    alike: AlikeMemo | None = None  # compaction's pairs of the last pass, and this pass's
 
 
 class Strategy(Protocol):

@@ -21,7 +21,9 @@ from typing import Literal
 
 from memory_sleep.cycle.plan import DocumentEditor, Edit
 from memory_sleep.gc.actions import GcAction
+from memory_sleep.gc.alike_memo import MEMO_KEY as ALIKE_KEY
 from memory_sleep.gc.entries import LAST_RUN_AT, RATED_AT, mark_ended, memory_section, set_importance
+from memory_sleep.gc.note_categories import CACHE_KEY as CATEGORIES_KEY
 from memory_sleep.gc.run import GcDecision
 from memory_sleep.sidecar.recall import Sidecar
 from memory_sleep.sidecar.rows import EntryRow, NewEntry
@@ -201,6 +203,10 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float, keep: int = 30)
         store.set_meta(LAST_RUN_AT, repr(now))
         changes.deleted = [i for ids in removals.values() for i in ids]
         keep_record(store, pass_id, changes, keep)
+        if decision.note_categories is not None:
+            store.set_meta(CATEGORIES_KEY, decision.note_categories)
+        if decision.alike_pairs is not None:
+            store.set_meta(ALIKE_KEY, decision.alike_pairs)
 
 
 def _kept_in_memory_md(plan: GcPlan, action: GcAction) -> int | None:

@@ -9,6 +9,8 @@ applied but listed for review.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from memory_sleep.gc.actions import GcAction, GcContext, StrategyName
@@ -48,17 +50,25 @@ def alike_clusters(context: GcContext) -> list[list[EntryRow]]:
     for kind in COMPACTED_KINDS:
         rows = [e for e in context.entries if e.kind == kind and e.valid_to is None and not e.discarded]
         kept, matrix = with_vectors(rows, index)
-        for members in _complete_groups(matrix, threshold):
+        ids = [row.id for row in kept]
+        pairs = (
+            context.alike.pairs(f"{context.scope}/{kind}", ids, matrix, threshold)
+            if context.alike is not None
+            else alike_pairs(matrix, threshold)
+        )
+        for members in _complete_groups(matrix, pairs, threshold):
             clusters.append(sorted((kept[i] for i in members), key=lambda row: (row.day or "", row.id)))
     return clusters
 
 
-def _complete_groups(matrix: Vectors, threshold: float) -> list[list[int]]:
+def _complete_groups(
+    matrix: Vectors, pairs: Sequence[tuple[int, int, float]], threshold: float
+) -> list[list[int]]:
     """Most alike pairs first: a pair starts a group, or one of it joins the other's group when it is
     alike to all of that group; two groups never join (that is how chains of near-misses grow)."""
     group_of: dict[int, list[int]] = {}
     groups: list[list[int]] = []
-    for first, second, _ in alike_pairs(matrix, threshold):
+    for first, second, _ in pairs:
         if first in group_of and second in group_of:
             continue
         if first not in group_of and second not in group_of:

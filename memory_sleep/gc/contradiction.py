@@ -18,7 +18,7 @@ from typing import Literal
 
 from memory_sleep.engines.base import PairJudgement
 from memory_sleep.gc.actions import GcAction, GcContext, StrategyName
-from memory_sleep.gc.neighbours import entry_view, in_time_order, nearest, with_vectors
+from memory_sleep.gc.neighbours import entry_view, in_time_order, nearest, with_vectors, within_reach
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import shorten
 
@@ -45,8 +45,11 @@ def candidate_pairs(context: GcContext) -> list[tuple[EntryRow, EntryRow]]:
         if entry.kind in JUDGED_KINDS and entry.valid_to is None and not entry.discarded
     ]
     kept, matrix = with_vectors(in_time_order(rows), context.sidecar.vectors())
+    k = context.config.contradiction.neighbours
+    # a pair's older entry is a MEMORY.md entry: only the rows that may have one among their nearest
+    ranked = within_reach(matrix, [position for position, row in enumerate(kept) if row.kind == "memory"], k)
     pairs: set[tuple[int, int]] = set()
-    for position, neighbours in enumerate(nearest(matrix, context.config.contradiction.neighbours)):
+    for position, neighbours in zip(ranked, nearest(matrix, k, ranked), strict=True):
         for other in neighbours:
             newer, older = max(position, other), min(position, other)  # kept is oldest first
             if kept[older].kind == "memory" and kept[newer].text.strip() != kept[older].text.strip():

@@ -7,14 +7,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
+from functools import lru_cache
 from pathlib import PurePosixPath
 
+from memory_sleep.gc.note_categories import NoteCategories
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import ENTRY_COLUMNS, EntryRow
 from memory_sleep.sidecar.successors import ending_place
 from memory_sleep.workspace.archive import ended_statements, records_since
 from memory_sleep.workspace.layout import Workspace
-from memory_sleep.workspace.state import StateStore
 
 SECTION_CATEGORY = {
     "Decisions": "decision",
@@ -89,32 +90,27 @@ def replacing(workspace: Workspace | None, entries: Iterable[EntryRow]) -> froze
     )
 
 
-def categories(workspace: Workspace | None, entries: Iterable[EntryRow]) -> dict[int, str]:
+def categories(entries: Iterable[EntryRow], notes: NoteCategories | None) -> dict[int, str]:
     """What each entry is: its MEMORY.md section's category, or what NREM decided for the note item
     on its line (a category, or the reason it discarded the item: debug, routine, heartbeat...)."""
     found: dict[int, str] = {}
-    notes: dict[str, dict[int, str]] = {}
-    store = StateStore(workspace.state_dir) if workspace is not None else None
     for entry in entries:
         section = memory_section(entry)
         if section is not None:
             if section in SECTION_CATEGORY:
                 found[entry.id] = SECTION_CATEGORY[section]
             continue
-        if entry.kind != "note" or store is None:
+        if entry.kind != "note" or notes is None:
             continue
-        name = PurePosixPath(entry.source_path).name
-        if name not in notes:
-            state = store.load_note(name)
-            notes[name] = {
-                record.line: str(what)
-                for record in (state.items.values() if state else ())
-                if (what := record.category or record.discard_reason)
-            }
-        category = notes[name].get(entry.line_start)
+        category = notes.of(_file_name(entry.source_path)).get(entry.line_start)
         if category:
             found[entry.id] = category
     return found
+
+
+@lru_cache(maxsize=4096)
+def _file_name(path: str) -> str:
+    return PurePosixPath(path).name  # once per note, not once per entry
 
 
 def days_written(entries: Sequence[EntryRow]) -> dict[int, int]:

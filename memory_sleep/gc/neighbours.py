@@ -16,6 +16,7 @@ from memory_sleep.sidecar.rows import EntryRow, Vectors
 from memory_sleep.sidecar.vectors import VectorIndex
 
 BLOCK_FLOATS = 4_000_000
+SAMPLE_STRIDE = 8  # within_reach's sample: on 365 days of notes, a quarter of the rows left to rank
 
 
 def with_vectors(rows: Sequence[EntryRow], index: VectorIndex) -> tuple[list[EntryRow], Vectors]:
@@ -29,16 +30,21 @@ def with_vectors(rows: Sequence[EntryRow], index: VectorIndex) -> tuple[list[Ent
     return kept, index.matrix[positions[found]]
 
 
-def _blocks(matrix: Vectors) -> Iterator[tuple[int, Vectors]]:
-    rows = max(1, BLOCK_FLOATS // max(1, len(matrix)))
-    for start in range(0, len(matrix), rows):
-        yield start, matrix[start : start + rows] @ matrix.T
+def _blocks(matrix: Vectors, rows: Sequence[int] | None = None) -> Iterator[tuple[list[int], Vectors]]:
+    """The similarities of `rows` (every row by default) to every row, a block of rows at a time, with
+    the blocks' row indexes."""
+    wanted = range(len(matrix)) if rows is None else rows
+    size = max(1, BLOCK_FLOATS // max(1, len(matrix)))
+    for start in range(0, len(wanted), size):
+        chosen = list(wanted[start : start + size])
+        yield chosen, (matrix[start : start + size] if rows is None else matrix[chosen]) @ matrix.T
 
 
 def alike_pairs(matrix: Vectors, threshold: float) -> list[tuple[int, int, float]]:
     """(i, j, similarity) of the rows at least `threshold` alike, i < j, most alike first."""
     found: list[tuple[int, int, float]] = []
-    for start, block in _blocks(matrix):
+    for chosen, block in _blocks(matrix):
+        start = chosen[0]
         rows, columns = np.nonzero(block >= threshold)
         for row, column in zip(rows.tolist(), columns.tolist(), strict=True):
             if start + row < column:
@@ -46,18 +52,47 @@ def alike_pairs(matrix: Vectors, threshold: float) -> list[tuple[int, int, float
     return sorted(found, key=lambda pair: (-pair[2], pair[0], pair[1]))
 
 
-def nearest(matrix: Vectors, k: int) -> list[list[int]]:
-    """For each row, the (at most) `k` other rows most alike to it, most alike first."""
+def nearest(matrix: Vectors, k: int, rows: Sequence[int] | None = None) -> list[list[int]]:
+    """For each of `rows` (every row by default), the (at most) `k` other rows most alike to it, most
+    alike first."""
     n = min(k, len(matrix) - 1)
     if n <= 0:
-        return [[] for _ in range(len(matrix))]
+        return [[] for _ in (range(len(matrix)) if rows is None else rows)]
     found: list[list[int]] = []
-    for start, block in _blocks(matrix):
-        block[np.arange(len(block)), np.arange(start, start + len(block))] = -np.inf  # not itself
+    for chosen, block in _blocks(matrix, rows):
+        block[np.arange(len(block)), chosen] = -np.inf  # not itself
         best = np.argpartition(block, block.shape[1] - n, axis=1)[:, block.shape[1] - n :]
         order = np.argsort(-np.take_along_axis(block, best, axis=1), axis=1, kind="stable")
         found.extend(np.take_along_axis(best, order, axis=1).tolist())
     return found
+
+
+def within_reach(matrix: Vectors, targets: Sequence[int], k: int) -> list[int]:
+    """The rows whose `k` nearest (as `nearest` finds them) may include one of the `targets` rows, the
+    targets among them. A row is left out only when `k` rows of a sample (every SAMPLE_STRIDE-th row
+    and the targets) are each more alike to it than every target is: then no target is among its
+    nearest, ties or not, and its whole row of similarities need not be ranked."""
+    n = min(k, len(matrix) - 1)
+    if n <= 0 or not targets:
+        return list(targets)
+    sample = np.unique(np.concatenate([np.asarray(targets), np.arange(0, len(matrix), SAMPLE_STRIDE)]))
+    at_target = np.searchsorted(sample, np.asarray(targets))
+    reach = np.zeros(len(matrix), dtype=bool)
+    reach[list(targets)] = True
+    size = max(1, BLOCK_FLOATS // len(sample))
+    for start in range(0, len(matrix), size):
+        block = matrix[start : start + size] @ matrix[sample].T
+        own = np.searchsorted(sample, np.arange(start, start + len(block)))
+        sampled = (own < len(sample)) & (
+            sample[np.minimum(own, len(sample) - 1)] == np.arange(start, start + len(block))
+        )
+        block[np.flatnonzero(sampled), own[sampled]] = -np.inf  # not itself
+        if block.shape[1] <= n:
+            reach[start : start + len(block)] = True
+            continue
+        floor = np.partition(block, block.shape[1] - n, axis=1)[:, block.shape[1] - n]
+        reach[start : start + len(block)] |= block[:, at_target].max(axis=1) >= floor
+    return np.flatnonzero(reach).tolist()
 
 
 def entry_view(row: EntryRow, ref: str) -> EntryView:

@@ -17,13 +17,16 @@ from memory_sleep.config import GcConfig
 from memory_sleep.engines.base import Engine
 from memory_sleep.errors import ConfigError
 from memory_sleep.gc.actions import STRATEGIES, GcAction, GcContext, StrategyName
+from memory_sleep.gc.alike_memo import MEMO_KEY, AlikeMemo
 from memory_sleep.gc.entries import categories, live_by_scope, memory_section, replacing, restored_at
+from memory_sleep.gc.note_categories import CACHE_KEY, NoteCategories
 from memory_sleep.gc.registry import REGISTRY
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.recall import Sidecar
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.sleepgate.state import pass_exists
 from memory_sleep.sleepgate.undo import record_exists
+from memory_sleep.workspace.state import StateStore
 
 REMOVING = ("soft_delete", "merge", "summarize")
 
@@ -40,6 +43,8 @@ class GcDecision:
     rows: dict[int, EntryRow] = field(default_factory=dict)  # every live entry, as read
     seconds: float = 0.0
     skipped: list[str] = field(default_factory=list)  # actions left for a later run, and why
+    note_categories: str | None = None  # the note-state files' categories as read, kept for the next run
+    alike_pairs: str | None = None  # compaction's pairs, kept for the next run
 
     def counts(self) -> dict[str, int]:
         """Entries each strategy removed, marked or rated, for sleep-log.json and reports."""
@@ -101,6 +106,12 @@ def decide(
             if moment is not None:
                 uses[entry.id] = max(moment, uses.get(entry.id, 0.0))
     current = replacing(sidecar.workspace, (entry for entries in scopes.values() for entry in entries))
+    notes = (
+        NoteCategories(StateStore(sidecar.workspace.state_dir), sidecar.store.meta(CACHE_KEY))
+        if sidecar.workspace is not None
+        else None
+    )
+    alike = AlikeMemo(sidecar.store.meta(MEMO_KEY))
     for scope, entries in sorted(scopes.items()):
         decision.entries += len(entries)
         decision.rows.update((entry.id, entry) for entry in entries)
@@ -113,13 +124,16 @@ def decide(
             now,
             stale_after_days,
             uses,
-            categories(sidecar.workspace, entries),
+            categories(entries, notes),
             current,
+            alike,
         )
         for name in strategies:
             actions = REGISTRY[name].plan(context)
             decision.actions.extend(actions)
             context = _after(context, actions)
+    decision.note_categories = notes.dumped() if notes is not None else None
+    decision.alike_pairs = alike.dumped() if "compaction" in strategies else None
     decision.seconds = time.perf_counter() - started
     return decision
 

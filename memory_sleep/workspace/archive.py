@@ -167,14 +167,14 @@ def _ending(reason: str) -> tuple[str, Ending | None]:
 def ended_statements(records: Iterable[ArchiveRecord]) -> list[tuple[Entry, Ending]]:
     """Each archived entry that stopped being true, with its latest ending (a record of the same entry
     appended later, e.g. superseded after it was archived for room, wins)."""
-    latest: dict[str, tuple[Entry, Ending | None]] = {}
+    latest: dict[str, tuple[tuple[str, str | None, date | None], Ending | None]] = {}
     for record in records:
-        found = displayed_entry(record.entry.removeprefix("- ").removeprefix("* "))
+        found = _displayed(record.entry.removeprefix("- ").removeprefix("* "))
         if found is not None:
-            key, old = found
+            key, said = found
             latest.pop(key, None)  # keep the order of the last record
-            latest[key] = (old, record.ended)
-    return [(old, ended) for old, ended in latest.values() if ended is not None]
+            latest[key] = (said, record.ended)
+    return [(Entry(*said), ended) for said, ended in latest.values() if ended is not None]
 
 
 def displayed_entry(line: str) -> tuple[str, Entry] | None:

@@ -1,0 +1,110 @@
+"""Compaction's alike pairs, kept between GC passes in the sidecar's meta (`gc_alike_pairs`), with a
+digest of each row's vector: a pass compares only the rows whose vector is new or changed since with
+every row, and takes the last pass's pairs among the rest, so its work follows what changed, not the
+length of the history. Two rows' similarity depends on their two vectors alone: the pairs found are
+the ones comparing every row with every other finds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory_sleep.gc.neighbours import BLOCK_FLOATS, alike_pairs
+from memory_sleep.sidecar.rows import Vectors
+
+MEMO_KEY = "gc_alike_pairs"
+_VERSION = 1
+Pair = tuple[int, int, float]  # (i, j, similarity), i < j
+
+
+@dataclass
+class _Group:
+    threshold: float
+    digests: dict[int, str]  # entry id: digest of its vector
+    pairs: list[Pair]  # by entry ids
+
+
+class AlikeMemo:
+    """The last pass's pairs (`cached`, the meta's JSON) and this pass's, by group (a scope's kind)."""
+
+    def __init__(self, cached: str | None) -> None:
+        self._last = _parsed(cached)
+        self._now: dict[str, _Group] = {}
+
+    def pairs(self, group: str, ids: Sequence[int], matrix: Vectors, threshold: float) -> list[Pair]:
+        """`alike_pairs(matrix, threshold)` of the rows of entries `ids`."""
+        digests = [hashlib.blake2b(row.tobytes(), digest_size=8).hexdigest() for row in matrix]
+        last = self._last.get(group)
+        if last is None or last.threshold != threshold:
+            found = alike_pairs(matrix, threshold)
+        else:
+            same = {
+                entry_id
+                for entry_id, digest in zip(ids, digests, strict=True)
+                if last.digests.get(entry_id) == digest
+            }
+            at = {entry_id: position for position, entry_id in enumerate(ids)}
+            kept = [
+                (min(at[first], at[second]), max(at[first], at[second]), similarity)
+                for first, second, similarity in last.pairs
+                if first in same and second in same
+            ]
+            changed = [position for position, entry_id in enumerate(ids) if entry_id not in same]
+            found = sorted(
+                [*kept, *_pairs_of(matrix, changed, threshold)], key=lambda pair: (-pair[2], pair[0], pair[1])
+            )
+        self._now[group] = _Group(
+            threshold,
+            dict(zip(ids, digests, strict=True)),
+            [(ids[first], ids[second], similarity) for first, second, similarity in found],
+        )
+        return found
+
+    def dumped(self) -> str:
+        """This pass's groups, as the meta keeps them for the next."""
+        groups = {
+            name: {"threshold": group.threshold, "digests": group.digests, "pairs": group.pairs}
+            for name, group in sorted(self._now.items())
+        }
+        return json.dumps({"version": _VERSION, "groups": groups}, separators=(",", ":"))
+
+
+def _pairs_of(matrix: Vectors, rows: Sequence[int], threshold: float) -> list[Pair]:
+    """The pairs at least `threshold` alike with at least one of `rows` in them."""
+    changed = set(rows)
+    found: list[Pair] = []
+    size = max(1, BLOCK_FLOATS // max(1, len(matrix)))
+    for start in range(0, len(rows), size):
+        chosen = list(rows[start : start + size])
+        block = matrix[chosen] @ matrix.T
+        rows_at, columns = np.nonzero(block >= threshold)
+        for row, column in zip(rows_at.tolist(), columns.tolist(), strict=True):
+            own = chosen[row]
+            if column != own and (column not in changed or own < column):
+                found.append((min(own, column), max(own, column), float(block[row, column])))
+    return found
+
+
+def _parsed(cached: str | None) -> dict[str, _Group]:
+    """The meta's JSON; anything else (none yet, another version, damaged) is no memo."""
+    try:
+        data = json.loads(cached) if cached else None
+        if not isinstance(data, dict) or data.get("version") != _VERSION:
+            return {}
+        return {
+            str(name): _Group(
+                float(group["threshold"]),
+                {int(entry_id): str(digest) for entry_id, digest in group["digests"].items()},
+                [
+                    (int(first), int(second), float(similarity))
+                    for first, second, similarity in group["pairs"]
+                ],
+            )
+            for name, group in data["groups"].items()
+        }
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return {}

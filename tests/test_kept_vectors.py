@@ -1,0 +1,64 @@
+"""The candidate step's vectors kept between runs: a text the last run embedded is not embedded again,
+and the candidates found with kept vectors are the ones found by embedding everything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from memory_sleep.cycle.candidates import HybridCandidates
+from memory_sleep.cycle.kept_vectors import NAME, KeptVectors
+from memory_sleep.models import EntryView
+from memory_sleep.sidecar.embed import FunctionEmbedder, OfflineEmbedder
+
+from .item_helpers import note_item
+
+TEXTS = [f"Service {name} runs on port {8000 + n}" for n, name in enumerate("abcdefghijklmnop")]
+ENTRIES = [
+    EntryView(ref=f"A{n}", section="Facts", topic=None, text=text, day=None) for n, text in enumerate(TEXTS)
+]
+
+
+class Counting(OfflineEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.seen.extend(texts)
+        return super().embed(texts)
+
+
+def test_a_second_run_embeds_only_the_texts_the_first_did_not(tmp_path: Path) -> None:
+    items = [note_item("Service c now runs on port 9000")]
+    everything = HybridCandidates(OfflineEmbedder(), per_item=3).for_items(items, ENTRIES)
+    first = HybridCandidates(Counting(), per_item=3, kept=KeptVectors(tmp_path))
+    assert first.for_items(items, ENTRIES) == everything
+    first.keep()
+    assert (tmp_path / NAME).is_file()
+    embedder = Counting()
+    second = HybridCandidates(embedder, per_item=3, kept=KeptVectors(tmp_path))
+    more = [
+        *ENTRIES,
+        EntryView(ref="A99", section="Facts", topic=None, text="Service z runs on port 1", day=None),
+    ]
+    assert second.for_items(items, more) == HybridCandidates(OfflineEmbedder(), per_item=3).for_items(
+        items, more
+    )
+    assert embedder.seen == ["Service z runs on port 1", "Service c now runs on port 9000"]
+
+
+def test_vectors_kept_by_another_embedder_are_not_used(tmp_path: Path) -> None:
+    KeptVectors(tmp_path).save({"a text": np.ones(4, dtype=np.float32) / 2}, "function/4")
+    assert KeptVectors(tmp_path).found(["a text"], "function/4")["a text"].tolist() == [0.5] * 4
+    assert KeptVectors(tmp_path).found(["a text"], "other/4") == {}
+    embedder = FunctionEmbedder(lambda text: [1.0, 0.0, 0.0, 0.0], 4, id="other")
+    candidates = HybridCandidates(embedder, kept=KeptVectors(tmp_path))
+    candidates.echoes(["a query"], ["a text"], [1], 0.5)
+    assert embedder.seen == ["a text", "a query"]
+
+
+def test_a_damaged_cache_is_embedded_again(tmp_path: Path) -> None:
+    (tmp_path / NAME).write_bytes(b"not a zip")
+    assert KeptVectors(tmp_path).found(["a text"], "function/4") == {}
