@@ -129,10 +129,14 @@ def _few_candidates() -> Config:
     return Config().model_copy(update={"sidecar": Config().sidecar.model_copy(update={"candidates": 1})})
 
 
-def test_a_chain_of_supersedes_goes_on_through_the_entry_gc_merged_a_line_into(tmp_path: Path) -> None:
-    """GC's compaction ends a line with the entry it merged it into ("entry 7 (gc:compaction)"), not a
-    line: the chain stopped there, so the superseded first value had no successor (rank fusion had
-    hidden it by its ended weight; fused scores did not)."""
+@pytest.mark.parametrize("ending", ["entry {id} (gc:compaction)", "entry {id}: {text}"])
+def test_a_chain_of_supersedes_goes_on_through_the_entry_gc_merged_a_line_into(
+    tmp_path: Path, ending: str
+) -> None:
+    """GC's compaction ends a line with the entry it merged it into ("entry 7 (gc:compaction)"), and
+    GC's supersede with the entry that replaced it ("entry 7: its text"), not a line: the chain
+    stopped there, so the superseded first value had no successor (rank fusion had hidden it by its
+    ended weight; fused scores did not)."""
     lines = {
         "2026-11-10": "- Orion sync job runs hourly at 11:55 UTC",
         "2026-11-14": "- Orion sync job moved to hourly at 19:15 UTC (was hourly at 11:55 UTC)",
@@ -150,7 +154,11 @@ def test_a_chain_of_supersedes_goes_on_through_the_entry_gc_merged_a_line_into(t
             sidecar.store.set_validity(
                 {
                     first.id: ("2026-11-14", "superseded", "memory/2026-11-14.md:3"),
-                    middle.id: ("2026-11-16", "superseded", f"entry {merged.id} (gc:compaction)"),
+                    middle.id: (
+                        "2026-11-16",
+                        "superseded",
+                        ending.format(id=merged.id, text=merged.text),
+                    ),
                 }
             )
             sidecar.store.soft_delete([middle.id], "compacted", 0.0)

@@ -42,7 +42,7 @@ _KEYED = re.compile(
 )  # the last "Key: value"
 _NUMBER = re.compile(r"\d")
 _STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
-_GC_LINK = re.compile(r"entry (\d+) \(gc:")  # gc/apply.py link()
+_GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: )")  # gc/apply.py: link(), and a supersede's archive record
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
 KEY_WORDS = 2  # a key of at least this many words names one thing
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
@@ -93,7 +93,7 @@ def with_successors(
 def _ending(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] | None:
     """The row an ending names, None if it is not indexed, False if it names none: a note or MEMORY.md
     line (a line GC compacted away keeps its ending, so the chain goes on through it), or the entry GC
-    merged it into ("entry 2436 (gc:compaction)")."""
+    merged it into ("entry 2436 (gc:compaction)") or superseded it by ("entry 2206: its text")."""
     merged = _GC_LINK.match(ended_by)
     if merged:
         return store.fetch([int(merged.group(1))]).get(int(merged.group(1)))
