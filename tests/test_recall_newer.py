@@ -164,3 +164,19 @@ def test_a_chain_of_supersedes_goes_on_through_the_entry_gc_merged_a_line_into(
             sidecar.store.soft_delete([middle.id], "compacted", 0.0)
         hits = sidecar.search(lines["2026-11-10"][2:], k=2)
     assert hits[0].id == merged.id and (hits[0].vector_rank, hits[0].text_rank) == (None, None)
+
+
+def test_a_line_naming_another_identifier_is_not_a_newer_word(tmp_path: Path) -> None:
+    """`rate_limit_v2` is not `audit_log_v2`: the words of an identifier name a thing, as capitalised
+    words do, so a later line sharing a part of it and two more words restates nothing."""
+    notes = _notes(
+        {
+            "2026-11-10": "- `audit_log_v2` (Orion): on for 10%",
+            "2026-11-14": "- [ ] clean up the `rate_limit_v2` flag in Orion within 10 days",
+        }
+    )
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("`audit_log_v2` (Orion): on for 10%", k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status is None

@@ -36,6 +36,7 @@ from memory_sleep.text import tokens, word_sequence
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
 _NAME = re.compile(r"\b[A-Z][\w.-]*")
+_IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
 _STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
 _KEYED = re.compile(
     r"^(?:.*:\s+)?(?P<key>[^:]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
@@ -193,8 +194,9 @@ def _latest_word(row: EntryRow, on: str) -> bool:
 @dataclass(frozen=True)
 class Statement:
     words: frozenset[str]
-    names: frozenset[str]  # its capitalised words, lower-cased as `words` are (a sentence's first too:
-    # "Quokka api ..." names a thing; leaving out a capitalised verb only costs a missed link)
+    names: frozenset[str]  # its capitalised words (a sentence's first too: "Quokka api ..." names a thing;
+    # leaving out a capitalised verb only costs a missed link) and every word of its identifiers
+    # (`audit_log_v2`: a line naming `rate_limit_v2` is about another thing), lower-cased as `words` are
     said: frozenset[str] = frozenset()  # every word, clock times too
     key: frozenset[str] = frozenset()  # the words of its last "Key:" (at least KEY_WORDS of them)
     value: str | None = None  # the first word of its value that holds a digit: "10:50", "kimi-k2.5"
@@ -222,7 +224,9 @@ def _stated(text: str, weekly: bool) -> Statement:
     text = _STATED_DAY.sub("", _WEEKLY_LABEL.sub("", text) if weekly else text)
     said = tokens(text)
     words = frozenset(word for word in said if not _CLOCK.fullmatch(word))
-    names = frozenset(name.lower() for name in _NAME.findall(text))
+    names = frozenset(name.lower() for name in _NAME.findall(text)) | {
+        word for identifier in _IDENTIFIER.findall(text) for word in tokens(identifier)
+    }
     keyed = _KEYED.match(_STAMP.sub("", text.replace("*", "").strip()))
     key = (
         frozenset(word for word in tokens(keyed["key"]) if not _CLOCK.fullmatch(word))
