@@ -84,3 +84,36 @@ def test_a_field_naming_another_identifier_each_day_is_not_routine_by_recurrence
         for day, name in ((20, "a"), (23, "b"), (26, "c"))
     ]
     assert _verdict("Repo: github.com/acme/atlas-web", earlier).discard_reason != "routine"
+
+
+def test_three_readings_of_one_shape_over_two_days_are_routine() -> None:
+    """A line's shape with three different values over two days is a series of readings: the second
+    day's readings are routine without waiting for a third day."""
+    earlier = [(date(2026, 3, 28), "disk on db-01: 77% used")]
+    today = ["disk on web-03: 24% used", "disk on cache-2: 61% used"]
+    recurrence = Recurrence().with_notes(
+        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(today))]
+    )
+    assert all(recurrence.is_routine(line, TODAY) for line in today)
+
+
+def test_a_new_value_said_twice_the_next_day_is_not_a_series() -> None:
+    """One line restated the same day (a summary of the day) is one value: a fact whose value changed
+    on its second day is news, however often that day says it."""
+    earlier = [(date(2026, 3, 28), "The staging proxy listens on port 8343")]
+    today = ["The staging proxy listens on port 9000", "The staging proxy listens on port 9000"]
+    recurrence = Recurrence().with_notes(
+        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(today))]
+    )
+    assert not recurrence.is_routine(today[0], TODAY)
+
+
+def test_a_line_with_no_value_is_never_a_series() -> None:
+    """A task ticked off and mentioned again has one shape and no value in it: one statement, not three
+    readings."""
+    earlier = [(date(2026, 3, 28), "- [ ] archive the old-site repo")]
+    today = ["- [x] archive the old-site repo", "archive the old-site repo"]
+    recurrence = Recurrence().with_notes(
+        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(today))]
+    )
+    assert not recurrence.is_routine(today[0], TODAY)

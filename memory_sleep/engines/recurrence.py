@@ -21,6 +21,10 @@ WINDOW_DAYS = 30
 ROUTINE_DAYS = 3
 READING_WORDS = 5  # a reading's value is a few words around a measurement ("# unread, none urgent")
 ROUTINE_IN_ONE_NOTE = 3  # ... or this many times in one day's notes
+# ... or a line's shape this many times with as many different values, over two days or more:
+# "disk 77% used" one day, "disk 24% used" and "disk 61% used" the next is a series of readings
+ROUTINE_READINGS = 3
+_DISTINCT = "="  # before a shape: how many different values a note gave it, when fewer than its count
 SHAPE_CHARS = 400  # a shape is read from a line's start: masking a pasted 1 MB line must stay cheap
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -82,14 +86,24 @@ def sentence_shape(line: str) -> str | None:
 def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
     """How often each shape occurs among a note's items (by each item's first line), keys included."""
     shapes: Counter[str] = Counter()
+    readings: dict[str, set[tuple[str, ...]]] = {}
     for line in first_lines:
         if line.strip():
-            shape = line_shape(line)
+            shape, values = line_shape(line), _values(line)
             shapes[shape] += 1
+            readings.setdefault(shape, set()).add(values)
             for other in (key_shape(line), sentence_shape(line)):
                 if other is not None and other != shape:
                     shapes[other] += 1
-    return dict(shapes)
+                    readings.setdefault(other, set()).add(values)
+    distinct = {_DISTINCT + shape: len(said) for shape, said in readings.items() if len(said) < shapes[shape]}
+    return {**shapes, **distinct}
+
+
+def _values(line: str) -> tuple[str, ...]:
+    """What a line's shape masks: its numbers, hashes and identifiers ("77%", "db-01")."""
+    text = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line[:SHAPE_CHARS].lower()))
+    return tuple(_HAS_DIGIT.findall(text) + _HEX.findall(text) + _IDENTIFIER.findall(text))
 
 
 @dataclass(frozen=True)
@@ -119,18 +133,30 @@ class Recurrence:
             return False
         if not _VERSION.search(head):
             shape, sentence = line_shape(line), sentence_shape(line)
-            if self._recurs(shape, day) or (sentence not in (None, shape) and self._recurs(sentence, day)):
+            readings = bool(_values(line))
+            if self._recurs(shape, day, readings) or (
+                sentence not in (None, shape) and self._recurs(sentence, day, readings)
+            ):
                 return True
         key = key_shape(line) if by_key else None
         return key is not None and self._recurs(key, day)
 
-    def _recurs(self, shape: str, day: date) -> bool:
+    def _recurs(self, shape: str, day: date, readings: bool = False) -> bool:
+        """The shape comes on ROUTINE_DAYS days of the window or ROUTINE_IN_ONE_NOTE times on `day`;
+        with `readings` (a line's own shape with values in it, not its key's), also with ROUTINE_READINGS
+        different values over two days or more. The same values count once: "Port: 8343" one day and "Port: 9000" twice
+        the next (the day's summary restating it) is one new value, not a series of readings; a line
+        with no value ("- [ ] archive the old repo", then "- [x] ...") is never a series."""
         by_day = self.days_by_shape.get(shape)
         if not by_day:
             return False
         if by_day.get(day, 0) >= ROUTINE_IN_ONE_NOTE:
             return True
         recent = [seen for seen in by_day if seen <= day and (day - seen).days < WINDOW_DAYS]
+        if readings and len(recent) >= 2:
+            distinct = self.days_by_shape.get(_DISTINCT + shape, {})
+            if sum(distinct.get(seen, by_day[seen]) for seen in recent) >= ROUTINE_READINGS:
+                return True
         return len(recent) >= ROUTINE_DAYS
 
 

@@ -10,7 +10,7 @@ from datetime import date
 
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.cards import KEYED
-from memory_sleep.engines.offline import cues, matching, promotion, routine, sections
+from memory_sleep.engines.offline import cues, matching, promotion, routine, sections, statements
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
@@ -167,6 +167,7 @@ def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
         and not matching.values_conflict(text, known_text)
         and not _new_value_for_key(text, known_text)
         and not matching.says_gone(text, known_text)
+        and not statements.reordered(text, known_text)
         for known_text, known_words in known
     )
 

@@ -30,6 +30,7 @@ _LINKS = frozenset(["url"])
 # verbs that join a project to what it runs or uses ("Grus runs on Node 18"): not what it is about
 # "Cycle 2: ...", "Phase 1:", "TARGET #2": a numbered part of a list, one of several
 _ORDINAL = re.compile(r"^\W*([^\W\d_]+)\s*#?(\d+)\b")
+_STATEMENTS = frozenset({"decision", "fact", "relationship", "status"})
 _VERBS = frozenset(["runs", "run", "uses", "use", "got", "has", "have", "is", "are", "now", "moved", "lives"])
 
 
@@ -127,6 +128,13 @@ def _decide(
     ]
     scored = sorted(((similarity(words, c.words), c) for c in comparable), key=lambda pair: -pair[0])
     best_score, best = scored[0] if scored else (0.0, None)
+    statement_sections = _STATEMENT_SECTIONS if section in _STATEMENT_SECTIONS else {section}
+    statements_known = [c for c in comparable if c.section in statement_sections]
+    rescoped = _release_rescoped(kept, text, statements_known)
+    if rescoped is not None:
+        return _change(
+            item_id, "supersede", rescoped.ref, text, "a release's scope told again, its old value moved"
+        )
     echoed = _echoed(kept, text, scored, projects)
     if echoed is not None:
         return echoed
@@ -147,13 +155,13 @@ def _decide(
         and len(words - best.words) <= max(1, _NEW_WORDS * len(words))
         and (kept.category == "lesson" or not matching.values_conflict(text, best.text))
         and not matching.says_gone(text, best.text)
+        and not statements.reordered(text, best.text)
         and not matching.people_differ(
             statements.first_clause(text), statements.first_clause(best.text), projects
         )
     ):
         return _noop(item_id, best, "already in memory")
     same_section = [c for c in comparable if c.section == section]
-    statement_sections = _STATEMENT_SECTIONS if section in _STATEMENT_SECTIONS else {section}
     for _, candidate in scored:
         if candidate.section in statement_sections and matching.restated(text, candidate.text, projects):
             return _noop(item_id, candidate, "the same value of the same thing, in other words")
@@ -169,7 +177,10 @@ def _decide(
                 text, candidate.text, candidate.words, projects
             ):
                 return _noop(item_id, candidate, "says it repeats, and the entry holds what it says")
-    rival = _contradicted(kept, text, [c for c in comparable if c.section in statement_sections], projects)
+    tasks = [
+        c for c in comparable if c.section == SECTION_FOR["action"] and c.section not in statement_sections
+    ]
+    rival = _contradicted(kept, text, statements_known, projects, tasks)
     if rival is not None:
         return _change(item_id, "supersede", rival.ref, text, "newer statement on the same subject")
     for score, candidate in scored:
@@ -188,7 +199,7 @@ def _decide(
         ):
             return _change(item_id, "update", candidate.ref, text, "newer wording of an entry")
     if kept.category == "action" and kept.deadline:
-        same_task = _same_deadline_task(kept, words, same_section, projects)
+        same_task = _same_deadline_task(kept, text, same_section, projects)
         if same_task is not None:
             return _change(item_id, "update", same_task.ref, text, "news on an open action")
     return Operation(item_id=item_id, op="add", text=text, reason="new")
@@ -208,7 +219,7 @@ def _echoed(
     ):
         return None
     for echo in map(plain, map(without_history, kept.echoes)):
-        if repeats.echoes(text, echo, projects):
+        if repeats.echoes(text, echo, projects) and not statements.reordered(text, echo):
             entry = next((candidate for _, candidate in scored if candidate.text == echo), None)
             if entry is not None:
                 return _noop(kept.item.id, entry, "says what an entry says, in other words")
@@ -244,17 +255,22 @@ def _noop(item_id: str, candidate: _Candidate, reason: str) -> Operation:
 
 
 def _contradicted(
-    kept: KeptItem, text: str, candidates: Sequence[_Candidate], projects: frozenset[str]
+    kept: KeptItem,
+    text: str,
+    candidates: Sequence[_Candidate],
+    projects: frozenset[str],
+    tasks: Sequence[_Candidate] = (),
 ) -> _Candidate | None:
     """An entry this newer item changes, on structural evidence only: the one holding the value it
     says is gone ("(was 5432)", "from Kafka to", "4 → 16"); else the same key or subject with a new
     typed value of the same kind (IP, host, port, version, date, amount, handle). Words alone ("we're
     switching back") never supersede: a wrong supersede hides the truth, an add beside the old entry
     keeps both with their dates. Project names say where a statement belongs, never what it is about:
-    "Borealis auth port" and "Borealis runs Postgres" differ."""
-    if kept.category not in ("decision", "fact", "relationship", "status"):
+    "Borealis auth port" and "Borealis runs Postgres" differ. Only a named old value reaches `tasks`
+    (open actions, which a dated fact may be filed as: "renewal due 2026-12-09")."""
+    if kept.category not in _STATEMENTS:
         return None
-    named = _named_change(kept, text, candidates, projects)
+    named = _named_change(kept, text, [*candidates, *tasks], projects, frozenset(c.ref for c in tasks))
     if named is not None:
         return named
     key = statements.subject_key(text, projects) if statements.names_a_subject(text, projects) else None
@@ -317,13 +333,27 @@ def _one_thing(kept: KeptItem, candidate: _Candidate, text: str, projects: froze
     return bool(matching.specific_words(text, projects) & matching.specific_words(candidate.text, projects))
 
 
+def _release_rescoped(kept: KeptItem, text: str, candidates: Sequence[_Candidate]) -> _Candidate | None:
+    """The entry about the same releases whose claim this statement moves out of its own claim and
+    names beside a new one (statements.rescopes): the newer text still holds the old value, so
+    replacing the entry hides nothing, whatever the words around it say."""
+    if kept.category not in _STATEMENTS:
+        return None
+    return next((c for c in candidates if statements.rescopes(text, c.text)), None)
+
+
 def _named_change(
-    kept: KeptItem, text: str, candidates: Sequence[_Candidate], projects: frozenset[str]
+    kept: KeptItem,
+    text: str,
+    candidates: Sequence[_Candidate],
+    projects: frozenset[str],
+    tasks: frozenset[str] = frozenset(),
 ) -> _Candidate | None:
     """The entry whose current claim holds a value this statement says is gone, and that shares
     what the statement is about (a word beyond the values, or a distinctive old value): first one that
     names its subject ("Finn moved to ... (was Asia/Shanghai)" changes "Finn is in Asia/Shanghai",
-    not "Wren moved to Asia/Shanghai"), never one about a sibling thing or another release."""
+    not "Wren moved to Asia/Shanghai"), never one about a sibling thing or another release. A task
+    (a ref in `tasks`) must share a word of what the statement is about and name no one else."""
     gone = matching.replaced_values(text)
     if not gone:
         return None
@@ -343,6 +373,8 @@ def _named_change(
         if not distinctive and not _one_thing(kept, candidate, text, projects):
             continue  # "84→94 tests" after "79 tests → 84 tests": whose tests, neither says
         shared = len(anchors & statements.informative(candidate.words))
+        if candidate.ref in tasks and (not shared or _names_differ(text, candidate.text)):
+            continue
         score = (bool(own_subject) and own_subject <= candidate.words, shared * 2 + distinctive)
         if (shared or distinctive) and score > best_score:
             best, best_score = candidate, score
@@ -433,8 +465,8 @@ def _siblings(text: str, other: str, projects: frozenset[str]) -> bool:
 
 
 def _may_be_same(text: str, other: str, projects: frozenset[str]) -> bool:
-    """Nothing says two similar statements are about different things."""
-    if _siblings(text, other, projects):
+    """Nothing says two similar statements are about different things (siblings, other releases)."""
+    if _siblings(text, other, projects) or statements.other_releases(text, other):
         return False
     own_about, other_about = _about(text, projects), _about(other, projects)
     if own_about and other_about and not (own_about <= other_about or other_about <= own_about):
@@ -470,15 +502,20 @@ def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
 
 
 def _same_deadline_task(
-    kept: KeptItem, words: frozenset[str], actions: Sequence[_Candidate], projects: frozenset[str]
+    kept: KeptItem, text: str, actions: Sequence[_Candidate], projects: frozenset[str]
 ) -> _Candidate | None:
     """The open action with the item's deadline that shares its task words: two tasks of one
-    project due the same day share the project's name and nothing else."""
+    project due the same day share the project's name and nothing else; tasks naming different
+    things ("Contoso renewal", "Northwind renewal") are two tasks."""
     assert kept.deadline is not None
-    due = kept.deadline.isoformat()
+    due, words = kept.deadline.isoformat(), tokens(text)
     for candidate in actions:
         shared = statements.informative(words) & statements.informative(candidate.words) - projects
-        if due in candidate.text and (len(shared) >= 2 or any(len(word) >= 6 for word in shared)):
+        if (
+            due in candidate.text
+            and (len(shared) >= 2 or any(len(word) >= 6 for word in shared))
+            and not _siblings(text, candidate.text, projects)
+        ):
             return candidate
     return None
 

@@ -66,3 +66,35 @@ def names_a_subject(text: str, projects: frozenset[str]) -> bool:
 def value_part(text: str) -> str:
     match = KEY_VALUE.match(text)
     return match.group(2).strip().lower() if match else text.lower()
+
+
+def moved_claim(text: str, other: str) -> frozenset[str]:
+    """Words of `other`'s first clause that `text` leaves out of its own first clause and gives after
+    it: the value `other` claimed, named by `text` beside a new claim ("v1.4 ships A; B waits" after
+    "v1.4 ships B")."""
+    own_first = first_clause(text)
+    return (tokens(first_clause(other)) - tokens(own_first)) & tokens(text[len(own_first) :])
+
+
+def reordered(text: str, other: str) -> bool:
+    """Each names after its first clause a content word the other claims in its first clause: the same
+    words arranged as another statement ("A ships; B waits" and "B ships; A waits"), not a repeat. A
+    sentence only broken in two ("X: Y; pulled the budget" for "X: Y pulled the budget") moves one way."""
+    return bool(informative(moved_claim(text, other)) and informative(moved_claim(other, text)))
+
+
+def rescopes(text: str, other: str) -> bool:
+    """Both name the same releases, and `text` moves most of `other`'s claim out of its own first
+    clause and names it after it, beside a new claim ("v1.4 ships A; B waits" after "v1.4 ships B")."""
+    own = releases(text)
+    if not own or releases(other) != own:
+        return False
+    lost = tokens(first_clause(other)) - tokens(first_clause(text))
+    moved = moved_claim(text, other)
+    return bool(informative(moved)) and 2 * len(moved) >= len(lost)
+
+
+def other_releases(text: str, other: str) -> bool:
+    """Both name releases, and no release in common ("Pavo v1.4.0 will ship ...", "Pavo v1.4.1 ...")."""
+    own, theirs = releases(text), releases(other)
+    return bool(own) and bool(theirs) and own.isdisjoint(theirs)

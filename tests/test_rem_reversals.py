@@ -1,0 +1,147 @@
+"""Offline REM on value changes with structural evidence: an old value the note names reaches the entry
+wherever it is filed, a release's scope told again with its values moved is a change, and look-alikes
+about another release or another named subject are never taken for the same thing."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date
+
+import pytest
+
+from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.offline.classify import OfflineClassifier
+from memory_sleep.engines.offline.integrate import OfflineIntegrator
+from memory_sleep.models import Category, EntryView, KeptItem, Operation
+
+from .item_helpers import note_item
+
+
+def _decide(
+    entries: list[tuple[str, str]],
+    new: str,
+    category: Category = "fact",
+    topic: str | None = None,
+    deadline: date | None = None,
+) -> Operation:
+    known = [
+        EntryView(ref=f"E{n}", section=section, topic=topic, text=text, day=date(2026, 11, 1))
+        for n, (section, text) in enumerate(entries)
+    ]
+    kept = KeptItem(item=note_item(new), category=category, topic=topic, deadline=deadline)
+    return OfflineIntegrator().integrate([kept], known)[0]
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Northwind renewal pushed to 2026-12-15 (was 2026-12-09)",
+        "Verlängerung Northwind verschoben auf 2026-12-15 (vorher 2026-12-09)",
+    ],
+)
+def test_an_old_value_the_note_names_changes_the_dated_entry_filed_under_actions(new: str) -> None:
+    entries = [
+        ("Action items", "Contoso renewal is due 2026-12-09"),
+        ("Action items", "Northwind renewal is due 2026-12-09"),
+        ("Action items", "Verlängerung Northwind fällig 2026-12-09"),
+    ]
+    operation = _decide(entries, new)
+    assert operation.op == "supersede"
+    assert operation.target in ("E1", "E2")
+
+
+def test_an_old_value_named_for_another_subject_leaves_an_action_alone() -> None:
+    operation = _decide(
+        [("Action items", "Contoso renewal is due 2026-12-09")],
+        "Northwind renewal pushed to 2026-12-15 (was 2026-12-09)",
+    )
+    assert operation.op == "add"
+
+
+def test_a_task_of_another_named_subject_due_the_same_day_is_no_news_on_it() -> None:
+    operation = _decide(
+        [("Action items", "Contoso renewal is due 2026-12-09")],
+        "Northwind renewal is due 2026-12-09",
+        "action",
+        deadline=date(2026, 12, 9),
+    )
+    assert operation.op == "add"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Pavo v1.4.0 will ship audit export", "Pavo v1.4.1 will ship audit export"),
+        ("Scope of Pavo v1.4.0: audit export plus fixes", "Scope of Pavo v1.6.2: audit export plus fixes"),
+        ("Pavo v1.4.0: audit export", "**Pavo v1.3.9:** audit export"),
+    ],
+)
+def test_the_same_words_about_another_release_are_another_fact(old: str, new: str) -> None:
+    for section, category in (("Facts", "fact"), ("Decisions", "decision")):
+        operation = _decide([(section, old)], new, category, topic="Pavo")  # type: ignore[arg-type]
+        assert operation.op == "add", (section, operation)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "Pavo v1.4.0 will ship the billing export",
+            "Pavo v1.4.0 now ships dark mode; the billing export slips",
+        ),
+        (
+            "Pavo v1.4.0 now ships dark mode; the billing export slips",
+            "Pavo v1.4.0 now ships the billing export; dark mode slips",
+        ),
+        (
+            "Pavo v1.4.0 liefert den Billing-Export",
+            "Pavo v1.4.0 liefert jetzt Dark Mode; der Billing-Export wartet",
+        ),
+    ],
+)
+def test_a_release_told_again_with_its_old_value_moved_out_of_the_claim_supersedes(
+    old: str, new: str
+) -> None:
+    operation = _decide([("Decisions", old)], new, topic="Pavo")
+    assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+def test_another_release_with_the_old_value_moved_leaves_the_entry_alone() -> None:
+    operation = _decide(
+        [("Decisions", "Pavo v1.4.0 will ship the billing export")],
+        "Pavo v1.5.0 now ships dark mode; the billing export slips",
+        topic="Pavo",
+    )
+    assert operation.op == "add"
+
+
+def test_a_statement_with_its_values_moved_between_clauses_is_no_repeat_for_nrem() -> None:
+    """The same words, with what the first clause claims swapped for what the second one says: news."""
+    known = "Pavo v1.4.0 now ships dark mode; the billing export slips"
+    memory = [EntryView(ref="E1", section="Facts", topic="Pavo", text=known, day=date(2026, 11, 1))]
+    context = ClassifyContext(projects=["Pavo"], memory=memory)
+    swapped = note_item("Pavo v1.4.0 now ships the billing export; dark mode slips", date(2026, 11, 20))
+    again = dataclasses.replace(note_item(known, date(2026, 11, 20)), id="again")
+    verdicts = OfflineClassifier().classify([swapped], context) + OfflineClassifier().classify(
+        [again], context
+    )
+    assert [v.verdict for v in verdicts] == ["KEEP", "DISCARD"]
+
+
+def test_the_same_words_with_the_claim_moved_are_neither_in_memory_nor_an_echo() -> None:
+    known = "Pavo v1.4.0 now ships dark mode; the billing export slips"
+    swapped = "Pavo v1.4.0 now ships the billing export; dark mode slips"
+    entry = EntryView(ref="E0", section="Decisions", topic="Pavo", text=known, day=date(2026, 11, 1))
+    for echoes in ((), (known,)):
+        kept = KeptItem(item=note_item(swapped), category="action", topic="Pavo", echoes=echoes)
+        assert OfflineIntegrator().integrate([kept], [entry])[0].op == "add", echoes
+
+
+def test_a_sentence_only_broken_across_lines_is_still_a_repeat() -> None:
+    operation = _decide(
+        [("Facts", "Vega status: Killing Vega: Quill pulled the budget. Repo archived, DNS entries removed")],
+        "Killing Vega: Quill; pulled the budget. Repo archived, DNS entries removed",
+        "status",
+        topic="Vega",
+    )
+    assert operation.op == "noop"
