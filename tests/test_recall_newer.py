@@ -129,10 +129,14 @@ def _few_candidates() -> Config:
     return Config().model_copy(update={"sidecar": Config().sidecar.model_copy(update={"candidates": 1})})
 
 
-def test_a_chain_of_supersedes_goes_on_through_the_entry_gc_merged_a_line_into(tmp_path: Path) -> None:
-    """GC's compaction ends a line with the entry it merged it into ("entry 7 (gc:compaction)"), not a
-    line: the chain stopped there, so the superseded first value had no successor (rank fusion had
-    hidden it by its ended weight; fused scores did not)."""
+@pytest.mark.parametrize("ending", ["entry {id} (gc:compaction)", "entry {id}: {text}"])
+def test_a_chain_of_supersedes_goes_on_through_the_entry_gc_merged_a_line_into(
+    tmp_path: Path, ending: str
+) -> None:
+    """GC's compaction ends a line with the entry it merged it into ("entry 7 (gc:compaction)"), and
+    GC's supersede with the entry that replaced it ("entry 7: its text"), not a line: the chain
+    stopped there, so the superseded first value had no successor (rank fusion had hidden it by its
+    ended weight; fused scores did not)."""
     lines = {
         "2026-11-10": "- Orion sync job runs hourly at 11:55 UTC",
         "2026-11-14": "- Orion sync job moved to hourly at 19:15 UTC (was hourly at 11:55 UTC)",
@@ -150,9 +154,54 @@ def test_a_chain_of_supersedes_goes_on_through_the_entry_gc_merged_a_line_into(t
             sidecar.store.set_validity(
                 {
                     first.id: ("2026-11-14", "superseded", "memory/2026-11-14.md:3"),
-                    middle.id: ("2026-11-16", "superseded", f"entry {merged.id} (gc:compaction)"),
+                    middle.id: (
+                        "2026-11-16",
+                        "superseded",
+                        ending.format(id=merged.id, text=merged.text),
+                    ),
                 }
             )
             sidecar.store.soft_delete([middle.id], "compacted", 0.0)
         hits = sidecar.search(lines["2026-11-10"][2:], k=2)
     assert hits[0].id == merged.id and (hits[0].vector_rank, hits[0].text_rank) == (None, None)
+
+
+def test_a_line_naming_another_identifier_is_not_a_newer_word(tmp_path: Path) -> None:
+    """`invoice_export_v2` is not `ledger_sync_v2`: the words of an identifier name a thing, as capitalised
+    words do, so a later line sharing a part of it and two more words restates nothing."""
+    notes = _notes(
+        {
+            "2026-11-10": "- `ledger_sync_v2` (Orion): on for 10%",
+            "2026-11-14": "- [ ] clean up the `invoice_export_v2` flag in Orion within 10 days",
+        }
+    )
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("`ledger_sync_v2` (Orion): on for 10%", k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status is None
+
+
+def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(tmp_path: Path) -> None:
+    """The later line is no candidate of the question (one candidate a list here, as when hundreds
+    of lines share its words), but it shares the result's rarest words: one full-text lookup for
+    the top results finds it."""
+    notes = {
+        f"2026-11-0{day}.md": f"# 2026-11-0{day}\n\n- Orion gateway port 8080 check ok on node {day}\n"
+        for day in range(1, 8)
+    }
+    notes |= _notes(
+        {
+            "2026-11-10": "- Orion gateway port: 8080",
+            "2026-11-14": "- after the cutover review with infra and a long talk about the load balancers, "
+            "the Orion gateway port is now 9090 (was 8080) for everyone",
+        }
+    )
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder, config=_few_candidates()) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Orion gateway port: 8080", k=2)
+    assert hits[0].source == "memory/2026-11-14.md"
+    assert (
+        _hit(hits, "memory/2026-11-10.md").status_line() == "older, see memory/2026-11-14.md:3 (2026-11-14)"
+    )

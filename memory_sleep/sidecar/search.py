@@ -1,6 +1,7 @@
 """Hybrid search: exact vector top-n and FTS5 BM25 top-n, their scores fused, decayed by age; what had
 stopped being true on the day asked about (today, or --as-of) ranks below what had not; copies of a
-note line (MEMORY.md, weekly, archive) fold into it. Reciprocal rank fusion and an in-memory BM25
+note line (MEMORY.md, weekly, archive) fold into it; later lines restating the best results are
+looked up by their rarest words (sidecar/successors.py). Reciprocal rank fusion and an in-memory BM25
 serve the run's candidate step (memory_sleep/cycle/candidates.py).
 
 Pure: it reads the store and the vector index and writes nothing (recall.py logs what it returns).
@@ -23,7 +24,14 @@ from memory_sleep.gc.signals import confidence, written_at
 from memory_sleep.sidecar.boundary import SidecarStore, VectorSearch
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.sidecar.store import EntryRow
-from memory_sleep.sidecar.successors import Ranked, fold_copies, mark_older, with_successors
+from memory_sleep.sidecar.successors import (
+    LATER_TERMS,
+    Ranked,
+    fold_copies,
+    mark_older,
+    with_later_statements,
+    with_successors,
+)
 from memory_sleep.sidecar.tokenize import query_terms
 
 Mode = Literal["hybrid", "vector", "text"]
@@ -143,6 +151,15 @@ def selective_terms(store: SidecarStore, terms: list[str], budget: int) -> list[
     sees the whole query. The rarest term always stays unless it alone exceeds the budget.
     """
     return within_budget(store.term_counts(terms), budget)
+
+
+def rarest_terms(store: SidecarStore, texts: Sequence[str], budget: int) -> list[list[str]]:
+    """`selective_terms` of each text, their counts read in one query for all of them."""
+    wanted = [query_terms(text) for text in texts]
+    counts = store.term_counts(sorted({term for terms in wanted for term in terms}))
+    return [
+        within_budget({term: counts[term] for term in terms if term in counts}, budget) for terms in wanted
+    ]
 
 
 def within_budget(counts: Mapping[str, int], budget: int) -> list[str]:
@@ -283,6 +300,15 @@ def search(
         return _answers(row, options, day, moment)
 
     ranked = with_successors(store, fold_copies(ranked), day, admits, options.k)
+    ranked = with_later_statements(
+        store,
+        ranked,
+        day,
+        admits,
+        options.k,
+        lambda texts: rarest_terms(store, texts, LATER_TERMS),
+        lambda row: decay_factor(row, moment, options.half_life_days, options.decay_floor),
+    )
     ranked = mark_older(ranked, day, options.k)
     return [
         Hit(

@@ -15,7 +15,9 @@ Two links, both read from what the files say, never guessed from meaning:
   new value beside an old entry rather than supersede wrongly, and an entry moved out for room is
   never superseded; this keeps both findable and puts the newer first. A result that has ended
   otherwise than by a supersede (its project finished, it was done) is still the latest word, shown
-  with its own status, and a newer result still ranks above it.
+  with its own status, and a newer result still ranks above it. The newer result need not be a
+  candidate of the question: a change worded unlike it is looked up by the older result's own rarest
+  words (`with_later_statements`, one full-text query for the k best results).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date, timedelta
 from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Literal
@@ -36,14 +39,18 @@ from memory_sleep.text import tokens, word_sequence
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
 _NAME = re.compile(r"\b[A-Z][\w.-]*")
+_IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
 _STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
 _KEYED = re.compile(
     r"^(?:.*:\s+)?(?P<key>[^:]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
 )  # the last "Key: value"
 _NUMBER = re.compile(r"\d")
 _STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
-_GC_LINK = re.compile(r"entry (\d+) \(gc:")  # gc/apply.py link()
+_GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: )")  # gc/apply.py: link(), and a supersede's archive record
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
+LATER = 20  # later lines read per result looked up, in the one full-text query for all of them
+LATER_TERMS = 100  # a result is looked up by its rarest terms, which together match at most this many entries
+LATER_KINDS = ("note", "memory", "weekly", "archive")
 KEY_WORDS = 2  # a key of at least this many words names one thing
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
@@ -93,7 +100,7 @@ def with_successors(
 def _ending(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] | None:
     """The row an ending names, None if it is not indexed, False if it names none: a note or MEMORY.md
     line (a line GC compacted away keeps its ending, so the chain goes on through it), or the entry GC
-    merged it into ("entry 2436 (gc:compaction)")."""
+    merged it into ("entry 2436 (gc:compaction)") or superseded it by ("entry 2206: its text")."""
     merged = _GC_LINK.match(ended_by)
     if merged:
         return store.fetch([int(merged.group(1))]).get(int(merged.group(1)))
@@ -152,6 +159,47 @@ def fold_copies(ranked: list[Ranked]) -> list[Ranked]:
     return _sorted(kept)
 
 
+def with_later_statements(
+    store: SidecarStore,
+    ranked: list[Ranked],
+    on: str,
+    admits: Callable[[EntryRow], bool],
+    limit: int,
+    rarest: Callable[[list[str]], list[list[str]]],
+    decay: Callable[[EntryRow], float],
+) -> list[Ranked]:
+    """`ranked` with the later lines that restate any of the `limit` best dated results that is the
+    latest word (`mark_older` then ranks them above it): a change worded unlike the question, which
+    shares few words with it, is no candidate of it, yet it shares the result's rarest words. One
+    full-text query for them all, by each result's own rarest terms (`rarest` of their texts), among
+    the entries dated after the earliest of them up to `on`: a line found is added when it restates
+    a result dated before it."""
+    ranked = _sorted(ranked)
+    due = [
+        (item.row.day, _statement(item.row))
+        for item in ranked[:limit]
+        if item.row.day is not None and _latest_word(item.row, on)
+    ]
+    wanted = sorted({term for terms in rarest([said.text for _, said in due]) for term in terms})
+    if not wanted:
+        return ranked
+    have = {item.row.id for item in ranked}
+    start = _day_after(min(day for day, _ in due))
+    found = store.dated_matches(wanted, LATER_KINDS, start, _day_after(on), LATER * len(due))
+    linked = [
+        entry_id
+        for entry_id, day, text in found
+        if entry_id not in have
+        and any(day > then and _restates(said, _stated(text, False)) for then, said in due)
+    ]
+    added = [row for row in store.fetch(linked).values() if admits(row)]
+    return ranked + [Ranked(0.0, decay(row), row, 0.0) for row in added]
+
+
+def _day_after(day: str) -> str:
+    return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+
+
 def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
     done) but a newer result restates, and rank that newer result above it (the older keeps its
@@ -193,8 +241,9 @@ def _latest_word(row: EntryRow, on: str) -> bool:
 @dataclass(frozen=True)
 class Statement:
     words: frozenset[str]
-    names: frozenset[str]  # its capitalised words, lower-cased as `words` are (a sentence's first too:
-    # "Quokka api ..." names a thing; leaving out a capitalised verb only costs a missed link)
+    names: frozenset[str]  # its capitalised words (a sentence's first too: "Quokka api ..." names a thing;
+    # leaving out a capitalised verb only costs a missed link) and every word of its identifiers
+    # (`ledger_sync_v2`: a line naming `invoice_export_v2` is about another thing), lower-cased as `words` are
     said: frozenset[str] = frozenset()  # every word, clock times too
     key: frozenset[str] = frozenset()  # the words of its last "Key:" (at least KEY_WORDS of them)
     value: str | None = None  # the first word of its value that holds a digit: "10:50", "kimi-k2.5"
@@ -222,7 +271,9 @@ def _stated(text: str, weekly: bool) -> Statement:
     text = _STATED_DAY.sub("", _WEEKLY_LABEL.sub("", text) if weekly else text)
     said = tokens(text)
     words = frozenset(word for word in said if not _CLOCK.fullmatch(word))
-    names = frozenset(name.lower() for name in _NAME.findall(text))
+    names = frozenset(name.lower() for name in _NAME.findall(text)) | {
+        word for identifier in _IDENTIFIER.findall(text) for word in tokens(identifier)
+    }
     keyed = _KEYED.match(_STAMP.sub("", text.replace("*", "").strip()))
     key = (
         frozenset(word for word in tokens(keyed["key"]) if not _CLOCK.fullmatch(word))
