@@ -11,9 +11,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-from memory_sleep.gc.neighbours import BLOCK_FLOATS, alike_pairs
+from memory_sleep.gc.neighbours import alike_pairs, alike_pairs_with
 from memory_sleep.sidecar.rows import Vectors
 
 MEMO_KEY = "gc_alike_pairs"
@@ -55,7 +53,8 @@ class AlikeMemo:
             ]
             changed = [position for position, entry_id in enumerate(ids) if entry_id not in same]
             found = sorted(
-                [*kept, *_pairs_of(matrix, changed, threshold)], key=lambda pair: (-pair[2], pair[0], pair[1])
+                [*kept, *alike_pairs_with(matrix, threshold, changed)],
+                key=lambda pair: (-pair[2], pair[0], pair[1]),
             )
         self._now[group] = _Group(
             threshold,
@@ -71,22 +70,6 @@ class AlikeMemo:
             for name, group in sorted(self._now.items())
         }
         return json.dumps({"version": _VERSION, "groups": groups}, separators=(",", ":"))
-
-
-def _pairs_of(matrix: Vectors, rows: Sequence[int], threshold: float) -> list[Pair]:
-    """The pairs at least `threshold` alike with at least one of `rows` in them."""
-    changed = set(rows)
-    found: list[Pair] = []
-    size = max(1, BLOCK_FLOATS // max(1, len(matrix)))
-    for start in range(0, len(rows), size):
-        chosen = list(rows[start : start + size])
-        block = matrix[chosen] @ matrix.T
-        rows_at, columns = np.nonzero(block >= threshold)
-        for row, column in zip(rows_at.tolist(), columns.tolist(), strict=True):
-            own = chosen[row]
-            if column != own and (column not in changed or own < column):
-                found.append((min(own, column), max(own, column), float(block[row, column])))
-    return found
 
 
 def _parsed(cached: str | None) -> dict[str, _Group]:

@@ -42,13 +42,21 @@ def _blocks(matrix: Vectors, rows: Sequence[int] | None = None) -> Iterator[tupl
 
 def alike_pairs(matrix: Vectors, threshold: float) -> list[tuple[int, int, float]]:
     """(i, j, similarity) of the rows at least `threshold` alike, i < j, most alike first."""
+    return alike_pairs_with(matrix, threshold, None)
+
+
+def alike_pairs_with(
+    matrix: Vectors, threshold: float, rows: Sequence[int] | None
+) -> list[tuple[int, int, float]]:
+    """`alike_pairs`, only those holding one of `rows` (None: every row)."""
+    among = frozenset(rows if rows is not None else ())
     found: list[tuple[int, int, float]] = []
-    for chosen, block in _blocks(matrix):
-        start = chosen[0]
-        rows, columns = np.nonzero(block >= threshold)
-        for row, column in zip(rows.tolist(), columns.tolist(), strict=True):
-            if start + row < column:
-                found.append((start + row, column, float(block[row, column])))
+    for chosen, block in _blocks(matrix, rows):
+        at, columns = np.nonzero(block >= threshold)
+        for row, column in zip(at.tolist(), columns.tolist(), strict=True):
+            own = chosen[row]
+            if own < column or (rows is not None and own != column and column not in among):
+                found.append((min(own, column), max(own, column), float(block[row, column])))
     return sorted(found, key=lambda pair: (-pair[2], pair[0], pair[1]))
 
 

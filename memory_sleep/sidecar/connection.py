@@ -53,6 +53,17 @@ class Connection:
             (key, value),
         )
 
+    def delete_meta(self, key: str) -> None:
+        self.require_writable()
+        self.db.execute("DELETE FROM meta WHERE key = ?", (key,))
+
+    def meta_keys(self, prefix: str) -> list[str]:
+        """The meta keys starting with `prefix`, sorted."""
+        rows = self.db.execute(
+            "SELECT key FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key", (len(prefix), prefix)
+        )
+        return [str(key) for (key,) in rows]
+
     def generation(self) -> int:
         """A counter bumped whenever the set of live vectors changes; derived caches compare it."""
         return int(self.meta("generation") or 0)

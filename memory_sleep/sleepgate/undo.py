@@ -59,13 +59,9 @@ def keep_record(store: SidecarStore, pass_id: str, changes: PassChanges, keep: i
     """Save a GC run's undo record (inside its transaction); records beyond the newest `keep` go,
     as the snapshots of runs that can no longer be undone do."""
     store.set_meta(RECORD_KEY + pass_id, changes.model_dump_json())
-    where, params = _in_namespace(store)
-    keys = sorted(
-        key
-        for (key,) in store.db.execute(f"SELECT key FROM meta WHERE key LIKE '{RECORD_KEY}%'{where}", params)
-    )
+    keys = store.meta_keys(RECORD_KEY)
     for key in keys[: max(0, len(keys) - keep)]:
-        _drop_meta(store, key)
+        store.delete_meta(key)
 
 
 def record_exists(store: SidecarStore, pass_id: str) -> bool:
@@ -98,18 +94,9 @@ def undo_passes(store: SidecarStore, pass_ids: Sequence[str], now: float) -> Und
             )
             for key, value in changes.meta.items():
                 if value is None:
-                    _drop_meta(store, key)
+                    store.delete_meta(key)
                 else:
                     store.set_meta(key, value)
-            _drop_meta(store, RECORD_KEY + pass_id)
+            store.delete_meta(RECORD_KEY + pass_id)
             state.drop_pass(store, pass_id)
     return report
-
-
-def _in_namespace(store: SidecarStore) -> tuple[str, tuple[str, ...]]:
-    return ("", ()) if store.namespace is None else (" AND namespace = ?", (store.namespace,))
-
-
-def _drop_meta(store: SidecarStore, key: str) -> None:
-    where, params = _in_namespace(store)
-    store.db.execute(f"DELETE FROM meta WHERE key = ?{where}", (key, *params))

@@ -68,7 +68,7 @@ def value_part(text: str) -> str:
     return match.group(2).strip().lower() if match else text.lower()
 
 
-def moved_claim(text: str, other: str) -> frozenset[str]:
+def _moved_claim(text: str, other: str) -> frozenset[str]:
     """Words of `other`'s first clause that `text` leaves out of its own first clause and gives after
     it: the value `other` claimed, named by `text` beside a new claim ("v1.4 ships A; B waits" after
     "v1.4 ships B")."""
@@ -80,7 +80,7 @@ def reordered(text: str, other: str) -> bool:
     """Each names after its first clause a content word the other claims in its first clause: the same
     words arranged as another statement ("A ships; B waits" and "B ships; A waits"), not a repeat. A
     sentence only broken in two ("X: Y; pulled the budget" for "X: Y pulled the budget") moves one way."""
-    return bool(informative(moved_claim(text, other)) and informative(moved_claim(other, text)))
+    return bool(informative(_moved_claim(text, other)) and informative(_moved_claim(other, text)))
 
 
 def other_releases(text: str, other: str) -> bool:

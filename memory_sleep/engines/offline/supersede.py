@@ -128,11 +128,9 @@ def _named_change(
         return None
     anchors = statements.informative(tokens(matching.current_claim(text))) - projects
     own_subject = matching.subject(text) - projects
-    own_releases = statements.releases(text)
     best, best_score = None, (False, 0)
     for candidate in candidates:
-        other_releases = statements.releases(candidate.text)
-        if own_releases and other_releases and own_releases.isdisjoint(other_releases):
+        if statements.other_releases(text, candidate.text):
             continue  # "v1.12.0 ships SSO; the dashboard slips" leaves the scope of v1.11.4 alone
         claim = matching.current_claim(candidate.text)
         held = [value for value in gone if _holds(claim, value) and _only_count(value, claim)]

@@ -89,6 +89,17 @@ class PgStore(PgErasure):
             (self._namespace, key, value),
         )
 
+    def delete_meta(self, key: str) -> None:
+        self.db.execute("DELETE FROM meta WHERE namespace = ? AND key = ?", (self._namespace, key))
+
+    def meta_keys(self, prefix: str) -> list[str]:
+        """The meta keys starting with `prefix`, sorted."""
+        rows = self.db.execute(
+            "SELECT key FROM meta WHERE namespace = ? AND substr(key, 1, ?) = ? ORDER BY key",
+            (self._namespace, len(prefix), prefix),
+        )
+        return [str(key) for (key,) in rows]
+
     def generation(self) -> int:
         row = self.db.execute("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM generation_seq")
         return int(row.fetchone()[0])
