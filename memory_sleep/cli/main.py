@@ -316,16 +316,21 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     """Restore every file the last run changed (or created) to how it was before that run, and undo
     its passes on the sidecar (forgotten and GC-removed entries come back, GC's merges and marks go)."""
     from memory_sleep.cycle.undo import run_passes, undo_last_run, undone_text
-    from memory_sleep.workspace.writer import SafeWriter
+    from memory_sleep.workspace.writer import STOPPED, SafeWriter
 
     space = Workspace.open(workspace)
     config = _config(space, None)
     if dry_run:
         writer = SafeWriter(space.root, space.state_dir / "snapshots", keep=config.keep_snapshots)
-        stopped = [manifest for manifest in writer.manifests() if manifest.status == "writing"]
+        stopped = [manifest for manifest in writer.manifests() if manifest.status in STOPPED]
         targets = list(reversed(stopped)) or writer.undo_targets()
         paths = dict.fromkeys(f.path for m in reversed(targets) for f in m.files)
-        lines = [f"would roll back run {m.run_id}, which stopped before it finished" for m in stopped]
+        lines = [
+            f"would finish undoing run {m.run_id}"
+            if m.status == "undoing"
+            else f"would roll back run {m.run_id}, which stopped before it finished"
+            for m in stopped
+        ]
         lines += [f"would restore {path}" for path in paths]
         lines += [f"would undo sidecar pass {pass_id}" for pass_id in run_passes(space, writer, targets)]
         click.echo("\n".join(lines) or "Nothing to undo.")

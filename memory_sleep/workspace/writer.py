@@ -44,7 +44,7 @@ class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     run_id: str
     created: datetime
-    status: Literal["writing", "done", "undone", "rolled-back"]
+    status: Literal["writing", "done", "undoing", "undone", "rolled-back"]
     files: list[SnapshotFile]
     # what wrote it: a run, `memory-sleep redact`, `memory-sleep forget` (a sidecar pass, no file), or a
     # run that raised (its one change is its failure record in sleep-log.json, undone with the run before it)
@@ -52,6 +52,9 @@ class Manifest(BaseModel):
     # the run's sidecar passes (SleepGate, GC), named before they change the sidecar: undo and recovery
     # revert them (a manifest from before this field names none; its sleep-log record does)
     sidecar_passes: list[str] = Field(default_factory=list)
+
+
+STOPPED = ("writing", "undoing")  # a run, or an undo, that did not finish: recovery finishes it
 
 
 def sha256(data: bytes) -> str:
@@ -275,7 +278,7 @@ class SafeWriter:
 
     def _recover(self, first: Callable[[list[Manifest]], object] | None) -> list[Manifest]:
         sweep_temporary_files(self.root)
-        stopped = [manifest for manifest in self.manifests() if manifest.status == "writing"]
+        stopped = [manifest for manifest in self.manifests() if manifest.status in STOPPED]
         if first is None and any(manifest.sidecar_passes for manifest in stopped):
             names = ", ".join(manifest.run_id for manifest in stopped)
             raise WorkspaceError(
@@ -285,9 +288,10 @@ class SafeWriter:
         if stopped and first is not None:
             first(list(reversed(stopped)))
         for manifest in stopped:
+            was = manifest.status
             self._restore(manifest)
-            manifest.status = "rolled-back"
-            if manifest.files:
+            manifest.status = "undone" if was == "undoing" else "rolled-back"
+            if manifest.files or was == "undoing":
                 self._save(manifest)
             else:  # a run stopped before it wrote a file: its passes were all it changed
                 self._discard(manifest.run_id)
@@ -343,7 +347,7 @@ class SafeWriter:
             try:
                 self._restore(manifest)
             except WorkspaceError as error:
-                if manifest.status != "writing":
+                if manifest.status != "undoing":
                     raise
                 raise WorkspaceError(
                     f"{error} The undo stopped half-way; run `memory-sleep undo` again to finish it."
@@ -389,8 +393,8 @@ class SafeWriter:
         """Put back every file of `manifest` as it was before its run (edits since are kept beside it)."""
         self._keep_copy(manifest.run_id, [FileChange(p, self._current(p)) for p in self._edited([manifest])])
         if manifest.status == "done":
-            # an undo that dies half-way leaves a run "writing": the next run or undo finishes it
-            manifest.status = "writing"
+            # an undo that dies half-way leaves a run "undoing": the next run or undo finishes it
+            manifest.status = "undoing"
             self._save(manifest)
         for entry in manifest.files:
             if entry.before_sha256 is None:
@@ -455,7 +459,7 @@ class SafeWriter:
         )
 
     def _prune(self) -> None:
-        finished = [m for m in self.manifests() if m.status != "writing"]
+        finished = [m for m in self.manifests() if m.status not in STOPPED]
         for manifest in finished[: max(0, len(finished) - self.keep)]:
             shutil.rmtree(self.snapshots_dir / manifest.run_id, ignore_errors=True)
 
