@@ -109,6 +109,25 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:-") + "…"
 
 
+def soft_break(before: str, after: str) -> str:
+    """What a soft line break between two lines of one paragraph reads as: a space, or nothing between
+    two characters of a script written without spaces (CSS Text 3's segment break rule, as
+    markdown-it-cjk-breaks applies it)."""
+    return "" if before and after and unspaced(before[-1]) and unspaced(after[0]) else " "
+
+
+def unspaced(char: str) -> bool:
+    """An East Asian wide character other than Hangul: Chinese and Japanese put no spaces between words."""
+    return unicodedata.east_asian_width(char) in ("F", "W", "H") and not unicodedata.name(
+        char, ""
+    ).startswith("HANGUL")
+
+
+def columns(text: str) -> int:
+    """How many columns `text` takes in a monospaced editor: wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(char) in ("F", "W") else 1 for char in text)
+
+
 _HISTORY = re.compile(r"\s*\(previously: .*$")
 
 
