@@ -41,6 +41,7 @@ NOT_FOR_RECALL = (
     "openai",
     "mcp",
     "pydantic",  # the config's models: recall reads the settings they validated last (sidecar/settings.py)
+    "tokenizers",  # building its model of the tokenizer file: the query is read in Python (wordllama_tokens.py)
 )
 
 
