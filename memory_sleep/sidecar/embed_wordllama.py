@@ -62,24 +62,23 @@ class TokenMeans:
         return pooled
 
     def _token_ids(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
-        """The texts' token ids padded with 0 to the longest, and the mask of the real ones (what
-        `tokenizers` gives with padding on)."""
+        """The texts' token ids padded with 0 to the longest, and the mask of the real ones."""
         self.tokenized += len(texts)
         if self.tokenized <= FEW_TEXTS and self._many is None:
             rows = [self.few.ids(text) for text in texts]
+            width = max(map(len, rows), default=0)
+            ids = [row + [0] * (width - len(row)) for row in rows]
+            mask = [[1] * len(row) + [0] * (width - len(row)) for row in rows]
         else:
             if self._many is None:
                 from tokenizers import Tokenizer
 
                 self._many = Tokenizer.from_file(str(self.tokenizer_file))
-            rows = [one.ids for one in self._many.encode_batch(list(texts), add_special_tokens=False)]
-        width = max(map(len, rows), default=0)
-        ids = np.zeros((len(rows), width), dtype=np.int32)
-        mask = np.zeros((len(rows), width), dtype=np.float32)
-        for number, row in enumerate(rows):
-            ids[number, : len(row)] = row
-            mask[number, : len(row)] = 1.0
-        return ids, mask
+                self._many.enable_padding()
+                self._many.no_truncation()
+            encoded = self._many.encode_batch(list(texts), add_special_tokens=False)
+            ids, mask = [one.ids for one in encoded], [one.attention_mask for one in encoded]
+        return np.array(ids, dtype=np.int32), np.array(mask, dtype=np.float32)
 
 
 class WordLlamaEmbedder:
