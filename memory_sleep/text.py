@@ -14,12 +14,34 @@ from itertools import pairwise
 from memory_sleep.language import STOPWORDS
 
 CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, ideographs, hangul
-_LETTERS = rf"[^\W_{CJK_RANGES}]+"  # a run of any script's letters or digits but CJK
-_TERM = re.compile(rf"[{CJK_RANGES}]+|{_LETTERS}")
-_WORD = re.compile(rf"{_LETTERS}(?:[_.:/-]+{_LETTERS})*")  # "db.internal", "do-fra1-01" stay one word
-_CJK = re.compile(rf"[{CJK_RANGES}]")
-_SPACE_BETWEEN_CJK = re.compile(rf"(?<=[{CJK_RANGES}])\s+(?=[{CJK_RANGES}])")
 _MARKUP = re.compile(r"[*_`~>#]|\[[ xX]\]")
+
+
+def _compiled(cjk: str) -> tuple[re.Pattern[str], ...]:
+    """Runs of CJK characters or of any other script's letters and digits, words ("db.internal",
+    "do-fra1-01" stay one word), a CJK character, spaces between two; without `cjk`, never a CJK one."""
+    letters = rf"[^\W_{cjk}]+"
+    word = re.compile(rf"{letters}(?:[_.:/-]+{letters})*")
+    if not cjk:
+        never = re.compile("(?!)")
+        return re.compile(letters), word, never, never
+    space_between_cjk = re.compile(rf"(?<=[{cjk}])\s+(?=[{cjk}])")
+    return re.compile(rf"[{cjk}]+|{letters}"), word, re.compile(f"[{cjk}]"), space_between_cjk
+
+
+# Without the CJK classes the patterns read a text with no CJK character exactly as the full ones do,
+# so the full ones wait for the first text with a character from U+3040 on (`_meet`) and serve every
+# text after it: compiling them is ~9 ms (Python maps each class's 40,000 characters one by one) of
+# every process's start, a recall's too, where most notes have none.
+_TERM, _WORD, _CJK, _SPACE_BETWEEN_CJK = _compiled("")
+_cjk_compiled = False
+
+
+def _meet(text: str) -> None:
+    global _TERM, _WORD, _CJK, _SPACE_BETWEEN_CJK, _cjk_compiled
+    if not text.isascii() and re.search("[^\x00-\u303f]", text):
+        _TERM, _WORD, _CJK, _SPACE_BETWEEN_CJK = _compiled(CJK_RANGES)
+        _cjk_compiled = True
 
 
 def stable_id(*parts: str) -> str:
@@ -39,15 +61,23 @@ def clean(text: str) -> str:
     """`normalize`, case-folded, table bars dropped and spaces between CJK characters removed: what
     the search index splits into terms."""
     folded = " ".join(normalize(text).replace("|", " ").casefold().split())
+    if not _cjk_compiled:
+        _meet(folded)
     return _SPACE_BETWEEN_CJK.sub("", folded)
 
 
 def is_cjk(term: str) -> bool:
-    return term[:1] >= "\u3040" and bool(_CJK.match(term))
+    if term[:1] < "\u3040":
+        return False
+    if not _cjk_compiled:
+        _meet(term)
+    return bool(_CJK.match(term))
 
 
 def words_and_runs(cleaned: str) -> list[str]:
     """Words of spaced scripts (split at every mark) and whole CJK runs, in order."""
+    if not _cjk_compiled:
+        _meet(cleaned)
     return _TERM.findall(cleaned)
 
 
@@ -72,7 +102,8 @@ def tokens(text: str) -> frozenset[str]:
     """Content words of a text (a value such as "db.internal" stays one word), and the bigrams of
     its CJK characters taken as one run, so that statements in un-spaced scripts compare."""
     norm = normalize(text)
-    return frozenset(_content_words(norm) + cjk_bigrams("".join(_CJK.findall(norm))))
+    words = _content_words(norm)  # which met `norm` first: _CJK finds its CJK characters, if any
+    return frozenset(words + cjk_bigrams("".join(_CJK.findall(norm))))
 
 
 def word_sequence(text: str) -> list[str]:
@@ -81,6 +112,8 @@ def word_sequence(text: str) -> list[str]:
 
 
 def _content_words(norm: str) -> list[str]:
+    if not _cjk_compiled:
+        _meet(norm)
     return [word for word in _WORD.findall(norm) if word not in STOPWORDS]
 
 
@@ -107,6 +140,25 @@ def shorten(text: str, limit: int) -> str:
     if " " in cut[limit // 2 :]:
         cut = cut[: cut.rindex(" ")]
     return cut.rstrip(" ,;:-") + "…"
+
+
+def soft_break(before: str, after: str) -> str:
+    """What a soft line break between two lines of one paragraph reads as: a space, or nothing between
+    two characters of a script written without spaces (CSS Text 3's segment break rule, as
+    markdown-it-cjk-breaks applies it)."""
+    return "" if before and after and unspaced(before[-1]) and unspaced(after[0]) else " "
+
+
+def unspaced(char: str) -> bool:
+    """An East Asian wide character other than Hangul: Chinese and Japanese put no spaces between words."""
+    return unicodedata.east_asian_width(char) in ("F", "W", "H") and not unicodedata.name(
+        char, ""
+    ).startswith("HANGUL")
+
+
+def columns(text: str) -> int:
+    """How many columns `text` takes in a monospaced editor: wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(char) in ("F", "W") else 1 for char in text)
 
 
 _HISTORY = re.compile(r"\s*\(previously: .*$")

@@ -98,7 +98,7 @@ def test_the_weights_are_mapped_as_stored_and_only_the_rows_a_text_uses_are_wide
     assert model.embed(["where is my car?"]).dtype == np.float32
 
 
-@pytest.mark.parametrize("failure", ["missing", "damaged"])
+@pytest.mark.parametrize("failure", ["missing", "damaged weights", "damaged tokenizer"])
 def test_without_a_loadable_wordllama_the_hashing_embedder_takes_over_with_one_notice(
     failure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -108,7 +108,9 @@ def test_without_a_loadable_wordllama_the_hashing_embedder_takes_over_with_one_n
     else:
         for folder in ("weights", "tokenizers"):
             shutil.copytree(embed_wordllama.package_folder() / folder, tmp_path / folder)
-        (tmp_path / "weights" / "l2_supercat_256.safetensors").write_bytes(b"not safetensors")
+        damaged = "weights/l2_supercat_256.safetensors" if failure == "damaged weights" else None
+        damaged = damaged or "tokenizers/l2_supercat_tokenizer_config.json"
+        (tmp_path / damaged).write_bytes(b"neither safetensors nor JSON")
         monkeypatch.setattr(embed_wordllama, "package_folder", lambda: tmp_path)
     with caplog.at_level(logging.WARNING, logger="memory_sleep"):
         embedder = build_embedder(SidecarConfig())

@@ -5,8 +5,13 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from memory_sleep.text import deadline_in, tokens, word_sequence
+from memory_sleep import text
+from memory_sleep.text import CJK_RANGES, deadline_in, tokens, word_sequence
+
+PATTERNS = ("_TERM", "_WORD", "_CJK", "_SPACE_BETWEEN_CJK")
 
 
 def test_words_with_accents_or_umlauts_stay_whole() -> None:
@@ -18,6 +23,31 @@ def test_words_with_accents_or_umlauts_stay_whole() -> None:
 def test_hosts_versions_and_cjk_keep_their_shape() -> None:
     assert tokens("deploy to billing.example.io at v1.2 on db-1") >= {"billing.example.io", "v1.2", "db-1"}
     assert {"東京", "京に"} <= tokens("東京に行く")
+
+
+@given(st.text(st.characters(max_codepoint=0x303F)))
+def test_text_before_the_cjk_blocks_splits_the_same_without_the_cjk_patterns(sample: str) -> None:
+    """Text with no character from U+3040 on is read by patterns without the CJK classes (they cost
+    ~9 ms to compile) until a process meets one that has: they find exactly what the full ones find."""
+    plain, full = text._compiled(""), text._compiled(CJK_RANGES)
+    for without, with_cjk in zip(plain[:3], full[:3], strict=True):  # terms, words, CJK characters
+        assert without.findall(sample) == with_cjk.findall(sample)
+    assert plain[3].sub("", sample) == full[3].sub("", sample)  # spaces between CJK characters
+
+
+def test_the_cjk_patterns_serve_from_the_first_text_that_may_hold_cjk_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name, pattern in zip(PATTERNS, text._compiled(""), strict=True):
+        monkeypatch.setattr(text, name, pattern)
+    monkeypatch.setattr(text, "_cjk_compiled", False)
+    assert text.words_and_runs("naïve → café") == ["naïve", "café"]
+    assert not text._cjk_compiled
+    assert text.words_and_runs("東京に行く, vite") == ["東京に行く", "vite"]
+    assert text._cjk_compiled and [getattr(text, name) for name in PATTERNS] == list(
+        text._compiled(CJK_RANGES)
+    )
+    assert text.tokens("会议 on Thursday") >= {"会议", "thursday"}
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 """The default embedder: WordLlama's static token embeddings (model l2_supercat, 256 dimensions, or
 128 or 64 truncated), read from the files its package ships and never downloaded.
 
-The files are read directly (the tokenizer with `tokenizers`, the weights memory-mapped from their
-.safetensors file) and the vectors computed as WordLlama computes them (the mean of the text's token vectors): importing the
+The files are read directly (the tokenizer by wordllama_tokens.py, then `tokenizers` for many texts,
+the weights memory-mapped from their .safetensors file) and the vectors computed as WordLlama computes them (the mean of the text's token vectors): importing the
 wordllama package itself costs a recall process about half a second (it imports requests and
 pydantic models for downloads it never makes here), and would set up logging on import. A test
 checks the vectors equal the package's own.
@@ -24,38 +24,61 @@ import numpy.typing as npt
 
 from memory_sleep.errors import ConfigError
 from memory_sleep.sidecar.embed import EmbeddingUsage, Vectors, l2_normalise
+from memory_sleep.sidecar.wordllama_tokens import BpeTokens
 
 MODEL = "l2_supercat"
 SIZES = (64, 128, 256)
 BATCH = 64  # texts tokenized and pooled at once, as WordLlama does
+FEW_TEXTS = 32  # a process's texts tokenized in Python before `tokenizers` loads (TokenMeans)
 
 _loaded: dict[int, TokenMeans] = {}
 
 
 class TokenMeans:
     """WordLlama's inference for dense vectors: tokenize without special tokens, look up each token's
-    row, average them over the attention mask."""
+    row, average them over the attention mask.
 
-    def __init__(self, matrix: npt.NDArray[np.float16], tokenizer: Any) -> None:
+    A process's first few texts (a recall's one query) are tokenized by `BpeTokens`, which reads the
+    tokenizer file in well under half the time `tokenizers` takes to load it; past those,
+    `tokenizers` loads and takes over, faster per text. Both give the same ids (a test compares them).
+    """
+
+    def __init__(self, matrix: npt.NDArray[np.float16], few: BpeTokens, tokenizer_file: Path) -> None:
         self.matrix = matrix
-        self.tokenizer = tokenizer
-        tokenizer.enable_padding()
-        tokenizer.no_truncation()
+        self.few = few
+        self.tokenizer_file = tokenizer_file
+        self.tokenized = 0
+        self._many: Any = None  # tokenizers.Tokenizer, once more than FEW_TEXTS were tokenized
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         pooled = np.empty((len(texts), self.matrix.shape[1]), dtype=np.float32)
         for start in range(0, len(texts), BATCH):
-            encoded = self.tokenizer.encode_batch(
-                list(texts[start : start + BATCH]), add_special_tokens=False
-            )
-            ids = np.array([one.ids for one in encoded], dtype=np.int32)
-            mask = np.array([one.attention_mask for one in encoded], dtype=np.float32)
+            ids, mask = self._token_ids(texts[start : start + BATCH])
             np.clip(ids, 0, self.matrix.shape[0] - 1, out=ids)
             counts = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
-            pooled[start : start + len(encoded)] = (
+            pooled[start : start + len(ids)] = (
                 np.sum(self.matrix[ids] * mask[..., np.newaxis], axis=1, dtype=np.float32) / counts
             )
         return pooled
+
+    def _token_ids(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
+        """The texts' token ids padded with 0 to the longest, and the mask of the real ones."""
+        self.tokenized += len(texts)
+        if self.tokenized <= FEW_TEXTS and self._many is None:
+            rows = [self.few.ids(text) for text in texts]
+            width = max(map(len, rows), default=0)
+            ids = [row + [0] * (width - len(row)) for row in rows]
+            mask = [[1] * len(row) + [0] * (width - len(row)) for row in rows]
+        else:
+            if self._many is None:
+                from tokenizers import Tokenizer
+
+                self._many = Tokenizer.from_file(str(self.tokenizer_file))
+                self._many.enable_padding()
+                self._many.no_truncation()
+            encoded = self._many.encode_batch(list(texts), add_special_tokens=False)
+            ids, mask = [one.ids for one in encoded], [one.attention_mask for one in encoded]
+        return np.array(ids, dtype=np.int32), np.array(mask, dtype=np.float32)
 
 
 class WordLlamaEmbedder:
@@ -92,14 +115,12 @@ def load_model(dimensions: int) -> TokenMeans:
         )
     model = _loaded.get(dimensions)
     if model is None:
-        from tokenizers import Tokenizer
-
         folder = package_folder()
-        tokenizer = Tokenizer.from_file(str(folder / "tokenizers" / f"{MODEL}_tokenizer_config.json"))
+        tokenizer_file = folder / "tokenizers" / f"{MODEL}_tokenizer_config.json"
         # kept in float16 as stored: the rows a text uses are widened to float32 when averaged (the
         # same sums), so loading skips converting all 32,000 rows: ~15 ms of every recall process
         matrix = mapped_weights(folder / "weights" / f"{MODEL}_{SIZES[-1]}.safetensors")
-        model = TokenMeans(matrix[:, :dimensions], tokenizer)
+        model = TokenMeans(matrix[:, :dimensions], BpeTokens(tokenizer_file), tokenizer_file)
         _loaded[dimensions] = model
     return model
 

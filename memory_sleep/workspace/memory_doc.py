@@ -15,6 +15,7 @@ from itertools import pairwise
 from markdown_it import MarkdownIt
 
 from memory_sleep.errors import WorkspaceError
+from memory_sleep.text import soft_break
 from memory_sleep.workspace.memory_blocks import (
     PROJECT_FIELDS,
     PROJECTS,
@@ -344,9 +345,10 @@ def _parse_entry(item_lines: list[str]) -> Entry | None:
     match = _ITEM_START.match(strip_newline(item_lines[0]))
     if not match:
         return None
-    body = " ".join(
-        [match.group("body").strip(), *(strip_newline(x).strip() for x in item_lines[1:])]
-    ).strip()
+    body = match.group("body").strip()
+    for line in item_lines[1:]:  # an entry wrapped over lines reads as Markdown renders it
+        if line := strip_newline(line).strip():
+            body += soft_break(body, line) + line
     day = None
     date_match = _TRAILING_DATE.search(body)
     if date_match:

@@ -6,6 +6,7 @@ import re
 from datetime import date
 
 from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
+from memory_sleep.engines.offline.wording import plain
 from memory_sleep.models import Briefing
 from memory_sleep.text import shorten
 
@@ -40,7 +41,7 @@ class OfflineBriefer:
         for kept in sorted(context.recent, key=lambda k: k.item.day, reverse=True):
             if kept.category in ("decision", "lesson"):
                 context_lines.append(
-                    f"{kept.category.capitalize()} {kept.item.day.isoformat()}: {shorten(kept.item.text.lstrip('-*+ '), _LINE)}"
+                    f"{kept.category.capitalize()} {kept.item.day.isoformat()}: {shorten(plain(kept.item.text), _LINE)}"
                 )
         return Briefing(priorities=priorities, actions=remaining, context=context_lines, warnings=warnings)
 

@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
+from memory_sleep.engines.cards import KEYED
 from memory_sleep.engines.offline import cues
 from memory_sleep.models import KeptItem
-from memory_sleep.text import shorten
+from memory_sleep.text import columns, shorten, soft_break, unspaced
 
 ENTRY_MAX_CHARS = 200
 _TABLE_RULE = re.compile(r"^\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$")
+# A line narrower than this was ended by its author: text is filled to 60 columns or more (72, 79, 80
+# are usual), and a full line falls short of its width by less than one long word.
+_WRAP_COLUMNS = 48
+_SENTENCE_END = re.compile(r"[.!?。！？][*_)\"'”’」]*\s*$")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")  # a block quote's markers: its lines read as any others
+_HARD_BREAK = re.compile(r"(?: {2,}|\\)$")  # Markdown's hard line break: the next line is a new one
+_ONE_LINE_BLOCK = re.compile(r"^#{1,6}(?:\s+|$)|^(?=\|)")  # a heading (its marks) or a table row
+# lines that open a block of their own rather than continue a paragraph: a list item or checkbox, a
+# heading, a table row, and (as the note parser reads them) a timestamped line
+_STARTS_BLOCK = re.compile(
+    "|".join(
+        (cues.BULLET.pattern, cues.CHECKBOX_OPEN.pattern, _ONE_LINE_BLOCK.pattern, cues.TIMESTAMP.pattern)
+    )
+)
 
 
 def entry_text(kept: KeptItem) -> str:
@@ -24,13 +40,67 @@ def entry_text(kept: KeptItem) -> str:
 
 
 def plain(text: str) -> str:
-    """A note's lines as one statement: bullets, checkboxes, clock times and bold marks stripped."""
-    lines = []
-    for line in text.splitlines():
-        line = cues.BULLET.sub("", line.strip(), count=1)
-        line = cues.CHECKBOX_OPEN.sub("", line, count=1)
-        line = cues.TIMESTAMP.sub("", line, count=1)
-        line = re.sub(r"\*\*([^*]+)\*\*", r"\1", line).strip()
-        if line and not _TABLE_RULE.match(line) and not cues.FENCE.match(line):  # "|---|", "```": no words
-            lines.append(line.rstrip(".;"))
-    return "; ".join(lines)
+    """A note's lines as one statement: bullets, checkboxes, clock times and bold marks stripped.
+
+    A line that starts a block of its own (a list item, heading, table row, code line, a timestamped
+    or **Key:** line, anything after a blank line or a hard break) starts a new part; so does a line
+    that the line before it had room for: notes are often written a statement a line. A line that
+    continues a paragraph whose line before it was full (its first word did not fit there: the
+    paragraph was wrapped, by hand or by an editor) continues the sentence, as Markdown renders it:
+    after a space, or after nothing between two CJK characters. Parts join with "; "."""
+    parts = []
+    for paragraph in _paragraphs(text):
+        widest = max(columns(raw.rstrip()) for raw, _ in paragraph)
+        breaks = [_break(previous, line, widest) for (previous, _), (_, line) in pairwise(paragraph)]
+        if "line" in breaks:  # not filled to a width: written a statement a line
+            breaks = ["; " if joiner == " " else joiner for joiner in breaks]
+        part = paragraph[0][1]
+        for joiner, (_, line) in zip(breaks, paragraph[1:], strict=True):
+            if joiner == " ":
+                part += soft_break(part, line) + line
+            else:
+                parts.append(part)
+                part = line
+        parts.append(part)
+    return "; ".join(stripped for part in parts if (stripped := part.strip().rstrip(".;")))
+
+
+def _paragraphs(text: str) -> list[list[tuple[str, str]]]:
+    """The runs of lines Markdown would read as one paragraph, each line as written and with its
+    markup stripped; a code line, heading or table row is a run of its own."""
+    paragraphs: list[list[tuple[str, str]]] = []
+    continues, in_fence = False, False  # whether the next line may continue the last run
+    for raw in text.splitlines():
+        line = raw.strip() if in_fence else _QUOTE.sub("", raw).strip()
+        if cues.FENCE.match(line):
+            in_fence, continues = not in_fence, False
+        elif not line:
+            continues = False  # a blank line ends the paragraph
+        elif _TABLE_RULE.match(line):
+            continue  # "|---|": no words
+        elif continues and not _STARTS_BLOCK.match(line):
+            paragraphs[-1].append((raw, _unbold(line)))
+            continues = not _HARD_BREAK.search(raw)
+        else:
+            one_line = in_fence or bool(_ONE_LINE_BLOCK.match(line))
+            line = line if in_fence else _ONE_LINE_BLOCK.sub("", line)  # "# " in code is a comment
+            line = cues.CHECKBOX_OPEN.sub("", cues.BULLET.sub("", line, count=1), count=1)
+            paragraphs.append([(raw, _unbold(cues.TIMESTAMP.sub("", line, count=1)).strip())])
+            continues = not one_line and not _HARD_BREAK.search(raw)
+    return paragraphs
+
+
+def _break(previous: str, line: str, widest: int) -> str:
+    """How the line before `line` ends: at a sentence's end or before a `Key: value` line (a new
+    statement, "; "), full (" ": `line`'s first word, or first character in a script written without
+    spaces, would have made it wider than the paragraph's widest line), or with room left ("line")."""
+    if _SENTENCE_END.search(previous) or KEYED.match(line):
+        return "; "
+    word = line.split(maxsplit=1)[0]
+    room = columns(word[0]) if unspaced(word[0]) else 1 + columns(word)
+    width = columns(previous.rstrip())
+    return " " if width >= _WRAP_COLUMNS and width + room > widest else "line"
+
+
+def _unbold(line: str) -> str:
+    return re.sub(r"\*\*([^*]+)\*\*", r"\1", line)

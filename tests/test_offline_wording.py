@@ -1,0 +1,141 @@
+"""How the offline engine words a note item as one MEMORY.md line: a soft wrap is a space, as Markdown
+renders it; a new list item, block or line of code is a new part."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from memory_sleep.engines.offline.wording import entry_text, plain
+from memory_sleep.models import KeptItem
+from memory_sleep.text import soft_break
+from memory_sleep.workspace.layout import NoteFile
+from memory_sleep.workspace.notes import parse_note_text
+
+NOTE = NoteFile(
+    path=Path("/nonexistent/memory/2026-11-20.md"), name="2026-11-20.md", day=date(2026, 11, 20), topic=None
+)
+
+
+def entries(note: str) -> list[str]:
+    """The entry each item of the note would read as."""
+    items = parse_note_text(NOTE, note).items
+    return [entry_text(KeptItem(item=item, category="fact", topic=None)) for item in items]
+
+
+def test_a_sentence_wrapped_over_lines_reads_as_one_sentence() -> None:
+    note = (
+        "The staging cluster keeps its nightly snapshots for fourteen days before\n"
+        "the cleanup job prunes them, and the weekly ones for three months\n"
+    )
+    assert entries(note) == [
+        "The staging cluster keeps its nightly snapshots for fourteen days before the cleanup job "
+        "prunes them, and the weekly ones for three months"
+    ]
+
+
+def test_a_value_wrapped_mid_phrase_stays_one_value() -> None:
+    note = (
+        "- Merges to the billing API stay frozen for everyone until the 2026-12-05\n"
+        "  release, then the queue reopens\n"
+    )
+    assert entries(note) == [
+        "Merges to the billing API stay frozen for everyone until the 2026-12-05 release, then the queue reopens"
+    ]
+
+
+def test_sub_bullets_stay_separate_statements() -> None:
+    note = "- Rollout plan for the cache:\n  - canary in one region\n  * then all regions\n  1. watch the error rate\n"
+    assert entries(note) == [
+        "Rollout plan for the cache:; canary in one region; then all regions; watch the error rate"
+    ]
+
+
+def test_a_wrapped_sub_bullet_is_one_statement_and_its_siblings_others() -> None:
+    note = (
+        "- Deploy checklist\n"
+        "  - [ ] rotate the signing key of the payments gateway before the\n"
+        "    certificate expires on 2026-12-01\n"
+        "  - announce the window\n"
+    )
+    assert entries(note) == [
+        "Deploy checklist; rotate the signing key of the payments gateway before the certificate "
+        "expires on 2026-12-01; announce the window"
+    ]
+
+
+def test_chinese_wrapped_between_two_characters_joins_without_a_space() -> None:
+    note = "- 数据库迁移已经完成，旧的备份保留三十天，下一步是更新部署文档和\n  值班手册\n"
+    assert entries(note) == ["数据库迁移已经完成，旧的备份保留三十天，下一步是更新部署文档和值班手册"]
+
+
+def test_lines_written_a_statement_a_line_stay_apart() -> None:
+    """Notes are often written a statement a line without punctuation: a line with room left for the
+    next line's first word was ended by its author, whatever Markdown would render."""
+    note = (
+        "dry run done, summary posted in the channel\n"
+        "EOD summary sent to Sam: 41 diffs, all fixed in the rounding patch before noon\n"
+        "Owner: Dana\n"
+    )
+    assert entries(note) == [
+        "dry run done, summary posted in the channel; EOD summary sent to Sam: 41 diffs, all fixed in the "
+        "rounding patch before noon; Owner: Dana"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "joined"),
+    [
+        ("下一步", "是更新", ""),  # Chinese: no spaces between words
+        ("ログを", "確認した", ""),  # Japanese
+        ("데이터베이스", "이전", " "),  # Korean separates words with spaces
+        ("迁移到", "Postgres", " "),  # a CJK character next to a Latin letter keeps the space
+        ("until the", "release", " "),
+    ],
+)
+def test_a_soft_break_is_a_space_except_between_two_unspaced_wide_characters(
+    before: str, after: str, joined: str
+) -> None:
+    assert soft_break(before, after) == joined
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("- first part\n\n  second paragraph of the item", "first part; second paragraph of the item"),
+        ("- a line with a hard break  \n  next line", "a line with a hard break; next line"),
+        ("- Release notes\n  ## Known issues\n  none so far", "Release notes; Known issues; none so far"),
+        ("Meeting log\n14:05 decided to ship", "Meeting log; decided to ship"),
+        ("Owner change\n**Owner:** Ana", "Owner change; Owner: Ana"),
+        (
+            "> The team decided to keep the old schema for the billing tables until\n> the tooling is ready",
+            "The team decided to keep the old schema for the billing tables until the tooling is ready",
+        ),
+        ("```\nmake build\nmake test\n```", "make build; make test"),
+        ("| host | role |\n|---|---|\n| db1 | primary |", "| host | role |; | db1 | primary |"),
+    ],
+)
+def test_a_line_that_opens_a_block_of_its_own_starts_a_new_part(text: str, expected: str) -> None:
+    assert plain(text) == expected
+
+
+def test_the_briefing_words_a_recent_decision_as_its_entry_does() -> None:
+    from memory_sleep.engines.base import BriefingContext
+    from memory_sleep.engines.offline.brief import OfflineBriefer
+
+    [item] = parse_note_text(
+        NOTE,
+        "- Decided: the nightly export job moves from the cron box to the queue\n  worker\n  - reason: cron overlaps\n",
+    ).items
+    context = BriefingContext(
+        today=date(2026, 11, 21),
+        open_actions=[],
+        projects={},
+        recent=[KeptItem(item=item, category="decision", topic=None)],
+    )
+    assert OfflineBriefer().brief(context).context == [
+        "Decision 2026-11-20: Decided: the nightly export job moves from the cron box to the queue worker; "
+        "reason: cron overlaps"
+    ]
