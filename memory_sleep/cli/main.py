@@ -315,37 +315,30 @@ def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_js
 def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     """Restore every file the last run changed (or created) to how it was before that run, and undo
     its passes on the sidecar (forgotten and GC-removed entries come back, GC's merges and marks go)."""
-    from memory_sleep.cycle.undo import run_passes, undo_last_run
-    from memory_sleep.workspace.writer import SafeWriter
+    from memory_sleep.cycle.undo import run_passes, undo_last_run, undone_text
+    from memory_sleep.workspace.writer import STOPPED, SafeWriter
 
     space = Workspace.open(workspace)
     config = _config(space, None)
     if dry_run:
         writer = SafeWriter(space.root, space.state_dir / "snapshots", keep=config.keep_snapshots)
-        targets = writer.undo_targets()
+        stopped = [manifest for manifest in writer.manifests() if manifest.status in STOPPED]
+        targets = list(reversed(stopped)) or writer.undo_targets()
         paths = dict.fromkeys(f.path for m in reversed(targets) for f in m.files)
-        lines = [f"would restore {path}" for path in paths]
+        lines = [
+            f"would finish undoing run {m.run_id}"
+            if m.status == "undoing"
+            else f"would roll back run {m.run_id}, which stopped before it finished"
+            for m in stopped
+        ]
+        lines += [f"would restore {path}" for path in paths]
         lines += [f"would undo sidecar pass {pass_id}" for pass_id in run_passes(space, writer, targets)]
         click.echo("\n".join(lines) or "Nothing to undo.")
         return
     outcome = undo_last_run(space, config, force=force)
-    manifest = outcome.manifest
     for warning in outcome.warnings:
         click.echo(f"Warning: {warning}", err=True)
-    if manifest.action == "redact":
-        notes = ", ".join(f.path for f in manifest.files)
-        click.echo(
-            f"Undid `memory-sleep redact` {manifest.run_id}: restored {notes}, secrets in plain text again."
-        )
-        return
-    passes = ""
-    if outcome.passes:
-        back, removed = outcome.sidecar.restored, outcome.sidecar.removed
-        details = [counted(back, "entry", "entries") + " back"] if back else []
-        details += [counted(removed, "GC entry", "GC entries") + " removed"] if removed else []
-        passes = f"; undid {counted(len(outcome.passes), 'sidecar pass', 'sidecar passes')}"
-        passes += f": {', '.join(details)}" if details else ""
-    click.echo(f"Undid run {manifest.run_id}: restored {counted(len(manifest.files), 'file')}{passes}.")
+    click.echo(undone_text(outcome))
 
 
 @main.command(context_settings=CONTEXT)

@@ -185,18 +185,24 @@ def forget(
 
     Entries scoring below [memory.forgetting] retention_threshold are soft-deleted (kept in SQLite,
     out of recall) unless a replayed logged query needs them (load-bearing) or they are the last of
-    their near-duplicate cluster. `memory-sleep restore` brings them back.
+    their near-duplicate cluster. `memory-sleep restore` brings them back; `memory-sleep undo` reverts
+    the last pass whole, as it does a run.
     """
+    from memory_sleep.cycle.forget_run import forget_now
     from memory_sleep.sidecar import open_sidecar
     from memory_sleep.sleepgate import display
-    from memory_sleep.sleepgate.session import forget as forget_now
+    from memory_sleep.sleepgate.forget import Explain
+    from memory_sleep.sleepgate.session import forget as forget_dry
 
     space = Workspace.open(workspace)
     config = _config(space, None)
-    settings = config.memory.forgetting
-    with open_sidecar(space.root, config, clock=clock_for(today)) as sidecar:
-        budget = None if rebuild_density else settings.rebuild_budget_secs
-        report = forget_now(sidecar, settings, dry_run, "all" if explain_all else "candidates", budget)
+    budget = None if rebuild_density else config.memory.forgetting.rebuild_budget_secs
+    explain: Explain = "all" if explain_all else "candidates"
+    if dry_run:
+        with open_sidecar(space.root, config, clock=clock_for(today)) as sidecar:
+            report = forget_dry(sidecar, config.memory.forgetting, True, explain, budget)
+    else:
+        report = forget_now(space, config, explain, budget, clock_for(today))
     if as_json:
         click.echo(json.dumps(display.pass_dict(report), indent=2))
         return

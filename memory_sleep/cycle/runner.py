@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import ExitStack
+from datetime import UTC, datetime
 
 from memory_sleep.config import Config
 from memory_sleep.cycle import PHASES
@@ -12,6 +13,7 @@ from memory_sleep.cycle.candidates import Candidates, HybridCandidates, configur
 from memory_sleep.cycle.file_changes import read_bytes
 from memory_sleep.cycle.planner import Planner, Progress
 from memory_sleep.cycle.report import RunOptions, RunReport
+from memory_sleep.cycle.undo import recover_runs, roll_back_failed
 from memory_sleep.engines.base import Engine
 from memory_sleep.gc.hook import GcStep
 from memory_sleep.gc.run import selected
@@ -22,7 +24,7 @@ from memory_sleep.sleepgate.hook import DuePass, forget_when_due
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.lock import workspace_lock
-from memory_sleep.workspace.writer import FileChange, SafeWriter
+from memory_sleep.workspace.writer import FileChange, SafeWriter, new_run_id
 
 __all__ = ["PHASES", "RunOptions", "RunReport", "run_cycle"]
 log = logging.getLogger("memory_sleep")
@@ -47,30 +49,44 @@ def run_cycle(
         report.waiting = engine.gate.waiting() if engine.gate else []
         return _logged(report, workspace, config)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs), ExitStack() as sidecar_open:
-        rolled_back = writer.recover()
+        rolled_back = recover_runs(workspace, config, writer)
+        run_id = new_run_id(datetime.now(UTC))
         forgetting = DuePass({}, None, None)
         # one connection for SleepGate and GC, before the markdown is written; indexing has its own
         shared = _open_sidecar(workspace, config, sidecar_open) if (options.forget or gc) else None
         if gc is not None:
             gc.sidecar = shared
-        if config.sidecar.enabled and options.forget:
-            # before planning, so that GC sees the sidecar SleepGate left and the run writes
-            # sleep-log.json once, with the pass's counts in it
-            forgetting = forget_when_due(workspace, config, shared)
-        report = Planner(workspace, config, engine, options, say, step, gc).plan()
-        report.record.forgetting = forgetting.counts
-        report.record.warnings.extend([forgetting.warning] if forgetting.warning else [])
-        # what `undo` reverts in the sidecar: the pass's soft deletes, GC's side once applied below
-        gc_pass = report.gc.decision.pass_id if report.gc is not None else None
-        report.record.sidecarPasses = [p for p in (gc_pass, forgetting.pass_id) if p is not None]
-        report.rolled_back = rolled_back
-        report.waiting = engine.gate.waiting() if engine.gate else []
-        if report.waiting:
-            return report  # decided in part provisionally: the agent's answers come first
-        _logged(report, workspace, config)
-        if report.changes:
-            say("writing")
-            writer.apply(report.run_id, report.changes)
+        try:
+            if config.sidecar.enabled and options.forget:
+                # before planning, so that GC sees the sidecar SleepGate left and the run writes
+                # sleep-log.json once, with the pass's counts in it; the run's manifest names the
+                # pass before it changes anything, so a run that stops after it rolls it back
+                forgetting = forget_when_due(
+                    workspace, config, shared, lambda pass_id: writer.begin(run_id, [pass_id])
+                )
+            report = Planner(workspace, config, engine, options, say, step, gc).plan()
+            report.run_id = run_id
+            report.record.forgetting = forgetting.counts
+            report.record.warnings.extend([forgetting.warning] if forgetting.warning else [])
+            # what `undo` reverts in the sidecar: the pass's soft deletes, GC's side once applied below
+            gc_pass = report.gc.decision.pass_id if report.gc is not None else None
+            report.record.sidecarPasses = [p for p in (gc_pass, forgetting.pass_id) if p is not None]
+            report.rolled_back = rolled_back
+            report.waiting = engine.gate.waiting() if engine.gate else []
+            if report.waiting:  # decided in part provisionally: the agent's answers come first
+                # nothing is written; a pass that forgot entries stays, to be undone on its own
+                writer.apply(run_id, [], sidecar_passes=_forgot(forgetting))
+                return report
+            _logged(report, workspace, config, changed_sidecar=bool(_forgot(forgetting)) or _gc_acts(report))
+            if report.changes:
+                say("writing")
+            # the manifest names the pass made before the write (GC's comes after: the record names it)
+            passes = [forgetting.pass_id] if forgetting.pass_id and report.changes else []
+            writer.apply(run_id, report.changes, sidecar_passes=passes)
+        except Exception:
+            sidecar_open.close()
+            roll_back_failed(workspace, config, writer)
+            raise
         if isinstance(step, HybridCandidates):
             step.keep()  # its vectors, for the next run's candidate step
         if engine.gate:
@@ -87,6 +103,17 @@ def run_cycle(
             if sidecar_warning:
                 report.record.warnings.append(sidecar_warning)
     return report
+
+
+def _forgot(forgetting: DuePass) -> list[str]:
+    """The forgetting pass, when it forgot entries."""
+    forgot = forgetting.counts.get("forgotten", 0) > 0
+    return [forgetting.pass_id] if forgetting.pass_id is not None and forgot else []
+
+
+def _gc_acts(report: RunReport) -> bool:
+    """Whether the run's GC changes an entry (its marks alone are no change a user would undo)."""
+    return report.gc is not None and bool(report.gc.decision.counts())
 
 
 def _open_sidecar(workspace: Workspace, config: Config, stack: ExitStack) -> Sidecar | None:
@@ -110,9 +137,11 @@ def _gc_step(workspace: Workspace, config: Config, engine: Engine, options: RunO
     return GcStep(workspace, config, engine, strategies, options.gc is None, lambda: moment)
 
 
-def _logged(report: RunReport, workspace: Workspace, config: Config) -> RunReport:
-    """Add the run's record to sleep-log.json's change, when the run changes anything."""
-    if report.changes:
+def _logged(
+    report: RunReport, workspace: Workspace, config: Config, changed_sidecar: bool = False
+) -> RunReport:
+    """Add the run's record to sleep-log.json's change, when the run changes a file or the sidecar."""
+    if report.changes or changed_sidecar:
         path = workspace.relative(workspace.sleep_log)
         report.before[path] = read_bytes(workspace.sleep_log)
         log = sleep_log.with_run(

@@ -1,5 +1,7 @@
 """`memory-sleep undo`: the last run's sidecar passes (SleepGate's soft deletes, GC's soft deletes,
 merges, ratings, validity marks and its last-run mark), then its files, then the index follows them.
+A run that stopped before it finished (killed, or raised after a pass) is the last run: recovery rolls
+it back the same way, passes first (`recover_runs`, also at the start of every run).
 
 The passes go first, in one transaction that does nothing the second time, so an undo that stops
 anywhere before its files are back is finished by asking again (an undo that stops while putting
@@ -8,6 +10,7 @@ files back is finished by the next undo or run, as the writer's recovery does fo
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 
@@ -17,15 +20,19 @@ from memory_sleep.errors import StoreError
 from memory_sleep.sidecar.hook import index_after_run
 from memory_sleep.sidecar.recall import Clock
 from memory_sleep.sleepgate.undo import UndoReport
+from memory_sleep.text import counted
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.lock import workspace_lock
 from memory_sleep.workspace.sleep_log import read_sleep_log
 from memory_sleep.workspace.writer import Manifest, SafeWriter
 
+log = logging.getLogger("memory_sleep")
+
 
 @dataclass
 class UndoOutcome:
-    """The run undone, the sidecar passes undone with it (newest first) and what they gave back."""
+    """The run undone (rolled back, if it had stopped before it finished), the sidecar passes undone
+    with it (newest first) and what they gave back."""
 
     manifest: Manifest
     passes: list[str] = field(default_factory=list)
@@ -34,8 +41,18 @@ class UndoOutcome:
 
 
 def run_passes(workspace: Workspace, writer: SafeWriter, targets: list[Manifest]) -> list[str]:
-    """The sidecar passes of the runs `targets` (newest first) undoes, newest first: those of the
-    records the runs added to sleep-log.json (a log from before the field holds none)."""
+    """The sidecar passes of the runs `targets` (newest first), newest first: those their manifests
+    name (SleepGate's, made before the write), then those of the records the runs added to
+    sleep-log.json (GC's, made after it, and every pass of a run from before manifests named them; a
+    log from before that field holds none)."""
+    named = [pass_id for manifest in targets for pass_id in manifest.sidecar_passes]
+    # a run that stopped before it finished wrote no record of its own: its manifest names its passes
+    finished = all(manifest.status == "done" for manifest in targets)
+    logged = _logged_passes(workspace, writer, targets) if finished else []
+    return list(dict.fromkeys([*named, *logged]))
+
+
+def _logged_passes(workspace: Workspace, writer: SafeWriter, targets: list[Manifest]) -> list[str]:
     path = workspace.relative(workspace.sleep_log)
     logged = [manifest for manifest in targets if any(entry.path == path for entry in manifest.files)]
     current = read_sleep_log(read_bytes(workspace.sleep_log))
@@ -63,6 +80,46 @@ def undo_last_run(
             warning = index_after_run(workspace, config)
             step.warnings.extend([warning] if warning else [])
     return UndoOutcome(manifest, step.passes, step.report, step.warnings)
+
+
+def recover_runs(workspace: Workspace, config: Config, writer: SafeWriter) -> list[str]:
+    """Roll back the runs that stopped before they finished, their sidecar passes first (the caller
+    holds the lock); returns their ids."""
+    return writer.recover(first=_SidecarStep(workspace, config, writer, time.time).undo)
+
+
+def roll_back_failed(workspace: Workspace, config: Config, writer: SafeWriter) -> None:
+    """After a run raised, roll back the passes it made (a failed or refused run changes nothing);
+    never raises over the run's own error: what cannot be rolled back now, the next run or undo does."""
+    try:
+        recover_runs(workspace, config, writer)
+    except Exception:
+        log.debug("could not roll back the failed run now", exc_info=True)
+
+
+def undone_text(outcome: UndoOutcome) -> str:
+    """What an undo did, for the user: which change, the files it restored, the passes it undid."""
+    manifest = outcome.manifest
+    if manifest.action == "redact":
+        notes = ", ".join(f.path for f in manifest.files)
+        return (
+            f"Undid `memory-sleep redact` {manifest.run_id}: restored {notes}, secrets in plain text again."
+        )
+    if manifest.status == "rolled-back":
+        what = f"Rolled back run {manifest.run_id}, which stopped before it finished"
+    else:
+        what = f"Undid {'`memory-sleep forget` ' if manifest.action == 'forget' else 'run '}{manifest.run_id}"
+    parts = [] if manifest.action == "forget" else [f"restored {counted(len(manifest.files), 'file')}"]
+    if outcome.passes:
+        back, removed = outcome.sidecar.restored, outcome.sidecar.removed
+        details = [counted(back, "entry", "entries") + " back"] if back else []
+        details += [counted(removed, "GC entry", "GC entries") + " removed"] if removed else []
+        passes = f"undid {counted(len(outcome.passes), 'sidecar pass', 'sidecar passes')}"
+        parts.append(passes + (f": {', '.join(details)}" if details else ""))
+    lines = [f"{what}: {'; '.join(parts) or 'nothing left to put back'}."]
+    if outcome.passes:
+        lines.append(f"Sidecar passes undone: {', '.join(outcome.passes)}.")
+    return "\n".join(lines)
 
 
 def _has_sidecar(workspace: Workspace, config: Config) -> bool:

@@ -40,7 +40,9 @@ def pass_lines(report: PassReport, explain_all: bool = False) -> list[str]:
         f"recall@k after {report.recall_after:.3f}) in {total:.2f} s. Pass {report.pass_id}."
     )
     if report.forgotten and not report.dry_run:
-        lines.append(f"Undo with `memory-sleep restore --pass {report.pass_id}`.")
+        lines.append(
+            f"Undo with `memory-sleep undo` (the whole pass) or `memory-sleep restore --pass {report.pass_id}`."
+        )
     return lines
 
 

@@ -100,6 +100,7 @@ def run_pass(
     dry_run: bool = False,
     rebuild_budget_secs: float | None = None,
     explain: Explain = "candidates",
+    pass_id: str | None = None,
 ) -> PassReport:
     """Score every live entry and soft-delete those below the threshold that no replayed query needs.
 
@@ -107,7 +108,7 @@ def run_pass(
     every entry or none (`explain`). Never deletes anything for good: forgotten entries keep their
     text and embedding.
     """
-    report = PassReport(new_pass_id(now), dry_run, entries=len(index.ids))
+    report = PassReport(pass_id or new_pass_id(now), dry_run, entries=len(index.ids))
     if len(index.ids) < config.min_entries:
         report.skipped = (
             f"{len(index.ids)} live entries, fewer than min_entries = {config.min_entries}: "

@@ -4,6 +4,7 @@ run's one write of sleep-log.json; it prunes the sidecar as the previous run ind
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -25,13 +26,20 @@ class DuePass(NamedTuple):
     warning: str | None
 
 
-def forget_when_due(workspace: Workspace, config: Config, sidecar: Sidecar | None = None) -> DuePass:
-    """Run a due pass (on `sidecar`, or one opened for it)."""
+def forget_when_due(
+    workspace: Workspace,
+    config: Config,
+    sidecar: Sidecar | None = None,
+    journal: Callable[[str], object] | None = None,
+) -> DuePass:
+    """Run a due pass (on `sidecar`, or one opened for it); `journal` is told its id first, before it
+    changes anything."""
     settings = config.memory.forgetting
     if not (config.sidecar.enabled and settings.enabled):
         return DuePass({}, None, None)
     try:
         from memory_sleep.sidecar.recall import open_sidecar
+        from memory_sleep.sleepgate.forget import new_pass_id
         from memory_sleep.sleepgate.session import forget, not_due_reason
 
         with nullcontext(sidecar) if sidecar else open_sidecar(workspace.root, config) as opened:
@@ -39,8 +47,15 @@ def forget_when_due(workspace: Workspace, config: Config, sidecar: Sidecar | Non
             if reason is not None:
                 log.debug("sleepgate: not due: %s", reason)
                 return DuePass({}, None, None)
+            pass_id = new_pass_id(opened.clock())
+            if journal is not None:
+                journal(pass_id)
             report = forget(
-                opened, settings, explain="none", rebuild_budget_secs=settings.rebuild_budget_secs
+                opened,
+                settings,
+                explain="none",
+                rebuild_budget_secs=settings.rebuild_budget_secs,
+                pass_id=pass_id,
             )
         return DuePass(report.counts(), report.pass_id, None)
     except Exception as error:  # the markdown run has succeeded; forgetting can wait a night

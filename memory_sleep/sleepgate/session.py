@@ -28,8 +28,10 @@ def forget(
     dry_run: bool = False,
     explain: Explain = "candidates",
     rebuild_budget_secs: float | None = None,
+    pass_id: str | None = None,
 ) -> PassReport:
-    """Run a pass now on the sidecar's live index, then drop the forgotten rows from its vector cache."""
+    """Run a pass now on the sidecar's live index, then drop the forgotten rows from its vector cache.
+    `pass_id`: the id a caller has already written down (default: a new one)."""
     report = run_pass(
         sidecar.store,
         sidecar.vectors(),
@@ -39,6 +41,7 @@ def forget(
         dry_run=dry_run,
         rebuild_budget_secs=rebuild_budget_secs,
         explain=explain,
+        pass_id=pass_id,
     )
     if report.forgotten_ids and not dry_run:
         sidecar.forget_vectors(report.forgotten_ids)

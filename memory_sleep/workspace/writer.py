@@ -2,7 +2,8 @@
 
 A run's manifest is written (status "writing") before the first file changes and marked "done"
 after the last. A manifest still "writing" means the run died mid-way; `recover()` puts every file
-back as it was before that run.
+back as it was before that run. A run that changes the sidecar opens its manifest (`begin`) before
+its first sidecar pass, naming the pass: recovery then reverts the pass too, through its caller.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from memory_sleep.errors import UndoError, WorkspaceError
 
@@ -43,11 +44,17 @@ class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     run_id: str
     created: datetime
-    status: Literal["writing", "done", "undone", "rolled-back"]
+    status: Literal["writing", "done", "undoing", "undone", "rolled-back"]
     files: list[SnapshotFile]
-    # what wrote it: a run, `memory-sleep redact`, or a run that raised (its one change is its failure
-    # record in sleep-log.json, undone with the run before it)
-    action: Literal["run", "redact", "failed-run"] = "run"
+    # what wrote it: a run, `memory-sleep redact`, `memory-sleep forget` (a sidecar pass, no file), or a
+    # run that raised (its one change is its failure record in sleep-log.json, undone with the run before it)
+    action: Literal["run", "redact", "forget", "failed-run"] = "run"
+    # the run's sidecar passes (SleepGate, GC), named before they change the sidecar: undo and recovery
+    # revert them (a manifest from before this field names none; its sleep-log record does)
+    sidecar_passes: list[str] = Field(default_factory=list)
+
+
+STOPPED = ("writing", "undoing")  # a run, or an undo, that did not finish: recovery finishes it
 
 
 def sha256(data: bytes) -> str:
@@ -121,18 +128,38 @@ class SafeWriter:
         self.snapshots_dir = snapshots_dir
         self.keep = keep
 
+    def begin(self, run_id: str, sidecar_passes: Sequence[str]) -> None:
+        """Open a run's manifest before its sidecar passes change anything: a run that dies before
+        `apply` closes it is rolled back by `recover`, its passes with it."""
+        self._check_no_link(self.snapshots_dir)
+        self._save(
+            Manifest(
+                run_id=run_id,
+                created=datetime.now(UTC),
+                status="writing",
+                files=[],
+                sidecar_passes=list(sidecar_passes),
+            )
+        )
+
     def apply(
         self,
         run_id: str,
         changes: Sequence[FileChange],
-        action: Literal["run", "redact", "failed-run"] = "run",
+        action: Literal["run", "redact", "forget", "failed-run"] = "run",
+        sidecar_passes: Sequence[str] = (),
     ) -> Manifest | None:
-        """Write every change of one run (or `memory-sleep redact`, or a failed run's record); None when
-        no file would change."""
+        """Write every change of one run (or `memory-sleep redact`, or a failed run's record), naming the
+        sidecar passes it made; None when no file would change and it names no pass (a manifest `begin`
+        opened is then removed). A failed write puts the files back; a run that names passes stays
+        "writing" for its caller's `recover`, which reverts them."""
         real = [c for c in changes if self._current(c.path) != c.content]
-        if not real:
-            return None
         folder = self.snapshots_dir / run_id
+        begun = (folder / "manifest.json").is_file()
+        if not real and not sidecar_passes:
+            if begun:
+                self._discard(run_id)
+            return None
         self._check_no_link(self.snapshots_dir)
         files = []
         try:
@@ -148,11 +175,16 @@ class SafeWriter:
                     )
                 )
             manifest = Manifest(
-                run_id=run_id, created=datetime.now(UTC), status="writing", files=files, action=action
+                run_id=run_id,
+                created=datetime.now(UTC),
+                status="writing",
+                files=files,
+                action=action,
+                sidecar_passes=list(sidecar_passes),
             )
             self._save(manifest)
         except OSError as error:
-            shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(folder / "files" if begun else folder, ignore_errors=True)  # begun: keep its passes
             raise WorkspaceError(
                 f"{self._shown(folder)}: cannot write the snapshot ({error.strerror or error}). "
                 "Nothing was changed; check free space and permissions."
@@ -235,25 +267,49 @@ class SafeWriter:
         else:
             atomic_write(copy, content)
 
-    def recover(self) -> list[str]:
+    def recover(self, first: Callable[[list[Manifest]], object] | None = None) -> list[str]:
         """Roll back any run that died while writing, and remove the temporary files a killed write
-        left behind (the caller holds the lock, so none is in use); returns the run ids rolled back."""
+        left behind (the caller holds the lock, so none is in use); returns the run ids rolled back.
+
+        `first` reverts the sidecar passes the stopped runs name, before any file is put back (as for
+        `undo`); without it, a stopped run that names passes is an error saying how to finish it.
+        """
+        return [manifest.run_id for manifest in self._recover(first)]
+
+    def _recover(self, first: Callable[[list[Manifest]], object] | None) -> list[Manifest]:
         sweep_temporary_files(self.root)
-        rolled = []
-        for manifest in self.manifests():
-            if manifest.status == "writing":
-                self._restore(manifest)
-                manifest.status = "rolled-back"
+        stopped = [manifest for manifest in self.manifests() if manifest.status in STOPPED]
+        if first is None and any(manifest.sidecar_passes for manifest in stopped):
+            names = ", ".join(manifest.run_id for manifest in stopped)
+            raise WorkspaceError(
+                f"Run {names} stopped before it finished, after changing the sidecar: run `memory-sleep undo` "
+                "to roll it back, then try again."
+            )
+        if stopped and first is not None:
+            first(list(reversed(stopped)))
+        for manifest in stopped:
+            was = manifest.status
+            self._restore(manifest)
+            manifest.status = "undone" if was == "undoing" else "rolled-back"
+            if manifest.files or was == "undoing":
                 self._save(manifest)
-                rolled.append(manifest.run_id)
-        return rolled
+            else:  # a run stopped before it wrote a file: its passes were all it changed
+                self._discard(manifest.run_id)
+        return stopped
+
+    def _discard(self, run_id: str) -> None:
+        """Remove the manifest of a run that wrote no file (and the snapshots folder, if it was the one)."""
+        shutil.rmtree(self.snapshots_dir / run_id, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            self.snapshots_dir.rmdir()
 
     def _roll_back(self, manifest: Manifest, error: WorkspaceError) -> WorkspaceError:
         """After a failed write, put back the files already written; the error to raise says how that went."""
         try:
             self._restore(manifest)
-            manifest.status = "rolled-back"
-            self._save(manifest)
+            if not manifest.sidecar_passes:  # else the caller's `recover` reverts them, then closes it
+                manifest.status = "rolled-back"
+                self._save(manifest)
         except (OSError, WorkspaceError):
             return WorkspaceError(
                 f"{error} The files already written could not be put back now; the next `memory-sleep run` "
@@ -267,13 +323,14 @@ class SafeWriter:
         Failed runs after it changed only their record in sleep-log.json: they are undone with it, newest
         first, so the log goes back to how it was before the run. `first` undoes what else the runs
         changed (the sidecar), once undo is sure to go ahead and before any file is put back; it must
-        be safe to repeat, since an undo that stops before its files are back is asked again.
+        be safe to repeat, since an undo that stops before its files are back is asked again. A run that
+        stopped before it finished is the last run: it is rolled back (`first` too) and returned.
         """
         # a run that died mid-write is the last run; undoing an earlier one instead would leave its
         # half-written files, and the next run's recover() would then overwrite the undone state
-        rolled = self.recover()
+        rolled = self._recover(first)
         if rolled:
-            return next(m for m in self.manifests() if m.run_id == rolled[-1])
+            return rolled[-1]
         targets = self.undo_targets()
         if not targets:
             raise UndoError("Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots.")
@@ -290,7 +347,7 @@ class SafeWriter:
             try:
                 self._restore(manifest)
             except WorkspaceError as error:
-                if manifest.status != "writing":
+                if manifest.status != "undoing":
                     raise
                 raise WorkspaceError(
                     f"{error} The undo stopped half-way; run `memory-sleep undo` again to finish it."
@@ -336,8 +393,8 @@ class SafeWriter:
         """Put back every file of `manifest` as it was before its run (edits since are kept beside it)."""
         self._keep_copy(manifest.run_id, [FileChange(p, self._current(p)) for p in self._edited([manifest])])
         if manifest.status == "done":
-            # an undo that dies half-way leaves a run "writing": the next run or undo finishes it
-            manifest.status = "writing"
+            # an undo that dies half-way leaves a run "undoing": the next run or undo finishes it
+            manifest.status = "undoing"
             self._save(manifest)
         for entry in manifest.files:
             if entry.before_sha256 is None:
@@ -402,7 +459,7 @@ class SafeWriter:
         )
 
     def _prune(self) -> None:
-        finished = [m for m in self.manifests() if m.status != "writing"]
+        finished = [m for m in self.manifests() if m.status not in STOPPED]
         for manifest in finished[: max(0, len(finished) - self.keep)]:
             shutil.rmtree(self.snapshots_dir / manifest.run_id, ignore_errors=True)
 

@@ -47,7 +47,7 @@ def last_run(workspace: Workspace) -> Iterator[Check]:
 def lock(workspace: Workspace) -> Iterator[Check]:
     from filelock import FileLock, Timeout
 
-    from memory_sleep.workspace.writer import SafeWriter
+    from memory_sleep.workspace.writer import STOPPED, SafeWriter
 
     state = workspace.state_dir
     holder_file = state / "lock.holder"
@@ -77,7 +77,7 @@ def lock(workspace: Workspace) -> Iterator[Check]:
         else:
             yield Check("lock", "ok", "free")
     unfinished = [
-        m.run_id for m in SafeWriter(workspace.root, state / "snapshots").manifests() if m.status == "writing"
+        m.run_id for m in SafeWriter(workspace.root, state / "snapshots").manifests() if m.status in STOPPED
     ]
     if unfinished:
         yield Check(
