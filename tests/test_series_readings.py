@@ -8,12 +8,15 @@ from pathlib import Path
 
 from memory_sleep.config import Config
 from memory_sleep.cycle.undo import undo_last_run
+from memory_sleep.engines.offline.curate import OfflineCurator
 from memory_sleep.engines.recurrence import Recurrence, note_shapes
+from memory_sleep.models import KeptItem
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_doc import MemoryDocument
 from memory_sleep.workspace.state import ItemRecord, StateStore
 
 from .conftest import run_offline
+from .item_helpers import note_item
 
 FIRST = date(2026, 3, 2)
 QUEUE = "**Queue depth:** {} jobs waiting"
@@ -74,6 +77,25 @@ def test_a_line_said_again_with_the_same_values_is_no_series() -> None:
     for line in (TASK, FACT, "- Nightly export: 120 rows to bucket exports-eu"):
         said = Recurrence().with_notes((_day(offset), note_shapes([line])) for offset in range(6))
         assert said.series_day(line, _day(0)) is None, line
+
+
+def test_the_engine_judges_readings_again_but_never_a_task_or_a_decision() -> None:
+    lines = {
+        "fact": "- disk on db-{}: 77% used",
+        "action": "- [ ] move the exporter off db-{} by Friday",
+        "decision": "- Decided: db-{} stays the primary",
+    }
+    curator = OfflineCurator()
+    for category, line in lines.items():
+        said = [(_day(offset), line.format(offset + 1)) for offset in range(3)]
+        recurrence = Recurrence().with_notes((day, note_shapes([text])) for day, text in said)
+        kept = KeptItem(item=note_item(said[0][1], _day(0)), category=category, topic=None)  # type: ignore[arg-type]
+        verdicts = curator.readings([kept], recurrence)
+        if category == "fact":
+            assert [(v.verdict, v.discard_reason) for v in verdicts] == [("DISCARD", "routine")]
+            assert verdicts[0].reason == f"recognised as a series of readings on {_day(2).isoformat()}"
+        else:
+            assert verdicts == [], category
 
 
 def test_the_first_reading_is_judged_again_and_its_entry_archived(tmp_path: Path) -> None:

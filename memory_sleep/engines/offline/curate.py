@@ -12,7 +12,9 @@ from memory_sleep.models import Classification, EntryJudgement, EntryView, KeptI
 
 _FINISHED = ("completed", "cancelled")  # a project's status starts with one of these when it is over
 _STILL_OPEN = frozenset({"Action items"})  # an overdue action is still open, not an event that is over
-_NEVER_READINGS = ("decision", "lesson")  # as when classifying: recurrence never discards them
+# a decision or lesson is never routine (as when classifying), and an action names a thing to do: the
+# same task said of another host or day is another task, not another reading
+_NEVER_READINGS = ("decision", "lesson", "action")
 
 
 class OfflineCurator:
