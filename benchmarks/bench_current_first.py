@@ -174,10 +174,12 @@ def _holds_any(hit: Hit, items: list[NoteItem]) -> bool:
 def _answers(hit: Hit, current: str, answers: list[NoteItem]) -> bool:
     """The hit states the current value, or is an answer line, or a MEMORY.md entry restating one
     with no number the answer line does not have: "技能生态: 9个技能" restates "10 个技能" in its
-    words but states the old count."""
-    if _states(hit.text, current):
+    words but states the old count. What a hit states leaves its "(previously: ...)" out, as
+    `_holds_any` does: "10 个技能 (previously: 9 个技能)" states 10, not 9."""
+    said = current_text(hit.text)
+    if _states(said, current):
         return True
-    return _holds_any(hit, [item for item in answers if _numbers(hit.text) <= _numbers(item.text)])
+    return _holds_any(hit, [item for item in answers if _numbers(said) <= _numbers(item.text)])
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -34,6 +34,8 @@ class Changes:
     instead: str = ""
     dropped: str = ""
     repeat: str = ""
+    before_label: str = ""
+    now_label: str = ""
 
 
 @dataclass(frozen=True)
@@ -122,3 +124,7 @@ DROPPED = _phrases("dropped")
 """Words after a value that is gone: "the rebuilt dashboard is dropped"."""
 REPEAT_MARKS = _phrases("repeat")
 """Words a note starts with when it says it repeats: "Recap: ...", "To confirm: ..."."""
+BEFORE_LABELS = frozenset(_phrases("before_label"))
+"""Keys of a line stating the old value of a change told as a pair: "Before:", "之前:"."""
+NOW_LABELS = frozenset(_phrases("now_label"))
+"""Keys of the line stating its current value: "Now:", "现在:"."""

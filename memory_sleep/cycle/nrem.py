@@ -12,6 +12,7 @@ from datetime import date, timedelta
 from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.engines.base import Classifier, ClassifyContext
 from memory_sleep.engines.cards import card_fields, section_openers
+from memory_sleep.engines.pairs import Pair, pairs, stated
 from memory_sleep.engines.recurrence import Recurrence, note_shapes
 from memory_sleep.engines.redact import only_secrets, redact_items
 from memory_sleep.models import Classification, NoteItem
@@ -66,6 +67,7 @@ def run_nrem(
     read_shapes: list[tuple[date, dict[str, int]]] = []
     cards: set[str] = set()
     openers: set[str] = set()
+    paired: dict[str, Pair] = {}
     for note, previous in notes:
         try:
             parsed = read_note(note, max_note_bytes)
@@ -84,6 +86,7 @@ def run_nrem(
         read_shapes.append((note.day, shapes))
         cards |= card_fields(parsed.items)
         openers |= section_openers(parsed.items)
+        paired |= pairs(parsed.items)
         known = previous.items if previous else {}
         items = {item.id: known[item.id] for item in parsed.items if item.id in known}
         fresh.extend(item for item in parsed.items if item.id not in known)
@@ -100,6 +103,7 @@ def run_nrem(
         recurrence=context.recurrence.with_notes(read_shapes),
         cards=frozenset(cards),
         openers=frozenset(openers),
+        pairs=paired,
     )
     result.recurrence = context.recurrence
     result.warnings.extend(run_warnings(sightings_in_items(fresh)))
@@ -119,8 +123,10 @@ def run_nrem(
             if verdict.verdict == "DISCARD" and verdict.discard_reason in NOISE and not verdict.closes_action:
                 states[item.file].items[item.id] = record(item, verdict)
                 result.noise_discarded += 1
-            else:
-                result.classified.append((item, verdict))
+            else:  # the now line of a pair is kept as what it states: its subject's value, the old one noted
+                result.classified.append(
+                    (stated(item, paired[item.id]) if item.id in paired else item, verdict)
+                )
     return result
 
 

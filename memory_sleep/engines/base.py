@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal, Protocol
 
+from memory_sleep.engines.pairs import Pair
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import (
     Briefing,
@@ -31,6 +32,7 @@ class ClassifyContext:
     recurrence: Recurrence = field(default_factory=Recurrence)  # line shapes of recent days
     cards: frozenset[str] = frozenset()  # ids of items that are fields of a card (engines/cards.py)
     openers: frozenset[str] = frozenset()  # ids of paragraphs that open a section (engines/cards.py)
+    pairs: Mapping[str, Pair] = field(default_factory=dict)  # before/now lines by id (engines/pairs.py)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from collections import deque
 from collections.abc import Sequence
 from datetime import date
 
+from memory_sleep.engines import pairs
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.cards import KEYED
 from memory_sleep.engines.offline import cues, matching, promotion, routine, sections, statements
@@ -80,6 +81,8 @@ class OfflineClassifier:
             promote = verdict.category is None or promotion.promoted(
                 verdict.category, text, item.day, item.id in context.cards
             )
+            if item.id in context.pairs:  # a change told as before/now: the now line is the current value
+                promote = pairs.promoted(item, context.pairs[item.id], promote)
             verdicts.append(dataclasses.replace(verdict, item_id=item.id, topic=topic, promote=promote))
         return verdicts
 

@@ -7,6 +7,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 
+from memory_sleep.engines import pairs
 from memory_sleep.engines.offline import absences, matching, repeats, statements, supersede
 from memory_sleep.engines.offline.supersede import Candidate
 from memory_sleep.engines.offline.wording import entry_text, plain
@@ -23,6 +24,7 @@ _STATEMENT_SECTIONS = frozenset({"Facts", "Decisions", "People"})
 _ELABORATES = 0.8  # share of an entry's words a newer text must repeat to count as its new wording
 _LESSON_LEAD = re.compile(r"^(?:(?:til|lesson(?: learned)?|learned|takeaway|remember)\b\s*[:—–-]?\s*)+", re.I)
 _LINKS = frozenset(["url"])
+_OLD = "the old value of a change told as before/now (engines/pairs.py): left in the notes"
 
 
 class _Candidates:
@@ -76,6 +78,9 @@ class OfflineIntegrator:
         operations = []
         for kept in items:
             text = entry_text(kept)
+            if not kept.promote and pairs.is_before(kept.item):  # "之前: 9 个技能": an old value, no fact
+                operations.append(Operation(item_id=kept.item.id, op="add", text=text, reason=_OLD))
+                continue
             operation = _decide(kept, text, candidates.sharing_words(tokens(text)), projects)
             written = operation.text or text
             if operation.op == "supersede" and operation.target:

@@ -19,7 +19,7 @@ from memory_sleep.language import (
     OLD_VALUE_IN_TEXT,
     OLD_VALUE_MARKS,
 )
-from memory_sleep.text import shorten, tokens, without_history, word_sequence
+from memory_sleep.text import is_cjk, shorten, tokens, without_history, word_sequence
 
 _LABEL = re.compile(
     r"^(?:(?:" + "|".join(re.escape(label) for label in LEAD_INS) + r")(?:\s+for\s+\w+)?\s*[:—–-]\s*)+",
@@ -241,6 +241,7 @@ def replaced_values(text: str) -> tuple[str, ...]:
 
 
 _CLAUSE_MARK = re.compile(r"[;,()\n]")
+_WHITESPACE = re.compile(r"\s+")
 _ARROW = re.compile(r"→|->")
 
 
@@ -252,7 +253,11 @@ def _in_chain(text: str, start: int, end: int) -> bool:
 
 
 def mentions_value(text: str, value: str) -> bool:
-    """`value` stands in `text` as a whole run of words, case aside ("8080" is not in "18080")."""
+    """`value` stands in `text` as a whole run of words, case aside ("8080" is not in "18080"); in Chinese
+    or Japanese, spaces aside ("9 个技能（4个基础 + 5个专业）" is "9个技能（4个基础+5个专业）"): those scripts
+    do not part words by spaces, so where one stands is a habit of the writer."""
+    if any(is_cjk(character) for character in value):
+        text, value = _WHITESPACE.sub("", text), _WHITESPACE.sub("", value)
     pattern = r"(?<![\w.])" + re.escape(value.lower()) + r"(?![\w]|\.\d)"
     return re.search(pattern, text.lower()) is not None
 
