@@ -35,6 +35,9 @@ _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _INLINE_MARKUP = re.compile(r"[*_`~#>|]")
 _HAS_DIGIT = re.compile(r"\S*\d\S*(?:\s[a-z%]{1,3}\b)?")  # "21.9 GB" and "3 PRs" are one value
 _HEX = re.compile(r"\b[0-9a-f]{7,}\b")
+# a setting's name before its value ("cache_ttl_s=64"): the name is what the line is about, the value
+# what it reads, so "cache_ttl_s=64" and "retry_max=5" are two settings, not two readings of one
+_ASSIGNED = re.compile(r"([a-z_][a-z_.]*=)(?=[^\s=])")
 _SPACE = re.compile(r"\s+")
 _LEADING_MASKS = re.compile(r"^(?:[#\[\]()]+\s*)+")
 _KEY = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s+(\S.*)")
@@ -48,7 +51,7 @@ _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{1,2})月(\d{1,2})日")
 
 def _masked(line: str) -> str:
     text = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line[:SHAPE_CHARS].lower()))
-    text = _HEX.sub("#", _HAS_DIGIT.sub("#", text))
+    text = _HEX.sub("#", _HAS_DIGIT.sub("#", _ASSIGNED.sub(r"\1 ", text)))
     return _LEADING_MASKS.sub("", _SPACE.sub(" ", text).strip())  # a timestamp before the line
 
 
