@@ -117,3 +117,27 @@ def test_a_line_with_no_value_is_never_a_series() -> None:
         [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(today))]
     )
     assert not recurrence.is_routine(today[0], TODAY)
+
+
+def test_settings_of_other_names_are_not_readings_of_one_series() -> None:
+    """ "WORKERS=8", "UPLOAD_LIMIT_MB=25" and "POOL_SIZE=12" name three settings: the name before "="
+    is what each line is about, so they are three facts, not three readings of one shape; a setting
+    whose value keeps changing still is a series."""
+    earlier = [(date(2026, 3, 28), "the ingest service runs with `WORKERS=8` in prod")]
+    today = [
+        "the ingest service runs with `UPLOAD_LIMIT_MB=25` in prod",
+        "the ingest service runs with `POOL_SIZE=12` in prod",
+    ]
+    recurrence = Recurrence().with_notes(
+        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(today))]
+    )
+    assert not any(recurrence.is_routine(line, TODAY) for line in today)
+    assert recurrence.series_day(earlier[0][1], date(2026, 3, 28)) is None
+    readings = [
+        "the ingest service runs with `WORKERS=9` in prod",
+        "the ingest service runs with `WORKERS=4` in prod",
+    ]
+    recurrence = Recurrence().with_notes(
+        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(readings))]
+    )
+    assert all(recurrence.is_routine(line, TODAY) for line in readings)

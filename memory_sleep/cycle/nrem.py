@@ -13,7 +13,7 @@ from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.engines.base import Classifier, ClassifyContext
 from memory_sleep.engines.cards import card_fields, section_openers
 from memory_sleep.engines.pairs import Pair, pairs, stated
-from memory_sleep.engines.recurrence import note_shapes
+from memory_sleep.engines.recurrence import Recurrence, note_shapes
 from memory_sleep.engines.redact import only_secrets, redact_items
 from memory_sleep.models import Classification, NoteItem
 from memory_sleep.sidecar.sources import NOISE
@@ -40,6 +40,7 @@ class NremResult:
     noise_discarded: int = 0
     files_read: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    recurrence: Recurrence = field(default_factory=Recurrence)  # the shapes of the notes read and before
 
 
 def needs_reading(note: NoteFile, state: NoteState | None, today: date, lookback_days: int) -> bool:
@@ -104,6 +105,7 @@ def run_nrem(
         openers=frozenset(openers),
         pairs=paired,
     )
+    result.recurrence = context.recurrence
     result.warnings.extend(run_warnings(sightings_in_items(fresh)))
     fresh = redact_items(fresh)  # only new text is scanned; nothing downstream ever sees the secret
     # a line that held nothing but a secret holds nothing once redacted: no engine is asked to keep it

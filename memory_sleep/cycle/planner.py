@@ -17,6 +17,7 @@ from memory_sleep.cycle import (
     nrem,
     projects,
     rem,
+    series,
     stale,
     weekly,
 )
@@ -75,6 +76,7 @@ class Planner:
         self.archived: list[ArchiveRecord] = []
         self.operation_counts: dict[str, int] = {}
         self.edits: list[Edit] = []
+        self.retired: list[series.Retired] = []  # kept items NREM found readings of a series since
         self.tool_bytes_before = 0
 
     def plan(self) -> RunReport:
@@ -213,6 +215,18 @@ class Planner:
             name = item.file.removeprefix("memory/")
             self.note_states[name].items[item.id] = nrem.record(item, verdict)
             self.changed_notes.add(name)
+        window = {
+            name: state
+            for name, state in self.note_states.items()
+            if date.fromisoformat(name[:10]) >= earliest
+        }
+        self.retired = series.rejudge(self.engine.curator, result.recurrence, window)
+        again = {reading.item_id: reading.verdict for reading in self.retired}
+        result.classified = [(item, again.get(item.id, verdict)) for item, verdict in result.classified]
+        for retired in self.retired:
+            self.note_states[retired.note].items[retired.item_id] = retired.record
+            self.changed_notes.add(retired.note)
+        self.state.pending = series.still_pending(self.state.pending, self.retired)
         return result
 
     def _rem(
@@ -226,6 +240,8 @@ class Planner:
         waiting = self._pending_items()
         batch_size = self.engine.integrate_batch_size or self.config.engine.batch_size
         archived = self._recently_archived(today - timedelta(days=self.config.stale_after_days))
+        readings = DocumentEditor(document, today)
+        self._apply(readings, series.archive_edits(readings, self.retired))
         outcome = rem.integrate(
             waiting,
             document,
@@ -244,6 +260,9 @@ class Planner:
             name = kept.item.file.removeprefix("memory/")
             self.note_states[name].items[kept.item.id].operation = operation.op
             self.changed_notes.add(name)
+        for kept, before, text in [(kept, "", text) for kept, text in outcome.added] + outcome.changed:
+            its = self.note_states[kept.item.file.removeprefix("memory/")].items[kept.item.id]
+            its.wrote, its.replaced = text, before
         placed = outcome.settled_ids()
         self.state.pending = {
             name: left

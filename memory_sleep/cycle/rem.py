@@ -24,6 +24,8 @@ class RemResult:
     applied: list[tuple[KeptItem, Operation]] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     added: list[tuple[KeptItem, str]] = field(default_factory=list)  # with the text it was added with
+    # the items that updated or superseded an entry, with its text before and after
+    changed: list[tuple[KeptItem, str, str]] = field(default_factory=list)
     left: list[KeptItem] = field(default_factory=list)  # not promoted and new: left in the notes
 
     def integrated_ids(self) -> set[str]:
@@ -241,8 +243,11 @@ def _edits(
             )
         edit = _edit(kept, operation, target)
         if edit is not None:
+            before = target[1].text if target is not None else ""
             editor.apply([edit])
             edits.append(edit)
+            if edit.op in ("update", "supersede") and target is not None:
+                result.changed.append((kept, before, target[1].text))
         if operation.op == "add":
             by_ref[kept.item.id] = (f"I:{kept.item.id}", editor.resolve(f"I:{kept.item.id}")[1])
             result.added.append((kept, " ".join((operation.text or "").split())))

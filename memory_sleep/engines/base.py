@@ -118,6 +118,11 @@ class Curator(Protocol):
         """The projects (by name) whose summary says they are finished: completed or cancelled."""
         ...
 
+    def readings(self, kept: Sequence[KeptItem], recurrence: Recurrence) -> list[Classification]:
+        """The kept items that later notes (`recurrence`: the shapes of recent days) show to be readings
+        of a series, each judged again: DISCARD routine, with the day the series showed in its reason."""
+        ...
+
 
 class Summarizer(Protocol):
     def summarize_project(self, context: ProjectContext) -> ProjectFields:

@@ -25,12 +25,19 @@ ROUTINE_IN_ONE_NOTE = 3  # ... or this many times in one day's notes
 # "disk 77% used" one day, "disk 24% used" and "disk 61% used" the next is a series of readings
 ROUTINE_READINGS = 3
 _DISTINCT = "="  # before a shape: how many different values a note gave it, when fewer than its count
+# before a shape and its values: a note said the shape with those values (kept for shapes said with at
+# most ROUTINE_READINGS different values in the note; more is a series whatever the values); alone,
+# the key says the note's shapes record their values (a state written before they did says nothing)
+_SAID = "~"
 SHAPE_CHARS = 400  # a shape is read from a line's start: masking a pasted 1 MB line must stay cheap
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _INLINE_MARKUP = re.compile(r"[*_`~#>|]")
 _HAS_DIGIT = re.compile(r"\S*\d\S*(?:\s[a-z%]{1,3}\b)?")  # "21.9 GB" and "3 PRs" are one value
 _HEX = re.compile(r"\b[0-9a-f]{7,}\b")
+# a setting's name before its value ("cache_ttl_s=64"): the name is what the line is about, the value
+# what it reads, so "cache_ttl_s=64" and "retry_max=5" are two settings, not two readings of one
+_ASSIGNED = re.compile(r"([a-z_][a-z_.]*=)(?=[^\s=])")
 _SPACE = re.compile(r"\s+")
 _LEADING_MASKS = re.compile(r"^(?:[#\[\]()]+\s*)+")
 _KEY = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s+(\S.*)")
@@ -44,7 +51,7 @@ _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{1,2})月(\d{1,2})日")
 
 def _masked(line: str) -> str:
     text = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line[:SHAPE_CHARS].lower()))
-    text = _HEX.sub("#", _HAS_DIGIT.sub("#", text))
+    text = _HEX.sub("#", _HAS_DIGIT.sub("#", _ASSIGNED.sub(r"\1 ", text)))
     return _LEADING_MASKS.sub("", _SPACE.sub(" ", text).strip())  # a timestamp before the line
 
 
@@ -87,17 +94,30 @@ def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
     """How often each shape occurs among a note's items (by each item's first line), keys included."""
     shapes: Counter[str] = Counter()
     readings: dict[str, set[tuple[str, ...]]] = {}
+    keys: set[str] = set()  # a series is read from a line's own shape and its sentence's, not its key's
     for line in first_lines:
         if line.strip():
-            shape, values = line_shape(line), _values(line)
+            shape, values, key = line_shape(line), _values(line), key_shape(line)
             shapes[shape] += 1
             readings.setdefault(shape, set()).add(values)
-            for other in (key_shape(line), sentence_shape(line)):
+            for other in (key, sentence_shape(line)):
                 if other is not None and other != shape:
                     shapes[other] += 1
                     readings.setdefault(other, set()).add(values)
+            keys.add(key or "")
     distinct = {_DISTINCT + shape: len(said) for shape, said in readings.items() if len(said) < shapes[shape]}
-    return {**shapes, **distinct}
+    said = {
+        _said(shape, values): 1
+        for shape, values_said in readings.items()
+        if len(values_said) <= ROUTINE_READINGS and shape not in keys
+        for values in values_said
+        if values
+    }
+    return {**shapes, **distinct, **said, _SAID: 1} if shapes else {}
+
+
+def _said(shape: str, values: tuple[str, ...]) -> str:
+    return _SAID + _digest(shape + "\0" + "\0".join(values))
 
 
 def _values(line: str) -> tuple[str, ...]:
@@ -140,6 +160,39 @@ class Recurrence:
                 return True
         key = key_shape(line) if by_key else None
         return key is not None and self._recurs(key, day)
+
+    def series_day(self, line: str, day: date) -> date | None:
+        """The day later notes showed the line (of a note of `day`) to be a reading of a series: its
+        shape said with ROUTINE_READINGS different values within WINDOW_DAYS days, over two days or
+        more, counting only other values than the line's own on other days. The same line said again
+        (a task copied day after day, a fact restated) is no series; a line with no value, or naming
+        another day or a version, never is. None while no such day has come."""
+        head, values = line[:SHAPE_CHARS], _values(line)
+        if not values or _names_another_day(head, day) or _VERSION.search(head):
+            return None
+        shapes = {line_shape(line), sentence_shape(line)} - {None}
+        found = [self._series(shape, values, day) for shape in shapes if shape is not None]
+        return min((seen for seen in found if seen is not None), default=None)
+
+    def _series(self, shape: str, values: tuple[str, ...], day: date) -> date | None:
+        by_day = self.days_by_shape.get(shape, {})
+        distinct = self.days_by_shape.get(_DISTINCT + shape, {})
+        same = self.days_by_shape.get(_said(shape, values), {})
+        recorded = self.days_by_shape.get(_SAID, {})
+
+        def readings(seen: date) -> int:
+            """The values said on `seen`: all of them on the line's own day, else the other ones (at
+            least one of them may be the line's own when the note did not record which)."""
+            said = distinct.get(seen, by_day[seen])
+            if seen == day:
+                return said
+            return said - same.get(seen, 0) if seen in recorded else max(said - 1, 0)
+
+        for shown in sorted(seen for seen in by_day if day < seen and (seen - day).days < WINDOW_DAYS):
+            window = [seen for seen in by_day if seen <= shown and (shown - seen).days < WINDOW_DAYS]
+            if readings(shown) and sum(readings(seen) for seen in window) >= ROUTINE_READINGS:
+                return shown
+        return None
 
     def _recurs(self, shape: str, day: date, readings: bool = False) -> bool:
         """The shape comes on ROUTINE_DAYS days of the window or ROUTINE_IN_ONE_NOTE times on `day`;

@@ -44,6 +44,9 @@ class ItemRecord:
     closes_action: bool = False
     operation: OperationKind | None = None
     promote: bool = True  # see Classification.promote
+    # the text REM gave the MEMORY.md entry it added or changed, and the text it replaced (cycle/series.py)
+    wrote: str = ""
+    replaced: str = ""
 
     @property
     def integrated(self) -> bool:

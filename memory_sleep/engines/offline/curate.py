@@ -7,16 +7,21 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 
 from memory_sleep.engines.offline import absences, matching, references, routine
-from memory_sleep.models import EntryJudgement, EntryView, NoteItem, ProjectFields
+from memory_sleep.engines.recurrence import Recurrence
+from memory_sleep.models import Classification, EntryJudgement, EntryView, KeptItem, NoteItem, ProjectFields
 
 _FINISHED = ("completed", "cancelled")  # a project's status starts with one of these when it is over
 _STILL_OPEN = frozenset({"Action items"})  # an overdue action is still open, not an event that is over
+# a decision or lesson is never routine (as when classifying), and an action names a thing to do: the
+# same task said of another host or day is another task, not another reading
+_NEVER_READINGS = ("decision", "lesson", "action")
 
 
 class OfflineCurator:
     """Absences that are over, stack traces, events whose dates are all past, and entries that name
     the value they replaced; an entry a note restates or whose person it names is still in use; a
-    project whose status starts "completed" or "cancelled" is finished."""
+    project whose status starts "completed" or "cancelled" is finished; a kept line whose shape later
+    notes say with other values is a reading of a series."""
 
     def judge(self, entries: Sequence[EntryView], today: date) -> list[EntryJudgement]:
         judgements = []
@@ -40,6 +45,27 @@ class OfflineCurator:
 
     def finished(self, projects: Mapping[str, ProjectFields]) -> list[str]:
         return [name for name, fields in projects.items() if fields.status.lower().startswith(_FINISHED)]
+
+    def readings(self, kept: Sequence[KeptItem], recurrence: Recurrence) -> list[Classification]:
+        """A kept line whose shape later notes said with other values (recurrence.series_day): the first
+        readings of a series, which no run could tell on their own day."""
+        found = []
+        for item in kept:
+            if item.category in _NEVER_READINGS:
+                continue
+            shown = recurrence.series_day(item.item.text.split("\n", 1)[0], item.item.day)
+            if shown is not None:
+                found.append(
+                    Classification(
+                        item_id=item.item.id,
+                        verdict="DISCARD",
+                        discard_reason="routine",
+                        topic=item.topic,
+                        reason=f"recognised as a series of readings on {shown.isoformat()}",
+                        promote=item.promote,
+                    )
+                )
+        return found
 
 
 def _judge(entry: EntryView, today: date) -> EntryJudgement | None:
