@@ -284,6 +284,34 @@ def test_a_line_is_read_as_the_note_item_it_restates(tmp_path: Path) -> None:
     assert index.assign("Port for Atlas API is 8080") == ("atlas.api.port", "8080")
 
 
+def test_a_value_wrapped_over_two_lines_is_the_value_it_states(tmp_path: Path) -> None:
+    """A note item wrapped mid-value ("weekly on\\nSunday") states that value, as it does on one line:
+    its repeat and a result quoting it state the new value, not the old one they name as before."""
+    truth = tiny_truth(tmp_path)
+    key, old, new = "atlas.sync", "nightly after backups", "weekly on Sunday"
+    lines = [f"- Atlas sync runs {old}", f"- Atlas sync now runs {new}; before: {old}"]
+    wrapped = f"Recap: Atlas sync now runs weekly on\nSunday; before: {old}"
+    (tmp_path / "memory" / "2026-01-02.md").write_text(f"# 2026-01-02\n\n{lines[0]}\n", encoding="utf-8")
+    (tmp_path / "memory" / "2026-01-06.md").write_text(
+        f"# 2026-01-06\n\n{lines[1]}\n\n{wrapped}\n", encoding="utf-8"
+    )
+    files = ["memory/2026-01-02.md", "memory/2026-01-06.md"]
+    truth["items"] += [
+        item(files[0], 3, "KEEP", "fact", lines[0], fact_key=key),
+        item(files[1], 3, "KEEP", "fact", lines[1], fact_key=key),
+        item(files[1], 5, "DISCARD", "duplicate", wrapped.split("\n")[0], end_line=6, fact_key=key),
+    ]
+    values = [
+        {"value": old, "date": "2026-01-02", "file": files[0], "line": 3},
+        {"value": new, "date": "2026-01-06", "file": files[1], "line": 3},
+    ]
+    truth["facts"].append({"key": key, "category": "fact", "topic": "Atlas", "values": values, "final": new})
+    index = retention.StatementIndex(truth, TruthText(tmp_path, truth))
+    assert index.assign(wrapped) == (key, new)
+    assert index.assign(wrapped.replace("\n", " ")) == (key, new)  # its repeat's value was the old one
+    assert index.assign(f"Atlas sync runs {old}") == (key, old)
+
+
 def leave_truth(folder: Path) -> GroundTruth:
     """Wei's leave announced for 14 days then shortened to 4; Fatima's leave on other words."""
     notes = {

@@ -103,7 +103,7 @@ class StatementIndex:
         self._names = _name_words(truth)
         for item in truth["items"]:
             key = item["fact_key"]
-            body = _LIST_MARKER.sub("", text.of(item))
+            body = _one_line(_LIST_MARKER.sub("", text.of(item)))
             value = ""
             if key in keyed:
                 value = stated.get((item["file"], item["line"])) or _value_of(body, item["file"], keyed[key])
@@ -124,6 +124,7 @@ class StatementIndex:
         """(key, value it states) for the statement `line` best restates (>= 60% of its words), else None.
         Statements with the same words ("moved to A (was B)", "moved to B (was A)") are told apart by
         word order; the value is None when the line holds none of the key's values."""
+        line = _one_line(line)
         statement = self._best(line)
         if statement is None or statement.key is None:
             return None
@@ -168,6 +169,12 @@ def _name_words(truth: GroundTruth) -> frozenset[str]:
         if fact["key"].startswith(("person.", "contact."))
     )
     return frozenset(word for name in names for word in informative_tokens(name))
+
+
+def _one_line(text: str) -> str:
+    """A statement's text on one line: an item wrapped mid-value ("annoyed by @here\\npings") states
+    that value as it does unwrapped (its words and wording are already compared whitespace-folded)."""
+    return " ".join(text.split())
 
 
 def _value_of(body: str, file: str, fact: KeyedTruth) -> str:

@@ -1,0 +1,254 @@
+"""Which entry a newer statement changes, on structural evidence only: a value it says is gone, the
+same key or subject with a new typed value of the same kind, a new personal address. Words alone
+never supersede: a wrong supersede hides the truth, an add beside the old entry keeps both."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memory_sleep.engines.offline import matching, statements
+from memory_sleep.models import KeptItem
+from memory_sleep.text import jaccard, tokens
+
+_RESCHEDULED = 0.6
+_RESCHEDULED_WORDS = 4
+_PERSONAL = frozenset(["email", "handle"])
+# "Cycle 2: ...", "Phase 1:", "TARGET #2": a numbered part of a list, one of several
+_ORDINAL = re.compile(r"^\W*([^\W\d_]+)\s*#?(\d+)\b")
+_STATEMENTS = frozenset({"decision", "fact", "relationship", "status"})
+# verbs that join a project to what it runs or uses ("Grus runs on Node 18"): not what it is about
+_VERBS = frozenset(["runs", "run", "uses", "use", "got", "has", "have", "is", "are", "now", "moved", "lives"])
+
+
+@dataclass(eq=False)  # compared by identity in the index
+class Candidate:
+    ref: str
+    section: str
+    topic: str | None
+    text: str
+    words: frozenset[str]
+    order: int = 0
+
+
+def contradicted(
+    kept: KeptItem,
+    text: str,
+    candidates: Sequence[Candidate],
+    projects: frozenset[str],
+    tasks: Sequence[Candidate] = (),
+) -> Candidate | None:
+    """An entry this newer item changes, on structural evidence only: the one holding the value it
+    says is gone ("(was 5432)", "from Kafka to", "4 → 16"); else the same key or subject with a new
+    typed value of the same kind (IP, host, port, version, date, amount, handle). Words alone ("we're
+    switching back") never supersede: a wrong supersede hides the truth, an add beside the old entry
+    keeps both with their dates. Project names say where a statement belongs, never what it is about:
+    "Borealis auth port" and "Borealis runs Postgres" differ. Only a named old value reaches `tasks`
+    (open actions, which a dated fact may be filed as: "renewal due 2026-12-09")."""
+    if kept.category not in _STATEMENTS:
+        return None
+    named = _named_change(kept, text, [*candidates, *tasks], projects, frozenset(c.ref for c in tasks))
+    if named is not None:
+        return named
+    key = statements.subject_key(text, projects) if statements.names_a_subject(text, projects) else None
+    own_subject = about(text, projects)
+    best, best_score = None, 0.0
+    own_releases = statements.releases(text)
+    for candidate in candidates:
+        other_releases = statements.releases(candidate.text)
+        if own_releases and other_releases:
+            if own_releases.isdisjoint(other_releases):
+                continue  # "Scope of v0.15.3" and "Scope of v0.16.7": two releases
+            if (
+                key is not None
+                and set(key.split()) <= own_releases
+                and statements.value_part(text) != statements.value_part(candidate.text)
+            ):
+                return candidate  # "Pavo v0.6.5: the rebuilt dashboard" after "v0.6.5 will ship audit log v2"
+        # "Session Duration: ~30 minutes" in two notes: two sessions, not one changed
+        one_thing = _one_thing(kept, candidate, text, projects)
+        if (
+            one_thing
+            and key
+            and key == statements.subject_key(candidate.text, projects)
+            and statements.value_part(text) != statements.value_part(candidate.text)
+        ):
+            return candidate
+        other = about(candidate.text, projects)
+        same = (
+            one_thing
+            and _same_subject(own_subject, other, text, candidate.text)
+            and not (
+                matching.people_differ(
+                    statements.first_clause(text), statements.first_clause(candidate.text), projects
+                )
+                or (kept.category == "decision" and candidate.section != "Decisions")  # a port is no policy
+            )
+        )
+        if same and _new_value(text, candidate.text, own_subject == other):
+            score = 1.0 + jaccard(own_subject, other)
+            if score > best_score:
+                best, best_score = candidate, score
+            continue
+        if (
+            matching.same_named_thing(text, candidate.text, projects)
+            and not matching.people_differ(
+                statements.first_clause(text), statements.first_clause(candidate.text), projects
+            )
+            and matching.values_conflict(text, candidate.text, _PERSONAL)
+        ):
+            return candidate  # "Dan ... has a new address: dan.z@..." after "contact: Dan, dan@..."
+    return best
+
+
+def _one_thing(kept: KeptItem, candidate: Candidate, text: str, projects: frozenset[str]) -> bool:
+    """Both are about one named thing: they belong to the same project, or their subjects share a
+    word that names one thing (a project, an identifier, a name). The same key or subject words
+    alone ("Time:", "Lines of Code:", "tests") are fields every note may fill for its own subject."""
+    if kept.topic is not None and candidate.topic == kept.topic:
+        return True
+    return bool(matching.specific_words(text, projects) & matching.specific_words(candidate.text, projects))
+
+
+def _named_change(
+    kept: KeptItem,
+    text: str,
+    candidates: Sequence[Candidate],
+    projects: frozenset[str],
+    tasks: frozenset[str] = frozenset(),
+) -> Candidate | None:
+    """The entry whose current claim holds a value this statement says is gone, and that shares
+    what the statement is about (a word beyond the values, or a distinctive old value): first one that
+    names its subject ("Finn moved to ... (was Asia/Shanghai)" changes "Finn is in Asia/Shanghai",
+    not "Wren moved to Asia/Shanghai"), never one about a sibling thing or another release. A task
+    (a ref in `tasks`) must share a word of what the statement is about and name no one else."""
+    gone = matching.replaced_values(text)
+    if not gone:
+        return None
+    anchors = statements.informative(tokens(matching.current_claim(text))) - projects
+    own_subject = matching.subject(text) - projects
+    own_releases = statements.releases(text)
+    best, best_score = None, (False, 0)
+    for candidate in candidates:
+        other_releases = statements.releases(candidate.text)
+        if own_releases and other_releases and own_releases.isdisjoint(other_releases):
+            continue  # "v1.12.0 ships SSO; the dashboard slips" leaves the scope of v1.11.4 alone
+        claim = matching.current_claim(candidate.text)
+        held = [value for value in gone if _holds(claim, value) and _only_count(value, claim)]
+        if not held or siblings(text, candidate.text, projects):
+            continue
+        distinctive = any(_distinctive(value) or _whole_value(text, claim, value) for value in held)
+        if not distinctive and not _one_thing(kept, candidate, text, projects):
+            continue  # "84→94 tests" after "79 tests → 84 tests": whose tests, neither says
+        shared = len(anchors & statements.informative(candidate.words))
+        if candidate.ref in tasks and (not shared or names_differ(text, candidate.text)):
+            continue
+        score = (bool(own_subject) and own_subject <= candidate.words, shared * 2 + distinctive)
+        if (shared or distinctive) and score > best_score:
+            best, best_score = candidate, score
+    return best
+
+
+def _holds(claim: str, value: str) -> bool:
+    """`claim` states `value` ("Postgres 15"), or its last word with the words naming it elsewhere: "Node
+    version for Corvus: 22.9" holds the "Node 22.9" of "bumped Node 22.9 → 20.12"."""
+    if matching.mentions_value(claim, value):
+        return True
+    *name, last = value.split()
+    naming = tokens(" ".join(name))  # "and write": no word names the value
+    return bool(naming) and matching.mentions_value(claim, last) and naming <= tokens(claim)
+
+
+def _only_count(value: str, claim: str) -> bool:
+    """A bare number names an old value only in a statement that gives no other number: "384" in
+    "13 new tests (371→384), ~120 lines src added" is one count among others, not the value changed."""
+    return not value.isdigit() or matching.typed_values(claim).get("number", frozenset()) <= {value}
+
+
+_NAMING_KINDS = frozenset({*matching.IDENTITY_KINDS, "date", "money", "zone"})  # "22.9" is a bare number
+
+
+def _distinctive(value: str) -> bool:
+    """A value that names one thing ("Postgres 15", "s3://raw-events", "2026-12-13", "$2,750"), not
+    a bare amount ("14 days", "384") nor a plain word ("Development"), which any statement may hold."""
+    if matching.typed_values(value).keys() & _NAMING_KINDS:
+        return True
+    letters = sum(ch.isalpha() for ch in value)
+    spelled = any(not ch.isalpha() and not ch.isspace() for ch in value)
+    return letters >= 4 and spelled and not matching.VALUE_KINDS["duration"].fullmatch(value)
+
+
+def _whole_value(text: str, claim: str, value: str) -> bool:
+    """The entry is a `Key: value` line of the statement's key whose value is `value` and nothing
+    more ("job queue: RabbitMQ" for "job queue: Kafka (was RabbitMQ)")."""
+    match, own = statements.KEY_VALUE.match(claim), statements.KEY_VALUE.match(text)
+    return (
+        match is not None
+        and own is not None
+        and tokens(match.group(1)) == tokens(own.group(1))
+        and match.group(2).strip(" `*'\".").lower() == value.lower()
+    )
+
+
+def about(text: str, projects: frozenset[str]) -> frozenset[str]:
+    """What a statement is about: its subject without project names, plus the words that say what its
+    numbers measure ("4 replicas", "port 5801"); when the subject is only a project ("Grus runs on Node 18"), the
+    content words of its first clause that are not values."""
+    about = matching.subject(text) - projects
+    if not about:
+        about = statements.subject_words(text) - projects - _VERBS
+    return about | (matching.number_words(text) - projects - _VERBS)
+
+
+def _same_subject(own: frozenset[str], other: frozenset[str], own_text: str, other_text: str) -> bool:
+    """One subject holds the other ("Pavo demo" and "Pavo demo env"), and they do not name
+    different things ("GitHub handle for Yara", "GitHub handle for Ana")."""
+    if not own or not other or not (own <= other or other <= own):
+        return False
+    return not names_differ(own_text, other_text)
+
+
+def names_differ(a: str, b: str) -> bool:
+    """The subjects name things by capitalised words, and each names one the other does not
+    ("Fornax production region", "Borealis production region")."""
+    names_a = matching.names(a) & matching.subject(a)
+    names_b = matching.names(b) & matching.subject(b)
+    return bool(names_a - names_b) and bool(names_b - names_a)
+
+
+def siblings(text: str, other: str, projects: frozenset[str]) -> bool:
+    """Two things of one kind: the subjects end in the same word after different ones ("Pavo invoices
+    retention", "Pavo backups retention"); a change of one never touches the other."""
+    own_number, other_number = _ORDINAL.match(text), _ORDINAL.match(other)
+    if own_number and other_number and own_number.group(1).lower() == other_number.group(1).lower():
+        return own_number.group(2) != other_number.group(2)  # "Cycle 2: ..." and "Cycle 1: ..."
+    own, theirs = matching.subject_head(text, projects), matching.subject_head(other, projects)
+    return len(own) == len(theirs) == 2 and own[1] == theirs[1] and own[0] != theirs[0]
+
+
+def _new_value(text: str, other: str, identical_subject: bool) -> bool:
+    """A value of the same kind differs (bare numbers only if they may measure the same thing: not
+    "Python 3.13" and "v0.2.4 will ship"), and the two are not separate dated events."""
+    if _separate_events(text, other, identical_subject):
+        return False
+    own, theirs = matching.typed_values(text), matching.typed_values(other)
+    changed = {kind for kind in own.keys() & theirs.keys() if own[kind].isdisjoint(theirs[kind])}
+    return bool(changed - {"number", "version"}) or (bool(changed) and matching.measure_alike(text, other))
+
+
+def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
+    """Two different dates name two events ("on leave from Nov 4 for 5 days", "on leave from Dec 2
+    for 3 days"), not a change, unless the date is all the two statements say about exactly the same
+    thing ("the Fabrikam contract renews on ...")."""
+    own_values, other_values = matching.typed_values(text), matching.typed_values(other)
+    if "date" not in own_values or "date" not in other_values:
+        return False
+    if not own_values["date"].isdisjoint(other_values["date"]):
+        return False
+    if jaccard(tokens(text), tokens(other)) >= _RESCHEDULED:
+        return False  # the same words with another date: the event moved
+    own_clause, other_clause = statements.subject_words(text), statements.subject_words(other)
+    if own_clause == other_clause and len(statements.informative(own_clause)) >= _RESCHEDULED_WORDS:
+        return False  # the same first clause with another date ("freeze until ..."), reasons aside
+    return not (identical_subject and own_values.keys() == other_values.keys() == {"date"})
