@@ -17,6 +17,8 @@ import numpy as np
 
 from memory_sleep.errors import StoreError
 from memory_sleep.gc.ttl import inline_expiry
+from memory_sleep.sidecar.archive_read import STATE_KEY as ARCHIVE_READ_KEY
+from memory_sleep.sidecar.archive_read import read_archive
 from memory_sleep.sidecar.attribution import Sources
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder, Vectors
@@ -75,6 +77,7 @@ class _SourcePlan:
     moves: list[tuple[int, int, int]] = field(default_factory=list)
     restores: list[int] = field(default_factory=list)
     deletes: list[int] = field(default_factory=list)
+    archive_read: str | None = None  # archive.md's items as read, for the next pass to start from
 
 
 def index_workspace(
@@ -154,6 +157,8 @@ def index_workspace(
             store.restore(plan.restores)
             store.soft_delete(plan.deletes, "item-removed", moment)
             store.put_source(plan.source, moment)
+            if plan.archive_read is not None:
+                store.set_meta(ARCHIVE_READ_KEY, plan.archive_read)
             report.changed_ids.update(inserted, (i for i, _ in plan.rewrites), plan.restores, plan.deletes)
         for key, ids in gone_ids.items():
             store.soft_delete(ids, "source-removed", moment)
@@ -231,7 +236,11 @@ def _plan_source(
         plan.moves = [(r.id, r.line_start, r.line_end) for r in existing if r.source_path != source.relative]
         return plan
     try:
-        items = read_items(source, decode(source, raw, max_bytes), noise_ids(workspace, source))
+        text = decode(source, raw, max_bytes)
+        if source.kind == "archive":
+            items, plan.archive_read = read_archive(store, source, text)
+        else:
+            items = read_items(source, text, noise_ids(workspace, source))
     except SourceReadError as error:
         report.warnings.append(str(error))
         return None
