@@ -143,3 +143,18 @@ def test_the_index_keeps_the_archive_rows_a_fresh_index_makes(tmp_path: Path) ->
                 )
             )
     assert rows[0] and rows[0] == rows[1]
+
+
+def test_an_archive_not_ending_a_line_leaves_no_copy_of_the_last_read(tmp_path: Path) -> None:
+    """Nothing to start from next time: the kept items of the last read go (a scrubbed line with them)."""
+    folder = run_nights(tmp_path)
+    archive = folder / "memory" / "archive.md"
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        assert sidecar.store.meta(STATE_KEY) is not None
+        archive.write_text(FIRST.rstrip("\n"), encoding="utf-8")
+        sidecar.index()
+        assert sidecar.store.meta(STATE_KEY) is None
+        archive.write_text(FIRST, encoding="utf-8")
+        sidecar.index()
+        assert sidecar.store.meta(STATE_KEY) is not None

@@ -77,7 +77,8 @@ class _SourcePlan:
     moves: list[tuple[int, int, int]] = field(default_factory=list)
     restores: list[int] = field(default_factory=list)
     deletes: list[int] = field(default_factory=list)
-    archive_read: str | None = None  # archive.md's items as read, for the next pass to start from
+    # archive.md's items as read, for the next pass to start from ("": none to keep, drop the last)
+    archive_read: str | None = None
 
 
 def index_workspace(
@@ -157,8 +158,10 @@ def index_workspace(
             store.restore(plan.restores)
             store.soft_delete(plan.deletes, "item-removed", moment)
             store.put_source(plan.source, moment)
-            if plan.archive_read is not None:
+            if plan.archive_read:
                 store.set_meta(ARCHIVE_READ_KEY, plan.archive_read)
+            elif plan.archive_read == "":  # nothing to start from: no copy of text the file no longer has
+                store.delete_meta(ARCHIVE_READ_KEY)
             report.changed_ids.update(inserted, (i for i, _ in plan.rewrites), plan.restores, plan.deletes)
         for key, ids in gone_ids.items():
             store.soft_delete(ids, "source-removed", moment)
@@ -238,7 +241,8 @@ def _plan_source(
     try:
         text = decode(source, raw, max_bytes)
         if source.kind == "archive":
-            items, plan.archive_read = read_archive(store, source, text)
+            items, kept = read_archive(store, source, text)
+            plan.archive_read = kept or ""
         else:
             items = read_items(source, text, noise_ids(workspace, source))
     except SourceReadError as error:
