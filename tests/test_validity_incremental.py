@@ -12,7 +12,7 @@ import pytest
 
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.recall import Sidecar
-from memory_sleep.sidecar.validity import STATE_KEY, Ended, derive_validity, load_state
+from memory_sleep.sidecar.validity import CANDIDATES, STATE_KEY, Ended, derive_validity, load_state
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.writer import SafeWriter
 from tests.sidecar_helpers import open_at
@@ -53,7 +53,10 @@ def _counting_matches(sidecar: Sidecar) -> Iterator[list[str]]:
     real = sidecar.store.dated_matches
 
     def counted(*args: object, **kwargs: object) -> list[tuple[int, str, str]]:
-        asked.append(str(args[2]))
+        if (
+            args[4] == CANDIDATES
+        ):  # a statement matched, not a look for added or edited items holding its terms
+            asked.append(f"{args[2]} to {args[3]}")
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     sidecar.store.dated_matches = counted  # type: ignore[method-assign]
@@ -82,6 +85,48 @@ def test_a_new_note_matches_again_only_the_statements_its_days_touch(tmp_path: P
         full, _ = derive_validity(sidecar.store, Workspace.open(folder))
         assert _stored(sidecar.store) == full
     assert statements >= 3 and not asked  # nothing new dated within any statement's days
+
+
+def test_items_added_or_edited_in_statements_days_match_again_only_the_statements_whose_terms_they_hold(
+    tmp_path: Path,
+) -> None:
+    """What the garbage collector's compaction and the week's summary do every night: items added to,
+    and edited in, days long archived statements span. Those holding none of a statement's rarest
+    terms leave its matches as they were (the Atlas train's and the Lisbon venue's, which span
+    2026-11-11; the TLS cert's rarest terms are date words every item of the day holds)."""
+    folder = _nights(tmp_path)
+    note = folder / "memory" / "2026-11-11.md"
+    text = note.read_text(encoding="utf-8")
+    for line in ("- lunch at noon in the park\n", "- lunch at noon by the river\n"):  # added, then edited
+        note.write_text(text + line, encoding="utf-8")
+        with open_at(folder) as sidecar:
+            with _counting_matches(sidecar) as asked:
+                sidecar.index()
+            full, _ = derive_validity(sidecar.store, Workspace.open(folder))
+            assert _stored(sidecar.store) == full and full
+        assert asked and not {"2026-11-10 to 2026-11-15", "2026-11-10 to 2026-11-17"} & set(asked)
+
+
+def test_items_added_or_edited_that_state_an_archived_statement_take_its_ending(tmp_path: Path) -> None:
+    """Edited in place, an item comes to state what an archived entry said (or stops stating it); added
+    to an old day under a new id, a copy of a matched item takes the same ending; and a night whose
+    notes repeat the statements' words moves the counts their rarest terms are chosen by."""
+    folder = _nights(tmp_path)
+    note = folder / "memory" / "2026-11-11.md"
+    text = note.read_text(encoding="utf-8")
+    note.write_text(
+        text.replace("Orion staging server IP is 10.0.0.5", "Orion staging server IP is 10.0.0.5 (staging)")
+        + "- Orion MySQL tuning: buffer pool set to 8 GB for the main database\n",
+        encoding="utf-8",
+    )
+    busy = "".join(f"- Orion MySQL Postgres Atlas Fridays Lisbon note {n}\n" for n in range(CANDIDATES))
+    (folder / "memory" / "2026-11-19.md").write_text(f"# 2026-11-19\n\n{busy}", encoding="utf-8")
+    before = _index_and_check(folder)
+    note.write_text(
+        text.replace("Orion staging server IP is 10.0.0.5", "the printer on floor 2 jams"), encoding="utf-8"
+    )
+    after = _index_and_check(folder)
+    assert before != after
 
 
 def test_a_state_of_another_version_or_unreadable_is_derived_again_in_full(tmp_path: Path) -> None:

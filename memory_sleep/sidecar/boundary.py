@@ -76,8 +76,12 @@ class SidecarStore(Protocol):
         ...
 
     def dated_matches(
-        self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int
-    ) -> list[tuple[int, str, str]]: ...
+        self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int, after_id: int = 0
+    ) -> list[tuple[int, str, str]]:
+        """(id, day, text) of the best matches of any of `terms` of these kinds dated from `start` to
+        before `end`, soft-deleted or not, best first; only ids above `after_id`."""
+        ...
+
     def insert_entries(
         self, entries: Sequence[NewEntry], vectors: Vectors, embedder: str, now: float
     ) -> list[int]: ...

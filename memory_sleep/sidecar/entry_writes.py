@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from memory_sleep.sidecar.connection import Connection
-from memory_sleep.sidecar.rows import NewEntry, Vectors, to_blob
+from memory_sleep.sidecar.rows import STORED_ENDINGS, NewEntry, Vectors, to_blob, validity_writes
 
 
 class EntryWrites(Connection):
@@ -152,11 +152,9 @@ class EntryWrites(Connection):
     def set_validity(self, endings: Mapping[int, tuple[str, str, str | None]]) -> None:
         """Make `endings` (id: valid_to, status, ended_by) the only entries that stopped being true;
         validity is derived from the files, so every other entry is valid again (an undone run)."""
-        self.db.execute(
-            "UPDATE entries SET valid_to = NULL, status = NULL, ended_by = NULL WHERE status IS NOT NULL"
-            " AND (ended_by IS NULL OR ended_by NOT LIKE '%(gc:%')"
-        )
+        stored = self.db.execute(f"{STORED_ENDINGS} WHERE status IS NOT NULL")
+        cleared, changed = validity_writes(stored, endings)
         self.db.executemany(
-            "UPDATE entries SET valid_to = ?, status = ?, ended_by = ? WHERE id = ?",
-            [(valid_to, status, by, entry_id) for entry_id, (valid_to, status, by) in endings.items()],
+            "UPDATE entries SET valid_to = NULL, status = NULL, ended_by = NULL WHERE id = ?", cleared
         )
+        self.db.executemany("UPDATE entries SET valid_to = ?, status = ?, ended_by = ? WHERE id = ?", changed)

@@ -17,6 +17,8 @@ import numpy as np
 
 from memory_sleep.errors import StoreError
 from memory_sleep.gc.ttl import inline_expiry
+from memory_sleep.sidecar.archive_read import STATE_KEY as ARCHIVE_READ_KEY
+from memory_sleep.sidecar.archive_read import read_archive
 from memory_sleep.sidecar.attribution import Sources
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder, Vectors
@@ -75,6 +77,8 @@ class _SourcePlan:
     moves: list[tuple[int, int, int]] = field(default_factory=list)
     restores: list[int] = field(default_factory=list)
     deletes: list[int] = field(default_factory=list)
+    # archive.md's items as read, for the next pass to start from ("": none to keep, drop the last)
+    archive_read: str | None = None
 
 
 def index_workspace(
@@ -154,6 +158,10 @@ def index_workspace(
             store.restore(plan.restores)
             store.soft_delete(plan.deletes, "item-removed", moment)
             store.put_source(plan.source, moment)
+            if plan.archive_read:
+                store.set_meta(ARCHIVE_READ_KEY, plan.archive_read)
+            elif plan.archive_read == "":  # nothing to start from: no copy of text the file no longer has
+                store.delete_meta(ARCHIVE_READ_KEY)
             report.changed_ids.update(inserted, (i for i, _ in plan.rewrites), plan.restores, plan.deletes)
         for key, ids in gone_ids.items():
             store.soft_delete(ids, "source-removed", moment)
@@ -231,7 +239,12 @@ def _plan_source(
         plan.moves = [(r.id, r.line_start, r.line_end) for r in existing if r.source_path != source.relative]
         return plan
     try:
-        items = read_items(source, decode(source, raw, max_bytes), noise_ids(workspace, source))
+        text = decode(source, raw, max_bytes)
+        if source.kind == "archive":
+            items, kept = read_archive(store, source, text)
+            plan.archive_read = kept or ""
+        else:
+            items = read_items(source, text, noise_ids(workspace, source))
     except SourceReadError as error:
         report.warnings.append(str(error))
         return None

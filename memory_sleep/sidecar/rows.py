@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
@@ -10,6 +10,11 @@ import numpy as np
 import numpy.typing as npt
 
 Vectors = npt.NDArray[np.float32]
+Endings = Mapping[int, tuple[str, str, str | None]]  # entry id: (valid_to, status, ended_by)
+# every entry that has a status, as stored: id, valid_to, status, ended_by, whether GC's own supersede
+STORED_ENDINGS = (
+    "SELECT id, valid_to, status, ended_by, ended_by IS NOT NULL AND ended_by LIKE '%(gc:%' FROM entries"
+)
 ENTRY_COLUMNS = (
     "id, source_key, source_path, kind, line_start, line_end, context, text, content_hash, day, scope,"
     " importance, created_at, updated_at, last_accessed_at, access_count, expires_at, deleted_at,"
@@ -128,3 +133,19 @@ def from_blobs(blobs: Sequence[bytes], dim: int) -> Vectors:
 def day_timestamp(day: date) -> float:
     """Noon UTC of a day, as Unix seconds."""
     return datetime(day.year, day.month, day.day, 12, tzinfo=UTC).timestamp()
+
+
+def validity_writes(
+    stored: Iterable[tuple[int, str, str, str | None, object]], endings: Endings
+) -> tuple[list[tuple[int]], list[tuple[str, str, str | None, int]]]:
+    """What turns the `stored` endings (STORED_ENDINGS' rows) into `endings` and leaves GC's own
+    supersedes outside them as they are: the ids valid again, and the endings not stored as they are.
+    A night changes a few endings of thousands; rewriting only those keeps its write flat."""
+    cleared = []
+    kept: dict[int, tuple[str, str, str | None]] = {}
+    for entry_id, valid_to, status, ended_by, by_gc in stored:
+        kept[entry_id] = (valid_to, status, ended_by)
+        if entry_id not in endings and not by_gc:
+            cleared.append((entry_id,))
+    changed = [(*ending, entry_id) for entry_id, ending in endings.items() if kept.get(entry_id) != ending]
+    return cleared, changed

@@ -19,7 +19,7 @@ import functools
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -28,7 +28,7 @@ from typing import Any
 from memory_sleep.engines.redact import redact
 from memory_sleep.models import NoteItem
 from memory_sleep.text import clean
-from memory_sleep.workspace.archive import displayed_entry, records_since, stated_day
+from memory_sleep.workspace.archive import ArchiveRecord, displayed_entry, records_since, stated_day
 from memory_sleep.workspace.layout import DAILY_NOTE_NAME, NoteFile, Workspace, discover
 from memory_sleep.workspace.memory_doc import (
     PROJECTS,
@@ -159,14 +159,21 @@ def read_items(source: SourceFile, text: str, noise: Noise | None = None) -> lis
         items = memory_items(text) if source.kind == "memory" else archive_items(text)
     else:
         items = note_items(source, text, noise or {})
-    unique: dict[str, SourceItem] = {}
+    return list(unique_items(source, items, {}).values())
+
+
+def unique_items(
+    source: SourceFile, items: Iterable[SourceItem], unique: dict[str, SourceItem]
+) -> dict[str, SourceItem]:
+    """`unique` (by content hash) with `items` added, secrets redacted, the first of identical items
+    standing for all."""
     for item in items:
         # secrets never enter the index, nor an embedding request that leaves the machine
         cleaned = redact(item.text, f"{source.relative}:{item.line_start}")
         if cleaned != item.text:
             item = dataclasses.replace(item, text=cleaned)
         unique.setdefault(item.content_hash, item)
-    return list(unique.values())
+    return unique
 
 
 def memory_items(text: str) -> list[SourceItem]:
@@ -195,8 +202,13 @@ def memory_items(text: str) -> list[SourceItem]:
 
 def archive_items(text: str) -> list[SourceItem]:
     """Each entry archive.md keeps, as it read in MEMORY.md, dated as it was there."""
+    return record_items(records_since(text, date.min))
+
+
+def record_items(records: Iterable[ArchiveRecord]) -> list[SourceItem]:
+    """The items of archive records: each entry as it read in MEMORY.md, dated as it was there."""
     items = []
-    for record in records_since(text, date.min):
+    for record in records:
         found = displayed_entry(record.entry.removeprefix("- ").removeprefix("* "))
         if found is not None:
             old = found[1]

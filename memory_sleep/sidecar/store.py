@@ -236,17 +236,17 @@ class Store(Erasure, QueryLog):
         return {term: docs for term, docs in rows if docs > 0}
 
     def dated_matches(
-        self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int
+        self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int, after_id: int = 0
     ) -> list[tuple[int, str, str]]:
         """(id, day, text) of the best full-text matches of any of `terms` of these kinds dated from
-        `start` to before `end`, soft-deleted or not, best first."""
+        `start` to before `end`, soft-deleted or not, best first; only ids above `after_id`."""
         marks = ",".join("?" * len(kinds))
         try:
             rows = self.db.execute(
                 "SELECT e.id, e.day, e.text FROM entries_fts f JOIN entries e ON e.id = f.rowid"
-                f" WHERE entries_fts MATCH ? AND e.kind IN ({marks}) AND e.day >= ? AND e.day < ?"
-                " ORDER BY f.rank LIMIT ?",
-                (fts_match(list(terms)), *kinds, start, end, limit),
+                f" WHERE entries_fts MATCH ? AND f.rowid > ? AND e.kind IN ({marks}) AND e.day >= ?"
+                " AND e.day < ? ORDER BY f.rank LIMIT ?",
+                (fts_match(list(terms)), after_id, *kinds, start, end, limit),
             ).fetchall()
         except sqlite3.OperationalError:
             return []

@@ -7,19 +7,27 @@ the sidecar holds nothing the files do not say, and an undone run's validity goe
 
 Each pass derives every ending again, but matches again only the archived statements whose matches
 may have changed; the last pass's are kept in the sidecar (`validity_state`): per statement, the
-terms it was matched by and the items that state it, and per day a digest of the dated items. A
-statement keeps its matches while its rarest terms are the same, no item of its days was added,
-edited or deleted, and its matches did not fill the limit (which ones did then depended on the
-ranking, which every new item moves). A state that does not read back, or of another version, is
+terms it was matched by and the items that state it; per day, digests of its dated items (with
+their contents, and of their ids alone); and the highest id among them. A statement keeps its
+matches while its rarest terms are the same (in any order), its matches did not fill the limit
+(which ones did then depended on the ranking, which every new item moves), and in its days no item
+was deleted for good or moved, no item added since holds one of those terms, and no day whose items
+were edited in place holds one of its matches or an item holding one of those terms. Items added
+are told apart by their ids (above the last pass's highest), items edited by a day's ids digesting
+as they did while its contents do not. The garbage collector's compaction adds items to old days
+every night and the week's summary is rewritten in place: neither matches a statement again unless
+it could change what it matches. A state that does not read back, or of another version, is
 dropped: everything is matched again, as the first pass did.
 """
 
 from __future__ import annotations
 
 import hashlib
-from bisect import bisect_left
-from datetime import date
+from bisect import bisect_left, bisect_right
+from datetime import date, timedelta
 from itertools import groupby
+from operator import itemgetter
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
@@ -34,7 +42,7 @@ from memory_sleep.workspace.layout import Workspace
 Ended = dict[int, tuple[str, str, str | None]]  # entry id: (valid_to, status, ended_by)
 CANDIDATES = 100
 STATE_KEY = "validity_state"
-VERSION = 1  # of what a statement matches: a state of another version is dropped
+VERSION = 2  # of what a statement matches: a state of another version is dropped
 _KINDS = ("note", "weekly", "archive")
 _TERMS_AT_ONCE = 500
 
@@ -52,7 +60,32 @@ class Matched(Strict):
 class ValidityState(Strict):
     version: int = VERSION
     days: dict[str, str]  # day: digest of the items dated that day (id, kind, content hash)
+    day_ids: dict[str, str]  # day: digest of their ids alone
+    last_id: int  # the highest id among them
     matched: dict[str, Matched]  # statement (its text, first and last day): what it matched
+
+
+class Day(NamedTuple):
+    """The digests of a day's items: all of them, and those up to an earlier pass's highest id."""
+
+    digest: str
+    ids: str
+    earlier: str | None  # None: no item up to that id
+    earlier_ids: str | None
+    earlier_items: list[int]
+    last: int  # the highest id
+
+
+class Changes(NamedTuple):
+    """Since the last pass: days whose items were deleted for good, moved or came back under an old
+    id (`altered`), days that gained items (`grown`), and days whose items were edited in place
+    (`edited`, with the ids of all their items)."""
+
+    altered: list[str]
+    grown: list[str]
+    edited: list[str]
+    edited_ids: set[int]
+    since_id: int  # the last pass's highest id: the items above it were added since
 
 
 def update_validity(store: SidecarStore, workspace: Workspace) -> None:
@@ -85,9 +118,10 @@ def derive_validity(
     except FileNotFoundError:
         text = ""
     statements = ended_statements(records_since(text, date.min))
-    days = day_digests(store)
-    kept, before = (previous.matched, previous.days) if previous else ({}, days)
-    changed = sorted(day for day in days.keys() | before.keys() if days.get(day) != before.get(day))
+    earlier_id = previous.last_id if previous else 0
+    days = day_digests(store, earlier_id)
+    kept = previous.matched if previous else {}
+    changes = _changes(days, previous) if previous else Changes([], [], [], set(), 0)
     spans = [
         (old, ending, _first_day(old.day, ending.day), ending.day.isoformat()) for old, ending in statements
     ]
@@ -102,19 +136,19 @@ def derive_validity(
     for key, wanted, (old, ending, start, until) in zip(keys, terms, spans, strict=True):
         chosen = within_budget({term: counts[term] for term in wanted if term in counts}, CANDIDATES * 2)
         last = kept.get(key)
-        if (
-            last is not None
-            and last.chosen == chosen
-            and not last.full
-            and not _within(changed, start, until)
-        ):
+        if last is not None and _still(store, last, chosen, start, until, changes):
             found = last
         else:
             found = _match(store, old.text, wanted, chosen, start, until)
         matched[key] = found
         for entry_id in found.ids:
             ended[entry_id] = (until, ending.status, ending.by)
-    return ended, ValidityState(days=days, matched=matched)
+    return ended, ValidityState(
+        days={day: marks.digest for day, marks in days.items()},
+        day_ids={day: marks.ids for day, marks in days.items()},
+        last_id=max([earlier_id, *(marks.last for marks in days.values())]),
+        matched=matched,
+    )
 
 
 def _match(
@@ -131,9 +165,33 @@ def _match(
     return Matched(terms=terms, chosen=chosen, full=len(rows) >= CANDIDATES, ids=ids)
 
 
-def day_digests(store: SidecarStore) -> dict[str, str]:
-    """Per day, a digest of the items of the matched kinds dated that day: any item added, edited
-    (its content hash) or deleted for good changes its day's."""
+def _still(
+    store: SidecarStore,
+    last: Matched,
+    chosen: list[str],
+    start: str,
+    until: str,
+    changes: Changes,
+) -> bool:
+    """Whether a statement's last matches are still what matching it again finds: the same rarest
+    terms (in any order: they are ranked by their counts, which every new item moves), not the limit
+    filled, no item of its days deleted or moved, none added since that holds one of those terms,
+    and no item of a day edited since among its matches or holding one of them."""
+    if set(last.chosen) != set(chosen) or last.full or _within(changes.altered, start, until):
+        return False
+    if _within(changes.grown, start, until) and store.dated_matches(
+        chosen, _KINDS, start, until, 1, changes.since_id
+    ):
+        return False
+    edited = [day for day in changes.edited if start <= day < until]
+    if edited and not changes.edited_ids.isdisjoint(last.ids):
+        return False
+    return not any(store.dated_matches(chosen, _KINDS, day, _day_after(day), 1) for day in edited)
+
+
+def day_digests(store: SidecarStore, earlier_id: int) -> dict[str, Day]:
+    """Per day, digests of the items of the matched kinds dated that day: any item added, edited (its
+    content hash) or deleted for good changes its day's; and those of its items up to `earlier_id`."""
     where, params = ("", ()) if store.namespace is None else (" AND namespace = ?", (store.namespace,))
     marks = ",".join("?" * len(_KINDS))
     rows = store.db.execute(
@@ -141,13 +199,41 @@ def day_digests(store: SidecarStore) -> dict[str, str]:
         " ORDER BY day, id",
         (*_KINDS, *params),
     )
-    digests: dict[str, str] = {}
+    days: dict[str, Day] = {}
     for day, items in groupby(rows, key=lambda row: str(row[0])):
-        digest = hashlib.blake2b(digest_size=8)
-        for _, entry_id, kind, content in items:
-            digest.update(f"{entry_id} {kind} {content}\n".encode())
-        digests[day] = digest.hexdigest()
-    return digests
+        group = list(items)  # ids ascend within the day
+        cut = bisect_right(group, earlier_id, key=itemgetter(1))
+        lines = [f"{entry_id} {kind} {content}\n" for _, entry_id, kind, content in group]
+        ids = [f"{entry_id}\n" for _, entry_id, _, _ in group]
+        days[day] = Day(
+            digest=_digest(lines),
+            ids=_digest(ids),
+            earlier=_digest(lines[:cut]) if cut else None,
+            earlier_ids=_digest(ids[:cut]) if cut else None,
+            earlier_items=[row[1] for row in group[:cut]],
+            last=group[-1][1],
+        )
+    return days
+
+
+def _digest(lines: list[str]) -> str:
+    return hashlib.blake2b("".join(lines).encode(), digest_size=8).hexdigest()
+
+
+def _changes(days: dict[str, Day], previous: ValidityState) -> Changes:
+    altered, grown, edited = [], [], []
+    edited_ids: set[int] = set()
+    for day in sorted(days.keys() | previous.days.keys()):
+        marks = days.get(day)
+        if marks is None or marks.earlier_ids != previous.day_ids.get(day):
+            altered.append(day)
+            continue
+        if marks.earlier != previous.days.get(day):
+            edited.append(day)
+            edited_ids.update(marks.earlier_items)
+        if marks.digest != marks.earlier:
+            grown.append(day)
+    return Changes(altered, grown, edited, edited_ids, previous.last_id)
 
 
 def _term_counts(store: SidecarStore, terms: set[str]) -> dict[str, int]:
@@ -162,6 +248,10 @@ def _within(days: list[str], start: str, until: str) -> bool:
     """Whether any of the sorted `days` falls from `start` to before `until`."""
     at = bisect_left(days, start)
     return at < len(days) and days[at] < until
+
+
+def _day_after(day: str) -> str:
+    return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
 
 
 def _first_day(day: date | None, ended: date) -> str:

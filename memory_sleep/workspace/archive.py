@@ -110,9 +110,20 @@ def _records(text: str) -> tuple[ArchiveRecord, ...]:
     last = _last_read[0] if _last_read else None
     if last is None or not last.text.endswith("\n") or not text.startswith(last.text):
         last = _Read("", (), 0, None)
-    found, day = list(last.records), last.day
     tail = text[len(last.text) :].splitlines()
-    for number, line in enumerate(tail, last.lines + 1):
+    found, day = records_in(tail, last.lines + 1, last.day)
+    _last_read[:] = [_Read(text, (*last.records, *found), last.lines + len(tail), day)]
+    return _last_read[0].records
+
+
+def records_in(
+    lines: Sequence[str], first_line: int = 1, day: date | None = None
+) -> tuple[list[ArchiveRecord], date | None]:
+    """The records among archive.md's `lines` (numbered from `first_line`), those before a heading of
+    their own archived on `day` (the last heading above them); and the day of the last heading read.
+    The file is append-only: its appended lines are read starting from what the lines above left."""
+    found = []
+    for number, line in enumerate(lines, first_line):
         heading = _HEADING.match(line)
         if heading:
             day = _day(heading.group(1))
@@ -121,8 +132,7 @@ def _records(text: str) -> tuple[ArchiveRecord, ...]:
             found.append(
                 ArchiveRecord(day, record["section"].strip(), record["entry"], reason, ended, number)
             )
-    _last_read[:] = [_Read(text, tuple(found), last.lines + len(tail), day)]
-    return _last_read[0].records
+    return found, day
 
 
 def append_records(current: str | None, records: Sequence[ArchiveRecord]) -> str:

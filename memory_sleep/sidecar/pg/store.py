@@ -221,12 +221,16 @@ class PgStore(PgErasure):
         return [(int(row[0]), float(row[1])) for row in rows]
 
     def dated_matches(
-        self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int
+        self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int, after_id: int = 0
     ) -> list[tuple[int, str, str]]:
         """(id, day, text) of the best matches of these kinds dated from `start` to before `end`,
-        soft-deleted or not, best first."""
+        soft-deleted or not, best first; only ids above `after_id`."""
         rows = self._bm25(
-            terms, limit, "kind = ANY(?) AND day >= ? AND day < ?", (list(kinds), start, end), ", day, text"
+            terms,
+            limit,
+            "id > ? AND kind = ANY(?) AND day >= ? AND day < ?",
+            (after_id, list(kinds), start, end),
+            ", day, text",
         )
         return [(int(row[0]), str(row[2]), str(row[3])) for row in rows]
 

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memory_sleep.sidecar.pg.connect import PgDb
-from memory_sleep.sidecar.rows import NewEntry, Vectors
+from memory_sleep.sidecar.rows import STORED_ENDINGS, NewEntry, Vectors, validity_writes
 from memory_sleep.sidecar.tokenize import fts_document
 
 _LOAD_COLUMNS = (
@@ -170,16 +170,14 @@ class PgWrites:
         self._stamp(ids)
 
     def set_validity(self, endings: Mapping[int, tuple[str, str, str | None]]) -> None:
-        self.db.execute(
-            "UPDATE entries SET valid_to = NULL, status = NULL, ended_by = NULL"
-            " WHERE namespace = ? AND status IS NOT NULL"
-            " AND (ended_by IS NULL OR ended_by NOT LIKE '%(gc:%')",
-            (self._namespace,),
+        stored = self.db.execute(
+            f"{STORED_ENDINGS} WHERE namespace = ? AND status IS NOT NULL", (self._namespace,)
         )
+        cleared, changed = validity_writes(stored, endings)
         self.db.executemany(
-            "UPDATE entries SET valid_to = ?, status = ?, ended_by = ? WHERE id = ?",
-            [(valid_to, status, by, entry_id) for entry_id, (valid_to, status, by) in endings.items()],
+            "UPDATE entries SET valid_to = NULL, status = NULL, ended_by = NULL WHERE id = ?", cleared
         )
+        self.db.executemany("UPDATE entries SET valid_to = ?, status = ?, ended_by = ? WHERE id = ?", changed)
 
     # the query log
 
