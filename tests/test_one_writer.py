@@ -19,14 +19,15 @@ from memory_sleep.cli.main import main
 from memory_sleep.config import Config
 from memory_sleep.engines.cache import ResponseCache
 from memory_sleep.sidecar.vectors import VectorIndex
+from memory_sleep.workspace.atomic import sha256
 from memory_sleep.workspace.layout import Workspace
-from memory_sleep.workspace.writer import SafeWriter, sha256
+from memory_sleep.workspace.writer import SafeWriter
 
 from .conftest import REPO, run_offline, snapshot_tree
 
 PACKAGE = REPO / "memory_sleep"
 # besides: the lock file itself (filelock creates it) and SQLite's files, which SQLite writes
-WRITES_ALLOWED = {"writer.py": "the one writer"}
+WRITES_ALLOWED = {"writer.py": "the one writer", "atomic.py": "its temp file, fsync and rename"}
 WRITING_CALLS = {"replace", "rename", "write_text", "write_bytes", "mkstemp", "move", "copyfile", "copy2"}
 
 

@@ -18,8 +18,9 @@ from memory_sleep.cycle.undo import undo_last_run
 from memory_sleep.gc import registry
 from memory_sleep.gc.actions import StrategyName
 from memory_sleep.sleepgate.undo import UndoReport, undo_passes
+from memory_sleep.workspace.atomic import sha256
 from memory_sleep.workspace.layout import Workspace
-from memory_sleep.workspace.writer import Manifest, SafeWriter, sha256
+from memory_sleep.workspace.writer import Manifest, SafeWriter
 
 from .conftest import run_offline, snapshot_tree
 from .gc_helpers import collect, deleted, noon

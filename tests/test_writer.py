@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from memory_sleep.errors import UndoError, WorkspaceError
-from memory_sleep.workspace.writer import FileChange, SafeWriter, atomic_write, sha256
+from memory_sleep.workspace.atomic import atomic_write, sha256
+from memory_sleep.workspace.writer import FileChange, SafeWriter
 
 from .conftest import REPO
 

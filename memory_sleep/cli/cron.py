@@ -87,7 +87,7 @@ class FileCrontab:
             return ""
 
     def write(self, text: str) -> None:
-        from memory_sleep.workspace.writer import atomic_write
+        from memory_sleep.workspace.atomic import atomic_write
 
         atomic_write(self.path, text.encode("utf-8"))
 

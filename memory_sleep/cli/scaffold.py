@@ -16,8 +16,8 @@ from pydantic import BaseModel
 
 from memory_sleep.config import Config
 from memory_sleep.errors import WorkspaceError
+from memory_sleep.workspace.atomic import atomic_write
 from memory_sleep.workspace.memory_doc import HEADER
-from memory_sleep.workspace.writer import atomic_write
 
 NOTE_COLUMN = 33
 KEY_NOTES: dict[str, str] = {

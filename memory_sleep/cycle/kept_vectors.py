@@ -39,7 +39,7 @@ class KeptVectors:
     def save(self, vectors: Mapping[str, Vector], embedder: str) -> None:
         """Keep `vectors` (this run's) for the next run. A cache that cannot be written is only
         embedded again next time: never an error."""
-        from memory_sleep.workspace.writer import atomic_write
+        from memory_sleep.workspace.atomic import atomic_write
 
         if not vectors:
             return

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from memory_sleep.config import Config
+from memory_sleep.workspace.atomic import atomic_write
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.sleep_log import read_sleep_log
-from memory_sleep.workspace.writer import atomic_write
 
 SCHEDULE_FILE = "schedule.json"
 

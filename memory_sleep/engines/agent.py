@@ -37,7 +37,7 @@ from memory_sleep.engines.model import (
 from memory_sleep.engines.redact import redact_prompt
 from memory_sleep.engines.schemas import json_schema, parse_answer
 from memory_sleep.errors import ConfigError
-from memory_sleep.workspace.writer import atomic_write
+from memory_sleep.workspace.atomic import atomic_write
 
 AGENT_DIR = Path("memory") / ".sleep" / "agent"
 MODEL_NAME = "host-agent"

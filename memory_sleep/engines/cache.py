@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from memory_sleep.engines.model import AnswerT, Prompt
 from memory_sleep.engines.schemas import json_schema
-from memory_sleep.workspace.writer import atomic_write
+from memory_sleep.workspace.atomic import atomic_write
 
 CACHE_VERSION = "1"
 

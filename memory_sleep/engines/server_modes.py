@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from memory_sleep.workspace.writer import atomic_write
+from memory_sleep.workspace.atomic import atomic_write
 
 Mode = Literal["json_schema", "json_object"]
 

@@ -117,7 +117,7 @@ def answer_pending(workspace: Path, decide: Decide) -> list[str]:
     """A scripted host agent: answer every request waiting in `workspace` with `decide(values, schema)`,
     written where the request says; returns the ids answered."""
     from memory_sleep.engines.agent import AgentDesk
-    from memory_sleep.workspace.writer import atomic_write
+    from memory_sleep.workspace.atomic import atomic_write
 
     desk = AgentDesk(workspace)
     answered = []

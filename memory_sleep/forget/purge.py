@@ -22,8 +22,9 @@ from memory_sleep.sidecar.recall import Clock, open_sidecar
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.sidecar.sources import SourceReadError, decode, noise_ids, read_items, source_files
 from memory_sleep.text import counted
+from memory_sleep.workspace.atomic import sha256
 from memory_sleep.workspace.layout import Workspace
-from memory_sleep.workspace.writer import SafeWriter, sha256
+from memory_sleep.workspace.writer import SafeWriter
 
 DAY = 86_400.0
 _SLEEP_LOG = "memory/sleep-log.json"

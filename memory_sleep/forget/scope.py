@@ -33,10 +33,11 @@ from memory_sleep.sidecar.embed import Embedder
 from memory_sleep.sidecar.recall import Clock, open_sidecar
 from memory_sleep.sidecar.sources import source_files
 from memory_sleep.sidecar.vectors import PREFIX
+from memory_sleep.workspace.atomic import sha256
 from memory_sleep.workspace.layout import NoteFile, Workspace
 from memory_sleep.workspace.lock import workspace_lock
 from memory_sleep.workspace.notes import note_item_stream
-from memory_sleep.workspace.writer import FileChange, SafeWriter, sha256
+from memory_sleep.workspace.writer import FileChange, SafeWriter
 
 Row = tuple[int, str, str, str, float | None]
 

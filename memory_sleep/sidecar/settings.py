@@ -85,7 +85,7 @@ def _read(path: Path, digest: str) -> RecallSettings | None:
 def _save(workspace: Workspace, path: Path, digest: str, config: Config) -> None:
     """Through the one writer; never an error (a read-only workspace validates each time)."""
     from memory_sleep.errors import WorkspaceError
-    from memory_sleep.workspace.writer import atomic_write
+    from memory_sleep.workspace.atomic import atomic_write
 
     saved = {
         "digest": digest,

@@ -125,7 +125,7 @@ class VectorIndex:
         A cache that cannot be written (a full disk; a run's start sweeping the temporary file of a
         recall that saves without the lock) is only rebuilt from SQLite next time: never an error.
         """
-        from memory_sleep.workspace.writer import atomic_write  # its manifests need pydantic: not a recall
+        from memory_sleep.workspace.atomic import atomic_write
 
         dim = self.matrix.shape[1]
         vectors_path, rows_path = _paths(folder, self.generation, dim)

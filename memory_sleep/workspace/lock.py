@@ -13,8 +13,8 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from memory_sleep.errors import LockedError, WorkspaceError
+from memory_sleep.workspace.atomic import atomic_write
 from memory_sleep.workspace.layout import refuse_linked_folders
-from memory_sleep.workspace.writer import atomic_write
 
 
 @contextmanager

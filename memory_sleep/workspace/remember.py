@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from memory_sleep.errors import WorkspaceError
+from memory_sleep.workspace.atomic import atomic_write
 from memory_sleep.workspace.layout import Workspace
-from memory_sleep.workspace.writer import atomic_write
 
 MAX_ITEM_CHARS = 4000
 _SCOPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # safe in a file name and in YAML, unquoted

@@ -9,20 +9,17 @@ its first sidecar pass, naming the pass: recovery then reverts the pass too, thr
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import os
-import re
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory_sleep.errors import UndoError, WorkspaceError
+from memory_sleep.workspace.atomic import atomic_write, fsync_dir, sha256, sweep_temporary_files
 
 
 @dataclass(frozen=True)
@@ -55,69 +52,6 @@ class Manifest(BaseModel):
 
 
 STOPPED = ("writing", "undoing")  # a run, or an undo, that did not finish: recovery finishes it
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def atomic_write(path: Path, data: bytes | Callable[[BinaryIO], object]) -> None:
-    """Write `data` to `path` so that a crash leaves either the old or the new file, never a mix.
-
-    `data` is the bytes, or a function that writes them to the open file (a large array, say).
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as temp:
-            if callable(data):
-                data(temp)
-            else:
-                temp.write(data)
-            temp.flush()
-            os.fsync(temp.fileno())
-        os.chmod(temp_name, mode)
-        os.replace(temp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
-        raise
-    _fsync_dir(path.parent)
-
-
-_TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what atomic_write's mkstemp names
-
-
-def sweep_temporary_files(root: Path) -> list[Path]:
-    """Delete atomic_write's leftovers (a process killed between mkstemp and rename) in the workspace."""
-    memory = root / "memory"
-    folders = [
-        root,
-        memory,
-        memory / "weekly",
-        memory / "archive" / "daily",
-        memory / ".sleep",
-        memory / ".sleep" / "notes",
-    ]
-    removed = []
-    for folder in folders:
-        if not folder.is_dir() or folder.is_symlink():
-            continue
-        for path in folder.glob(".*.tmp"):
-            if _TEMPORARY.match(path.name) and path.is_file() and not path.is_symlink():
-                path.unlink(missing_ok=True)
-                removed.append(path)
-    return removed
-
-
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        descriptor = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
 
 
 class SafeWriter:
@@ -419,7 +353,7 @@ class SafeWriter:
             if content is None:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
-                    _fsync_dir(path.parent)
+                    fsync_dir(path.parent)
             else:
                 atomic_write(path, content)
         except OSError as error:
