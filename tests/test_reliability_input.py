@@ -567,3 +567,18 @@ def test_a_full_disk_then_free_space_the_next_run_completes(
     }
     _undo(fixture_workspace)
     assert {k: v for k, v in snapshot_tree(fixture_workspace).items() if "sleep-log" not in k} == original
+
+
+def test_a_sleep_log_that_cannot_be_read_is_replaced_with_a_warning_and_undo_brings_it_back(
+    fixture_workspace: Path,
+) -> None:
+    """A damaged sleep-log.json does not stop the run, but the run says it starts a new log, and the
+    old bytes are in the run's snapshot."""
+    damaged = b"{not json\n"
+    log = fixture_workspace / "memory" / "sleep-log.json"
+    log.write_bytes(damaged)
+    report = run_offline(fixture_workspace)
+    assert any("sleep-log.json could not be read" in warning for warning in report.record.warnings)
+    assert json.loads(log.read_bytes())["warnings"] == report.record.warnings
+    SafeWriter(fixture_workspace, Workspace.open(fixture_workspace).state_dir / "snapshots").undo()
+    assert log.read_bytes() == damaged

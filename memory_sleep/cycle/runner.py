@@ -144,8 +144,12 @@ def _logged(
     if report.changes or changed_sidecar:
         path = workspace.relative(workspace.sleep_log)
         report.before[path] = read_bytes(workspace.sleep_log)
-        log = sleep_log.with_run(
-            sleep_log.read_sleep_log(report.before[path]), report.record, config.history_runs
-        )
+        previous = sleep_log.read_sleep_log(report.before[path])
+        if previous is None and report.before[path]:
+            report.record.warnings.append(
+                f"{path} could not be read (not JSON, or a shape this version does not know): this run "
+                "starts a new log. The old file is kept in the run's snapshot; `memory-sleep undo` puts it back."
+            )
+        log = sleep_log.with_run(previous, report.record, config.history_runs)
         report.changes.append(FileChange(path, sleep_log.render(log)))
     return report
