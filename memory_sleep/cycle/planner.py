@@ -36,7 +36,7 @@ from memory_sleep.workspace.archive import ArchiveRecord, ended_statements, reco
 from memory_sleep.workspace.layout import Discovery, NoteFile, Workspace, discover
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 from memory_sleep.workspace.state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
-from memory_sleep.workspace.writer import FileChange, new_run_id
+from memory_sleep.workspace.writer import FileChange
 
 if TYPE_CHECKING:
     from memory_sleep.gc.apply import GcPlan
@@ -79,7 +79,7 @@ class Planner:
         self.retired: list[series.Retired] = []  # kept items NREM found readings of a series since
         self.tool_bytes_before = 0
 
-    def plan(self) -> RunReport:
+    def plan(self, run_id: str) -> RunReport:
         started = time.monotonic()
         today = self.options.today
         found = discover(self.workspace)
@@ -163,7 +163,7 @@ class Planner:
             ],
         )
         report = RunReport(
-            run_id=new_run_id(now),
+            run_id=run_id,
             record=record,
             changes=changes,
             kept=kept,

@@ -45,7 +45,9 @@ def run_cycle(
     step = candidate_step or configured(config, workspace.state_dir)
     gc = _gc_step(workspace, config, engine, options)
     if options.dry_run:
-        report = Planner(workspace, config, engine, options, say, step, gc).plan()
+        report = Planner(workspace, config, engine, options, say, step, gc).plan(
+            new_run_id(datetime.now(UTC))
+        )
         report.waiting = engine.gate.waiting() if engine.gate else []
         return _logged(report, workspace, config)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs), ExitStack() as sidecar_open:
@@ -64,8 +66,7 @@ def run_cycle(
                 forgetting = forget_when_due(
                     workspace, config, shared, lambda pass_id: writer.begin(run_id, [pass_id])
                 )
-            report = Planner(workspace, config, engine, options, say, step, gc).plan()
-            report.run_id = run_id
+            report = Planner(workspace, config, engine, options, say, step, gc).plan(run_id)
             report.record.forgetting = forgetting.counts
             report.record.warnings.extend([forgetting.warning] if forgetting.warning else [])
             # what `undo` reverts in the sidecar: the pass's soft deletes, GC's side once applied below
