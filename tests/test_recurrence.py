@@ -22,6 +22,13 @@ def _verdict(text: str, earlier: list[tuple[date, str]]) -> Classification:
     return OfflineClassifier().classify([note_item(text, TODAY)], context)[0]
 
 
+def _with_today(earlier: list[tuple[date, str]], today: list[str]) -> Recurrence:
+    """The shapes of one line a day on the `earlier` days, and of `today`'s lines on TODAY."""
+    return Recurrence().with_notes(
+        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(today))]
+    )
+
+
 def test_a_weekly_report_is_routine_by_its_fourth_week() -> None:
     """Three earlier weeks with a line of this shape: a report that comes weekly, not daily, is routine."""
     earlier = [(date(2026, 3, day), f"**Inbox:** {day} unread, none urgent") for day in (8, 15, 22)]
@@ -91,9 +98,7 @@ def test_three_readings_of_one_shape_over_two_days_are_routine() -> None:
     day's readings are routine without waiting for a third day."""
     earlier = [(date(2026, 3, 28), "disk on db-01: 77% used")]
     today = ["disk on web-03: 24% used", "disk on cache-2: 61% used"]
-    recurrence = Recurrence().with_notes(
-        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(today))]
-    )
+    recurrence = _with_today(earlier, today)
     assert all(recurrence.is_routine(line, TODAY) for line in today)
 
 
@@ -102,9 +107,7 @@ def test_a_new_value_said_twice_the_next_day_is_not_a_series() -> None:
     on its second day is news, however often that day says it."""
     earlier = [(date(2026, 3, 28), "The staging proxy listens on port 8343")]
     today = ["The staging proxy listens on port 9000", "The staging proxy listens on port 9000"]
-    recurrence = Recurrence().with_notes(
-        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(today))]
-    )
+    recurrence = _with_today(earlier, today)
     assert not recurrence.is_routine(today[0], TODAY)
 
 
@@ -113,9 +116,7 @@ def test_a_line_with_no_value_is_never_a_series() -> None:
     readings."""
     earlier = [(date(2026, 3, 28), "- [ ] archive the old-site repo")]
     today = ["- [x] archive the old-site repo", "archive the old-site repo"]
-    recurrence = Recurrence().with_notes(
-        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(today))]
-    )
+    recurrence = _with_today(earlier, today)
     assert not recurrence.is_routine(today[0], TODAY)
 
 
@@ -128,16 +129,12 @@ def test_settings_of_other_names_are_not_readings_of_one_series() -> None:
         "the ingest service runs with `UPLOAD_LIMIT_MB=25` in prod",
         "the ingest service runs with `POOL_SIZE=12` in prod",
     ]
-    recurrence = Recurrence().with_notes(
-        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(today))]
-    )
+    recurrence = _with_today(earlier, today)
     assert not any(recurrence.is_routine(line, TODAY) for line in today)
     assert recurrence.series_day(earlier[0][1], date(2026, 3, 28)) is None
     readings = [
         "the ingest service runs with `WORKERS=9` in prod",
         "the ingest service runs with `WORKERS=4` in prod",
     ]
-    recurrence = Recurrence().with_notes(
-        [*((day, note_shapes([line])) for day, line in earlier), (TODAY, note_shapes(readings))]
-    )
+    recurrence = _with_today(earlier, readings)
     assert all(recurrence.is_routine(line, TODAY) for line in readings)
