@@ -53,7 +53,7 @@ class OfflineCloser:
             words = frozenset(task)
             best, best_score = None, 0.0
             for action in actions:
-                if action.ref in closed or (action.day and kept.item.day < action.day):
+                if action.ref in closed or action.written_after(kept.item):
                     continue
                 if _other_thing(action, kept, done, names):
                     continue
