@@ -144,3 +144,20 @@ def test_a_line_above_the_action_in_its_note_does_not_close_it() -> None:
         [],
         ["close E1 by item i1: the note item was written before the action"],
     )
+
+
+def test_a_line_sharing_only_what_many_actions_say_closes_none() -> None:
+    """Words most open actions have ("AI agent") do not tell which task a line reports; a word of one
+    action's own task does."""
+    actions = [
+        "deepen the AI agent programming",
+        "push the edge AI agent forward",
+        "write the AI agent essay",
+    ]
+    assert _closed(actions, "- ✅ AI agent patterns showcase") == []
+    assert _closed(actions[:1], "- ✅ AI agent patterns showcase") == [
+        "- deepen the AI agent programming (2026-11-01)"
+    ]
+    assert _closed(actions, "- [x] deepened the AI agent programming") == [
+        "- deepen the AI agent programming (2026-11-01)"
+    ]
