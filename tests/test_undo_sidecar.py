@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
+import time_machine
 from click.testing import CliRunner
 
 from memory_sleep.cli.main import main
 from memory_sleep.config import Config
+from memory_sleep.cycle.planner import Planner
+from memory_sleep.cycle.report import RunReport
 from memory_sleep.cycle.undo import undo_last_run
 from memory_sleep.gc import registry
 from memory_sleep.gc.actions import StrategyName
@@ -191,6 +194,30 @@ def test_a_run_logged_before_sidecar_passes_were_recorded_still_undoes_its_files
     assert "sidecar pass" not in output
     assert snapshot_tree(fixture_workspace) == files_before
     assert _gc_removed(fixture_workspace)  # left for `memory-sleep restore --pass ID`
+
+
+def test_undo_finds_the_runs_passes_when_the_clock_stepped_back_during_it(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_offline(fixture_workspace)
+    marks_before = _query(fixture_workspace, MARKS)
+    log_file = fixture_workspace / "memory" / "sleep-log.json"
+    first = datetime.fromisoformat(json.loads(log_file.read_text(encoding="utf-8"))["lastRun"])
+    planned = Planner.plan
+
+    def stepped_back(self: Planner, run_id: str) -> RunReport:
+        # the clock steps back (an NTP correction) after the run took its id: the run's record is
+        # stamped no later than the first run's, though it is the newer one
+        with time_machine.travel(first, tick=False):
+            return planned(self, run_id)
+
+    monkeypatch.setattr(Planner, "plan", stepped_back)
+    night = run_offline(fixture_workspace, NIGHT)
+    assert night.gc is not None and _gc_removed(fixture_workspace)
+    assert night.record.lastRun == first
+
+    assert "undid 1 sidecar pass" in _undo(fixture_workspace)
+    assert _gc_removed(fixture_workspace) == {} and _query(fixture_workspace, MARKS) == marks_before
 
 
 @pytest.mark.usefixtures("sidecar_store")

@@ -42,9 +42,9 @@ class UndoOutcome:
 
 def run_passes(workspace: Workspace, writer: SafeWriter, targets: list[Manifest]) -> list[str]:
     """The sidecar passes of the runs `targets` (newest first), newest first: those their manifests
-    name (SleepGate's, made before the write), then those of the records the runs added to
-    sleep-log.json (GC's, made after it, and every pass of a run from before manifests named them; a
-    log from before that field holds none)."""
+    name (SleepGate's, made before the write), then those of the runs' records in sleep-log.json
+    (GC's, made after it, and every pass of a run from before manifests named them; a log from
+    before that field holds none)."""
     named = [pass_id for manifest in targets for pass_id in manifest.sidecar_passes]
     # a run that stopped before it finished wrote no record of its own: its manifest names its passes
     finished = all(manifest.status == "done" for manifest in targets)
@@ -53,17 +53,23 @@ def run_passes(workspace: Workspace, writer: SafeWriter, targets: list[Manifest]
 
 
 def _logged_passes(workspace: Workspace, writer: SafeWriter, targets: list[Manifest]) -> list[str]:
+    """The passes of the records `targets` wrote: those naming one of their run ids. A record from
+    before records named their run is theirs when it is newer than the log they found."""
     path = workspace.relative(workspace.sleep_log)
     logged = [manifest for manifest in targets if any(entry.path == path for entry in manifest.files)]
     current = read_sleep_log(read_bytes(workspace.sleep_log))
     if not logged or current is None:
         return []
+    runs = {manifest.run_id for manifest in targets}
     before = read_sleep_log(writer.before(logged[-1], path))
-    records = [current, *current.history]
     return [
         pass_id
-        for record in records
-        if before is None or record.lastRun > before.lastRun
+        for record in [current, *current.history]
+        if (
+            record.runId in runs
+            if record.runId is not None
+            else before is None or record.lastRun > before.lastRun
+        )
         for pass_id in record.sidecarPasses
     ]
 
