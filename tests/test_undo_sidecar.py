@@ -20,6 +20,8 @@ from memory_sleep.cycle.report import RunReport
 from memory_sleep.cycle.undo import undo_last_run
 from memory_sleep.gc import registry
 from memory_sleep.gc.actions import StrategyName
+from memory_sleep.gc.apply import GcPlan
+from memory_sleep.gc.hook import GcStep
 from memory_sleep.sleepgate.undo import UndoReport, undo_passes
 from memory_sleep.workspace.atomic import sha256
 from memory_sleep.workspace.layout import Workspace
@@ -163,10 +165,34 @@ def test_an_undo_interrupted_after_the_sidecar_is_finished_by_the_next(
             undo_last_run(Workspace.open(fixture_workspace), Config())
     assert _query(fixture_workspace, MARKS) == marks_before  # the sidecar is back already
 
-    assert "undid 1 sidecar pass." in _undo(fixture_workspace)
+    # the passes were undone by the first undo: this one puts the files back, and undoes no pass
+    assert "sidecar pass" not in _undo(fixture_workspace)
     assert snapshot_tree(fixture_workspace) == files_before
     assert _query(fixture_workspace, MARKS) == marks_before
     assert _query(fixture_workspace, ENTRIES)[: len(entries_before)] == entries_before
+
+
+def test_a_run_killed_before_its_gc_step_undoes_its_files_and_counts_no_gc_pass(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_offline(fixture_workspace)
+    files_before, marks_before = snapshot_tree(fixture_workspace), _query(fixture_workspace, MARKS)
+
+    def killed(self: GcStep, plan: GcPlan) -> None:
+        raise KeyboardInterrupt  # the process dies once the run's files are written
+
+    with monkeypatch.context() as patch:
+        patch.setattr(GcStep, "apply", killed)
+        with pytest.raises(KeyboardInterrupt):
+            run_offline(fixture_workspace, NIGHT)
+    log = json.loads((fixture_workspace / "memory" / "sleep-log.json").read_text(encoding="utf-8"))
+    assert log["today"] == NIGHT.isoformat() and log["sidecarPasses"]  # it names a pass never applied
+
+    output = _undo(fixture_workspace)
+    assert "restored 8 files." in output and "sidecar pass" not in output
+    assert (
+        snapshot_tree(fixture_workspace) == files_before and _query(fixture_workspace, MARKS) == marks_before
+    )
 
 
 def test_a_run_logged_before_sidecar_passes_were_recorded_still_undoes_its_files(
@@ -239,7 +265,9 @@ def test_undoing_a_gc_pass_twice_puts_the_store_back_once_on_both_stores(
         # a second GC run of the day while the first can still be undone: an id of its own
         assert collect(sidecar, (), noon(date(2026, 11, 25))).decision.pass_id == f"{pass_id}-2"
 
-        assert undo_passes(store, [f"{pass_id}-2", pass_id], NOW) == UndoReport(restored=2, removed=1)
+        assert undo_passes(store, [f"{pass_id}-2", pass_id], NOW) == UndoReport(
+            restored=2, removed=1, passes=[f"{pass_id}-2", pass_id]
+        )
         after = list(store.db.execute(ENTRIES))
         assert after[: len(before[0])] == before[0]  # ratings, validity, soft deletes as before
         assert [row[2] for row in after[len(before[0]) :]] == ["undone"]  # the merged statement

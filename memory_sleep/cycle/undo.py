@@ -32,7 +32,8 @@ log = logging.getLogger("memory_sleep")
 @dataclass
 class UndoOutcome:
     """The run undone (rolled back, if it had stopped before it finished), the sidecar passes undone
-    with it (newest first) and what they gave back."""
+    with it (newest first: those the sidecar held; a pass its run never applied is none) and what
+    they gave back."""
 
     manifest: Manifest
     passes: list[str] = field(default_factory=list)
@@ -85,7 +86,7 @@ def undo_last_run(
         if config.sidecar.enabled and _has_sidecar(workspace, config):
             warning = index_after_run(workspace, config)
             step.warnings.extend([warning] if warning else [])
-    return UndoOutcome(manifest, step.passes, step.report, step.warnings)
+    return UndoOutcome(manifest, step.report.passes, step.report, step.warnings)
 
 
 def recover_runs(workspace: Workspace, config: Config, writer: SafeWriter) -> list[str]:

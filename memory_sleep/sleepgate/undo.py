@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -73,14 +73,18 @@ def record_exists(store: SidecarStore, pass_id: str) -> bool:
 class UndoReport:
     restored: int = 0  # entries live again
     removed: int = 0  # entries the passes inserted, soft-deleted again
+    passes: list[str] = field(default_factory=list)  # those the sidecar held (a run may stop before one)
 
 
 def undo_passes(store: SidecarStore, pass_ids: Sequence[str], now: float) -> UndoReport:
-    """Put the sidecar back as it was before these passes (newest first), in one transaction."""
+    """Put the sidecar back as it was before these passes (newest first), in one transaction; the
+    report names those the sidecar held (none, asked again)."""
     report = UndoReport()
     with store.transaction():
         for pass_id in pass_ids:
             raw = store.meta(RECORD_KEY + pass_id)
+            if raw is not None or state.pass_exists(store, pass_id):
+                report.passes.append(pass_id)
             changes = PassChanges.model_validate_json(raw) if raw else PassChanges()
             rows = store.fetch(changes.deleted)
             ours = [i for i in changes.deleted if i in rows and rows[i].deleted_pass == pass_id]
