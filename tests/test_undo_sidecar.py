@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -118,10 +118,14 @@ def test_undo_brings_back_what_the_runs_forgetting_pass_forgot(fixture_workspace
     config = Config.model_validate(
         {"memory": {"forgetting": {"min_entries": 0, "retention_threshold": 0.9, "interval_secs": 1}}}
     )
-    run_offline(fixture_workspace, config=config)
+    # each step on a clock of its own night: the pass's due time, run ids and records never hang on
+    # how long a run took or on the real clock (a loaded machine, a clock stepped back)
+    with time_machine.travel(datetime(2026, 11, 25, 23, tzinfo=UTC)):
+        run_offline(fixture_workspace, config=config)
     entries_before = _query(fixture_workspace, ENTRIES)
     passes_before = _query(fixture_workspace, "SELECT id FROM forgetting_passes")
-    report = run_offline(fixture_workspace, NIGHT, config=config)
+    with time_machine.travel(datetime(2026, 12, 10, 23, tzinfo=UTC)):
+        report = run_offline(fixture_workspace, NIGHT, config=config)
     assert report.record.forgetting["forgotten"] > 0
     forget_pass = next(p for p in report.record.sidecarPasses if p.startswith("forget-"))
     assert (
@@ -129,7 +133,8 @@ def test_undo_brings_back_what_the_runs_forgetting_pass_forgot(fixture_workspace
         == report.record.forgetting["forgotten"]
     )
 
-    _undo(fixture_workspace)
+    with time_machine.travel(datetime(2026, 12, 11, 8, tzinfo=UTC)):
+        _undo(fixture_workspace)
     assert _query(fixture_workspace, "SELECT id FROM forgetting_passes") == passes_before  # due again
     assert _query(fixture_workspace, ENTRIES)[: len(entries_before)] == entries_before
 
