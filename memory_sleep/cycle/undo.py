@@ -115,12 +115,15 @@ def undone_text(outcome: UndoOutcome) -> str:
     if manifest.status == "rolled-back":
         what = f"Rolled back run {manifest.run_id}, which stopped before it finished"
     else:
-        what = f"Undid {'`memory-sleep forget` ' if manifest.action == 'forget' else 'run '}{manifest.run_id}"
-    parts = [] if manifest.action == "forget" else [f"restored {counted(len(manifest.files), 'file')}"]
+        verb = f"`memory-sleep {manifest.action}` " if manifest.action in ("forget", "restore") else "run "
+        what = f"Undid {verb}{manifest.run_id}"
+    files = [f"restored {counted(len(manifest.files), 'file')}"]
+    parts = [] if manifest.action in ("forget", "restore") else files
     if outcome.passes:
-        back, removed = outcome.sidecar.restored, outcome.sidecar.removed
+        back, removed, again = outcome.sidecar.restored, outcome.sidecar.removed, outcome.sidecar.deleted
         details = [counted(back, "entry", "entries") + " back"] if back else []
         details += [counted(removed, "GC entry", "GC entries") + " removed"] if removed else []
+        details += [counted(again, "restored entry", "restored entries") + " deleted again"] if again else []
         passes = f"undid {counted(len(outcome.passes), 'sidecar pass', 'sidecar passes')}"
         parts.append(passes + (f": {', '.join(details)}" if details else ""))
     lines = [f"{what}: {'; '.join(parts) or 'nothing left to put back'}."]
