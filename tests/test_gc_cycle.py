@@ -59,8 +59,12 @@ def test_gc_ttl_archives_from_memory_md_soft_deletes_notes_and_both_come_back(
     restored = CliRunner().invoke(main, ["restore", "--pass", pass_id, str(fixture_workspace)])
     assert restored.exit_code == 0 and restored.output.startswith("Restored")
     assert "gc:ttl" not in _soft_deleted(fixture_workspace)
+    undone = CliRunner().invoke(main, ["undo", str(fixture_workspace)])  # the restore is a change too
+    assert undone.exit_code == 0 and undone.output.startswith("Undid `memory-sleep restore` ")
+    assert _soft_deleted(fixture_workspace)["gc:ttl"] > 0
     assert CliRunner().invoke(main, ["undo", str(fixture_workspace)]).exit_code == 0
     assert (fixture_workspace / "MEMORY.md").read_text(encoding="utf-8") == marked
+    assert "gc:ttl" not in _soft_deleted(fixture_workspace)
 
 
 def test_gc_dry_run_changes_nothing_and_json_lists_the_actions(fixture_workspace: Path) -> None:

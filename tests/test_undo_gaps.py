@@ -121,6 +121,29 @@ def test_memory_sleep_forget_is_undone_as_a_change_of_its_own(fixture_workspace:
     assert _query(fixture_workspace, config, ENTRIES) == before
 
 
+def test_memory_sleep_restore_is_undone_as_a_change_of_its_own(fixture_workspace: Path) -> None:
+    config = _config(EAGER, gc=False)
+    run_offline(fixture_workspace, config=config)
+    night = run_offline(fixture_workspace, config=config)  # the pass forgets; the night is undoable
+    (forget_pass,) = night.record.sidecarPasses
+    forgotten = _query(fixture_workspace, config, ENTRIES)
+    restores = "SELECT entry_id, restored_at FROM entry_restores ORDER BY entry_id"
+    restored_before = _query(fixture_workspace, config, restores)
+
+    restored = CliRunner().invoke(main, ["restore", "--pass", forget_pass, str(fixture_workspace), "--json"])
+    assert restored.exit_code == 0, restored.output
+    assert len(json.loads(restored.output)["restored"]) == night.record.forgetting["forgotten"]
+
+    undone = CliRunner().invoke(main, ["undo", str(fixture_workspace)])
+    assert undone.exit_code == 0, undone.output
+    assert undone.output.startswith("Undid `memory-sleep restore` "), undone.output
+    assert f"{night.record.forgetting['forgotten']} restored entries deleted again." in undone.output
+    assert _query(fixture_workspace, config, ENTRIES) == forgotten  # forgotten again, by the same pass
+    assert _query(fixture_workspace, config, restores) == restored_before
+    again = CliRunner().invoke(main, ["undo", str(fixture_workspace)])  # then the night itself
+    assert again.exit_code == 0 and f"Sidecar passes undone: {forget_pass}." in again.output, again.output
+
+
 @pytest.mark.usefixtures("sidecar_store")
 def test_a_run_refused_after_its_forgetting_pass_changes_nothing_and_undo_reverts_the_run_before(
     fixture_workspace: Path,

@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+import time_machine
 from click.testing import CliRunner
 
 from memory_sleep.cli.main import main
 from memory_sleep.config import Config
+from memory_sleep.cycle.planner import Planner
+from memory_sleep.cycle.report import RunReport
 from memory_sleep.cycle.undo import undo_last_run
 from memory_sleep.gc import registry
 from memory_sleep.gc.actions import StrategyName
+from memory_sleep.gc.apply import GcPlan
+from memory_sleep.gc.hook import GcStep
 from memory_sleep.sleepgate.undo import UndoReport, undo_passes
 from memory_sleep.workspace.atomic import sha256
 from memory_sleep.workspace.layout import Workspace
@@ -113,10 +118,14 @@ def test_undo_brings_back_what_the_runs_forgetting_pass_forgot(fixture_workspace
     config = Config.model_validate(
         {"memory": {"forgetting": {"min_entries": 0, "retention_threshold": 0.9, "interval_secs": 1}}}
     )
-    run_offline(fixture_workspace, config=config)
+    # each step on a clock of its own night: the pass's due time, run ids and records never hang on
+    # how long a run took or on the real clock (a loaded machine, a clock stepped back)
+    with time_machine.travel(datetime(2026, 11, 25, 23, tzinfo=UTC)):
+        run_offline(fixture_workspace, config=config)
     entries_before = _query(fixture_workspace, ENTRIES)
     passes_before = _query(fixture_workspace, "SELECT id FROM forgetting_passes")
-    report = run_offline(fixture_workspace, NIGHT, config=config)
+    with time_machine.travel(datetime(2026, 12, 10, 23, tzinfo=UTC)):
+        report = run_offline(fixture_workspace, NIGHT, config=config)
     assert report.record.forgetting["forgotten"] > 0
     forget_pass = next(p for p in report.record.sidecarPasses if p.startswith("forget-"))
     assert (
@@ -124,7 +133,8 @@ def test_undo_brings_back_what_the_runs_forgetting_pass_forgot(fixture_workspace
         == report.record.forgetting["forgotten"]
     )
 
-    _undo(fixture_workspace)
+    with time_machine.travel(datetime(2026, 12, 11, 8, tzinfo=UTC)):
+        _undo(fixture_workspace)
     assert _query(fixture_workspace, "SELECT id FROM forgetting_passes") == passes_before  # due again
     assert _query(fixture_workspace, ENTRIES)[: len(entries_before)] == entries_before
 
@@ -160,10 +170,34 @@ def test_an_undo_interrupted_after_the_sidecar_is_finished_by_the_next(
             undo_last_run(Workspace.open(fixture_workspace), Config())
     assert _query(fixture_workspace, MARKS) == marks_before  # the sidecar is back already
 
-    assert "undid 1 sidecar pass." in _undo(fixture_workspace)
+    # the passes were undone by the first undo: this one puts the files back, and undoes no pass
+    assert "sidecar pass" not in _undo(fixture_workspace)
     assert snapshot_tree(fixture_workspace) == files_before
     assert _query(fixture_workspace, MARKS) == marks_before
     assert _query(fixture_workspace, ENTRIES)[: len(entries_before)] == entries_before
+
+
+def test_a_run_killed_before_its_gc_step_undoes_its_files_and_counts_no_gc_pass(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_offline(fixture_workspace)
+    files_before, marks_before = snapshot_tree(fixture_workspace), _query(fixture_workspace, MARKS)
+
+    def killed(self: GcStep, plan: GcPlan) -> None:
+        raise KeyboardInterrupt  # the process dies once the run's files are written
+
+    with monkeypatch.context() as patch:
+        patch.setattr(GcStep, "apply", killed)
+        with pytest.raises(KeyboardInterrupt):
+            run_offline(fixture_workspace, NIGHT)
+    log = json.loads((fixture_workspace / "memory" / "sleep-log.json").read_text(encoding="utf-8"))
+    assert log["today"] == NIGHT.isoformat() and log["sidecarPasses"]  # it names a pass never applied
+
+    output = _undo(fixture_workspace)
+    assert "restored 8 files." in output and "sidecar pass" not in output
+    assert (
+        snapshot_tree(fixture_workspace) == files_before and _query(fixture_workspace, MARKS) == marks_before
+    )
 
 
 def test_a_run_logged_before_sidecar_passes_were_recorded_still_undoes_its_files(
@@ -193,6 +227,30 @@ def test_a_run_logged_before_sidecar_passes_were_recorded_still_undoes_its_files
     assert _gc_removed(fixture_workspace)  # left for `memory-sleep restore --pass ID`
 
 
+def test_undo_finds_the_runs_passes_when_the_clock_stepped_back_during_it(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_offline(fixture_workspace)
+    marks_before = _query(fixture_workspace, MARKS)
+    log_file = fixture_workspace / "memory" / "sleep-log.json"
+    first = datetime.fromisoformat(json.loads(log_file.read_text(encoding="utf-8"))["lastRun"])
+    planned = Planner.plan
+
+    def stepped_back(self: Planner, run_id: str) -> RunReport:
+        # the clock steps back (an NTP correction) after the run took its id: the run's record is
+        # stamped no later than the first run's, though it is the newer one
+        with time_machine.travel(first, tick=False):
+            return planned(self, run_id)
+
+    monkeypatch.setattr(Planner, "plan", stepped_back)
+    night = run_offline(fixture_workspace, NIGHT)
+    assert night.gc is not None and _gc_removed(fixture_workspace)
+    assert night.record.lastRun == first
+
+    assert "undid 1 sidecar pass" in _undo(fixture_workspace)
+    assert _gc_removed(fixture_workspace) == {} and _query(fixture_workspace, MARKS) == marks_before
+
+
 @pytest.mark.usefixtures("sidecar_store")
 def test_undoing_a_gc_pass_twice_puts_the_store_back_once_on_both_stores(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -212,7 +270,9 @@ def test_undoing_a_gc_pass_twice_puts_the_store_back_once_on_both_stores(
         # a second GC run of the day while the first can still be undone: an id of its own
         assert collect(sidecar, (), noon(date(2026, 11, 25))).decision.pass_id == f"{pass_id}-2"
 
-        assert undo_passes(store, [f"{pass_id}-2", pass_id], NOW) == UndoReport(restored=2, removed=1)
+        assert undo_passes(store, [f"{pass_id}-2", pass_id], NOW) == UndoReport(
+            restored=2, removed=1, passes=[f"{pass_id}-2", pass_id]
+        )
         after = list(store.db.execute(ENTRIES))
         assert after[: len(before[0])] == before[0]  # ratings, validity, soft deletes as before
         assert [row[2] for row in after[len(before[0]) :]] == ["undone"]  # the merged statement

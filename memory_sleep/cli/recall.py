@@ -238,16 +238,21 @@ def restore(
     The workspace comes last, as for every verb (default: this folder): `restore 12 40 ~/agent`.
     The entries return to recall with their text, embedding, access counts and history unchanged.
     """
+    from memory_sleep.cycle.forget_run import restore_now
     from memory_sleep.sidecar import open_sidecar
     from memory_sleep.sleepgate import display
-    from memory_sleep.sleepgate.session import restore as restore_now
+    from memory_sleep.sleepgate.session import restore as restore_dry
 
     ids, workspace = _ids_and_workspace(targets, workspace_option)
     if sum(bool(choice) for choice in (ids, pass_id, since)) != 1:
         raise click.UsageError("Name entries to restore: IDs, --pass PASS_ID or --since TIME (one of them).")
     moment = _parse_time(since) if since else None
-    with open_sidecar(workspace) as sidecar:
-        report = restore_now(sidecar, list(ids), pass_id, moment, dry_run)
+    if dry_run:
+        with open_sidecar(workspace) as sidecar:
+            report = restore_dry(sidecar, list(ids), pass_id, moment, dry_run=True)
+    else:
+        space = Workspace.open(workspace)
+        report = restore_now(space, _config(space, None), list(ids), pass_id, moment)
     if as_json:
         skipped = [{"id": entry_id, "reason": why} for entry_id, why in sorted(report.skipped.items())]
         click.echo(json.dumps({"restored": report.restored, "skipped": skipped}, indent=2))

@@ -77,8 +77,10 @@ def record_failure(attempt: Attempt, error: BaseException) -> bool:
         config = Config()
     memory_size = workspace.memory_md.stat().st_size if workspace.memory_md.is_file() else 0
     now = datetime.now(UTC)
+    run_id = new_run_id(now)
     record = sleep_log.RunRecord(
         lastRun=now,
+        runId=run_id,
         today=attempt.today.isoformat(),
         dailyFilesProcessed=0,
         itemsKept=0,
@@ -96,7 +98,7 @@ def record_failure(attempt: Attempt, error: BaseException) -> bool:
             updated = sleep_log.with_run(sleep_log.read_sleep_log(raw), record, config.history_runs)
             change = FileChange(workspace.relative(workspace.sleep_log), sleep_log.render(updated))
             writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
-            writer.apply(new_run_id(now), [change], action="failed-run")
+            writer.apply(run_id, [change], action="failed-run")
     except (MemorySleepError, OSError):
         log.debug("could not record the failed run in %s", workspace.sleep_log, exc_info=True)
         return False

@@ -133,6 +133,7 @@ class Planner:
         now = datetime.now(UTC)
         record = sleep_log.RunRecord(
             lastRun=now,
+            runId=run_id,
             today=today.isoformat(),
             dailyFilesProcessed=len(result.files_read),
             itemsKept=len(kept),

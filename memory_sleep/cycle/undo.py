@@ -32,7 +32,8 @@ log = logging.getLogger("memory_sleep")
 @dataclass
 class UndoOutcome:
     """The run undone (rolled back, if it had stopped before it finished), the sidecar passes undone
-    with it (newest first) and what they gave back."""
+    with it (newest first: those the sidecar held; a pass its run never applied is none) and what
+    they gave back."""
 
     manifest: Manifest
     passes: list[str] = field(default_factory=list)
@@ -42,9 +43,9 @@ class UndoOutcome:
 
 def run_passes(workspace: Workspace, writer: SafeWriter, targets: list[Manifest]) -> list[str]:
     """The sidecar passes of the runs `targets` (newest first), newest first: those their manifests
-    name (SleepGate's, made before the write), then those of the records the runs added to
-    sleep-log.json (GC's, made after it, and every pass of a run from before manifests named them; a
-    log from before that field holds none)."""
+    name (SleepGate's, made before the write), then those of the runs' records in sleep-log.json
+    (GC's, made after it, and every pass of a run from before manifests named them; a log from
+    before that field holds none)."""
     named = [pass_id for manifest in targets for pass_id in manifest.sidecar_passes]
     # a run that stopped before it finished wrote no record of its own: its manifest names its passes
     finished = all(manifest.status == "done" for manifest in targets)
@@ -53,17 +54,23 @@ def run_passes(workspace: Workspace, writer: SafeWriter, targets: list[Manifest]
 
 
 def _logged_passes(workspace: Workspace, writer: SafeWriter, targets: list[Manifest]) -> list[str]:
+    """The passes of the records `targets` wrote: those naming one of their run ids. A record from
+    before records named their run is theirs when it is newer than the log they found."""
     path = workspace.relative(workspace.sleep_log)
     logged = [manifest for manifest in targets if any(entry.path == path for entry in manifest.files)]
     current = read_sleep_log(read_bytes(workspace.sleep_log))
     if not logged or current is None:
         return []
+    runs = {manifest.run_id for manifest in targets}
     before = read_sleep_log(writer.before(logged[-1], path))
-    records = [current, *current.history]
     return [
         pass_id
-        for record in records
-        if before is None or record.lastRun > before.lastRun
+        for record in [current, *current.history]
+        if (
+            record.runId in runs
+            if record.runId is not None
+            else before is None or record.lastRun > before.lastRun
+        )
         for pass_id in record.sidecarPasses
     ]
 
@@ -79,7 +86,7 @@ def undo_last_run(
         if config.sidecar.enabled and _has_sidecar(workspace, config):
             warning = index_after_run(workspace, config)
             step.warnings.extend([warning] if warning else [])
-    return UndoOutcome(manifest, step.passes, step.report, step.warnings)
+    return UndoOutcome(manifest, step.report.passes, step.report, step.warnings)
 
 
 def recover_runs(workspace: Workspace, config: Config, writer: SafeWriter) -> list[str]:
@@ -108,12 +115,15 @@ def undone_text(outcome: UndoOutcome) -> str:
     if manifest.status == "rolled-back":
         what = f"Rolled back run {manifest.run_id}, which stopped before it finished"
     else:
-        what = f"Undid {'`memory-sleep forget` ' if manifest.action == 'forget' else 'run '}{manifest.run_id}"
-    parts = [] if manifest.action == "forget" else [f"restored {counted(len(manifest.files), 'file')}"]
+        verb = f"`memory-sleep {manifest.action}` " if manifest.action in ("forget", "restore") else "run "
+        what = f"Undid {verb}{manifest.run_id}"
+    files = [f"restored {counted(len(manifest.files), 'file')}"]
+    parts = [] if manifest.action in ("forget", "restore") else files
     if outcome.passes:
-        back, removed = outcome.sidecar.restored, outcome.sidecar.removed
+        back, removed, again = outcome.sidecar.restored, outcome.sidecar.removed, outcome.sidecar.deleted
         details = [counted(back, "entry", "entries") + " back"] if back else []
         details += [counted(removed, "GC entry", "GC entries") + " removed"] if removed else []
+        details += [counted(again, "restored entry", "restored entries") + " deleted again"] if again else []
         passes = f"undid {counted(len(outcome.passes), 'sidecar pass', 'sidecar passes')}"
         parts.append(passes + (f": {', '.join(details)}" if details else ""))
     lines = [f"{what}: {'; '.join(parts) or 'nothing left to put back'}."]

@@ -54,9 +54,12 @@ def restore(
     pass_id: str | None,
     since: float | None,
     dry_run: bool = False,
+    undo_record: str | None = None,
+    keep: int = 30,
 ) -> RestoreReport:
-    """Restore forgotten entries and bring the vector cache up to date with them."""
-    report = restore_entries(sidecar.store, sidecar.clock(), ids, pass_id, since, dry_run)
+    """Restore forgotten entries and bring the vector cache up to date with them (`undo_record`:
+    the id under which `memory-sleep undo` finds what the restore changed)."""
+    report = restore_entries(sidecar.store, sidecar.clock(), ids, pass_id, since, dry_run, undo_record, keep)
     if report.restored and not dry_run:
         sidecar.vectors()
     return report

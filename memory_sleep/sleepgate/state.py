@@ -260,6 +260,17 @@ def note_restores(store: SidecarStore, ids: Sequence[int], now: float) -> None:
     )
 
 
+def last_restores(store: SidecarStore, ids: Sequence[int]) -> list[tuple[int, float]]:
+    """(id, restored_at) of those of `ids` restored before."""
+    found: list[tuple[int, float]] = []
+    for start in range(0, len(ids), 500):
+        chunk = [int(i) for i in ids[start : start + 500]]
+        marks = ", ".join("?" * len(chunk))
+        query = f"SELECT entry_id, restored_at FROM entry_restores WHERE entry_id IN ({marks})"
+        found.extend((int(i), float(at)) for i, at in store.db.execute(query, chunk))
+    return found
+
+
 def forgotten_ids(
     store: SidecarStore, ids: Sequence[int] = (), pass_id: str | None = None, since: float | None = None
 ) -> list[tuple[int, str | None]]:

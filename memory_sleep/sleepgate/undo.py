@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -37,6 +37,10 @@ class PassChanges(BaseModel):
     # ratings it set: the entries by rating before (a first rating covers every entry, of few ratings)
     importance: dict[float, list[int]] = Field(default_factory=dict)
     endings: dict[int, Ending] = Field(default_factory=dict)  # validity it set: validity before
+    # `memory-sleep restore`: the entries it brought back, as they were deleted (at, reason, pass),
+    # and when each was last restored before (None: never)
+    restored: dict[int, tuple[float, str, str | None]] = Field(default_factory=dict)
+    restored_at: dict[int, float | None] = Field(default_factory=dict)
 
 
 def before_pass(
@@ -73,20 +77,26 @@ def record_exists(store: SidecarStore, pass_id: str) -> bool:
 class UndoReport:
     restored: int = 0  # entries live again
     removed: int = 0  # entries the passes inserted, soft-deleted again
+    deleted: int = 0  # entries a restore brought back, deleted again as they were
+    passes: list[str] = field(default_factory=list)  # those the sidecar held (a run may stop before one)
 
 
 def undo_passes(store: SidecarStore, pass_ids: Sequence[str], now: float) -> UndoReport:
-    """Put the sidecar back as it was before these passes (newest first), in one transaction."""
+    """Put the sidecar back as it was before these passes (newest first), in one transaction; the
+    report names those the sidecar held (none, asked again)."""
     report = UndoReport()
     with store.transaction():
         for pass_id in pass_ids:
             raw = store.meta(RECORD_KEY + pass_id)
+            if raw is not None or state.pass_exists(store, pass_id):
+                report.passes.append(pass_id)
             changes = PassChanges.model_validate_json(raw) if raw else PassChanges()
             rows = store.fetch(changes.deleted)
             ours = [i for i in changes.deleted if i in rows and rows[i].deleted_pass == pass_id]
             forgotten = [i for i, why in state.forgotten_ids(store, pass_id=pass_id) if why == REASON]
             report.restored += store.restore([*ours, *forgotten])
             report.removed += store.soft_delete(changes.inserted, UNDONE, now)
+            report.deleted += _delete_again(store, changes)
             set_importance(store, {i: value for value, ids in changes.importance.items() for i in ids})
             store.db.executemany(
                 "UPDATE entries SET valid_to = ?, status = ?, ended_by = ? WHERE id = ?",
@@ -100,3 +110,19 @@ def undo_passes(store: SidecarStore, pass_ids: Sequence[str], now: float) -> Und
             store.delete_meta(RECORD_KEY + pass_id)
             state.drop_pass(store, pass_id)
     return report
+
+
+def _delete_again(store: SidecarStore, changes: PassChanges) -> int:
+    """Undo of a restore: its entries deleted again as they were, their last restore as it was."""
+    deleted: dict[tuple[float, str, str | None], list[int]] = defaultdict(list)
+    for entry_id, how in changes.restored.items():
+        deleted[how].append(entry_id)
+    count = sum(store.soft_delete(ids, reason, at, by) for (at, reason, by), ids in deleted.items())
+    store.db.executemany(
+        "DELETE FROM entry_restores WHERE entry_id = ?",
+        [(i,) for i, at in changes.restored_at.items() if at is None],
+    )
+    for entry_id, at in changes.restored_at.items():
+        if at is not None:
+            state.note_restores(store, [entry_id], at)
+    return count

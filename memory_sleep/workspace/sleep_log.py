@@ -66,6 +66,10 @@ class RunRecord(BaseModel):
         default_factory=list,
         description="ids of the SleepGate and GC passes the run made: `undo` reverts them",
     )
+    runId: str | None = Field(
+        default=None,
+        description="the run's id (its snapshot's): how `undo` finds the records of the runs it undoes",
+    )
     warnings: list[str] = Field(default_factory=list)
     error: str | None = None
 

@@ -45,7 +45,7 @@ class Manifest(BaseModel):
     files: list[SnapshotFile]
     # what wrote it: a run, `memory-sleep redact`, `memory-sleep forget` (a sidecar pass, no file), or a
     # run that raised (its one change is its failure record in sleep-log.json, undone with the run before it)
-    action: Literal["run", "redact", "forget", "failed-run"] = "run"
+    action: Literal["run", "redact", "forget", "restore", "failed-run"] = "run"
     # the run's sidecar passes (SleepGate, GC), named before they change the sidecar: undo and recovery
     # revert them (a manifest from before this field names none; its sleep-log record does)
     sidecar_passes: list[str] = Field(default_factory=list)
@@ -80,7 +80,7 @@ class SafeWriter:
         self,
         run_id: str,
         changes: Sequence[FileChange],
-        action: Literal["run", "redact", "forget", "failed-run"] = "run",
+        action: Literal["run", "redact", "forget", "restore", "failed-run"] = "run",
         sidecar_passes: Sequence[str] = (),
     ) -> Manifest | None:
         """Write every change of one run (or `memory-sleep redact`, or a failed run's record), naming the
