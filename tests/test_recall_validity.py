@@ -299,3 +299,39 @@ def test_a_newer_line_with_the_same_key_or_naming_the_old_value_marks_the_older(
     older = _hit(hits, "memory/2026-11-10.md", "")
     assert older.status_line() == "older, see memory/2026-11-14.md:3 (2026-11-14)"
     assert hits.index(_hit(hits, "memory/2026-11-14.md", "")) < hits.index(older)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "linked"),
+    [
+        # four characters in common are three overlapping pairs but about two words: the subject the
+        # older names and the newer does not makes the newer about another thing
+        ("- 继续完善 agent-role-orchestrator", "- 继续完善Prompt Weaver循环节点开发", False),
+        # one word changed inside a run leaves out three pairs, about two words: the same statement
+        ("- 网关服务部署在香港节点上", "- 网关服务部署在东京节点上", True),
+    ],
+)
+def test_pairs_of_chinese_characters_count_as_words_by_the_characters_they_cover(
+    tmp_path: Path, old: str, new: str, linked: bool
+) -> None:
+    notes = {"2026-11-10.md": f"# 2026-11-10\n\n{old}\n", "2026-11-14.md": f"# 2026-11-14\n\n{new}\n"}
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(old[2:], k=5)
+    older = _hit(hits, "memory/2026-11-10.md", "")
+    assert older.status == ("older" if linked else None)
+
+
+def test_a_key_is_read_on_one_line_so_two_items_ending_in_the_same_fields_are_not_linked(
+    tmp_path: Path,
+) -> None:
+    old = "- Nimbus is at risk for the 2026-12-04 date\n  next: the pricing page\n  owner: Felix"
+    new = "- Meridian v0.12.9 is live in prod\n  next: the pricing page\n  owner: Raj"
+    notes = {"2026-11-10.md": f"# 2026-11-10\n\n{old}\n", "2026-11-14.md": f"# 2026-11-14\n\n{new}\n"}
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Nimbus is at risk for the date", k=5)
+    assert _hit(hits, "memory/2026-11-10.md", "Nimbus").status is None
+    assert hits[0].source == "memory/2026-11-10.md"

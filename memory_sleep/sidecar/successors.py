@@ -34,7 +34,7 @@ from typing import Literal
 from memory_sleep.engines.offline.matching import current_claim, mentions_value, replaced_values
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.text import tokens, word_sequence
+from memory_sleep.text import is_cjk, tokens, word_sequence
 
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
@@ -42,8 +42,8 @@ _NAME = re.compile(r"\b[A-Z][\w.-]*")
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
 _STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
 _KEYED = re.compile(
-    r"^(?:.*:\s+)?(?P<key>[^:]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
-)  # the last "Key: value"
+    r"^(?:.*:\s+)?(?P<key>[^:\n]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
+)  # the last "Key: value"; a key is on one line ("next: X\n  owner: Y" has the key "owner")
 _NUMBER = re.compile(r"\d")
 _STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: )")  # gc/apply.py: link(), and a supersede's archive record
@@ -291,7 +291,7 @@ def _restates(older: Statement, newer: Statement) -> bool:
     is gone and shares another of its words (two for a one-word value), or repeats all the older's
     words but one, or but two that are not capitalised (a name it lacks makes it about another person
     or thing)."""
-    left_out = older.words - newer.words
+    left_out = _count(older.words - newer.words)
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
@@ -302,11 +302,20 @@ def _restates(older: Statement, newer: Statement) -> bool:
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and mentions_value(older.claim, value):
             return True
-    if len(shared) < SHARED_WORDS:
+    if _count(shared) < SHARED_WORDS:
         return False
-    return len(left_out) <= OLDER_ONLY_WORDS or (
-        len(left_out) <= OLDER_ONLY_WORDS + 1 and not left_out & older.names
+    return left_out <= OLDER_ONLY_WORDS or (
+        left_out <= OLDER_ONLY_WORDS + 1 and not (older.words - newer.words) & older.names
     )
+
+
+def _count(words: frozenset[str]) -> int:
+    """How many words these are: a pair of CJK characters (`tokens` splits an un-spaced run into
+    overlapping pairs) is no word; the characters the pairs cover make about one word in two, so
+    "继续完善" (three pairs) counts two and one word changed inside a run (three pairs left out) two."""
+    pairs = {word for word in words if is_cjk(word)}
+    covered = {character for pair in pairs for character in pair}
+    return len(words) - len(pairs) + (len(covered) + 1) // 2
 
 
 def _above(score: float) -> float:
