@@ -168,17 +168,17 @@ def with_later_statements(
     rarest: Callable[[list[str]], list[list[str]]],
     decay: Callable[[EntryRow], float],
 ) -> list[Ranked]:
-    """`ranked` with the later lines that restate any of the `limit` best dated results that is the
-    latest word (`mark_older` then ranks them above it): a change worded unlike the question, which
-    shares few words with it, is no candidate of it, yet it shares the result's rarest words. One
-    full-text query for them all, by each result's own rarest terms (`rarest` of their texts), among
-    the entries dated after the earliest of them up to `on`: a line found is added when it restates
-    a result dated before it."""
+    """`ranked` with the later lines that restate any of the `limit` best dated results (`mark_older`
+    then ranks them above it): a change worded unlike the question, which shares few words with it,
+    is no candidate of it, yet it shares the result's rarest words. One full-text query for them all,
+    by each result's own rarest terms (`rarest` of their texts), among the entries dated after the
+    earliest of them up to `on`: a line found is added when it restates a result and is dated after
+    it (after its supersede, for a superseded result: `_newer_after`)."""
     ranked = _sorted(ranked)
     due = [
-        (item.row.day, _statement(item.row))
+        (since, _statement(item.row))
         for item in ranked[:limit]
-        if item.row.day is not None and _latest_word(item.row, on)
+        if (since := _newer_after(item.row, on)) is not None
     ]
     wanted = sorted({term for terms in rarest([said.text for _, said in due]) for term in terms})
     if not wanted:
@@ -203,8 +203,10 @@ def _day_after(day: str) -> str:
 def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
     done) but a newer result restates, and rank that newer result above it (the older keeps its
-    place). A newer result ranked into the first `limit` so is asked the same in turn: the last of a
-    chain of changes ranks first."""
+    place). A superseded result that a result dated after its supersede restates ("moved from Y to
+    Z" after the supersede linked Y to another line) is asked the same: that result is a later word
+    than its successor, and ranks above both. A newer result ranked into the first `limit` so is
+    asked the same in turn: the last of a chain of changes ranks first."""
     statements = {item.row.id: _statement(item.row) for item in ranked}
     dated = [item for item in ranked if item.row.day is not None and _latest_word(item.row, on)]
     checked: set[int] = set()
@@ -212,13 +214,14 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
         due = [item for item in _sorted(ranked)[:limit] if item.row.id not in checked]
         for item in due:
             checked.add(item.row.id)
-            if item.row.day is None or not _latest_word(item.row, on):
+            since = _newer_after(item.row, on)
+            if since is None:
                 continue
             own = statements[item.row.id]
             newer = [
                 other
                 for other in dated
-                if other.row.day > item.row.day  # type: ignore[operator]
+                if other.row.day > since  # type: ignore[operator]
                 and _restates(own, statements[other.row.id])
             ]
             if newer:
@@ -227,10 +230,21 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
                     newer, key=lambda other: (other.row.day, other.row.kind not in COPIES, other.score)
                 )
                 item.newer = latest.row
-                latest.score = max(latest.score, _above(item.score))
+                # above the result, or above the line that superseded it (`with_successors`)
+                floor = item.score if _latest_word(item.row, on) else _above(item.relevance)
+                latest.score = max(latest.score, _above(floor))
         if not due:
             break
     return _sorted(ranked)
+
+
+def _newer_after(row: EntryRow, on: str) -> str | None:
+    """The day after which a line restating a dated result is a newer word on it: its own day while
+    it is the latest word; for a superseded result, its supersede's day (a later line is one the
+    supersede did not know of); None for an undated result."""
+    if row.day is None:
+        return None
+    return row.day if _latest_word(row, on) else row.valid_to
 
 
 def _latest_word(row: EntryRow, on: str) -> bool:
