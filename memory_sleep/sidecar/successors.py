@@ -264,6 +264,11 @@ class Statement:
     text: str = ""
 
     @cached_property
+    def pairs(self) -> frozenset[str]:
+        """Its words that are pairs of CJK characters (`tokens` splits an un-spaced run into them)."""
+        return frozenset(word for word in self.words if is_cjk(word))
+
+    @cached_property
     def claim(self) -> str:
         """What it claims now, without the values it says are gone (read only when a link needs it)."""
         return current_claim(self.text)
@@ -305,7 +310,7 @@ def _restates(older: Statement, newer: Statement) -> bool:
     is gone and shares another of its words (two for a one-word value), or repeats all the older's
     words but one, or but two that are not capitalised (a name it lacks makes it about another person
     or thing)."""
-    left_out = _count(older.words - newer.words)
+    left_out = _count(older.words - newer.words, older.pairs)
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
@@ -316,20 +321,23 @@ def _restates(older: Statement, newer: Statement) -> bool:
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and mentions_value(older.claim, value):
             return True
-    if _count(shared) < SHARED_WORDS:
+    if _count(shared, older.pairs) < SHARED_WORDS:
         return False
     return left_out <= OLDER_ONLY_WORDS or (
         left_out <= OLDER_ONLY_WORDS + 1 and not (older.words - newer.words) & older.names
     )
 
 
-def _count(words: frozenset[str]) -> int:
-    """How many words these are: a pair of CJK characters (`tokens` splits an un-spaced run into
-    overlapping pairs) is no word; the characters the pairs cover make about one word in two, so
-    "继续完善" (three pairs) counts two and one word changed inside a run (three pairs left out) two."""
-    pairs = {word for word in words if is_cjk(word)}
-    covered = {character for pair in pairs for character in pair}
-    return len(words) - len(pairs) + (len(covered) + 1) // 2
+def _count(words: frozenset[str], pairs: frozenset[str]) -> int:
+    """How many words these are, of a statement whose CJK pairs are `pairs`: a pair of CJK characters
+    (`tokens` splits an un-spaced run into overlapping pairs) is no word; the characters the pairs
+    cover make about one word in two, so "继续完善" (three pairs) counts two and one word changed
+    inside a run (three pairs left out) two."""
+    if not pairs:
+        return len(words)
+    among = words & pairs
+    covered = {character for pair in among for character in pair}
+    return len(words) - len(among) + (len(covered) + 1) // 2
 
 
 def _above(score: float) -> float:
