@@ -82,6 +82,17 @@ class EntryView(Strict):
     topic: str | None
     text: str
     day: date | None
+    source: str | None = None  # file:line of the note item this run wrote it from; None if written before
+
+    def written_after(self, item: NoteItem) -> bool:
+        """The entry was written after `item`, which cannot report it done: it is of a later day, or
+        further down the same note (a "next steps" list below the day's finished work)."""
+        if self.day and item.day < self.day:
+            return True
+        if self.source is None:
+            return False
+        file, line = self.source.rsplit(":", 1)
+        return file == item.file and item.line_start < int(line)
 
 
 class Operation(Strict):

@@ -53,7 +53,7 @@ def _closed_by(closer: Any, note: str) -> list[str]:
     document = MemoryDocument.parse(ACTIONS)
     completion = KeptItem(item=note_item(note), category="status", topic=None)
     editor = DocumentEditor(document, TODAY)
-    edits, refused = close_actions.close_done_actions(editor, [completion], closer)
+    edits, refused = close_actions.close_done_actions(editor, [completion], closer, {})
     assert refused == []
     return [record.entry for record in editor.apply(edits).archived]
 
@@ -82,7 +82,7 @@ def test_a_closure_naming_no_open_action_is_refused_and_changes_nothing() -> Non
 
             return [Closure(item_id="i1", target="E9"), Closure(item_id="nope", target="E1")]
 
-    edits, refused = close_actions.close_done_actions(editor, [completion], Wrong())
+    edits, refused = close_actions.close_done_actions(editor, [completion], Wrong(), {})
     assert edits == [] and document.render() == ACTIONS
     assert refused == [
         "close E9 by item i1: names no open action item",

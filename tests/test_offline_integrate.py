@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from memory_sleep.engines.offline import matching
+from memory_sleep.engines.offline import matching, repeats
 from memory_sleep.engines.offline.curate import has_history
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import Category, EntryView, KeptItem, Operation
@@ -566,3 +566,58 @@ def test_a_tables_entry_leaves_out_its_rule_row() -> None:
     table = "| Agent | Role |\n|-------|------|\n| AGNI | research |\n| Codex | governance |"
     kept = KeptItem(item=note_item(table, kind="table"), category="relationship", topic=None)
     assert entry_text(kept) == "| Agent | Role |; | AGNI | research |; | Codex | governance |"
+
+
+def test_an_absence_that_ended_before_the_note_is_left_in_the_note() -> None:
+    """The stale pass would archive it as finished the night it came in; a later one is still news."""
+    past = _decide(
+        "Billing runs on Postgres 16", "Priya is out from 2026-11-02 for 3 days", "relationship", "People"
+    )
+    coming = _decide(
+        "Billing runs on Postgres 16", "Priya is out from 2026-11-23 for 3 days", "relationship", "People"
+    )
+    assert (past.op, past.target) == ("noop", None)
+    assert (coming.op, coming.text) == ("add", "Priya on leave 2026-11-23 to 2026-11-25 (3 days)")
+
+
+def test_an_ended_absence_still_changes_the_notice_of_the_same_absence() -> None:
+    """Memory holds the absence as longer than it was: the note's dates still replace it."""
+    operation = _decide(
+        "Priya on leave 2026-11-02 to 2026-11-20 (19 days)",
+        "Priya is out from 2026-11-02 for 3 days",
+        "relationship",
+        "People",
+    )
+    assert (operation.op, operation.target) == ("supersede", "E1")
+
+
+def test_an_open_actions_task_said_again_with_a_remark_is_a_repeat() -> None:
+    entry = "ask Bogdan to rotate the staging certificates (due 2026-11-25)"
+    again = _decide(
+        entry, "Ask Bogdan to rotate the staging certificates — no answer so far", "action", "Action items"
+    )
+    assert (again.op, again.target) == ("noop", "E1")
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "ask Bogdan to renew the production certificates",  # another object
+        "ask Mirela to rotate the staging certificates",  # another person
+        "ask Bogdan to rotate the staging certificates and renew the wildcard domain",  # more of a task
+    ],
+)
+def test_another_task_sharing_an_open_actions_words_is_new(new: str) -> None:
+    entry = "ask Bogdan to rotate the staging certificates (due 2026-11-25)"
+    assert _decide(entry, new, "action", "Action items").op == "add"
+
+
+def test_a_task_in_other_words_or_order_is_not_said_again() -> None:
+    task = "ask Bogdan to rotate the staging certificates (due 2026-11-25)"
+    assert repeats.task_said_again(
+        "Ask Bogdan to rotate the staging certificates, still open", task, frozenset()
+    )
+    assert not repeats.task_said_again(
+        "rotate the staging certificates together with Bogdan", task, frozenset()
+    )
+    assert not repeats.task_said_again("ask Bogdan about the staging certificates", task, frozenset())

@@ -6,9 +6,10 @@ from datetime import date
 
 import pytest
 
-from memory_sleep.cycle.close_actions import close_done_actions
+from memory_sleep.cycle.close_actions import ACTIONS, close_done_actions
+from memory_sleep.cycle.plan import DocumentEditor, Edit
 from memory_sleep.engines.offline.closing import OfflineCloser
-from memory_sleep.models import KeptItem
+from memory_sleep.models import Closure, EntryView, KeptItem, NoteItem
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .item_helpers import archived_by, note_item
@@ -28,7 +29,7 @@ def _closed(actions: list[str], done: str, topic: str | None = None) -> list[str
     return [
         record.entry
         for record in archived_by(
-            document, TODAY, lambda e: close_done_actions(e, [completion], OfflineCloser())[0]
+            document, TODAY, lambda e: close_done_actions(e, [completion], OfflineCloser(), {})[0]
         )
     ]
 
@@ -103,3 +104,60 @@ def test_of_two_alike_actions_the_one_naming_the_same_flag_is_closed() -> None:
     ]
     closed = _closed(actions, "Clean up the `new_checkout` flag in Nimbus — done", topic="Nimbus")
     assert closed == ["- clean up the `new_checkout` flag in Nimbus (2026-11-01)"]
+
+
+def _written_and_done(done_line: int, closer: object) -> tuple[list[str], list[str]]:
+    """An action this run adds from line 10 of today's note, and a line of the same note that reports
+    it done at `done_line`: the actions archived, and the closures refused."""
+    note = f"memory/{TODAY.isoformat()}.md"
+    action = NoteItem(id="a1", file=note, day=TODAY, line_start=10, line_end=10, kind="bullet", text="x")
+    done = NoteItem(
+        id="i1",
+        file=note,
+        day=TODAY,
+        line_start=done_line,
+        line_end=done_line,
+        kind="bullet",
+        text="- [x] test the Page Agent in real use",
+    )
+    editor = DocumentEditor(MemoryDocument.parse("# MEMORY.md\n\n## Action items\n"), TODAY)
+    add = Edit(op="add", section=ACTIONS, item="a1", text="test the Page Agent in real use", day=TODAY)
+    editor.apply([add])
+    completion = KeptItem(item=done, category="status", topic=None)
+    edits, refused = close_done_actions(editor, [completion], closer, {"a1": action})  # type: ignore[arg-type]
+    return [record.entry for record in editor.apply(edits).archived], refused
+
+
+def test_a_line_above_the_action_in_its_note_does_not_close_it() -> None:
+    """A note's finished work comes before its "next steps": a line written above the action cannot
+    report it done, however alike the two are; a line below it can."""
+    assert _written_and_done(3, OfflineCloser()) == ([], [])
+    assert _written_and_done(12, OfflineCloser()) == (["- test the Page Agent in real use (2026-11-20)"], [])
+
+    class Any:  # an engine (a model) that closes the first action with the first note
+        def close(
+            self, completions: list[KeptItem], actions: list[EntryView], projects: object
+        ) -> list[Closure]:
+            return [Closure(item_id=completions[0].item.id, target=actions[0].ref)]
+
+    assert _written_and_done(3, Any()) == (
+        [],
+        ["close E1 by item i1: the note item was written before the action"],
+    )
+
+
+def test_a_line_sharing_only_what_many_actions_say_closes_none() -> None:
+    """Words most open actions have ("AI agent") do not tell which task a line reports; a word of one
+    action's own task does."""
+    actions = [
+        "deepen the AI agent programming",
+        "push the edge AI agent forward",
+        "write the AI agent essay",
+    ]
+    assert _closed(actions, "- ✅ AI agent patterns showcase") == []
+    assert _closed(actions[:1], "- ✅ AI agent patterns showcase") == [
+        "- deepen the AI agent programming (2026-11-01)"
+    ]
+    assert _closed(actions, "- [x] deepened the AI agent programming") == [
+        "- deepen the AI agent programming (2026-11-01)"
+    ]

@@ -22,7 +22,9 @@ from memory_sleep.engines.offline import offline_engine
 from memory_sleep.engines.offline.curate import OfflineCurator
 from memory_sleep.errors import GuardError
 from memory_sleep.models import ProjectFields
+from memory_sleep.workspace.archive import Ending
 from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.memory_blocks import Entry
 from memory_sleep.workspace.memory_doc import MemoryDocument
 from tests.conftest import run_offline, snapshot_tree
 
@@ -125,3 +127,38 @@ def test_which_projects_are_finished_is_the_engines_decision(
     report = run_cycle(Workspace.open(tmp_path), Config(), engine, RunOptions(today=TODAY, dry_run=True))
     plan = [(edit.op, edit.entry) for edit in report.plan]
     assert (("archive", "P:Cobalt") in plan) is archived
+
+
+def test_a_weekly_line_is_compared_only_with_ended_entries_sharing_enough_of_its_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a long history a line shares a common word with hundreds of ended entries; only one that
+    shares enough words to say the same is compared (and the line's mark is the same as before)."""
+    monday, sunday = date(2026, 11, 16), date(2026, 11, 22)
+    ended = [
+        (
+            Entry(f"deploy window {number} for service {number * 3}", None, date(2026, 11, 1)),
+            Ending("superseded", sunday),
+        )
+        for number in range(40)
+    ]
+    ended.append(
+        (
+            Entry("deploy freeze starts Friday for billing team", None, date(2026, 11, 1)),
+            Ending("done", sunday),
+        )
+    )
+    endings = weekly._Endings(ended)
+    compared: list[frozenset[str]] = []
+    says = weekly.says_the_same
+
+    def counted(old: frozenset[str], text: frozenset[str], restated: bool = False) -> bool:
+        compared.append(old)
+        return says(old, text, restated)
+
+    monkeypatch.setattr(weekly, "says_the_same", counted)
+    marked = weekly._marked(
+        "deploy freeze starts Friday for billing team (2026-11-18)", (monday, sunday), endings
+    )
+    assert marked.endswith("[done 2026-11-22]")
+    assert len(compared) == 1

@@ -178,3 +178,40 @@ def test_entries_forgotten_from_a_mapped_cache_leave_its_file_and_the_saved_inde
     assert gone not in saved.ids.tolist()
     assert saved.ids.tolist() == rebuilt.ids.tolist()
     assert np.array_equal(saved.matrix, rebuilt.matrix)
+
+
+def test_a_cache_is_patched_however_many_entries_were_deleted_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A garbage-collection pass may delete most of a long history's entries at once: the next load
+    drops them from the cache file rather than reading every live vector again."""
+    notes = {  # notes of a few kilobytes, as the index reads them
+        f"2026-10-{day:02}.md": "".join(
+            f"- ticket {day}-{number} closed by run {number * 7} on host {number % 13}\n"
+            for number in range(100)
+        )
+        for day in range(1, 13)
+    }
+    folder = make_workspace(tmp_path, {**notes, **NOTES})
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        ids = [
+            int(entry_id)
+            for (entry_id,) in sidecar.store.db.execute("SELECT id FROM entries WHERE text LIKE '%ticket%'")
+        ]
+        with sidecar.store.transaction():
+            sidecar.store.soft_delete(ids[:1150], "gc:ttl", NOW)
+    with open_at(folder) as fresh:
+
+        def unwanted(dimensions: int) -> None:
+            raise AssertionError("read every live vector again after deletions alone")
+
+        monkeypatch.setattr(fresh.store, "live_vectors", unwanted)
+        patched = fresh.vectors()
+        monkeypatch.undo()
+        rebuilt = VectorIndex.from_store(fresh.store, patched.matrix.shape[1])
+        hits = fresh.search("Orion booth code", k=1)
+    assert len(ids) == 1200
+    assert patched.ids.tolist() == rebuilt.ids.tolist()
+    assert np.array_equal(patched.matrix, rebuilt.matrix)
+    assert "4411" in hits[0].text

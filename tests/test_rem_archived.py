@@ -6,6 +6,9 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
+
+from memory_sleep.cycle import rem
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import KeptItem, NoteItem, Operation
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, records_since
@@ -158,3 +161,24 @@ def test_a_run_supersedes_a_fact_its_archive_says_was_trimmed(tmp_path: Path) ->
         "## 2026-11-02\n- [Gra] ovh-gra-07 resolves to 10.9.24.84 internally (2026-10-17) — from Facts; "
         "superseded by memory/2026-11-01.md:3 [superseded 2026-11-02 by memory/2026-11-01.md:3]\n"
     )
+
+
+def test_a_batch_that_adds_nothing_reads_no_archived_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only an added item may supersede an archived entry: a night that adds nothing does not parse
+    the archive's records (thousands on a long history)."""
+
+    def unwanted(*args: object) -> None:
+        raise AssertionError("read the archived entries with nothing added")
+
+    monkeypatch.setattr(rem, "_dormant", unwanted)
+    document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n- Alpha runs on port 8080 (2026-10-01)\n")
+    integrator = ScriptedIntegrator([Operation(item_id="i1", op="noop", target="E1", reason="said already")])
+    result, _ = integrate_and_apply(
+        [_kept("Alpha runs on port 8080", "i1")],
+        document,
+        integrator,
+        date(2026, 11, 2),
+        20,
+        list(records_since(ARCHIVE, date(2026, 10, 1))),
+    )
+    assert result.counts()["noop"] == 1 and result.counts()["add"] == 0

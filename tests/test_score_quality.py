@@ -183,12 +183,11 @@ def test_secrets_searched_everywhere_but_the_original_notes(tmp_path: Path) -> N
     assert hygiene.secret_leaks(run, truth) == [("github_token", "memory/.sleep/sidecar.db")]
 
 
-def test_items_match_by_record_line_or_parser_span(tmp_path: Path) -> None:
-    """A truth item on a child line of a bullet takes the bullet's verdict; noop KEEPs count as DISCARD,
-    DISCARDs that close an action as KEEP."""
+def _closing_run(tmp_path: Path, archive: str) -> tuple[verdicts.Judged, verdicts.Judged]:
     note = "# 2026-01-01\n\n- Port for Atlas API is 8080\n  - set in nginx.conf\n\n- [x] renew the cert\n"
     (tmp_path / "memory").mkdir()
     (tmp_path / "memory" / "2026-01-01.md").write_text(note, encoding="utf-8")
+    (tmp_path / "memory" / "archive.md").write_text(archive, encoding="utf-8")
     workspace = Workspace.open(tmp_path)
     (note_file,) = discover(workspace).notes
     parsed = {i.line_start: i.id for i in read_note(note_file, 1_000_000).items}
@@ -209,12 +208,28 @@ def test_items_match_by_record_line_or_parser_span(tmp_path: Path) -> None:
         cast(Any, item("memory/2026-01-01.md", 6, "KEEP", "action", "- [x] renew the cert")),
     ]
     child, closing = verdicts.judge_items(tmp_path, truth)
+    return child, closing
+
+
+def test_items_match_by_record_line_or_parser_span(tmp_path: Path) -> None:
+    """A truth item on a child line of a bullet takes the bullet's verdict; noop KEEPs count as DISCARD,
+    DISCARDs that closed an action (archive.md says so) as KEEP."""
+    done = "## 2026-01-02\n- renew the cert (2025-12-30) — from Action items; done (memory/2026-01-01.md:6) [done 2026-01-02 by memory/2026-01-01.md:6]\n"
+    child, closing = _closing_run(tmp_path, "# Archive\n\n" + done)
     assert child.record is not None and child.record.line == 3
     assert child.nrem_keep and not child.effective_keep
     assert child.label == "KEEP fact → noop"
     assert closing.effective_keep and not closing.nrem_keep
     scores = verdicts.verdict_scores([child, closing])
     assert scores.keep_recall == 0.5 and scores.raw_keep_recall == 0.5 and scores.unmatched == 0
+
+
+def test_a_discard_that_reports_done_but_closed_no_action_stays_discarded(tmp_path: Path) -> None:
+    """NREM read "[x] renew the cert" as reporting something done; no action was closed by it (archive.md
+    records none), so memory did not change: the run discarded it."""
+    _, closing = _closing_run(tmp_path, "# Archive\n")
+    assert closing.record is not None and closing.record.closes_action
+    assert not closing.effective_keep and closing.label == "DISCARD resolved"
 
 
 def test_noise_leaked_counts_the_truths_discards_the_run_did_not_discard() -> None:

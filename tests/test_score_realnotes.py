@@ -67,6 +67,14 @@ FINAL_MEMORY = f"""# MEMORY.md
 - Next: -
 """
 OLD, NEW = "memory/2026-01-01.md", "memory/2026-01-05.md"
+ARCHIVE = f"""# Archive
+
+## 2026-01-06
+- Renew the TLS certificate for billing (2026-01-05) — from Action items; done ({NEW}:14) [done 2026-01-05]
+- Move the Atlas API to port 9090 (2026-01-01) — from Action items; done ({NEW}:6) [done 2026-01-05]
+- Read the logs (2026-01-01) — from Action items; done ({NEW}:8) [done 2026-01-05]
+- Atlas API listens on port 8080 (2026-01-01) — from Facts; superseded by {NEW}:6
+"""
 # line: (label, the hand-made run's record)
 LABELS = {
     (OLD, 3): ("KEEP fact durable", ("KEEP", "fact", "noop")),
@@ -125,14 +133,36 @@ def source(tmp_path: Path) -> Path:
     }
     (tmp_path / "notes" / "labels").mkdir()
     (tmp_path / "notes" / "labels" / "tiny.json").write_text(json.dumps(labels), encoding="utf-8")
+    closures = {
+        "workspace": "tiny",
+        "closures": [
+            _closure("Renew the TLS certificate for billing", 14, right=False),
+            _closure("Move the Atlas API to port 9090", 7, right=True),  # found by its prefix at 6
+        ],
+    }
+    (tmp_path / "notes" / "labels" / "closures").mkdir()
+    (tmp_path / "notes" / "labels" / "closures" / "tiny.json").write_text(
+        json.dumps(closures), encoding="utf-8"
+    )
     return folder
+
+
+def _closure(action: str, line: int, right: bool) -> dict[str, object]:
+    closing = 6 if line == 7 else line
+    return {
+        "action": action,
+        "closed_by": f"{NEW}:{line}",
+        "prefix": _prefix(NEW, closing),
+        "right": right,
+        "why": "-",
+    }
 
 
 def _hand_made_run(source: Path, target: Path) -> Path:
     """What a run could have left: MEMORY.md, archive.md and the state records of LABELS."""
     folder = fresh_copy(source, target)
     (folder / "MEMORY.md").write_text(FINAL_MEMORY, encoding="utf-8")
-    (folder / "memory" / "archive.md").write_text("# Archive\n", encoding="utf-8")
+    (folder / "memory" / "archive.md").write_text(ARCHIVE, encoding="utf-8")
     notes = folder / "memory" / ".sleep" / "notes"
     notes.mkdir(parents=True)
     for name in ("2026-01-01.md", "2026-01-05.md"):
@@ -165,6 +195,11 @@ def test_every_figure_of_a_hand_made_run(source: Path, tmp_path: Path) -> None:
     assert figures.wrong_supersedes == (f"{NEW}:14",)  # no earlier item labelled; 9090's is the right one
     assert (figures.open_actions, figures.actions_classified, figures.actions_found) == (1, 0, 1)
     assert (figures.questions, figures.recalled) == (2, 2)  # wordllama finds both; hashing found 1
+    assert figures.closures.right == 1
+    assert [str(c) for c in figures.closures.wrong] == [
+        f"'Renew the TLS certificate for billing' by {NEW}:14"
+    ]
+    assert [str(c) for c in figures.closures.unlabelled] == [f"'Read the logs' by {NEW}:8"]
 
 
 def test_a_supersede_of_another_item_is_wrong(source: Path, tmp_path: Path) -> None:
@@ -183,9 +218,14 @@ def test_the_table_adds_up_and_says_what_changed(source: Path, tmp_path: Path) -
     assert row[3] == "0.25 (1/4) of 13 written" and row[4] == "0.50 (2/4)"
     assert row[6] == "1 of 2" and total[6] == "2 of 4"
     assert row[7] == "0.00 (0/1) (1)"
-    assert row[9] == "changed 1" and total[9] == "2 changed"
-    assert row[10] == "1.00 (2/2)"
-    assert "invented projects: Heartbeat" in report.details([figures])
+    assert row[8] == "1" and total[8] == "2"
+    assert row[9] == "1 (+1 unlabelled)" and total[9] == "2 (+2 unlabelled)"
+    assert row[11] == "changed 1" and total[11] == "2 changed"
+    assert row[12] == "1.00 (2/2)"
+    details = report.details([figures])
+    assert "invented projects: Heartbeat" in details
+    assert f"wrong closes: 'Renew the TLS certificate for billing' by {NEW}:14" in details
+    assert f"closes not labelled (label them in labels/closures/): 'Read the logs' by {NEW}:8" in details
 
 
 def test_labels_are_checked_against_the_notes(source: Path) -> None:

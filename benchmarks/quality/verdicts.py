@@ -2,12 +2,15 @@
 
 The tool's *effective* verdict is what it did with the item: an NREM KEEP whose REM operation is
 `noop` only repeated memory and counts as DISCARD (DESIGN.md: "unless it only repeats what memory
-already holds"); a DISCARD that closed an open action item (`closes_action`) changed memory and
-counts as KEEP. The raw NREM verdict is reported beside it.
+already holds"); a DISCARD that closed an open action item changed memory and counts as KEEP. What
+closed one is read from archive.md (`[done DAY by memory/FILE:LINE]`), not from the state's
+`closes_action`, which says only that NREM read the item as reporting something done: "lunch break ✅"
+reports done and closes nothing. The raw NREM verdict is reported beside it.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +29,9 @@ DISCARD_CATEGORIES = ("routine", "heartbeat", "narration", "debug", "resolved", 
 MISS_WEIGHT = {"decision": 6, "lesson": 5, "relationship": 4, "fact": 4, "action": 3, "status": 2}
 # how much a kept DISCARD hurts: one that overwrote a real entry is worse than one merely added
 OPERATION_WEIGHT = {"supersede": 3, "update": 2, "add": 2, "pending": 1, "closes": 1}
+_CLOSED_BY = re.compile(
+    r"\[done \d{4}-\d{2}-\d{2} by ([^\]]+)\]"
+)  # archive.md: an action closed by a note line
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,7 @@ class Judged:
 
     truth: ItemTruth
     record: ItemRecord | None
+    closed: bool = False  # archive.md records an action done by this item
 
     @property
     def truth_keep(self) -> bool:
@@ -48,7 +55,7 @@ class Judged:
         record = self.record
         if record is None:
             return False
-        return (record.verdict == "KEEP" and record.operation != "noop") or record.closes_action
+        return (record.verdict == "KEEP" and record.operation != "noop") or self.closed
 
     @property
     def label(self) -> str:
@@ -58,7 +65,7 @@ class Judged:
             return "unmatched"
         if record.verdict == "KEEP":
             return f"KEEP {record.category} → {record.operation or 'pending'}"
-        closes = " (closes an action)" if record.closes_action else ""
+        closes = " (closes an action)" if self.closed else ""
         return f"DISCARD {record.discard_reason or 'other'}{closes}"
 
 
@@ -68,6 +75,8 @@ def judge_items(run_dir: Path, truth: GroundTruth, config: Config | None = None)
     workspace = Workspace.open(run_dir)
     notes = {note.relative: note for note in discover(workspace).notes}
     store = StateStore(workspace.state_dir)
+    archive = workspace.archive.read_text(encoding="utf-8") if workspace.archive.exists() else ""
+    closers = set(_CLOSED_BY.findall(archive))
     by_file: dict[str, list[ItemTruth]] = defaultdict(list)
     for item in truth["items"]:
         by_file[item["file"]].append(item)
@@ -78,7 +87,10 @@ def judge_items(run_dir: Path, truth: GroundTruth, config: Config | None = None)
         if note is None or state is None:
             judged.extend(Judged(item, None) for item in items)
             continue
-        judged.extend(Judged(item, record) for item, record in _match(note, state, items, config))
+        judged.extend(
+            Judged(item, record, record is not None and f"{file}:{record.line}" in closers)
+            for item, record in _match(note, state, items, config)
+        )
     return judged
 
 

@@ -15,6 +15,8 @@
   item labelled at all.
 - Open actions found: items labelled open actions that NREM kept as actions; and, beside it, those
   restated by an entry of `## Action items` after the runs (the stale pass may have archived them).
+- Closes right / wrong closes: the actions archive.md says a note item closed ("done (memory/FILE:LINE)"),
+  judged by labels/closures/<workspace>.json; a closure no label names is unlabelled and listed.
 - Recall@5: questions with an answer location among the sidecar's top 5 hits: a hit on the answer's
   note within its item's lines, or a MEMORY.md hit restating the answer item.
 """
@@ -30,6 +32,7 @@ from memory_sleep.sidecar import open_sidecar
 from memory_sleep.workspace.layout import Workspace, discover
 from memory_sleep.workspace.state import ItemRecord, StateStore
 
+from .closures import ClosureCounts, closed_actions, count_closures, load_closure_labels
 from .labels import Labelled, NoteItems, WorkspaceLabels
 from .memory import (
     ACTIONS,
@@ -65,6 +68,7 @@ class Figures:
     open_actions: int
     actions_classified: int  # kept as actions by NREM
     actions_found: int  # restated in MEMORY.md's Action items after the runs
+    closures: ClosureCounts
     questions: int
     recalled: int
     first: Run
@@ -112,6 +116,8 @@ def score_workspace(
     opened = [e for e in labelled if e.label.open_action]
     actions = [entry.text for section, entry in final.entries() if section.title == ACTIONS]
     found = [e for e in opened if best_match(e.item.text, actions)[0] >= SAME]
+    closure_labels = load_closure_labels(original.parent / "labels" / "closures" / f"{labels.workspace}.json")
+    closures = count_closures(closed_actions(folder / "memory" / "archive.md"), closure_labels, items)
     classified = [
         e for e in opened if (r := record[e.item.source]) and r.verdict == "KEEP" and r.category == "action"
     ]
@@ -130,6 +136,7 @@ def score_workspace(
         open_actions=len(opened),
         actions_classified=len(classified),
         actions_found=len(found),
+        closures=closures,
         questions=len(labels.questions),
         recalled=recalled(labels, folder, items, today),
         first=runs[0],

@@ -12,6 +12,7 @@ TARGETS = (
     "invented projects 0",
     "wrong supersedes 0",
     "open actions found as actions >= 0.9",
+    "wrong closes 0 (an open action archived as done by a note that does not report it done)",
     "no first run refused",
     "second run changes nothing",
     "recall@5 on the owner's questions (issue 15 asks >= 0.90 on the paraphrase set)",
@@ -25,6 +26,8 @@ COLUMNS = (
     "invented projects",
     "wrong supersedes",
     "open actions found (in Action items)",
+    "closes right",
+    "wrong closes",
     "first run",
     "second run",
     "recall@5",
@@ -34,6 +37,10 @@ COLUMNS = (
 
 def _share(part: int, whole: int) -> str:
     return f"{part / whole:.2f} ({part}/{whole})" if whole else "- (0/0)"
+
+
+def _wrong_closes(wrong: int, unlabelled: int) -> str:
+    return f"{wrong} (+{unlabelled} unlabelled)" if unlabelled else str(wrong)
 
 
 def _row(f: Figures) -> list[str]:
@@ -49,6 +56,8 @@ def _row(f: Figures) -> list[str]:
         str(len(f.invented)),
         f"{len(f.wrong_supersedes)} of {f.supersedes}",
         _share(f.actions_classified, f.open_actions) + f" ({f.actions_found})",
+        str(f.closures.right),
+        _wrong_closes(len(f.closures.wrong), len(f.closures.unlabelled)),
         "refused" if f.first.refused else "ok",
         second,
         _share(f.recalled, f.questions),
@@ -69,6 +78,10 @@ def total(figures: Sequence[Figures]) -> list[str]:
         str(sum(len(f.invented) for f in figures)),
         f"{sum(len(f.wrong_supersedes) for f in figures)} of {add('supersedes')}",
         _share(add("actions_classified"), add("open_actions")) + f" ({add('actions_found')})",
+        str(sum(f.closures.right for f in figures)),
+        _wrong_closes(
+            sum(len(f.closures.wrong) for f in figures), sum(len(f.closures.unlabelled) for f in figures)
+        ),
         f"{sum(f.first.refused for f in figures)} refused",
         f"{sum(bool(f.second.changed) or f.second.refused for f in figures)} changed",
         _share(add("recalled"), add("questions")),
@@ -82,7 +95,8 @@ def table(figures: Sequence[Figures]) -> str:
 
 
 def details(figures: Sequence[Figures]) -> str:
-    """What the counts are made of: the invented project names, the wrong supersedes, changed files."""
+    """What the counts are made of: the invented project names, the wrong supersedes and closes, the
+    closes not labelled, changed files."""
     lines = []
     for f in figures:
         if f.invented:
@@ -92,6 +106,11 @@ def details(figures: Sequence[Figures]) -> str:
             lines.append(f"- {f.workspace}: invented projects: {shown}")
         if f.wrong_supersedes:
             lines.append(f"- {f.workspace}: wrong supersedes: {', '.join(f.wrong_supersedes)}")
+        if f.closures.wrong:
+            lines.append(f"- {f.workspace}: wrong closes: {'; '.join(map(str, f.closures.wrong))}")
+        if f.closures.unlabelled:
+            shown = "; ".join(map(str, f.closures.unlabelled))
+            lines.append(f"- {f.workspace}: closes not labelled (label them in labels/closures/): {shown}")
         if f.second.changed:
             lines.append(f"- {f.workspace}: second run changed {', '.join(f.second.changed[:8])}")
         if f.first.refused:

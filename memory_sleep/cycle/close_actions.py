@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memory_sleep.cycle.plan import DocumentEditor, Edit
 from memory_sleep.engines.base import Closer
-from memory_sleep.models import Closure, EntryView, KeptItem
+from memory_sleep.models import Closure, EntryView, KeptItem, NoteItem
 from memory_sleep.workspace.memory_doc import SECTION_FOR
 
 ACTIONS = SECTION_FOR["action"]
 
 
 def close_done_actions(
-    editor: DocumentEditor, completions: Sequence[KeptItem], closer: Closer
+    editor: DocumentEditor,
+    completions: Sequence[KeptItem],
+    closer: Closer,
+    written: Mapping[str, NoteItem],
 ) -> tuple[list[Edit], list[str]]:
     """Archive edits for the open actions the engine finds closed by `completions`, and the closures
     refused: one naming no open action or no note of this run, a second closure of the same action or
-    by the same note, or a note older than the action it would close."""
+    by the same note, or a note item written before the action it would close. `written`: the items
+    this run placed, by id, which tell where the actions this run added were written."""
     if not completions:
         return [], []
-    refs = {view.ref: (plan_ref, view) for plan_ref, view in editor.views() if view.section == ACTIONS}
+    refs = {
+        view.ref: (plan_ref, _with_source(plan_ref, view, written))
+        for plan_ref, view in editor.views()
+        if view.section == ACTIONS
+    }
     if not refs:
         return [], []
     by_item = {kept.item.id: kept for kept in completions}
@@ -54,6 +62,12 @@ def close_done_actions(
     return sorted(edits, key=lambda edit: order[edit.entry or ""]), refused  # archived in document order
 
 
+def _with_source(plan_ref: str, view: EntryView, written: Mapping[str, NoteItem]) -> EntryView:
+    """The view of an action this run added (plan ref "I:<item id>") says which note line it came from."""
+    item = written.get(plan_ref.removeprefix("I:")) if plan_ref.startswith("I:") else None
+    return view.model_copy(update={"source": item.source}) if item else view
+
+
 def _problem(
     closure: Closure,
     by_item: dict[str, KeptItem],
@@ -70,7 +84,6 @@ def _problem(
         return "that action is already closed by another note"
     if closure.item_id in closing:
         return "that note already closed an action"
-    action = refs[closure.target][1]
-    if action.day and kept.item.day < action.day:
-        return "the note is older than the action"
+    if refs[closure.target][1].written_after(kept.item):
+        return "the note item was written before the action"
     return None

@@ -276,7 +276,9 @@ class Planner:
             [view for _, view in shown], repeats, [k.item for k in waiting], list(document.projects())
         )
         self._referenced((editor.resolve(plan_ref[ref])[1], day) for ref, day in used if ref in plan_ref)
-        closing, refused = close_actions.close_done_actions(editor, completions, self.engine.closer)
+        closing, refused = close_actions.close_done_actions(
+            editor, completions, self.engine.closer, {k.item.id: k.item for k in waiting}
+        )
         self._apply(editor, closing)
         self.warnings.extend(refused)
         summaries = projects.summarize_projects(document, waiting, self.engine.summarizer, today)

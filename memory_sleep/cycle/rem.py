@@ -154,8 +154,10 @@ def _supersede_archived(
     finds superseding one takes the text it gives (the old value noted), and the archive records the old
     one superseded, so it is never offered again. Only added items are shown these, and only their
     candidates among them, so a live entry always comes first."""
+    if not result.added:
+        return  # nothing to supersede with: no archived entry is parsed
     dormant = _dormant(editor.document, archived)
-    if not dormant or not result.added:
+    if not dormant:
         return
     added = {kept.item.id: (kept, text) for kept, text in result.added}
     for start in range(0, len(result.added), batch_size):

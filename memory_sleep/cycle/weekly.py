@@ -10,7 +10,7 @@ from memory_sleep.cycle.plan import Edit
 from memory_sleep.engines.base import Summarizer
 from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.text import shorten, tokens
-from memory_sleep.workspace.archive import Ending, says_the_same, stated_day
+from memory_sleep.workspace.archive import Ending, may_say_the_same, says_the_same, stated_day
 from memory_sleep.workspace.layout import NoteFile
 from memory_sleep.workspace.memory_doc import Entry
 from memory_sleep.workspace.state import NoteState
@@ -138,7 +138,7 @@ def render_week(
 
 class _Endings:
     """Ended entries with their words, and which of them hold each word: a line can state only an
-    entry it shares a word with (or, wordless, one without words)."""
+    entry it shares enough words with (or, wordless, one without words)."""
 
     def __init__(self, ended: Sequence[tuple[Entry, Ending]]) -> None:
         self.ended = [(old, tokens(old.text), ending) for old, ending in ended]
@@ -148,9 +148,17 @@ class _Endings:
                 self.holding[word].append(number)
 
     def sharing(self, words: frozenset[str]) -> list[tuple[Entry, frozenset[str], Ending]]:
-        """The entries that share a word with `words`, in their order."""
-        numbers = {number for word in words or ("",) for number in self.holding.get(word, ())}
-        return [self.ended[number] for number in sorted(numbers)]
+        """The entries that share enough of `words` to say the same, in their order (on 365 days, a
+        line shared a common word with hundreds of entries and said the same as none)."""
+        shared: defaultdict[int, int] = defaultdict(int)
+        for word in words or ("",):
+            for number in self.holding.get(word, ()):
+                shared[number] += 1
+        return [
+            self.ended[number]
+            for number in sorted(shared)
+            if may_say_the_same(shared[number], len(self.ended[number][1]), len(words))
+        ]
 
 
 def _marked(line: str, week: tuple[date, date], ended: _Endings) -> str:

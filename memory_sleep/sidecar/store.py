@@ -188,11 +188,13 @@ class Store(Erasure, QueryLog):
 
     def vectors_changed_since(self, generation: int) -> tuple[list[int], list[tuple[int, str, bytes]]]:
         """Entries whose vector or liveness changed after `generation`: all their ids, and the
-        (id, scope, embedding) of those that are live now."""
+        (id, scope, embedding) of those that are live now (a deleted entry's vector is not read: a
+        garbage-collection pass deletes tens of thousands at once)."""
         # sorted here: with ORDER BY id, SQLite walked the whole table in id order, not the index
         rows = sorted(
             self.db.execute(
-                "SELECT id, scope, embedding, deleted_at FROM entries WHERE vector_generation > ?",
+                "SELECT id, scope, CASE WHEN deleted_at IS NULL THEN embedding END, deleted_at"
+                " FROM entries WHERE vector_generation > ?",
                 (generation,),
             ).fetchall(),
             key=lambda row: int(row[0]),

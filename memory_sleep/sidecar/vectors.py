@@ -74,9 +74,10 @@ class VectorIndex:
         """The index for the store's current generation.
 
         Starts from `current` (this process's index) or the newest cache file, and re-reads only the
-        entries whose vector generation is newer; with no base, or when most rows changed (a new
-        embedder), it reads every vector. A patched index is saved once its changes pass 5% of it,
-        so a nightly increment never rewrites the whole file.
+        entries whose vector generation is newer; with no base, or when most rows have a new vector
+        (a new embedder), it reads every vector. Deleted rows are only dropped, however many (the
+        first garbage collection of a long history deletes most of them). A patched index is saved
+        once its changes pass 5% of it, so a nightly increment never rewrites the whole file.
         """
         generation = store.generation()
         if current is not None and current.generation == generation:
@@ -89,7 +90,7 @@ class VectorIndex:
         if base is not None:
             changed, live = store.vectors_changed_since(base.generation)
             sizes_match = all(len(blob) == dimensions * 4 for _, _, blob in live)
-            if sizes_match and len(changed) <= max(1_000, len(base) // 2):
+            if sizes_match and len(live) <= max(1_000, len(base) // 2):
                 index = base.patched(changed, live, generation, dimensions)
                 if folder is not None and len(changed) > max(1_000, len(base) // 20):
                     index.save(folder)

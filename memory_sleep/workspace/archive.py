@@ -216,3 +216,9 @@ def says_the_same(old: frozenset[str], text: frozenset[str], restated: bool = Fa
     if min(len(old), len(text)) < 3:
         return old == text
     return similarity(old, text) >= (SAME_RESTATEMENT if restated else SAME_STATEMENT)
+
+
+def may_say_the_same(shared: int, old: int, text: int) -> bool:
+    """Whether token sets of `old` and `text` words, `shared` of them in both, can pass `says_the_same`
+    at all: a bound that needs no set operation, to skip most pairs before comparing them."""
+    return shared >= SAME_STATEMENT * min(old, text)

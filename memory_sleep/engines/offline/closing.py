@@ -12,6 +12,9 @@ from memory_sleep.text import similarity, tokens, word_sequence
 
 _DONE_SIMILARITY = 0.25
 _SWAP_WORDS = 2
+# an action is often written twice (a plan, then the same step in a later note's "next"): words of its
+# task that at most this many other open actions also have still tell it from the rest
+_OTHERS_SHARING = 1
 _STEM = re.compile(r"(?:ed|ing|es|s)$")
 # names one thing among many alike: a flag or file in backticks, a ticket, a PR
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]+-\d+\b|#\d+\b")
@@ -39,12 +42,15 @@ _NOT_THE_TASK = frozenset(_STEM.sub("", word) for word in f"{_SAYS_DONE} {_SAYS_
 class OfflineCloser:
     """Each note closes the open action it shares the most of its task with, never one of another
     project or naming another flag, ticket or host, nor the same task said of something else ("the qa
-    cert" is not "the staging cert")."""
+    cert" is not "the staging cert"); and only by words that tell that action from the other open
+    ones: a line sharing just what several actions say ("AI agent") reports none of them."""
 
     def close(
         self, completions: Sequence[KeptItem], actions: Sequence[EntryView], projects: Sequence[str]
     ) -> list[Closure]:
         names = {name.lower() for name in projects} | {a.topic.lower() for a in actions if a.topic}
+        tasks = {action.ref: _task(action.text, names) for action in actions}
+        task_words = [frozenset(task) for task in tasks.values()]
         closures: list[Closure] = []
         closed: set[str] = set()
         for kept in completions:
@@ -53,21 +59,33 @@ class OfflineCloser:
             words = frozenset(task)
             best, best_score = None, 0.0
             for action in actions:
-                if action.ref in closed or (action.day and kept.item.day < action.day):
+                if action.ref in closed or action.written_after(kept.item):
                     continue
                 if _other_thing(action, kept, done, names):
                     continue
-                action_task = _task(action.text, names)
+                action_task = tasks[action.ref]
                 if _swapped(task, action_task):
                     continue
                 action_words = frozenset(action_task)
+                shared = words & action_words
                 score = similarity(words, action_words)
-                if len(words & action_words) >= 2 and score >= _DONE_SIMILARITY and score > best_score:
+                if (
+                    len(shared) >= 2
+                    and score >= _DONE_SIMILARITY
+                    and score > best_score
+                    and _tells_apart(shared, task_words)
+                ):
                     best, best_score = action, score
             if best is not None:
                 closed.add(best.ref)
                 closures.append(Closure(item_id=kept.item.id, target=best.ref, reason="shares the task"))
         return closures
+
+
+def _tells_apart(shared: frozenset[str], tasks: Sequence[frozenset[str]]) -> bool:
+    """Words an action shares with a done line tell it from the rest: no more than _OTHERS_SHARING
+    other open actions have every one of them too."""
+    return sum(shared <= task for task in tasks) <= 1 + _OTHERS_SHARING
 
 
 def _other_thing(entry: EntryView, kept: KeptItem, done: str, projects: set[str]) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import date
 
 from memory_sleep.engines import pairs
 from memory_sleep.engines.offline import absences, matching, repeats, statements, supersede
@@ -103,7 +104,7 @@ def _decide(
     item_id = kept.item.id
     away = absences.absence(text)
     if away is not None:
-        return _absence_operation(item_id, text, away, candidates)
+        return _absence_operation(item_id, text, kept.item.day, away, candidates)
     candidates = [c for c in candidates if absences.absence(c.text) is None]  # events, not facts
     named = words & projects  # "Fornax region" is not "Borealis region", whatever the topics say
     comparable = [
@@ -119,6 +120,10 @@ def _decide(
     echoed = _echoed(kept, text, scored, projects)
     if echoed is not None:
         return echoed
+    if kept.category == "action" and kept.deadline is None:
+        for _, candidate in scored:
+            if candidate.section == section and repeats.task_said_again(text, candidate.text, projects):
+                return _noop(item_id, candidate, "the task of an open action, said again")
     if kept.category == "lesson":
         lesson = tokens(statements.first_clause(_LESSON_LEAD.sub("", text)))
         lessons = [c for c in candidates if c.section == section]  # a lesson holds in every project
@@ -209,11 +214,12 @@ def _echoed(
 
 
 def _absence_operation(
-    item_id: str, text: str, away: absences.Absence, candidates: Sequence[Candidate]
+    item_id: str, text: str, day: date, away: absences.Absence, candidates: Sequence[Candidate]
 ) -> Operation:
     """An absence notice changes only a notice of the same absence (same person, same first day, or
-    the first day it says is gone): a repeat is a noop, other dates supersede; else it is new. It is
-    written in one shape with its last day, whatever shape the note gave it."""
+    the first day it says is gone): a repeat is a noop, other dates supersede; else it is new, unless
+    it had ended before the note of `day` told of it. It is written in one shape with its last day,
+    whatever shape the note gave it."""
     gone = matching.replaced_values(text)
     line = absences.describe(away, text)
     for candidate in candidates:
@@ -224,6 +230,10 @@ def _absence_operation(
             return _noop(item_id, candidate, "the same absence, told again")
         if known.start == away.start or known.start.isoformat() in gone:
             return _change(item_id, "supersede", candidate.ref, line, "new dates for an absence")
+    if away.end < day:  # the stale pass would archive it as finished business the night it came in
+        return Operation(
+            item_id=item_id, op="noop", reason="an absence that ended before the note: left in it"
+        )
     return Operation(item_id=item_id, op="add", text=line, reason="new")
 
 

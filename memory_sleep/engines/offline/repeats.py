@@ -165,3 +165,27 @@ def _unvalued(text: str) -> str:
     for pattern in matching.VALUE_KINDS.values():
         text = pattern.sub(" ", text)
     return re.sub(r"\d+", " ", text)
+
+
+_TASK_WORDS = 3  # words of a task in a row that name it
+_REMARK = 2  # words beside a task said again: a remark on it, not another task
+
+
+def task_said_again(text: str, task: str, projects: frozenset[str]) -> bool:
+    """`text` says an open action's `task` again with a remark of a word or two before or after it: it
+    `echoes` the task, the words they share are one run in the same order (three or more), and at most
+    two of its words are outside that run ("send Ana the deck, still waiting" after "send Ana the deck
+    (due 2026-11-27)"; not "the deck to Ana: send it", nor "send Ana the deck and the budget sheet")."""
+    if not echoes(text, task, projects):
+        return False
+    own = [stem(word) for word in word_sequence(text)]
+    theirs = [stem(word) for word in word_sequence(task)]
+    runs = [
+        block
+        for block in SequenceMatcher(None, own, theirs, autojunk=False).get_matching_blocks()
+        if block.size
+    ]
+    if len(runs) != 1 or runs[0].size < _TASK_WORDS or len(own) - runs[0].size > _REMARK:
+        return False
+    run = own[runs[0].a : runs[0].a + runs[0].size]
+    return set(own) & set(theirs) <= set(run)  # no shared word out of the run's order
