@@ -46,6 +46,14 @@ def _hit(hits: list[Hit], source: str, words: str) -> Hit:
     return next(hit for hit in hits if hit.source == source and words in hit.text)
 
 
+def _archived(tmp_path: Path, notes: dict[str, str], entry: str, reason: str, ending: Ending) -> Path:
+    """A workspace of `notes` whose archive.md records that `entry` ended."""
+    folder = make_workspace(tmp_path, notes)
+    record = ArchiveRecord(ending.day, "Facts", entry, reason, ending)
+    (folder / "memory" / "archive.md").write_text(append_records(None, [record]), encoding="utf-8")
+    return folder
+
+
 def test_a_superseded_decision_and_a_closed_action_are_marked_on_their_note_lines(tmp_path: Path) -> None:
     folder = _two_nights(tmp_path)
     with open_at(folder) as sidecar:
@@ -260,15 +268,10 @@ def test_a_newer_value_whose_project_finished_still_marks_the_older_and_ranks_ab
         "2026-11-10.md": "# 2026-11-10\n\n- Umbrella quote (Orion, Jul): $7,950\n",
         "2026-11-13.md": "# 2026-11-13\n\n- Revised Umbrella quote for Orion (Jul): €3,800, was $7,950\n",
     }
-    folder = make_workspace(tmp_path, notes)
-    record = ArchiveRecord(
-        date(2026, 11, 20),
-        "Facts",
-        "- [Orion] Revised Umbrella quote for Orion (Jul): €3,800, was $7,950 (2026-11-13)",
-        "project Orion finished",
-        Ending("finished", date(2026, 11, 20)),
+    entry = "- [Orion] Revised Umbrella quote for Orion (Jul): €3,800, was $7,950 (2026-11-13)"
+    folder = _archived(
+        tmp_path, notes, entry, "project Orion finished", Ending("finished", date(2026, 11, 20))
     )
-    (folder / "memory" / "archive.md").write_text(append_records(None, [record]), encoding="utf-8")
     with open_at(folder) as sidecar:
         sidecar.index()
         hits = sidecar.search("Umbrella quote (Orion, Jul)", k=5)
@@ -299,3 +302,59 @@ def test_a_newer_line_with_the_same_key_or_naming_the_old_value_marks_the_older(
     older = _hit(hits, "memory/2026-11-10.md", "")
     assert older.status_line() == "older, see memory/2026-11-14.md:3 (2026-11-14)"
     assert hits.index(_hit(hits, "memory/2026-11-14.md", "")) < hits.index(older)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "linked"),
+    [
+        # four characters in common are three overlapping pairs but about two words: the subject the
+        # older names and the newer does not makes the newer about another thing
+        ("- 继续完善 agent-role-orchestrator", "- 继续完善Prompt Weaver循环节点开发", False),
+        # one word changed inside a run leaves out three pairs, about two words: the same statement
+        ("- 网关服务部署在香港节点上", "- 网关服务部署在东京节点上", True),
+    ],
+)
+def test_pairs_of_chinese_characters_count_as_words_by_the_characters_they_cover(
+    tmp_path: Path, old: str, new: str, linked: bool
+) -> None:
+    notes = {"2026-11-10.md": f"# 2026-11-10\n\n{old}\n", "2026-11-14.md": f"# 2026-11-14\n\n{new}\n"}
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(old[2:], k=5)
+    older = _hit(hits, "memory/2026-11-10.md", "")
+    assert older.status == ("older" if linked else None)
+
+
+def test_a_key_is_read_on_one_line_so_two_items_ending_in_the_same_fields_are_not_linked(
+    tmp_path: Path,
+) -> None:
+    old = "- Nimbus is at risk for the 2026-12-04 date\n  next: the pricing page\n  owner: Felix"
+    new = "- Meridian v0.12.9 is live in prod\n  next: the pricing page\n  owner: Raj"
+    notes = {"2026-11-10.md": f"# 2026-11-10\n\n{old}\n", "2026-11-14.md": f"# 2026-11-14\n\n{new}\n"}
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Nimbus is at risk for the date", k=5)
+    assert _hit(hits, "memory/2026-11-10.md", "Nimbus").status is None
+    assert hits[0].source == "memory/2026-11-10.md"
+
+
+def test_a_line_after_the_supersede_that_says_the_old_value_is_gone_ranks_above_the_successor(
+    tmp_path: Path,
+) -> None:
+    notes = {
+        "2026-11-10.md": "# 2026-11-10\n\n- Orion's primary store is Postgres 15\n",
+        "2026-11-12.md": "# 2026-11-12\n\n- Orion runs Postgres 16\n",
+        "2026-11-14.md": "# 2026-11-14\n\n- [19:33] Orion finished the move from Postgres 15 to SQLite\n",
+    }
+    ending = Ending("superseded", date(2026, 11, 12), "memory/2026-11-12.md:3")
+    entry = "- Orion's primary store is Postgres 15 (2026-11-10)"
+    folder = _archived(tmp_path, notes, entry, "superseded by memory/2026-11-12.md:3", ending)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Orion's primary store is", k=5)
+    old = _hit(hits, "memory/2026-11-10.md", "Postgres 15")
+    assert hits[0].source == "memory/2026-11-14.md"
+    assert hits.index(_hit(hits, "memory/2026-11-12.md", "")) < hits.index(old)
+    assert old.status_line() == "superseded 2026-11-12 by memory/2026-11-12.md:3"

@@ -34,7 +34,7 @@ from typing import Literal
 from memory_sleep.engines.offline.matching import current_claim, mentions_value, replaced_values
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.text import tokens, word_sequence
+from memory_sleep.text import is_cjk, tokens, word_sequence
 
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
@@ -42,8 +42,8 @@ _NAME = re.compile(r"\b[A-Z][\w.-]*")
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
 _STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
 _KEYED = re.compile(
-    r"^(?:.*:\s+)?(?P<key>[^:]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
-)  # the last "Key: value"
+    r"^(?:.*:\s+)?(?P<key>[^:\n]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
+)  # the last "Key: value"; a key is on one line ("next: X\n  owner: Y" has the key "owner")
 _NUMBER = re.compile(r"\d")
 _STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: )")  # gc/apply.py: link(), and a supersede's archive record
@@ -168,17 +168,17 @@ def with_later_statements(
     rarest: Callable[[list[str]], list[list[str]]],
     decay: Callable[[EntryRow], float],
 ) -> list[Ranked]:
-    """`ranked` with the later lines that restate any of the `limit` best dated results that is the
-    latest word (`mark_older` then ranks them above it): a change worded unlike the question, which
-    shares few words with it, is no candidate of it, yet it shares the result's rarest words. One
-    full-text query for them all, by each result's own rarest terms (`rarest` of their texts), among
-    the entries dated after the earliest of them up to `on`: a line found is added when it restates
-    a result dated before it."""
+    """`ranked` with the later lines that restate any of the `limit` best dated results (`mark_older`
+    then ranks them above it): a change worded unlike the question, which shares few words with it,
+    is no candidate of it, yet it shares the result's rarest words. One full-text query for them all,
+    by each result's own rarest terms (`rarest` of their texts), among the entries dated after the
+    earliest of them up to `on`: a line found is added when it restates a result and is dated after
+    it (after its supersede, for a superseded result: `_newer_after`)."""
     ranked = _sorted(ranked)
     due = [
-        (item.row.day, _statement(item.row))
+        (since, _statement(item.row))
         for item in ranked[:limit]
-        if item.row.day is not None and _latest_word(item.row, on)
+        if (since := _newer_after(item.row, on)) is not None
     ]
     wanted = sorted({term for terms in rarest([said.text for _, said in due]) for term in terms})
     if not wanted:
@@ -203,8 +203,10 @@ def _day_after(day: str) -> str:
 def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
     done) but a newer result restates, and rank that newer result above it (the older keeps its
-    place). A newer result ranked into the first `limit` so is asked the same in turn: the last of a
-    chain of changes ranks first."""
+    place). A superseded result that a result dated after its supersede restates ("moved from Y to
+    Z" after the supersede linked Y to another line) is asked the same: that result is a later word
+    than its successor, and ranks above both. A newer result ranked into the first `limit` so is
+    asked the same in turn: the last of a chain of changes ranks first."""
     statements = {item.row.id: _statement(item.row) for item in ranked}
     dated = [item for item in ranked if item.row.day is not None and _latest_word(item.row, on)]
     checked: set[int] = set()
@@ -212,13 +214,14 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
         due = [item for item in _sorted(ranked)[:limit] if item.row.id not in checked]
         for item in due:
             checked.add(item.row.id)
-            if item.row.day is None or not _latest_word(item.row, on):
+            since = _newer_after(item.row, on)
+            if since is None:
                 continue
             own = statements[item.row.id]
             newer = [
                 other
                 for other in dated
-                if other.row.day > item.row.day  # type: ignore[operator]
+                if other.row.day > since  # type: ignore[operator]
                 and _restates(own, statements[other.row.id])
             ]
             if newer:
@@ -227,10 +230,21 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
                     newer, key=lambda other: (other.row.day, other.row.kind not in COPIES, other.score)
                 )
                 item.newer = latest.row
-                latest.score = max(latest.score, _above(item.score))
+                # above the result, or above the line that superseded it (`with_successors`)
+                floor = item.score if _latest_word(item.row, on) else _above(item.relevance)
+                latest.score = max(latest.score, _above(floor))
         if not due:
             break
     return _sorted(ranked)
+
+
+def _newer_after(row: EntryRow, on: str) -> str | None:
+    """The day after which a line restating a dated result is a newer word on it: its own day while
+    it is the latest word; for a superseded result, its supersede's day (a later line is one the
+    supersede did not know of); None for an undated result."""
+    if row.day is None:
+        return None
+    return row.day if _latest_word(row, on) else row.valid_to
 
 
 def _latest_word(row: EntryRow, on: str) -> bool:
@@ -248,6 +262,11 @@ class Statement:
     key: frozenset[str] = frozenset()  # the words of its last "Key:" (at least KEY_WORDS of them)
     value: str | None = None  # the first word of its value that holds a digit: "10:50", "kimi-k2.5"
     text: str = ""
+
+    @cached_property
+    def pairs(self) -> frozenset[str]:
+        """Its words that are pairs of CJK characters (`tokens` splits an un-spaced run into them)."""
+        return frozenset(word for word in self.words if is_cjk(word))
 
     @cached_property
     def claim(self) -> str:
@@ -291,7 +310,7 @@ def _restates(older: Statement, newer: Statement) -> bool:
     is gone and shares another of its words (two for a one-word value), or repeats all the older's
     words but one, or but two that are not capitalised (a name it lacks makes it about another person
     or thing)."""
-    left_out = older.words - newer.words
+    left_out = _count(older.words - newer.words, older.pairs)
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
@@ -302,11 +321,23 @@ def _restates(older: Statement, newer: Statement) -> bool:
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and mentions_value(older.claim, value):
             return True
-    if len(shared) < SHARED_WORDS:
+    if _count(shared, older.pairs) < SHARED_WORDS:
         return False
-    return len(left_out) <= OLDER_ONLY_WORDS or (
-        len(left_out) <= OLDER_ONLY_WORDS + 1 and not left_out & older.names
+    return left_out <= OLDER_ONLY_WORDS or (
+        left_out <= OLDER_ONLY_WORDS + 1 and not (older.words - newer.words) & older.names
     )
+
+
+def _count(words: frozenset[str], pairs: frozenset[str]) -> int:
+    """How many words these are, of a statement whose CJK pairs are `pairs`: a pair of CJK characters
+    (`tokens` splits an un-spaced run into overlapping pairs) is no word; the characters the pairs
+    cover make about one word in two, so "继续完善" (three pairs) counts two and one word changed
+    inside a run (three pairs left out) two."""
+    if not pairs:
+        return len(words)
+    among = words & pairs
+    covered = {character for pair in among for character in pair}
+    return len(words) - len(among) + (len(covered) + 1) // 2
 
 
 def _above(score: float) -> float:
