@@ -14,9 +14,9 @@ from typing import Any
 from .conftest import FIXTURE_WORKSPACE, REPO
 
 TODAY = "2026-11-25"
-# sleep-log.json keys that differ between two runs of the same work (the forgetting pass's counts
-# and id include its time, and are absent when a test runs without the sidecar)
-VOLATILE_LOG_KEYS = ("lastRun", "durationSeconds", "forgetting", "sidecarPasses")
+# sleep-log.json keys that differ between two runs of the same work (the run id and the forgetting
+# pass's counts and id include its time, and are absent when a test runs without the sidecar)
+VOLATILE_LOG_KEYS = ("lastRun", "runId", "durationSeconds", "forgetting", "sidecarPasses")
 
 
 def copy_fixture(target: Path) -> Path:

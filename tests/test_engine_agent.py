@@ -34,6 +34,7 @@ NO_SIDECAR = "[sidecar]\nenabled = false\n"
 # what differs between engines or moments in the sleep log; everything else must be equal
 VOLATILE = {
     "lastRun",
+    "runId",
     "engine",
     "model",
     "llmCalls",
