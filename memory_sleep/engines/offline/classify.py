@@ -136,7 +136,11 @@ def _verdict(
         return _discard("routine", "its shape recurs day after day: a routine line")
     if item.kind == "quote" and category != "decision":
         return _discard("debug", "pasted quotation")
-    if _LEAD_IN.match(text.replace("**", "")) and len(text) < 120 and not (opens and _statement(text)):
+    if (
+        _LEAD_IN.match(text.replace("**", "").strip())
+        and len(text) < 120
+        and not (opens and _statement(text))
+    ):
         return _discard("other", "introduces the lines that follow")
     if cues.CHECKBOX_DONE.match(item.text) or cues.DONE.search(text):
         if category == "lesson" or (category == "decision" and not cues.CHECKBOX_DONE.match(item.text)):
