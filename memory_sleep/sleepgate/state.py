@@ -3,7 +3,7 @@ log with embeddings, pass records and restores. The entries themselves change on
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,15 +140,15 @@ def retired_embeddings(store: SidecarStore) -> dict[int, tuple[str, bytes]]:
 
 def stored_embeddings(store: SidecarStore, ids: Sequence[int]) -> dict[int, tuple[str, bytes]]:
     """Scope and embedding of entries by id, deleted or not (soft-deleted entries keep theirs)."""
-    found: dict[int, tuple[str, bytes]] = {}
+    query = "SELECT id, scope, embedding FROM entries WHERE embedding IS NOT NULL AND id IN ({marks})"
+    return {int(entry_id): (scope, blob) for entry_id, scope, blob in _by_ids(store, query, ids)}
+
+
+def _by_ids(store: SidecarStore, query: str, ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
+    """The rows of `query` for `ids`, 500 at a time (its "{marks}": the placeholders of an IN list)."""
     for start in range(0, len(ids), 500):
         chunk = [int(i) for i in ids[start : start + 500]]
-        marks = ",".join("?" * len(chunk))
-        for entry_id, scope, blob in store.db.execute(
-            f"SELECT id, scope, embedding FROM entries WHERE embedding IS NOT NULL AND id IN ({marks})", chunk
-        ):
-            found[int(entry_id)] = (scope, blob)
-    return found
+        yield from store.db.execute(query.format(marks=",".join("?" * len(chunk))), chunk)
 
 
 def write_density(
@@ -262,13 +262,8 @@ def note_restores(store: SidecarStore, ids: Sequence[int], now: float) -> None:
 
 def last_restores(store: SidecarStore, ids: Sequence[int]) -> list[tuple[int, float]]:
     """(id, restored_at) of those of `ids` restored before."""
-    found: list[tuple[int, float]] = []
-    for start in range(0, len(ids), 500):
-        chunk = [int(i) for i in ids[start : start + 500]]
-        marks = ", ".join("?" * len(chunk))
-        query = f"SELECT entry_id, restored_at FROM entry_restores WHERE entry_id IN ({marks})"
-        found.extend((int(i), float(at)) for i, at in store.db.execute(query, chunk))
-    return found
+    query = "SELECT entry_id, restored_at FROM entry_restores WHERE entry_id IN ({marks})"
+    return [(int(i), float(at)) for i, at in _by_ids(store, query, ids)]
 
 
 def forgotten_ids(

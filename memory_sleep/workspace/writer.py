@@ -37,15 +37,18 @@ class SnapshotFile(BaseModel):
     after_sha256: str | None
 
 
+Action = Literal["run", "redact", "forget", "restore", "failed-run"]
+
+
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     run_id: str
     created: datetime
     status: Literal["writing", "done", "undoing", "undone", "rolled-back"]
     files: list[SnapshotFile]
-    # what wrote it: a run, `memory-sleep redact`, `memory-sleep forget` (a sidecar pass, no file), or a
+    # what wrote it: a run, `memory-sleep redact`, `forget` or `restore` (sidecar changes, no file), or a
     # run that raised (its one change is its failure record in sleep-log.json, undone with the run before it)
-    action: Literal["run", "redact", "forget", "restore", "failed-run"] = "run"
+    action: Action = "run"
     # the run's sidecar passes (SleepGate, GC), named before they change the sidecar: undo and recovery
     # revert them (a manifest from before this field names none; its sleep-log record does)
     sidecar_passes: list[str] = Field(default_factory=list)
@@ -80,7 +83,7 @@ class SafeWriter:
         self,
         run_id: str,
         changes: Sequence[FileChange],
-        action: Literal["run", "redact", "forget", "restore", "failed-run"] = "run",
+        action: Action = "run",
         sidecar_passes: Sequence[str] = (),
     ) -> Manifest | None:
         """Write every change of one run (or `memory-sleep redact`, or a failed run's record), naming the
