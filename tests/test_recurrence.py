@@ -138,3 +138,13 @@ def test_settings_of_other_names_are_not_readings_of_one_series() -> None:
     ]
     recurrence = _with_today(earlier, readings)
     assert all(recurrence.is_routine(line, TODAY) for line in readings)
+
+
+def test_a_pictograph_decorating_a_line_is_no_part_of_its_shape() -> None:
+    """ "lunch break 🟡", "lunch break ☕", "lunch break ⚠️": one line with another mark each day."""
+    earlier = [
+        (date(2026, 3, day), f"- lunch break {mark}") for day, mark in ((20, "🟡"), (23, "☕"), (26, "⚠️"))
+    ]
+    recurrence = Recurrence().with_notes((day, note_shapes([line])) for day, line in earlier)
+    assert recurrence.is_routine("[12:08] lunch break 🧪", TODAY)
+    assert not recurrence.is_routine("[12:08] lunch with the Atlas team 🧪", TODAY)
