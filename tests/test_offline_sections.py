@@ -67,3 +67,10 @@ def test_items_under_a_people_or_roles_section_are_people_context(heading: str, 
     item = dataclasses.replace(note_item(text, kind="bullet"), headings=("2026-03-05", heading))
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (verdict.verdict, verdict.category) == ("KEEP", "relationship")
+
+
+def test_one_character_under_an_action_section_is_no_action() -> None:
+    """ "- 无" (none) under 待办事项 (to-dos) says there is nothing to do."""
+    item = dataclasses.replace(note_item("- 无", kind="bullet"), headings=("2026-03-05", "🎯 待办事项"))
+    found = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert found.verdict == "DISCARD"

@@ -182,8 +182,8 @@ def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
 def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     if cues.CHECKBOX_OPEN.match(item.text):
         return "action"
-    if len(text.split()) < 2 and not any(is_cjk(char) for char in text):
-        return None  # one word ("HEARTBEAT_OK", "done"): no statement
+    if len(text.split()) < 2 and sum(is_cjk(char) for char in text) < 2:
+        return None  # one word ("HEARTBEAT_OK", "done", "无"): no statement
     if item.kind == "table":  # a reference table; its header may name what it lists ("| Name | Role |")
         return sections.section_category(tuple(text.splitlines()[:1])) or "fact"
     structured = sections.section_category(item.headings, item.lead)
