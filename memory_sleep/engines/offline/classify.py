@@ -29,7 +29,7 @@ _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
 # ("✅", "❌"), not a date or a name
 _MEASUREMENT_CELL = re.compile(r"\|\s*(?:(?:[\d.,:]+\s?[^\W\d_]{0,3}\s*)+|[^\w\s|]+\s*)(?=\|)")
 _MEASUREMENTS_IN_OUTPUT = 4
-_LEAD_IN = re.compile(r"^[^\n]{3,118}:$")
+_LEAD_IN = re.compile(r"^[^\n]{2,118}:$")
 # an arrow standing between words ("GitHub → Gumroad", not "384→389"), or a tree's branch opening a line
 _DRAWING = re.compile(r"(?:^|\s)[→←↔⇒⇐](?:\s|$)|^\s*[├└│┌]")
 _FENCE_WITH_LANGUAGE = re.compile(r"^(?:`{3,}|~{3,})[ \t]*\w")  # "```bash": code, whatever it draws
