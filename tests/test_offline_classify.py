@@ -287,9 +287,12 @@ def test_a_line_keyed_with_a_full_width_colon_is_read_as_keyed(text: str) -> Non
     assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
 
 
-@pytest.mark.parametrize("text", ["**Still to configure:**", "**待配置：**", "- 下一步需要处理的问题："])
+@pytest.mark.parametrize(
+    "text", ["**Still to configure:**", "**待配置：**", "- 下一步需要处理的问题：", "**优势：**"]
+)
 def test_a_label_that_introduces_the_lines_below_is_no_statement(text: str) -> None:
-    """A colon ends it, ASCII or full-width: what it introduces follows on the next lines."""
+    """A colon ends it, ASCII or full-width: what it introduces follows on the next lines; two CJK
+    characters ("优势", advantages) are a label's word as a longer Latin one is."""
     verdict = _classify(text)
     assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "other")
 

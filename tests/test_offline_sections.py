@@ -67,3 +67,30 @@ def test_items_under_a_people_or_roles_section_are_people_context(heading: str, 
     item = dataclasses.replace(note_item(text, kind="bullet"), headings=("2026-03-05", heading))
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (verdict.verdict, verdict.category) == ("KEEP", "relationship")
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ("- restarted the exporter on db-2 after the config reload", ("DISCARD", "routine")),
+        ("- pushed image billing:v0.11.9 (69.4 MB)", ("DISCARD", "routine")),
+        ("- rotate the staging TLS cert", ("KEEP", "action")),
+        ("- checked the exporter on db-2 again by Friday", ("KEEP", "action")),
+        ("- [ ] merged branches still to be deleted", ("KEEP", "action")),
+    ],
+)
+def test_an_activity_log_line_under_an_action_section_is_what_was_done(
+    text: str, verdict: tuple[str, str]
+) -> None:
+    """A line opening with a verb of the activity log reports work done, under "Follow-ups" as anywhere:
+    a task (an open checkbox, a deadline, an order) is still an action there."""
+    item = dataclasses.replace(note_item(text, kind="bullet"), headings=("2026-03-05", "Atlas", "Follow-ups"))
+    found = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (found.verdict, found.category or found.discard_reason) == verdict
+
+
+def test_one_character_under_an_action_section_is_no_action() -> None:
+    """ "- 无" (none) under 待办事项 (to-dos) says there is nothing to do."""
+    item = dataclasses.replace(note_item("- 无", kind="bullet"), headings=("2026-03-05", "🎯 待办事项"))
+    found = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert found.verdict == "DISCARD"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 
 import pytest
@@ -138,3 +139,30 @@ def test_settings_of_other_names_are_not_readings_of_one_series() -> None:
     ]
     recurrence = _with_today(earlier, readings)
     assert all(recurrence.is_routine(line, TODAY) for line in readings)
+
+
+def test_a_pictograph_decorating_a_line_is_no_part_of_its_shape() -> None:
+    """ "lunch break 🟡", "lunch break ☕", "lunch break ⚠️": one line with another mark each day."""
+    earlier = [
+        (date(2026, 3, day), f"- lunch break {mark}") for day, mark in ((20, "🟡"), (23, "☕"), (26, "⚠️"))
+    ]
+    recurrence = Recurrence().with_notes((day, note_shapes([line])) for day, line in earlier)
+    assert recurrence.is_routine("[12:08] lunch break 🧪", TODAY)
+    assert not recurrence.is_routine("[12:08] lunch with the Atlas team 🧪", TODAY)
+
+
+def _under_follow_ups(text: str, earlier: list[tuple[date, str]]) -> Classification:
+    recurrence = Recurrence().with_notes((day, note_shapes([line])) for day, line in earlier)
+    item = dataclasses.replace(note_item(text, TODAY), headings=(TODAY.isoformat(), "Follow-ups"))
+    context = ClassifyContext(projects=["Atlas"], memory=[], recurrence=recurrence)
+    return OfflineClassifier().classify([item], context)[0]
+
+
+def test_a_reading_under_an_action_section_is_routine_when_its_key_recurs() -> None:
+    """Standing under "Follow-ups" makes a line an action only if nothing in it says otherwise: a reading
+    whose key recurs is a reading there too; a task the line sets itself is still judged as a task."""
+    said = ((20, "ok, 20.4 GB"), (23, "done in 4m"), (26, "31 GB, 2 warnings"))
+    earlier = [(date(2026, 3, day), f"**Backup:** {value}") for day, value in said]
+    assert _under_follow_ups("**Backup**: ok, 86.7 GB", earlier).discard_reason == "routine"
+    verdict = _under_follow_ups("- [ ] **Backup:** free 20 GB on db-1", earlier)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "action")

@@ -98,6 +98,19 @@ def test_the_engine_judges_readings_again_but_never_a_task_or_a_decision() -> No
             assert verdicts == [], category
 
 
+def test_a_reading_that_is_an_action_only_by_its_section_is_judged_again() -> None:
+    """ "**Backup:** ok, 21.9 GB" under "Follow-ups" was kept as an action by its section alone (its
+    record keeps no heading, and it sets no task itself): later readings show it a reading as they
+    would anywhere; a task its own words set is never one."""
+    curator = OfflineCurator()
+    for line, retired in (("**Backup:** ok, {}.9 GB", True), ("- [ ] free {}0 GB on the backup disk", False)):
+        said = [(_day(offset), line.format(offset + 1)) for offset in range(3)]
+        recurrence = Recurrence().with_notes((day, note_shapes([text])) for day, text in said)
+        kept = KeptItem(item=note_item(said[0][1], _day(0)), category="action", topic=None)
+        verdicts = curator.readings([kept], recurrence)
+        assert [v.discard_reason for v in verdicts] == (["routine"] if retired else []), line
+
+
 def test_the_first_reading_is_judged_again_and_its_entry_archived(tmp_path: Path) -> None:
     _nightly(tmp_path, [41, 17])
     assert "Queue depth: 17 jobs waiting" in (tmp_path / "MEMORY.md").read_text()  # no series yet

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ _HEX = re.compile(r"\b[0-9a-f]{7,}\b")
 # what it reads, so "cache_ttl_s=64" and "retry_max=5" are two settings, not two readings of one
 _ASSIGNED = re.compile(r"([a-z_][a-z_.]*=)(?=[^\s=])")
 _SPACE = re.compile(r"\s+")
+_JOINERS = frozenset("\ufe0e\ufe0f\u200d")  # a pictograph's variation selectors and joiner
 _LEADING_MASKS = re.compile(r"^(?:[#\[\]()]+\s*)+")
 _KEY = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s+(\S.*)")
 _VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)?\b")
@@ -50,9 +52,15 @@ _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{1,2})月(\d{1,2})日")
 
 
 def _masked(line: str) -> str:
-    text = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line[:SHAPE_CHARS].lower()))
+    text = _undecorated(_INLINE_MARKUP.sub("", _LIST_MARK.sub("", line[:SHAPE_CHARS].lower())))
     text = _HEX.sub("#", _HAS_DIGIT.sub("#", _ASSIGNED.sub(r"\1 ", text)))
     return _LEADING_MASKS.sub("", _SPACE.sub(" ", text).strip())  # a timestamp before the line
+
+
+def _undecorated(text: str) -> str:
+    """The text without pictographs and their joiners ("lunch break 🟡", "lunch break ☕"): a mark
+    decorating a line says nothing of its shape."""
+    return "".join(char for char in text if char not in _JOINERS and unicodedata.category(char) != "So")
 
 
 def _digest(text: str) -> str:

@@ -29,7 +29,7 @@ _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
 # ("✅", "❌"), not a date or a name
 _MEASUREMENT_CELL = re.compile(r"\|\s*(?:(?:[\d.,:]+\s?[^\W\d_]{0,3}\s*)+|[^\w\s|]+\s*)(?=\|)")
 _MEASUREMENTS_IN_OUTPUT = 4
-_LEAD_IN = re.compile(r"^[^\n]{3,118}:$")
+_LEAD_IN = re.compile(r"^[^\n]{2,118}:$")
 # an arrow standing between words ("GitHub → Gumroad", not "384→389"), or a tree's branch opening a line
 _DRAWING = re.compile(r"(?:^|\s)[→←↔⇒⇐](?:\s|$)|^\s*[├└│┌]")
 _FENCE_WITH_LANGUAGE = re.compile(r"^(?:`{3,}|~{3,})[ \t]*\w")  # "```bash": code, whatever it draws
@@ -131,7 +131,7 @@ def _verdict(
     category = _keep_category(item, text, opens)
     first_raw = item.text.split("\n", 1)[0]
     if category not in ("decision", "lesson") and recurrence.is_routine(
-        first_raw, item.day, by_key=category != "action"
+        first_raw, item.day, by_key=category != "action" or not sets_a_task(item.text, item.day)
     ):
         return _discard("routine", "its shape recurs day after day: a routine line")
     if item.kind == "quote" and category != "decision":
@@ -154,7 +154,8 @@ def _verdict(
         sections.is_log_line(first_line)
         and category not in ("decision", "lesson")
         and not cues.CHECKBOX_OPEN.match(item.text)
-        and sections.section_category(item.headings, item.lead) is None
+        and sections.section_category(item.headings, item.lead) in (None, "action")
+        and deadline_in(text, item.day) is None
         and not matching.replaced_values(text)
     ):
         return _discard("routine", "a line of the activity log: what was done, not what holds")
@@ -163,6 +164,37 @@ def _verdict(
     if _repeats(text, memory):
         return _discard("duplicate", "already in MEMORY.md")
     return _keep(item, category, text)
+
+
+def _keyed_category(raw: str) -> Category | None:
+    """The category a bold key names ("**Decision:** ...", "**Next:** ...") when a value follows it."""
+    key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", raw, count=1))
+    if not (key_match and key_match.group(2).strip()):
+        return None
+    key = key_match.group(1).lower()
+    for category, words in (
+        ("decision", ("decision", "decided")),
+        ("lesson", ("lesson", "til", "learned")),
+        ("action", ("todo", "next", "action", "deadline", "due")),
+        ("status", ("status", "blocker", "blocked")),
+        ("relationship", ("owner", "contact", "lead", "who")),
+    ):
+        if any(word in key for word in words):
+            return category  # type: ignore[return-value]
+    return None
+
+
+def sets_a_task(raw: str, day: date) -> bool:
+    """The line sets a task itself (an open checkbox, an action cue or key, a deadline): an action by
+    its own words. A line that is an action only by standing under "Follow-ups" ("**Backup:** ok,
+    21.9 GB") is judged by its own shape, a reading's key and a later series included, as any line is."""
+    text = _plain(raw)
+    return (
+        bool(cues.CHECKBOX_OPEN.match(raw))
+        or bool(cues.ACTION.search(text))
+        or _keyed_category(raw) == "action"
+        or deadline_in(text, day) is not None
+    )
 
 
 def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
@@ -182,25 +214,17 @@ def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
 def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     if cues.CHECKBOX_OPEN.match(item.text):
         return "action"
-    if len(text.split()) < 2 and not any(is_cjk(char) for char in text):
-        return None  # one word ("HEARTBEAT_OK", "done"): no statement
+    if len(text.split()) < 2 and sum(is_cjk(char) for char in text) < 2:
+        return None  # one word ("HEARTBEAT_OK", "done", "无"): no statement
     if item.kind == "table":  # a reference table; its header may name what it lists ("| Name | Role |")
         return sections.section_category(tuple(text.splitlines()[:1])) or "fact"
     structured = sections.section_category(item.headings, item.lead)
     if structured is not None:
         return structured
     key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", item.text, count=1))
-    if key_match and key_match.group(2).strip():
-        key = key_match.group(1).lower()
-        for category, words in (
-            ("decision", ("decision", "decided")),
-            ("lesson", ("lesson", "til", "learned")),
-            ("action", ("todo", "next", "action", "deadline", "due")),
-            ("status", ("status", "blocker", "blocked")),
-            ("relationship", ("owner", "contact", "lead", "who")),
-        ):
-            if any(word in key for word in words):
-                return category  # type: ignore[return-value]
+    keyed = _keyed_category(item.text)
+    if keyed is not None:
+        return keyed
     for category, pattern in _CATEGORY_ORDER:
         if pattern.search(text):
             return category

@@ -6,14 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date
 
-from memory_sleep.engines.offline import absences, matching, references, routine
+from memory_sleep.engines.offline import absences, classify, matching, references, routine
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import Classification, EntryJudgement, EntryView, KeptItem, NoteItem, ProjectFields
 
 _FINISHED = ("completed", "cancelled")  # a project's status starts with one of these when it is over
 _STILL_OPEN = frozenset({"Action items"})  # an overdue action is still open, not an event that is over
 # a decision or lesson is never routine (as when classifying), and an action names a thing to do: the
-# same task said of another host or day is another task, not another reading
+# same task said of another host or day is another task, not another reading (unless it is an action only
+# by the section it stands in, setting no task itself: classify.sets_a_task)
 _NEVER_READINGS = ("decision", "lesson", "action")
 
 
@@ -51,7 +52,9 @@ class OfflineCurator:
         readings of a series, which no run could tell on their own day."""
         found = []
         for item in kept:
-            if item.category in _NEVER_READINGS:
+            if item.category in _NEVER_READINGS and (
+                item.category != "action" or classify.sets_a_task(item.item.text, item.item.day)
+            ):
                 continue
             shown = recurrence.series_day(item.item.text.split("\n", 1)[0], item.item.day)
             if shown is not None:
