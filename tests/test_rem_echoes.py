@@ -99,6 +99,36 @@ def test_an_echo_is_no_repeat_when_memory_holds_another_value_of_it() -> None:
     assert operation.op != "noop"
 
 
+def test_an_echo_that_is_an_entry_is_a_repeat_beside_an_entry_on_another_release() -> None:
+    """Memory holds the item's own statement: the entry on another release beside it is another thing."""
+    shipped = EntryView(ref="E1", section="Facts", topic="Quill", text="Quill v0.6.8: audit log v2", day=None)
+    later = EntryView(
+        ref="E2",
+        section="Facts",
+        topic="Quill",
+        text="For the record, audit log v2 goes out with Quill v0.7.2",
+        day=None,
+    )
+    item = _kept("For the record, audit log v2 goes out with Quill v0.6.8", echoed=[shipped.text])
+    (operation,) = OfflineIntegrator().integrate(
+        [item.model_copy(update={"topic": "Quill"})], [later, shipped]
+    )
+    assert (operation.op, operation.target) == ("noop", "E1")
+
+
+def test_an_echo_of_a_recent_note_is_a_repeat_when_memory_holds_only_another_release() -> None:
+    later = EntryView(
+        ref="E2", section="Facts", topic="Quill", text="Quill v0.7.2 will ship audit log v2", day=None
+    )
+    item = _kept("Quill v0.6.8: audit log v2", echoed=["Quill v0.6.8 will ship audit log v2"])
+    (operation,) = OfflineIntegrator().integrate([item.model_copy(update={"topic": "Quill"})], [later])
+    assert (operation.op, operation.target) == ("noop", None)
+    (other,) = OfflineIntegrator().integrate(
+        [_kept("Quill v0.6.8: audit log v3", echoed=["Quill v0.6.8 will ship audit log v2"])], [later]
+    )
+    assert other.op == "add"  # another scope of the release: news
+
+
 def _words(text: str) -> list[float]:
     """A test embedder that reads a sentence by the things it names: near for one owner of one ledger."""
     lowered = text.lower()
