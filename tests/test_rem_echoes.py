@@ -31,6 +31,9 @@ TODAY = date(2026, 11, 21)
             "Migrate the Quill ledger off box-fra-07 is still open",
             "TODO migrate the Quill ledger off box-fra-07 (due 2026-11-30)",
         ),
+        # the same values of the same subject, a key in one a verb in the other
+        ("Note: Quill ledger is written in Python 3.12", "Quill ledger stack: Python 3.12"),
+        ("FYI, Acme is on the Starter (30 seats) plan for Quill", "Quill: Acme pays for Starter (30 seats)"),
     ],
 )
 def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
@@ -62,6 +65,10 @@ def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
             "Decision: no own cluster for the ledger, since it removes a moving part from on-call",
             "Decision: no own cluster for the ledger, since it unblocks Orla's work on payouts",
         ),  # another reason
+        ("Quill api stack: Python 3.12", "Quill ledger stack: Python 3.12"),  # another part
+        ("Quill needs Python 3.12", "Quill ledger stack: Python 3.12"),  # the whole, not the part
+        ("Quill ledger is written in Python 3.12 and deployed nightly", "Quill ledger stack: Python 3.12"),
+        ("Quill ledger is written in Python 3.13", "Quill ledger stack: Python 3.12"),
     ],
 )
 def test_a_statement_that_brings_something_new_does_not_echo(text: str, other: str) -> None:
