@@ -106,6 +106,16 @@ def test_an_echo_is_no_repeat_when_memory_holds_another_value_of_it() -> None:
     assert operation.op != "noop"
 
 
+def test_a_change_memory_already_holds_is_a_repeat_unless_an_entry_still_says_the_old_value() -> None:
+    renamed = EntryView(ref="E1", section="People", topic=None, text="Ola GitHub: @ola_dev", day=None)
+    item = _kept("Once more: Ola renamed their GitHub account to @ola_dev (was @ola)", echoed=[renamed.text])
+    (operation,) = OfflineIntegrator().integrate([item], [renamed])
+    assert (operation.op, operation.target) == ("noop", "E1")
+    old = EntryView(ref="E2", section="People", topic=None, text="Ola is @ola on GitHub", day=None)
+    (change,) = OfflineIntegrator().integrate([item], [renamed, old])
+    assert change.op != "noop"
+
+
 def test_an_echo_that_is_an_entry_is_a_repeat_beside_an_entry_on_another_release() -> None:
     """Memory holds the item's own statement: the entry on another release beside it is another thing."""
     shipped = EntryView(ref="E1", section="Facts", topic="Quill", text="Quill v0.6.8: audit log v2", day=None)

@@ -199,10 +199,15 @@ def _echoed(
     it with another value is another thing ("Vela v0.6.8 will ship audit log v2" beside "Vela v0.7.2
     will ship audit log v2"), or REM would have superseded the one by the other. An echo memory no longer
     shows is no repeat when an entry on the same thing (not another release) states another value of it
-    or says one is gone (back to an old value): then the item may be news, and the rules below place it."""
+    or says one is gone (back to an old value): then the item may be news, and the rules below place it.
+    A change ("renamed to @ola_dev (was @ola)") repeats an echo of its new value only while no entry
+    still states the value it says is gone."""
+    if not kept.echoes or any(matching.says_gone(text, candidate.text) for _, candidate in scored):
+        return None  # nothing near it, or memory still holds a value it says is gone: a change
+    claim = matching.current_claim(text)  # "... to @ola_dev (was @ola)": what it says now, memory holds
     contested: bool | None = None
     for echo in map(plain, map(without_history, kept.echoes)):
-        if not repeats.echoes(text, echo, projects) or statements.reordered(text, echo):
+        if not repeats.echoes(claim, echo, projects) or statements.reordered(text, echo):
             continue
         entry = next((candidate for _, candidate in scored if candidate.text == echo), None)
         if entry is not None:
