@@ -31,6 +31,9 @@ TODAY = date(2026, 11, 21)
             "Migrate the Quill ledger off box-fra-07 is still open",
             "TODO migrate the Quill ledger off box-fra-07 (due 2026-11-30)",
         ),
+        # the same values of the same subject, a key in one a verb in the other
+        ("Note: Quill ledger is written in Python 3.12", "Quill ledger stack: Python 3.12"),
+        ("FYI, Acme is on the Starter (30 seats) plan for Quill", "Quill: Acme pays for Starter (30 seats)"),
     ],
 )
 def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
@@ -62,6 +65,10 @@ def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
             "Decision: no own cluster for the ledger, since it removes a moving part from on-call",
             "Decision: no own cluster for the ledger, since it unblocks Orla's work on payouts",
         ),  # another reason
+        ("Quill api stack: Python 3.12", "Quill ledger stack: Python 3.12"),  # another part
+        ("Quill needs Python 3.12", "Quill ledger stack: Python 3.12"),  # the whole, not the part
+        ("Quill ledger is written in Python 3.12 and deployed nightly", "Quill ledger stack: Python 3.12"),
+        ("Quill ledger is written in Python 3.13", "Quill ledger stack: Python 3.12"),
     ],
 )
 def test_a_statement_that_brings_something_new_does_not_echo(text: str, other: str) -> None:
@@ -97,6 +104,46 @@ def test_an_echo_is_no_repeat_when_memory_holds_another_value_of_it() -> None:
     item = _kept("Quill keeps invoices for 90 days", echoed=["Quill invoices retention: 90 days"])
     (operation,) = OfflineIntegrator().integrate([item], [entry])
     assert operation.op != "noop"
+
+
+def test_a_change_memory_already_holds_is_a_repeat_unless_an_entry_still_says_the_old_value() -> None:
+    renamed = EntryView(ref="E1", section="People", topic=None, text="Ola GitHub: @ola_dev", day=None)
+    item = _kept("Once more: Ola renamed their GitHub account to @ola_dev (was @ola)", echoed=[renamed.text])
+    (operation,) = OfflineIntegrator().integrate([item], [renamed])
+    assert (operation.op, operation.target) == ("noop", "E1")
+    old = EntryView(ref="E2", section="People", topic=None, text="Ola is @ola on GitHub", day=None)
+    (change,) = OfflineIntegrator().integrate([item], [renamed, old])
+    assert change.op != "noop"
+
+
+def test_an_echo_that_is_an_entry_is_a_repeat_beside_an_entry_on_another_release() -> None:
+    """Memory holds the item's own statement: the entry on another release beside it is another thing."""
+    shipped = EntryView(ref="E1", section="Facts", topic="Quill", text="Quill v0.6.8: audit log v2", day=None)
+    later = EntryView(
+        ref="E2",
+        section="Facts",
+        topic="Quill",
+        text="For the record, audit log v2 goes out with Quill v0.7.2",
+        day=None,
+    )
+    item = _kept("For the record, audit log v2 goes out with Quill v0.6.8", echoed=[shipped.text])
+    (operation,) = OfflineIntegrator().integrate(
+        [item.model_copy(update={"topic": "Quill"})], [later, shipped]
+    )
+    assert (operation.op, operation.target) == ("noop", "E1")
+
+
+def test_an_echo_of_a_recent_note_is_a_repeat_when_memory_holds_only_another_release() -> None:
+    later = EntryView(
+        ref="E2", section="Facts", topic="Quill", text="Quill v0.7.2 will ship audit log v2", day=None
+    )
+    item = _kept("Quill v0.6.8: audit log v2", echoed=["Quill v0.6.8 will ship audit log v2"])
+    (operation,) = OfflineIntegrator().integrate([item.model_copy(update={"topic": "Quill"})], [later])
+    assert (operation.op, operation.target) == ("noop", None)
+    (other,) = OfflineIntegrator().integrate(
+        [_kept("Quill v0.6.8: audit log v3", echoed=["Quill v0.6.8 will ship audit log v2"])], [later]
+    )
+    assert other.op == "add"  # another scope of the release: news
 
 
 def _words(text: str) -> list[float]:

@@ -195,20 +195,34 @@ def _echoed(
     kept: KeptItem, text: str, scored: Sequence[tuple[float, Candidate]], projects: frozenset[str]
 ) -> Operation | None:
     """A noop for an item that only repeats one of its echoes (what memory or a recent kept item says
-    much the same by meaning), unless an entry on the same thing states another value of it or says
-    one is gone (back to an old value): then the item may be news, and the rules below place it."""
-    if not kept.echoes or any(
-        score >= _RELATED
-        and (matching.values_conflict(text, candidate.text) or matching.says_gone(candidate.text, text))
-        and repeats.same_thing(text, candidate.text, projects)
-        for score, candidate in scored
-    ):
-        return None
+    much the same by meaning). An echo that is an entry is what memory holds now: another entry beside
+    it with another value is another thing ("Vela v0.6.8 will ship audit log v2" beside "Vela v0.7.2
+    will ship audit log v2"), or REM would have superseded the one by the other. An echo memory no longer
+    shows is no repeat when an entry on the same thing (not another release) states another value of it
+    or says one is gone (back to an old value): then the item may be news, and the rules below place it.
+    A change ("renamed to @ola_dev (was @ola)") repeats an echo of its new value only while no entry
+    still states the value it says is gone."""
+    if not kept.echoes or any(matching.says_gone(text, candidate.text) for _, candidate in scored):
+        return None  # nothing near it, or memory still holds a value it says is gone: a change
+    claim = matching.current_claim(text)  # "... to @ola_dev (was @ola)": what it says now, memory holds
+    contested: bool | None = None
     for echo in map(plain, map(without_history, kept.echoes)):
-        if repeats.echoes(text, echo, projects) and not statements.reordered(text, echo):
-            entry = next((candidate for _, candidate in scored if candidate.text == echo), None)
-            if entry is not None:
-                return _noop(kept.item.id, entry, "says what an entry says, in other words")
+        if not repeats.echoes(claim, echo, projects) or statements.reordered(text, echo):
+            continue
+        entry = next((candidate for _, candidate in scored if candidate.text == echo), None)
+        if entry is not None:
+            return _noop(kept.item.id, entry, "says what an entry says, in other words")
+        if contested is None:
+            contested = any(
+                score >= _RELATED
+                and (
+                    matching.values_conflict(text, candidate.text) or matching.says_gone(candidate.text, text)
+                )
+                and repeats.same_thing(text, candidate.text, projects)
+                and not statements.other_releases(text, candidate.text)
+                for score, candidate in scored
+            )
+        if not contested:
             return Operation(item_id=kept.item.id, op="noop", reason="says what a recent note said")
     return None
 

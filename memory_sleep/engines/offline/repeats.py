@@ -93,8 +93,9 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
     """`text` says nothing `other` does not, in other words: found near it by meaning (the sidecar's
     embeddings), it names no value, identifier, name or project that `other` lacks, says no value is gone,
     contradicts none, and is no sibling of it (the same words around one word swapped: "the design for
-    the new export flow" and "... the new sso flow"). "Yara owns Vela gateway" echoes "Vela gateway is
-    Yara's area"; "(again) Quokka keeps exports for 30 days" echoes "Quokka exports retention: 30 days"."""
+    the new export flow" and "... the new sso flow"), unless both state the same values of the same
+    subject in other words. "Yara owns Vela gateway" echoes "Vela gateway is Yara's area"; "(again)
+    Quokka keeps exports for 30 days" echoes "Quokka exports retention: 30 days"."""
     claim, other_claim = matching.current_claim(text), matching.current_claim(other)
     if matching.replaced_values(text) or matching.values_conflict(claim, other_claim):
         return False
@@ -113,7 +114,35 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
     if any(not matching.mentions_value(held, name.strip(".,:;")) for name in named if name.strip(".,:;")):
         return False
     own_words, other_words = word_sequence(claim), word_sequence(other_claim)
-    return not _swapped(own_words, other_words) and not _inserted(own_words, other_words)
+    if not _swapped(own_words, other_words) and not _inserted(own_words, other_words):
+        return True
+    return _same_values_of_its_subject(claim, other_claim, projects)
+
+
+_OWN_WORDS = 1  # content words either of two statements of the same values may have that the other lacks
+
+
+def _same_values_of_its_subject(claim: str, other: str, projects: frozenset[str]) -> bool:
+    """Both state the same values, `other` names all that `claim` is about (its subject, less project
+    names), and each has at most one other content word of its own (the other's subject, or what
+    `claim` says): a key in one is a verb in the other ("Vela notifier is written in Python 3.12" and
+    "Vela notifier stack: Python 3.12"), not another thing ("Vela api stack: Python 3.12", "Vela needs
+    Python 3.12") nor more said of it ("... Python 3.12 and deployed nightly")."""
+    values = matching.typed_values(claim)
+    if not values or values != matching.typed_values(other):
+        return False
+    own, theirs = _stems(matching.subject(claim) - projects), _stems(matching.subject(other) - projects)
+    said, held = _stems(tokens(claim)), _stems(tokens(other))
+    return (
+        bool(own)
+        and own <= held
+        and len(theirs - said) <= _OWN_WORDS
+        and len(_stems(statements.informative(tokens(claim) - projects)) - held) <= _OWN_WORDS
+    )
+
+
+def _stems(words: frozenset[str]) -> set[str]:
+    return {stem(word) for word in words}
 
 
 def _swapped(own: list[str], other: list[str]) -> bool:
