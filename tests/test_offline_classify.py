@@ -350,3 +350,33 @@ def test_a_table_mostly_of_numbers_is_output() -> None:
     )
     verdict = _classify(table, kind="table")
     assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "debug")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Quokka milestone reached: the public beta ✅\n- next: onboarding the first customer\n- owner: Ana",
+        "- [x] Quokka v2 shipped to the app store",
+    ],
+)
+def test_a_done_report_of_a_known_project_saying_how_it_stands_is_its_status(text: str) -> None:
+    """It updates the project's status (and may still close an action); unknown project: resolved."""
+    item = note_item(text)
+    known = OfflineClassifier().classify([item], ClassifyContext(projects=["Quokka"], memory=[]))[0]
+    assert (known.verdict, known.category, known.topic) == ("KEEP", "status", "Quokka")
+    assert known.closes_action
+    unknown = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (unknown.verdict, unknown.discard_reason) == ("DISCARD", "resolved")
+    assert unknown.closes_action
+
+
+@pytest.mark.parametrize(
+    "text", ["Finished: rotate the Quokka staging TLS cert", "- [x] migrate Quokka billing off db-03"]
+)
+def test_a_task_reported_done_is_no_project_status(text: str) -> None:
+    """Only the word saying it is done reads as status ("finished"): a closed task, not news on the project."""
+    verdict = OfflineClassifier().classify(
+        [note_item(text)], ClassifyContext(projects=["Quokka"], memory=[])
+    )[0]
+    assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "resolved")
+    assert verdict.closes_action

@@ -359,6 +359,43 @@ def test_two_tasks_of_one_project_due_the_same_day_stay_two() -> None:
     assert operation.op == "add"
 
 
+@pytest.mark.parametrize(
+    ("entry", "new", "op"),
+    [
+        # another task worded alike: a done-report of one would not close the other
+        (
+            "send Ana feedback on the dashboard design by 2026-11-13",
+            "- [ ] send Wei feedback on the pagination design by 2026-11-13",
+            "add",
+        ),
+        (
+            "get Yuki access to the Quokka qa cluster (due 2026-11-13)",
+            "get Raj access to the Quokka preview cluster by 2026-11-13",
+            "add",
+        ),
+        (
+            "migrate Quokka billing off db-fra-09 by 2026-11-13",
+            "- [ ] reply to Noah about the billing question by 2026-11-13",
+            "add",
+        ),
+        # news on the task, written as no task of its own
+        (
+            "write the Quokka cutover runbook by 2026-11-13",
+            "runbook: 80% done (sections 1-7 of 9). Still due 2026-11-13",
+            "update",
+        ),
+    ],
+)
+def test_a_task_due_the_same_day_is_news_on_an_open_action_only_if_it_is_that_task(
+    entry: str, new: str, op: str
+) -> None:
+    item = note_item(new, date(2026, 11, 10))
+    kept = KeptItem(item=item, category="action", topic="Quokka", deadline=date(2026, 11, 13))
+    known = EntryView(ref="E1", section="Action items", topic="Quokka", text=entry, day=date(2026, 11, 1))
+    (operation,) = OfflineIntegrator().integrate([kept], [known])
+    assert operation.op == op
+
+
 def test_an_item_that_says_it_repeats_is_a_noop_on_the_entry_holding_it() -> None:
     """ "Don't forget", "Recap": the note repeats what memory holds in other words; a new value or
     another thing is no repeat."""

@@ -70,7 +70,7 @@ class OfflineClassifier:
         for item in items:
             topic = _topic(item, strong, weak)
             text = _plain(item.text)
-            verdict = _verdict(item, text, memory, context.recurrence, item.id in context.openers)
+            verdict = _verdict(item, text, memory, context.recurrence, item.id in context.openers, topic)
             kept = self._kept.setdefault(item.file, deque(maxlen=_KEPT_PER_NOTE))
             form = (verdict.category, bool(cues.CHECKBOX_OPEN.match(item.text)))
             alike = [(known, words) for known, words, its_form in kept if its_form == form]
@@ -111,6 +111,7 @@ def _verdict(
     memory: Sequence[tuple[str, frozenset[str]]],
     recurrence: Recurrence,
     opens: bool,
+    topic: str | None,
 ) -> Classification:
     """The first rule that applies decides; KEEP criteria win over DISCARD ones except for noise."""
     first_line = text.splitlines()[0] if text else ""
@@ -145,7 +146,9 @@ def _verdict(
     if cues.CHECKBOX_DONE.match(item.text) or cues.DONE.search(text):
         if category == "lesson" or (category == "decision" and not cues.CHECKBOX_DONE.match(item.text)):
             return _keep(item, category, text, closes=True)
-        if category == "status" and cues.FINISHED.search(text):
+        if category == "status" and (
+            cues.FINISHED.search(text) or (topic is not None and _status_beyond_done(item, text, opens))
+        ):
             return _keep(item, "status", text, closes=True)
         return _discard("resolved", "finished task with no lasting lesson", closes=True)
     if cues.NARRATION.search(first_line) and category not in ("decision", "lesson"):
@@ -195,6 +198,13 @@ def sets_a_task(raw: str, day: date) -> bool:
         or _keyed_category(raw) == "action"
         or deadline_in(text, day) is not None
     )
+
+
+def _status_beyond_done(item: NoteItem, text: str, opens: bool) -> bool:
+    """A done-report of a known project that says how the project stands (a milestone reached, a
+    release out) besides the word saying it is done: the project's current status, whether or not it
+    closes an action. "Finished: rotate the cert" is a task done, not a status."""
+    return _keep_category(item, cues.DONE.sub(" ", text), opens) == "status"
 
 
 def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:

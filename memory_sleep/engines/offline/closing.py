@@ -82,6 +82,26 @@ class OfflineCloser:
         return closures
 
 
+def another_task(text: str, other: str, projects: frozenset[str], boxed: bool) -> bool:
+    """`text` names another task than `other`: the same wording with a word or two swapped ("send Lou
+    feedback on the pagination design", "send Ana feedback on the dashboard design"), another flag,
+    ticket or host; or, written as a task of its own (an unchecked box, or from the same first word
+    of the task), not what a done-report must share with a task to close it: two words or more and a
+    quarter of its words. News on a task ("runbook: 80% done, still due Friday") is written as none."""
+    task, other_task = _task(text, set(projects)), _task(other, set(projects))
+    ids, other_ids = _identifiers(text), _identifiers(other)
+    if (
+        _swapped(task, other_task)
+        or (ids and other_ids and ids.isdisjoint(other_ids))
+        or matching.values_conflict(text, other, matching.IDENTITY_KINDS)
+    ):
+        return True
+    if not (boxed or (task and task[:1] == other_task[:1])):
+        return False
+    words, other_words = frozenset(task), frozenset(other_task)
+    return len(words & other_words) < 2 or similarity(words, other_words) < _DONE_SIMILARITY
+
+
 def _tells_apart(shared: frozenset[str], tasks: Sequence[frozenset[str]]) -> bool:
     """Words an action shares with a done line tell it from the rest: no more than _OTHERS_SHARING
     other open actions have every one of them too."""

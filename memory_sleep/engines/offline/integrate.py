@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from memory_sleep.engines import pairs
-from memory_sleep.engines.offline import absences, matching, repeats, statements, supersede
+from memory_sleep.engines.offline import absences, closing, cues, matching, repeats, statements, supersede
 from memory_sleep.engines.offline.supersede import Candidate
 from memory_sleep.engines.offline.wording import entry_text, plain
 from memory_sleep.models import EntryView, KeptItem, Operation, OperationKind
@@ -274,15 +274,18 @@ def _same_deadline_task(
 ) -> Candidate | None:
     """The open action with the item's deadline that shares its task words: two tasks of one
     project due the same day share the project's name and nothing else; tasks naming different
-    things ("Contoso renewal", "Northwind renewal") are two tasks."""
+    things ("Contoso renewal", "Northwind renewal") are two tasks, as is an item written as a task
+    that a done-report of it would not close (closing.another_task)."""
     assert kept.deadline is not None
     due, words = kept.deadline.isoformat(), tokens(text)
+    boxed = bool(cues.CHECKBOX_OPEN.match(kept.item.text))
     for candidate in actions:
         shared = statements.informative(words) & statements.informative(candidate.words) - projects
         if (
             due in candidate.text
             and (len(shared) >= 2 or any(len(word) >= 6 for word in shared))
             and not supersede.siblings(text, candidate.text, projects)
+            and not closing.another_task(text, candidate.text, projects, boxed)
         ):
             return candidate
     return None
