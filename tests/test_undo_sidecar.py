@@ -170,7 +170,10 @@ def test_an_undo_interrupted_after_the_sidecar_is_finished_by_the_next(
             undo_last_run(Workspace.open(fixture_workspace), Config())
     assert _query(fixture_workspace, MARKS) == marks_before  # the sidecar is back already
 
-    # the passes were undone by the first undo: this one puts the files back, and undoes no pass
+    # the passes were undone by the first undo: this one puts the files back, and undoes no pass,
+    # which its dry run says too
+    dry = _undo(fixture_workspace, "--dry-run")
+    assert "would restore MEMORY.md" in dry and "sidecar pass" not in dry
     assert "sidecar pass" not in _undo(fixture_workspace)
     assert snapshot_tree(fixture_workspace) == files_before
     assert _query(fixture_workspace, MARKS) == marks_before

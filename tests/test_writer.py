@@ -6,9 +6,11 @@ import os
 import stat
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import time_machine
 
 from memory_sleep.errors import UndoError, WorkspaceError
 from memory_sleep.workspace.atomic import atomic_write, sha256
@@ -108,6 +110,19 @@ def test_undo_goes_back_one_run_at_a_time(root: Path) -> None:
     assert str(caught.value) == (
         "Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots."
     )
+
+
+def test_a_run_after_the_clock_was_set_back_is_still_the_one_undo_reverts(root: Path) -> None:
+    writer = make_writer(root)
+    with time_machine.travel(datetime(2026, 11, 25, 4, tzinfo=UTC), tick=False):
+        first = writer.new_run_id()
+        writer.apply(first, [FileChange("MEMORY.md", b"first\n")])
+    with time_machine.travel(datetime(2026, 11, 24, 4, tzinfo=UTC), tick=False):  # a day back
+        second = writer.new_run_id()
+        writer.apply(second, [FileChange("MEMORY.md", b"second\n")])
+    assert first < second and first.startswith("20261125T04")
+    assert writer.undo().run_id == second
+    assert (root / "MEMORY.md").read_bytes() == b"first\n"
 
 
 def test_undo_refuses_when_a_file_was_edited_after_the_run(root: Path) -> None:

@@ -315,7 +315,7 @@ def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_js
 def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     """Restore every file the last run changed (or created) to how it was before that run, and undo
     its passes on the sidecar (forgotten and GC-removed entries come back, GC's merges and marks go)."""
-    from memory_sleep.cycle.undo import run_passes, undo_last_run, undone_text
+    from memory_sleep.cycle.undo import held_run_passes, undo_last_run, undone_text
     from memory_sleep.workspace.writer import STOPPED, SafeWriter
 
     space = Workspace.open(workspace)
@@ -332,7 +332,8 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
             for m in stopped
         ]
         lines += [f"would restore {path}" for path in paths]
-        lines += [f"would undo sidecar pass {pass_id}" for pass_id in run_passes(space, writer, targets)]
+        passes = held_run_passes(space, config, writer, targets)
+        lines += [f"would undo sidecar pass {pass_id}" for pass_id in passes]
         click.echo("\n".join(lines) or "Nothing to undo.")
         return
     outcome = undo_last_run(space, config, force=force)

@@ -7,7 +7,6 @@ next run or undo. They write no file and no sleep-log record (they are no consol
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 
 from memory_sleep.config import Config
 from memory_sleep.cycle.undo import recover_runs, roll_back_failed
@@ -17,7 +16,7 @@ from memory_sleep.sleepgate.restore import RestoreReport
 from memory_sleep.sleepgate.session import forget, restore
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.lock import workspace_lock
-from memory_sleep.workspace.writer import SafeWriter, new_run_id
+from memory_sleep.workspace.writer import SafeWriter
 
 
 def forget_now(
@@ -31,7 +30,7 @@ def forget_now(
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
         recover_runs(workspace, config, writer)
-        run_id = new_run_id(datetime.now(UTC))
+        run_id = writer.new_run_id()
         try:
             with open_sidecar(workspace.root, config, clock=clock) as sidecar:
                 pass_id = new_pass_id(sidecar.clock())
@@ -53,8 +52,8 @@ def restore_now(
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
         recover_runs(workspace, config, writer)
-        now = datetime.now(UTC)
-        run_id, record = new_run_id(now), "restore-" + new_run_id(now)
+        run_id = writer.new_run_id()
+        record = "restore-" + run_id
         try:
             writer.begin(run_id, [record])
             with open_sidecar(workspace.root, config) as sidecar:

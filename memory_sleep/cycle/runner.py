@@ -52,7 +52,7 @@ def run_cycle(
         return _logged(report, workspace, config)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs), ExitStack() as sidecar_open:
         rolled_back = recover_runs(workspace, config, writer)
-        run_id = new_run_id(datetime.now(UTC))
+        run_id = writer.new_run_id()
         forgetting = DuePass({}, None, None)
         # one connection for SleepGate and GC, before the markdown is written; indexing has its own
         shared = _open_sidecar(workspace, config, sidecar_open) if (options.forget or gc) else None

@@ -53,6 +53,21 @@ def run_passes(workspace: Workspace, writer: SafeWriter, targets: list[Manifest]
     return list(dict.fromkeys([*named, *logged]))
 
 
+def held_run_passes(
+    workspace: Workspace, config: Config, writer: SafeWriter, targets: list[Manifest]
+) -> list[str]:
+    """The passes of `targets` an undo would put back: `run_passes` that the sidecar holds (all of
+    them when the sidecar is off or absent: the undo then says they stay)."""
+    passes = run_passes(workspace, writer, targets)
+    if not passes or not config.sidecar.enabled or not _has_sidecar(workspace, config):
+        return passes
+    from memory_sleep.sidecar.recall import open_sidecar
+    from memory_sleep.sleepgate.undo import held_passes
+
+    with open_sidecar(workspace.root, config) as sidecar:
+        return held_passes(sidecar.store, passes)
+
+
 def _logged_passes(workspace: Workspace, writer: SafeWriter, targets: list[Manifest]) -> list[str]:
     """The passes of the records `targets` wrote: those naming one of their run ids. A record from
     before records named their run is theirs when it is newer than the log they found."""

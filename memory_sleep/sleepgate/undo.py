@@ -81,15 +81,20 @@ class UndoReport:
     passes: list[str] = field(default_factory=list)  # those the sidecar held (a run may stop before one)
 
 
+def held_passes(store: SidecarStore, pass_ids: Sequence[str]) -> list[str]:
+    """Those of `pass_ids` the sidecar holds, which an undo would put back (a run may stop, or find
+    nothing to do, before a pass it named was made)."""
+    return [i for i in pass_ids if record_exists(store, i) or state.pass_exists(store, i)]
+
+
 def undo_passes(store: SidecarStore, pass_ids: Sequence[str], now: float) -> UndoReport:
     """Put the sidecar back as it was before these passes (newest first), in one transaction; the
     report names those the sidecar held (none, asked again)."""
     report = UndoReport()
     with store.transaction():
+        report.passes = held_passes(store, pass_ids)
         for pass_id in pass_ids:
             raw = store.meta(RECORD_KEY + pass_id)
-            if raw is not None or state.pass_exists(store, pass_id):
-                report.passes.append(pass_id)
             changes = PassChanges.model_validate_json(raw) if raw else PassChanges()
             rows = store.fetch(changes.deleted)
             ours = [i for i in changes.deleted if i in rows and rows[i].deleted_pass == pass_id]

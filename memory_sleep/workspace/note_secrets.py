@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from itertools import groupby
 
 from memory_sleep.config import Config
@@ -18,7 +17,7 @@ from memory_sleep.errors import WorkspaceError
 from memory_sleep.models import NoteItem
 from memory_sleep.workspace.layout import NoteFile, Workspace
 from memory_sleep.workspace.lock import workspace_lock
-from memory_sleep.workspace.writer import FileChange, Manifest, SafeWriter, new_run_id
+from memory_sleep.workspace.writer import FileChange, Manifest, SafeWriter
 
 
 @dataclass(frozen=True)
@@ -113,5 +112,5 @@ def redact_notes(workspace: Workspace, config: Config, notes: Sequence[NoteFile]
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
         writer.recover()
-        report.manifest = writer.apply(new_run_id(datetime.now(UTC)), changes, action="redact")
+        report.manifest = writer.apply(writer.new_run_id(), changes, action="redact")
     return report

@@ -12,7 +12,7 @@ import contextlib
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -54,6 +54,7 @@ class Manifest(BaseModel):
     sidecar_passes: list[str] = Field(default_factory=list)
 
 
+RUN_ID = "%Y%m%dT%H%M%S%fZ"  # a run's id: when it began, in UTC
 STOPPED = ("writing", "undoing")  # a run, or an undo, that did not finish: recovery finishes it
 
 
@@ -305,6 +306,16 @@ class SafeWriter:
         changed = any(entry.path == path and entry.before_sha256 for entry in manifest.files)
         return copy.read_bytes() if changed and copy.is_file() else None
 
+    def new_run_id(self) -> str:
+        """The id of a new run: the time now, later than every run this writer has kept (runs are
+        ordered by id, so a clock set back must not place a new run before the last one)."""
+        now = datetime.now(UTC)
+        for path in self.snapshots_dir.glob("*/manifest.json"):
+            with contextlib.suppress(ValueError):
+                kept = datetime.strptime(path.parent.name, RUN_ID).replace(tzinfo=UTC)
+                now = max(now, kept + timedelta(microseconds=1))
+        return new_run_id(now)
+
     def manifests(self) -> list[Manifest]:
         if not self.snapshots_dir.is_dir():
             return []
@@ -406,4 +417,4 @@ def _hash_or_none(data: bytes | None) -> str | None:
 
 
 def new_run_id(now: datetime) -> str:
-    return now.strftime("%Y%m%dT%H%M%S%fZ")
+    return now.strftime(RUN_ID)
