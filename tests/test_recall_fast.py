@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -43,43 +44,72 @@ NOT_FOR_RECALL = (
     "mcp",
     "pydantic",  # the config's models: recall reads the settings they validated last (sidecar/settings.py)
     "tokenizers",  # building its model of the tokenizer file: the query is read in Python (wordllama_tokens.py)
+    "wordllama",  # its package imports requests and pydantic models for downloads (embed_wordllama.py)
+    "requests",
+    "httpx",
+    "jinja2",
+    "psycopg",
+    "memory_sleep.config",
+    "memory_sleep.workspace.writer",
+    "memory_sleep.sleepgate.forget",
 )
 
 
-def _recall_in_a_new_process(tmp_path: Path) -> tuple[str, list[str], list[str]]:
-    """A recall of the NOTES in a fresh interpreter: what it printed, the modules it imported and the
-    regular expressions it compiled."""
+PROBE = """
+import json, re, sys
+from pathlib import Path
+compiled, compile = [], re.compile
+re.compile = lambda pattern, flags=0: compiled.append(str(pattern)) or compile(pattern, flags)
+parsed, read_bytes = [], Path.read_bytes
+Path.read_bytes = lambda path: parsed.append(path.name) or read_bytes(path)
+from memory_sleep.cli.main import main
+main(["recall", "Orion booth code", sys.argv[1], "--dry-run"], standalone_mode=False)
+status = Path("/proc/self/status")
+threads = [line.split()[1] for line in status.read_text().splitlines() if line.startswith("Threads:")] if status.exists() else []
+print(json.dumps({"modules": sorted(sys.modules), "compiled": compiled, "parsed": parsed, "threads": threads}))
+"""
+
+
+def _recall_in_a_new_process(tmp_path: Path, times: int = 1) -> tuple[str, dict[str, list[str]]]:
+    """A recall of the NOTES in a fresh interpreter (`times` of them, one after the other): what the
+    last printed, and what it imported, compiled (regular expressions), parsed (the tokenizer file)
+    and ran on (threads, where /proc says)."""
     folder = make_workspace(tmp_path, NOTES)
     with open_sidecar(folder) as sidecar:  # the configured embedder, as recall's: nothing to re-embed
         sidecar.index()
-    probe = (
-        "import json, re, sys\n"
-        "compiled, compile = [], re.compile\n"
-        "re.compile = lambda pattern, flags=0: compiled.append(str(pattern)) or compile(pattern, flags)\n"
-        "from memory_sleep.cli.main import main\n"
-        f"main(['recall', 'Orion booth code', {str(folder)!r}, '--dry-run'], standalone_mode=False)\n"
-        "print(json.dumps(sorted(sys.modules)))\n"
-        "print(json.dumps(compiled))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True, text=True)
-    *answer, loaded, compiled = done.stdout.splitlines()
-    return "\n".join(answer), json.loads(loaded), json.loads(compiled)
+    environment = {name: value for name, value in os.environ.items() if not name.endswith("_NUM_THREADS")}
+    for _ in range(times):
+        command = [sys.executable, "-c", PROBE, str(folder)]
+        done = subprocess.run(command, capture_output=True, check=True, text=True, env=environment)
+    *answer, seen = done.stdout.splitlines()
+    return "\n".join(answer), json.loads(seen)
 
 
 def test_the_recall_verb_imports_neither_the_cycle_nor_the_indexer_nor_sdks_nor_other_verbs(
     tmp_path: Path,
 ) -> None:
-    answer, loaded, _ = _recall_in_a_new_process(tmp_path)
+    answer, seen = _recall_in_a_new_process(tmp_path)
     assert "4411" in answer
-    assert [name for name in NOT_FOR_RECALL if name in loaded] == []
+    assert [name for name in NOT_FOR_RECALL if name in seen["modules"]] == []
+
+
+def test_a_second_recall_reads_the_tokenizer_tables_its_workspace_keeps_on_the_main_thread_alone(
+    tmp_path: Path,
+) -> None:
+    """Parsing the tokenizer file cost each recall process ~27 ms (wordllama_cache.py), and OpenBLAS's
+    worker threads, which a query's mat-vec in blocks never wakes, ~20 ms of CPU to start."""
+    answer, seen = _recall_in_a_new_process(tmp_path, times=2)
+    assert "4411" in answer
+    assert [name for name in seen["parsed"] if "tokenizer" in name] == []
+    assert seen["threads"] in ([], ["1"])  # the full-text search's thread has finished with the recall
 
 
 def test_a_recall_of_notes_without_cjk_compiles_no_cjk_pattern(tmp_path: Path) -> None:
     """Python compiles a class of the CJK blocks character by character: ~9 ms of a recall's start
     for the four patterns of memory_sleep/text.py, which notes in spaced scripts never need."""
-    answer, _, compiled = _recall_in_a_new_process(tmp_path)
+    answer, seen = _recall_in_a_new_process(tmp_path)
     assert "4411" in answer
-    assert [pattern for pattern in compiled if CJK_RANGES in pattern] == []
+    assert [pattern for pattern in seen["compiled"] if CJK_RANGES in pattern] == []
 
 
 def test_every_verb_of_a_module_of_its_own_is_in_verb_modules() -> None:

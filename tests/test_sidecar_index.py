@@ -183,9 +183,16 @@ def test_repeated_lines_are_indexed_once(tmp_path: Path) -> None:
         assert sidecar.index().added == 2
 
 
+LONG_NOTE = "".join(
+    f"- ticket {number} closed by run {number * 7} on host {number % 13}\n" for number in range(100)
+)
+
+
 @pytest.mark.sqlite_only  # the SQLite file, its vector cache or its FTS5 table
 def test_the_patched_vector_cache_equals_a_rebuild_and_small_changes_leave_the_file(tmp_path: Path) -> None:
-    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    """Changes to under 5% of the cached rows are patched on load, not written: a nightly increment
+    never rewrites a large matrix file."""
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE, "2026-11-19.md": LONG_NOTE})
     state = folder / "memory" / ".sleep"
     with open_at(folder) as sidecar:
         sidecar.index()
@@ -204,12 +211,39 @@ def test_the_patched_vector_cache_equals_a_rebuild_and_small_changes_leave_the_f
             fresh.store.soft_delete([int(rebuilt.ids[0])], "forgotten", NOW)
         patched_from_file = fresh.vectors()
         rebuilt_after_delete = VectorIndex.from_store(fresh.store, 384)
-    assert first_files == ["sidecar-vectors-g1-d384.npy", "sidecar-vectors-g1-d384.rows.npz"]
+    assert first_files == ["sidecar-vectors-g2-d384.npy", "sidecar-vectors-g2-d384.rows"]
     assert sorted(p.name for p in state.glob("sidecar-vectors-*")) == first_files
     for patched, expected in ((patched_in_process, rebuilt), (patched_from_file, rebuilt_after_delete)):
         assert patched.generation == expected.generation
         assert patched.ids.tolist() == expected.ids.tolist()
         assert np.array_equal(patched.matrix, expected.matrix)
+
+
+@pytest.mark.sqlite_only
+def test_a_cache_patched_with_more_than_5_percent_of_its_rows_is_saved_for_the_next_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As after a first run, whose start cached the empty index: each recall read every row since
+    from SQLite again until a thousand had changed."""
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE})
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        (folder / "memory" / "2026-11-19.md").write_text(LONG_NOTE, encoding="utf-8")
+        sidecar.index()  # the file of the first pass stays; the next load patches it
+    with open_at(folder) as first:
+        patched = first.vectors()
+    with open_at(folder) as later:
+
+        def unwanted(generation: int) -> None:
+            raise AssertionError(f"read the vectors changed since {generation} again")
+
+        monkeypatch.setattr(later.store, "vectors_changed_since", unwanted)
+        saved = later.vectors()
+        monkeypatch.undo()
+        rebuilt = VectorIndex.from_store(later.store, 384)
+    assert len(saved) == len(rebuilt) > 100 and saved.generation == patched.generation
+    assert saved.ids.tolist() == rebuilt.ids.tolist()
+    assert np.array_equal(saved.matrix, rebuilt.matrix)
 
 
 def test_memory_md_entries_and_project_summaries_carry_their_lines(tmp_path: Path) -> None:

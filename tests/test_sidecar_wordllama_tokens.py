@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
-from memory_sleep.sidecar import embed_wordllama
+from memory_sleep.sidecar import embed_wordllama, wordllama_cache
 from memory_sleep.sidecar.wordllama_tokens import BpeTokens
 
 
@@ -45,7 +45,7 @@ ODD_TEXTS = [
 
 @cache
 def both() -> tuple[BpeTokens, Tokenizer]:
-    return BpeTokens(TOKENIZER_FILE), Tokenizer.from_file(str(TOKENIZER_FILE))
+    return BpeTokens.from_file(TOKENIZER_FILE), Tokenizer.from_file(str(TOKENIZER_FILE))
 
 
 def _rust_ids(tokenizer: Tokenizer, texts: list[str]) -> list[list[int]]:
@@ -110,4 +110,65 @@ def test_a_tokenizer_file_with_other_settings_is_refused(tmp_path: Path) -> None
     other = tmp_path / "tokenizer.json"
     other.write_text(json.dumps(config), encoding="utf-8")
     with pytest.raises(ValueError, match="tokenizer settings this reader does not implement"):
-        BpeTokens(other)
+        BpeTokens.from_file(other)
+
+
+def _copied_tokenizer(folder: Path) -> Path:
+    copy = folder / "package" / TOKENIZER_FILE.name
+    copy.parent.mkdir()
+    copy.write_bytes(TOKENIZER_FILE.read_bytes())
+    return copy
+
+
+def test_a_workspace_keeps_the_tables_and_the_next_process_reads_only_what_its_query_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rust = both()[1]
+    texts = ODD_TEXTS + _note_texts()[:300]
+    made = wordllama_cache.cached_tokens(TOKENIZER_FILE, tmp_path)  # parses the file, keeps the tables
+    assert (tmp_path / wordllama_cache.FILE).is_file()
+
+    def unwanted(path: Path) -> None:
+        raise AssertionError(f"parsed {path} again")
+
+    monkeypatch.setattr(wordllama_cache, "read_tables", unwanted)
+    kept = wordllama_cache.cached_tokens(TOKENIZER_FILE, tmp_path)
+    assert isinstance(kept.vocab, wordllama_cache.StoredLookup)
+    assert [kept.ids(text) for text in texts] == [made.ids(text) for text in texts] == _rust_ids(rust, texts)
+    assert len(kept.vocab._read) < 2_000  # what the texts asked for, not the 32,000 tokens
+
+
+def test_the_kept_tables_are_made_again_when_the_tokenizer_file_changes_or_they_do_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tokenizer = _copied_tokenizer(tmp_path)
+    kept = tmp_path / wordllama_cache.FILE
+    parsed: list[Path] = []
+    read_tables = wordllama_cache.read_tables
+    monkeypatch.setattr(wordllama_cache, "read_tables", lambda path: parsed.append(path) or read_tables(path))
+    first = wordllama_cache.cached_tokens(tokenizer, tmp_path)
+    wordllama_cache.cached_tokens(tokenizer, tmp_path)
+    assert len(parsed) == 1
+
+    config = json.loads(tokenizer.read_text(encoding="utf-8"))  # a new version of the model's tokenizer
+    config["model"]["merges"] = config["model"]["merges"][:1_000]
+    tokenizer.write_text(json.dumps(config), encoding="utf-8")
+    changed = wordllama_cache.cached_tokens(tokenizer, tmp_path)
+    again = wordllama_cache.cached_tokens(tokenizer, tmp_path)
+    assert len(parsed) == 2
+    text = "the billing cutover moved to Friday"
+    assert changed.ids(text) == again.ids(text) == BpeTokens.from_file(tokenizer).ids(text) != first.ids(text)
+
+    kept.write_bytes(b"not a database")
+    assert wordllama_cache.cached_tokens(tokenizer, tmp_path).ids(text) == changed.ids(text)
+    assert len(parsed) == 3
+    assert wordllama_cache.cached_tokens(tokenizer, tmp_path).ids(text) == changed.ids(text)
+    assert len(parsed) == 3
+
+
+def test_a_folder_that_cannot_be_written_parses_the_tokenizer_file(tmp_path: Path) -> None:
+    folder = tmp_path / "sleep"
+    folder.write_bytes(b"")  # a file where the folder would be: nothing can be written under it
+    tokens = wordllama_cache.cached_tokens(TOKENIZER_FILE, folder)
+    assert folder.read_bytes() == b""
+    assert tokens.ids("where is my car?") == both()[0].ids("where is my car?")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -119,6 +120,9 @@ def recall(
     scores and replays that log. On a read-only workspace the hits are printed with a warning that
     the recall was not logged.
     """
+    # set before numpy loads OpenBLAS: its worker threads, started then, cost the process ~20 ms of CPU
+    # and do no work here (vectors.py multiplies in blocks that OpenBLAS runs on one thread)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from memory_sleep.sidecar import display
     from memory_sleep.sidecar.recall import open_sidecar
 

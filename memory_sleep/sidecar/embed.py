@@ -21,6 +21,8 @@ from memory_sleep.sidecar.tokenize import stem
 from memory_sleep.text import cjk_bigrams, clean, is_cjk, words_and_runs
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memory_sleep.config import SidecarConfig
 
 Vectors = npt.NDArray[np.float32]
@@ -221,8 +223,9 @@ def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
-def build_embedder(config: SidecarConfig) -> Embedder:
+def build_embedder(config: SidecarConfig, cache_dir: Path | None = None) -> Embedder:
     """The embedder `[sidecar]` asks for; SDKs and local models are imported only when chosen.
+    `cache_dir` (a workspace's memory/.sleep) keeps what makes the next process's load cheaper.
 
     wordllama, the default, falls back to the hashing embedder with a one-line notice when the package
     is missing or its files do not load: indexing and recall keep working, on words instead of meaning.
@@ -231,7 +234,7 @@ def build_embedder(config: SidecarConfig) -> Embedder:
         from memory_sleep.sidecar.embed_wordllama import wordllama_embedder
 
         try:
-            return wordllama_embedder(config.dimensions)
+            return wordllama_embedder(config.dimensions, cache_dir)
         except ConfigError:
             raise
         except Exception as error:  # a missing package or damaged model files: any failure to load

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from memory_sleep.errors import ConfigError
 from memory_sleep.sidecar.embed import EmbeddingUsage, Vectors, l2_normalise
+from memory_sleep.sidecar.wordllama_cache import cached_tokens
 from memory_sleep.sidecar.wordllama_tokens import BpeTokens
 
 MODEL = "l2_supercat"
@@ -105,9 +106,10 @@ def package_folder() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def load_model(dimensions: int) -> TokenMeans:
+def load_model(dimensions: int, cache_dir: Path | None = None) -> TokenMeans:
     """The model from the installed package's own folder (never the network); ImportError when the
-    package is missing, another exception when its files do not load."""
+    package is missing, another exception when its files do not load. `cache_dir` (a workspace's
+    memory/.sleep) keeps the tokenizer's tables for the next process (wordllama_cache.py)."""
     if dimensions not in SIZES:
         raise ConfigError(
             f"sidecar.dimensions = {dimensions}: the wordllama embedder gives {', '.join(map(str, SIZES))} "
@@ -120,7 +122,8 @@ def load_model(dimensions: int) -> TokenMeans:
         # kept in float16 as stored: the rows a text uses are widened to float32 when averaged (the
         # same sums), so loading skips converting all 32,000 rows: ~15 ms of every recall process
         matrix = mapped_weights(folder / "weights" / f"{MODEL}_{SIZES[-1]}.safetensors")
-        model = TokenMeans(matrix[:, :dimensions], BpeTokens(tokenizer_file), tokenizer_file)
+        few = cached_tokens(tokenizer_file, cache_dir) if cache_dir else BpeTokens.from_file(tokenizer_file)
+        model = TokenMeans(matrix[:, :dimensions], few, tokenizer_file)
         _loaded[dimensions] = model
     return model
 
@@ -141,6 +144,6 @@ def mapped_weights(path: Path) -> npt.NDArray[np.float16]:
     return np.memmap(path, dtype="<f2", mode="r", offset=8 + length + start, shape=(rows, columns))
 
 
-def wordllama_embedder(dimensions: int | None) -> WordLlamaEmbedder:
+def wordllama_embedder(dimensions: int | None, cache_dir: Path | None = None) -> WordLlamaEmbedder:
     size = dimensions or SIZES[-1]
-    return WordLlamaEmbedder(load_model(size), size)
+    return WordLlamaEmbedder(load_model(size, cache_dir), size)

@@ -223,8 +223,8 @@ def open_sidecar(
     With `[sidecar] store = "postgres"`, the workspace's scope of the database at `dsn` instead."""
     workspace = Workspace.open(Path(folder))
     settings = RecallSettings.of(config) if config is not None else recall_settings(workspace)
-    embedder = embedder or build_embedder(settings.sidecar)
     if settings.sidecar.store == "postgres":
+        embedder = embedder or build_embedder(settings.sidecar)
         return Sidecar(
             open_postgres(settings.sidecar, embedder.dimensions),
             embedder,
@@ -236,6 +236,7 @@ def open_sidecar(
             settings.decay,
         )
     path = workspace.check_state_dir() / DB_NAME
+    embedder = embedder or build_embedder(settings.sidecar, path.parent)
     store = Store.open(path, read_only=unwritable(path.parent) or unwritable(path))
     return Sidecar(
         store,
