@@ -134,3 +134,26 @@ def test_each_strategy_acts_on_the_fixture_workspace(
     report = json.loads(_gc(fixture_workspace, strategy, "--dry-run", "--json"))
     assert report["strategies"] == [strategy] and report["counts"][key] > 0
     assert {action["strategy"] for action in report["actions"]} == {strategy}
+
+
+def test_a_gc_run_that_deletes_many_entries_saves_the_vector_cache(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its deletions are not patched out of an older cache file by every later run until one saves."""
+    from memory_sleep.gc import hook
+    from memory_sleep.sidecar import vectors
+    from memory_sleep.sidecar.recall import open_sidecar
+
+    run_offline(fixture_workspace)
+    folder = fixture_workspace / "memory" / ".sleep"
+    with open_sidecar(fixture_workspace) as sidecar:
+        before, dimensions = sidecar.store.generation(), sidecar.embedder.dimensions
+    assert vectors.cache_generations(folder, before, dimensions)[0] <= before
+    many = lambda changed, rows: changed > 0  # noqa: E731 (the fixture's deletions are a few)
+    monkeypatch.setattr(hook, "worth_saving", many)
+    monkeypatch.setattr(vectors, "worth_saving", many)
+    _gc(fixture_workspace, "ttl")
+    assert _soft_deleted(fixture_workspace)["gc:ttl"] > 0
+    with open_sidecar(fixture_workspace) as sidecar:
+        after = sidecar.store.generation()
+    assert vectors.cache_generations(folder, after, dimensions)[0] > before

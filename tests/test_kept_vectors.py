@@ -1,16 +1,20 @@
-"""The candidate step's vectors kept between runs: a text the last run embedded is not embedded again,
-and the candidates found with kept vectors are the ones found by embedding everything."""
+"""The candidate step's vectors and index terms kept between runs: a text the last run embedded (and
+tokenized) is not embedded (or tokenized) again, and the candidates found with what was kept are the
+ones found by computing everything."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from memory_sleep.cycle import candidates
 from memory_sleep.cycle.candidates import HybridCandidates
 from memory_sleep.cycle.kept_vectors import NAME, KeptVectors
 from memory_sleep.models import EntryView
 from memory_sleep.sidecar.embed import FunctionEmbedder, OfflineEmbedder
+from memory_sleep.sidecar.tokenize import index_terms
 
 from .item_helpers import note_item
 
@@ -62,3 +66,29 @@ def test_vectors_kept_by_another_embedder_are_not_used(tmp_path: Path) -> None:
 def test_a_damaged_cache_is_embedded_again(tmp_path: Path) -> None:
     (tmp_path / NAME).write_bytes(b"not a zip")
     assert KeptVectors(tmp_path).found(["a text"], "function/4") == {}
+
+
+def test_a_second_run_tokenizes_only_the_texts_the_first_did_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = [note_item("Service c now runs on port 9000")]
+    first = HybridCandidates(OfflineEmbedder(), per_item=3, kept=KeptVectors(tmp_path))
+    first.for_items(items, ENTRIES)
+    first.keep()
+    tokenized: list[str] = []
+
+    def counting(text: str) -> list[str]:
+        tokenized.append(text)
+        return index_terms(text)
+
+    monkeypatch.setattr(candidates, "index_terms", counting)
+    more = [
+        *ENTRIES,
+        EntryView(ref="A99", section="Facts", topic=None, text="Service z runs on port 1", day=None),
+    ]
+    second = HybridCandidates(OfflineEmbedder(), per_item=3, kept=KeptVectors(tmp_path))
+    found = second.for_items(items, more)
+    assert tokenized == ["Service z runs on port 1"]
+    monkeypatch.undo()
+    assert found == HybridCandidates(OfflineEmbedder(), per_item=3).for_items(items, more)
+    assert second._terms == {entry.text: index_terms(entry.text) for entry in more}

@@ -53,7 +53,7 @@ class HybridCandidates:
     vector top-`pool` and BM25 top-`pool`, fused by reciprocal rank; no age decay: an old entry is the
     one a new value supersedes). Without an embedder (the sidecar disabled), BM25 alone. Entry vectors
     are cached by text for the run, so each entry is embedded once however many batches see it, and with
-    `kept`, between runs (`keep()` after a run)."""
+    `kept`, between runs (`keep()` after a run), with each entry's index terms."""
 
     def __init__(
         self,
@@ -74,6 +74,8 @@ class HybridCandidates:
             return {item.id: [entry.ref for entry in entries] for item in items}
         queries = [_query(item) for item in items]
         texts = [entry.text for entry in entries]
+        if self.kept is not None:
+            self._terms.update(self.kept.found_terms([text for text in texts if text not in self._terms]))
         scorer = TextScorer([self._index_terms(text) for text in texts])
         vector_ranked = self._vector_ranked(queries, texts)
         found: dict[str, list[str]] = {}
@@ -110,7 +112,7 @@ class HybridCandidates:
     def keep(self) -> None:
         """Keep this run's vectors for the next run's candidate step (with `kept` and an embedder)."""
         if self.kept is not None and self.embedder is not None:
-            self.kept.save(self._vectors, self.embedder.id)
+            self.kept.save(self._vectors, self.embedder.id, self._terms)
 
     def _embed_missing(self, texts: Sequence[str]) -> None:
         assert self.embedder is not None

@@ -142,10 +142,10 @@ def _edits_for(
     return True
 
 
-def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float, keep: int = 30) -> None:
+def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float, keep: int = 30) -> int:
     """Write the decision's sidecar side in one transaction: nothing of it for entries of MEMORY.md,
     whose plan edits the indexer follows. With it goes the run's undo record (what it changed, the
-    values it overwrote), kept for the last `keep` runs."""
+    values it overwrote), kept for the last `keep` runs. Returns how many entries it soft-deleted."""
     store, decision = sidecar.store, plan.decision
     pass_id, today = decision.pass_id, datetime.fromtimestamp(now, UTC).date()
     ratings: dict[int, float] = {}
@@ -207,6 +207,7 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float, keep: int = 30)
             store.set_meta(CATEGORIES_KEY, decision.note_categories)
         if decision.alike_pairs is not None:
             store.set_meta(ALIKE_KEY, decision.alike_pairs)
+    return len(changes.deleted)
 
 
 def _kept_in_memory_md(plan: GcPlan, action: GcAction) -> int | None:

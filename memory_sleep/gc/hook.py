@@ -17,6 +17,7 @@ from memory_sleep.gc.entries import LAST_RUN_AT
 from memory_sleep.gc.run import decide
 from memory_sleep.sidecar.recall import Clock, Sidecar, open_sidecar
 from memory_sleep.sidecar.store import DB_NAME
+from memory_sleep.sidecar.vectors import worth_saving
 from memory_sleep.workspace.layout import Workspace
 
 log = logging.getLogger("memory_sleep")
@@ -87,7 +88,11 @@ class GcStep:
         """The sidecar's side of a plan the run has written."""
         try:
             with self._sidecar() as sidecar:
-                apply_to_sidecar(sidecar, plan, self.clock(), self.config.keep_snapshots)
+                deleted = apply_to_sidecar(sidecar, plan, self.clock(), self.config.keep_snapshots)
+                if worth_saving(deleted, plan.decision.entries):
+                    # the vector cache file is brought up to date now (a load saves it), or every
+                    # later run would read the deleted rows and patch them out again until one saved
+                    sidecar.vectors()
         except Exception as error:
             log.debug("gc apply failed", exc_info=True)
             self.warnings.append(

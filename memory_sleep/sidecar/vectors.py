@@ -94,7 +94,7 @@ class VectorIndex:
             sizes_match = all(len(blob) == dimensions * 4 for _, _, blob in live)
             if sizes_match and len(live) <= max(1_000, len(base) // 2):
                 index = base.patched(changed, live, generation, dimensions)
-                if folder is not None and len(changed) > len(base) // 20:
+                if folder is not None and worth_saving(len(changed), len(base)):
                     index.save(folder)
                 return index
         index = cls.from_store(store, dimensions)
@@ -216,6 +216,14 @@ class VectorIndex:
             assert mask is not None
             found &= mask[positions]
         return [bool(value) for value in found]
+
+
+def worth_saving(changed: int, rows: int) -> bool:
+    """Whether an index patched with `changed` rows of an index of `rows` is saved: once its changes
+    pass 5% of it (a nightly increment of a large index never rewrites the whole file; a small one, as
+    the first run's, is not read again from SQLite by every recall; a garbage collection's thousands
+    of deletions are not patched out again by every later load)."""
+    return changed > rows // 20
 
 
 def _paths(folder: Path, generation: int, dim: int) -> tuple[Path, Path]:
