@@ -87,6 +87,14 @@ def test_a_bare_run_from_the_wrong_folder_is_refused(
     assert cron_line.exit_code == 1 and not no_real_crontab.exists()
 
 
+def test_recall_with_the_workspace_before_the_query_says_the_order(fixture_workspace: Path) -> None:
+    result = CliRunner().invoke(main, ["recall", str(fixture_workspace), "who owns billing"])
+    assert result.exit_code == 2
+    assert (
+        f'the query comes first: memory-sleep recall "who owns billing" {fixture_workspace}' in result.output
+    )
+
+
 def test_doctor_says_a_folder_is_no_workspace_and_stops(code_folder: Path) -> None:
     before = everything(code_folder)
     result = CliRunner().invoke(main, ["doctor", str(code_folder), "--json"])

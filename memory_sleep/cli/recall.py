@@ -123,6 +123,8 @@ def recall(
     # set before numpy loads OpenBLAS: its worker threads, started then, cost the process ~20 ms of CPU
     # and do no work here (vectors.py multiplies in blocks that OpenBLAS runs on one thread)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if not workspace.is_dir() and Path(query).is_dir():
+        raise click.UsageError(f'the query comes first: memory-sleep recall "{workspace}" {query}')
     from memory_sleep.sidecar import display
     from memory_sleep.sidecar.recall import open_sidecar
 
