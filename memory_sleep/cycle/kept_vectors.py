@@ -55,9 +55,9 @@ class KeptVectors:
         texts = list(vectors)
         digests = np.frombuffer(b"".join(_digest(text) for text in texts), dtype=np.uint8).reshape(-1, 16)
         matrix = np.stack([vectors[text] for text in texts]).astype(np.float32, copy=False)
-        ranked = list(terms or {})
-        term_digests = np.frombuffer(b"".join(_digest(text) for text in ranked), dtype=np.uint8)
-        listed = json.dumps([(terms or {})[text] for text in ranked], ensure_ascii=False).encode("utf-8")
+        terms = terms or {}
+        term_digests = np.frombuffer(b"".join(_digest(text) for text in terms), dtype=np.uint8)
+        listed = json.dumps(list(terms.values()), ensure_ascii=False).encode("utf-8")
 
         def write(handle: BinaryIO) -> None:
             np.savez(
