@@ -12,7 +12,7 @@ from typing import cast
 import pytest
 
 from memory_sleep.sidecar import archive_read, sources
-from memory_sleep.sidecar.archive_read import STATE_KEY, ArchiveRead, read_archive
+from memory_sleep.sidecar.archive_read import STATE_KEY, ArchiveRead, read_archive, source_item
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.sources import SourceFile, SourceItem, read_items
 from memory_sleep.workspace.archive import ARCHIVE_HEADER
@@ -51,7 +51,7 @@ def _read(meta: _Meta, text: str, source: SourceFile = SOURCE) -> list[SourceIte
     items, state = read_archive(cast(SidecarStore, meta), source, text)
     if state is not None:
         meta.values[STATE_KEY] = state
-    return items
+    return [source_item(item) for item in items]
 
 
 def _full(text: str, source: SourceFile = SOURCE) -> list[tuple[object, ...]]:
@@ -158,3 +158,35 @@ def test_an_archive_not_ending_a_line_leaves_no_copy_of_the_last_read(tmp_path: 
         archive.write_text(FIRST, encoding="utf-8")
         sidecar.index()
         assert sidecar.store.meta(STATE_KEY) is not None
+
+
+def test_a_kept_item_whose_row_was_erased_comes_back_as_a_whole_read_brings_it(tmp_path: Path) -> None:
+    """A kept item is made an item again only when the index needs a row for it: its row erased for
+    good (a purge), the next pass over the grown archive adds it back as reading the file whole does."""
+    folder = run_nights(tmp_path / "nights")
+    found = []
+    for whole in (False, True):
+        copy = shutil.copytree(folder, tmp_path / f"whole-{whole}")
+        with open_at(copy) as sidecar:
+            sidecar.index()
+            store = sidecar.store
+            first = "SELECT id, text FROM entries WHERE kind = 'archive' AND deleted_at IS NULL ORDER BY id"
+            erased, text = next(iter(store.db.execute(first)))
+            store.hard_delete([erased], [])
+            if whole:
+                with store.transaction():
+                    store.delete_meta(STATE_KEY)
+            with (copy / "memory" / "archive.md").open("a", encoding="utf-8") as archive:
+                archive.write(APPENDED)
+            sidecar.index()
+            assert store.meta(STATE_KEY) is not None
+            found.append(
+                sorted(
+                    store.db.execute(
+                        "SELECT line_start, context, text, day, content_hash, deleted_at IS NULL, importance"
+                        " FROM entries WHERE kind = 'archive'"
+                    )
+                )
+            )
+            assert text in {row[2] for row in found[-1]}
+    assert found[0] == found[1]

@@ -5,13 +5,16 @@ whole, a year of history cost more than the rest of the pass. The items of the t
 redacted, repeats dropped, each with its content hash) are kept in the sidecar's meta
 (`archive_items`), with a digest of that text. When the file still starts with that text, only the
 lines after it are read, from the heading day above them; otherwise (edited by hand, undone, another
-path, a state of another version or unreadable) the file is read whole, as the first pass did.
+path, a state of another version or unreadable) the file is read whole, as the first pass did. The
+kept items stay as they were kept (`KeptLine`) until the index needs one as a new row: a year of
+archive is not made items again each night.
 """
 
 from __future__ import annotations
 
 import hashlib
 from datetime import date
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
@@ -36,18 +39,40 @@ class ArchiveRead(Strict):
     items: list[tuple[int, str, str, str | None, str]]  # line, context, text, day, content hash
 
 
-def read_archive(store: SidecarStore, source: SourceFile, text: str) -> tuple[list[SourceItem], str | None]:
-    """The items of archive.md's `text`, as `read_items` gives them, and the state to keep for the
-    next pass (None when `text` does not end a line: it is then read whole next time)."""
+class KeptLine(NamedTuple):
+    """An item of the text last read, as it was kept; `source_item` makes it the item it stands for."""
+
+    line_start: int
+    context: str
+    text: str
+    day: str | None
+    content_hash: str
+
+    @property
+    def line_end(self) -> int:
+        return self.line_start
+
+
+ArchiveItem = SourceItem | KeptLine
+
+
+def source_item(item: ArchiveItem) -> SourceItem:
+    """The item `read_items` gives for it."""
+    return _item(*item) if isinstance(item, KeptLine) else item
+
+
+def read_archive(store: SidecarStore, source: SourceFile, text: str) -> tuple[list[ArchiveItem], str | None]:
+    """The items of archive.md's `text`, as `read_items` gives them (those of the text last read as
+    kept: `source_item` for each), and the state to keep for the next pass (None when `text` does not
+    end a line: it is then read whole next time)."""
     last = _last_read(store, source, text)
     lines = text.splitlines()
     if last is None:
         last = ArchiveRead(path=source.relative, chars=0, digest=_digest(""), lines=0, day=None, items=[])
-    unique = {
-        content: _item(line, context, said, day, content) for line, context, said, day, content in last.items
-    }
+    unique: dict[str, ArchiveItem] = {kept[4]: KeptLine(*kept) for kept in last.items}
     records, day = records_in(lines[last.lines :], last.lines + 1, date_or_none(last.day))
-    unique = unique_items(source, record_items(records), unique)
+    for content, item in unique_items(source, record_items(records), {}).items():
+        unique.setdefault(content, item)  # the first of identical items stands for all
     items = list(unique.values())
     if not text.endswith("\n"):
         return items, None
@@ -57,16 +82,7 @@ def read_archive(store: SidecarStore, source: SourceFile, text: str) -> tuple[li
         digest=_digest(text),
         lines=len(lines),
         day=day.isoformat() if day else None,
-        items=[
-            (
-                item.line_start,
-                item.context,
-                item.text,
-                item.day.isoformat() if item.day else None,
-                item.content_hash,
-            )
-            for item in items
-        ],
+        items=[_kept(item) for item in items],
     )
     return items, state.model_dump_json()
 
@@ -83,6 +99,13 @@ def _last_read(store: SidecarStore, source: SourceFile, text: str) -> ArchiveRea
     if last.version != VERSION or last.path != source.relative or _digest(text[: last.chars]) != last.digest:
         return None
     return last
+
+
+def _kept(item: ArchiveItem) -> tuple[int, str, str, str | None, str]:
+    if isinstance(item, KeptLine):
+        return (item.line_start, item.context, item.text, item.day, item.content_hash)
+    day = item.day.isoformat() if item.day else None
+    return (item.line_start, item.context, item.text, day, item.content_hash)
 
 
 def _item(line: int, context: str, text: str, day: str | None, content_hash: str) -> SourceItem:

@@ -12,13 +12,14 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 import numpy as np
 
 from memory_sleep.errors import StoreError
 from memory_sleep.gc.ttl import inline_expiry
 from memory_sleep.sidecar.archive_read import STATE_KEY as ARCHIVE_READ_KEY
-from memory_sleep.sidecar.archive_read import read_archive
+from memory_sleep.sidecar.archive_read import read_archive, source_item
 from memory_sleep.sidecar.attribution import Sources
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder, Vectors
@@ -240,14 +241,15 @@ def _plan_source(
         return plan
     try:
         text = decode(source, raw, max_bytes)
-        if source.kind == "archive":
-            items, kept = read_archive(store, source, text)
-            plan.archive_read = kept or ""
-        else:
-            items = read_items(source, text, noise_ids(workspace, source))
     except SourceReadError as error:
         report.warnings.append(str(error))
         return None
+    if source.kind == "archive":  # the items of the text last read as kept, made items only when new
+        archived, kept = read_archive(store, source, text)
+        plan.archive_read = kept or ""
+        _sync(plan, existing, archived, lambda item: _new_entry(source, source_item(item), default_scope))
+        return plan
+    items = read_items(source, text, noise_ids(workspace, source))
     _sync(plan, existing, items, lambda item: _new_entry(source, item, default_scope))
     return plan
 
@@ -314,11 +316,25 @@ def _derived_scopes(store: SidecarStore, plans: Sequence[_SourcePlan], default_s
         plan.rewrites = [(entry_id, scoped(entry)) for entry_id, entry in plan.rewrites]
 
 
+class _Placed(Protocol):
+    """Where an item stands in its file and what it says (its content hash)."""
+
+    @property
+    def line_start(self) -> int: ...
+    @property
+    def line_end(self) -> int: ...
+    @property
+    def content_hash(self) -> str: ...
+
+
+_Item = TypeVar("_Item", bound=_Placed)
+
+
 def _sync(
     plan: _SourcePlan,
     existing: Sequence[EntryRow],
-    items: Sequence[SourceItem],
-    new_entry: Callable[[SourceItem], NewEntry],
+    items: Sequence[_Item],
+    new_entry: Callable[[_Item], NewEntry],
 ) -> None:
     """Match a file's new items to its stored rows: same text keeps the row (and its history), an edited
     item rewrites the row it most resembles, the rest are added or soft-deleted. Only these are made
