@@ -121,3 +121,40 @@ def test_a_sentence_only_broken_across_lines_is_still_a_repeat() -> None:
         topic="Vega",
     )
     assert operation.op == "noop"
+
+
+def _with_projects(topic: str | None, new: str, old: str, category: Category = "fact") -> Operation:
+    """`old` filed under no project but naming Kestrel; other entries make Kestrel and Tern projects."""
+    known = [
+        EntryView(ref="E0", section="Facts", topic=None, text=old, day=date(2026, 9, 1)),
+        EntryView(
+            ref="E1", section="Facts", topic="Kestrel", text="Kestrel deploys from CI", day=date(2026, 9, 1)
+        ),
+        EntryView(ref="E2", section="Facts", topic="Tern", text="Tern deploys by hand", day=date(2026, 9, 1)),
+    ]
+    return OfflineIntegrator().integrate(
+        [KeptItem(item=note_item(new), category=category, topic=topic)], known
+    )[0]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Vandelay is on the Basic plan (3 seats) for Kestrel", "Vandelay pays for Basic (20 seats)"),
+        ("Hooli uses the Kestrel API with a limit of 100 req/s", "Hooli's API limit is 500 req/s"),
+        (
+            "Vandelay nutzt für Kestrel den Basic-Tarif (3 Plätze)",
+            "Vandelay zahlt jetzt 20 Plätze im Basic-Tarif",
+        ),
+    ],
+)
+def test_an_item_filed_under_one_project_leaves_an_entry_naming_another_alone(old: str, new: str) -> None:
+    operation = _with_projects("Tern", new, old)
+    assert operation.op == "add", operation
+
+
+def test_the_same_item_filed_under_the_project_the_entry_names_still_changes_it() -> None:
+    operation = _with_projects(
+        "Kestrel", "Vandelay pays for Basic (20 seats)", "Vandelay is on the Basic plan (3 seats) for Kestrel"
+    )
+    assert (operation.op, operation.target) == ("supersede", "E0")
