@@ -158,3 +158,54 @@ def test_the_same_item_filed_under_the_project_the_entry_names_still_changes_it(
         "Kestrel", "Vandelay pays for Basic (20 seats)", "Vandelay is on the Basic plan (3 seats) for Kestrel"
     )
     assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "Kestrel v2.3.0 will ship offline sync",
+            "Kestrel v2.3.0 now ships the CSV importer; offline sync moves to v2.4",
+        ),
+        (
+            "Kestrel v2.3.0 now ships the CSV importer; offline sync moves to v2.4",
+            "Kestrel v2.3.0 ships offline sync after all; the CSV importer waits",
+        ),
+        (
+            "Kestrel v2.3.0 liefert Offline-Sync",
+            "Kestrel v2.3.0 liefert den CSV-Import; Offline-Sync kommt später",
+        ),
+        (
+            "Kestrel v2.3.0 incluirá la sincronización offline",
+            "Kestrel v2.3.0 incluye el importador CSV; la sincronización offline se aplaza",
+        ),
+    ],
+)
+def test_a_release_that_names_its_old_scope_after_a_new_claim_changes_it(old: str, new: str) -> None:
+    for section, category in (("Facts", "fact"), ("Decisions", "decision")):
+        operation = _decide([(section, old)], new, category, topic="Kestrel")  # type: ignore[arg-type]
+        assert (operation.op, operation.target) == ("supersede", "E0"), (section, operation)
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Kestrel v2.3.0 release notes are drafted; offline sync docs still pending",
+        "Kestrel v2.4.0 now ships the CSV importer; offline sync waits",
+        "Kestrel v2.3.0 will ship offline sync and the CSV importer",
+    ],
+)
+def test_a_release_statement_with_another_claim_or_release_leaves_the_scope_alone(new: str) -> None:
+    operation = _decide([("Decisions", "Kestrel v2.3.0 will ship offline sync")], new, topic="Kestrel")
+    assert operation.op != "supersede", operation
+
+
+def test_a_change_back_to_what_a_recent_note_said_is_no_echo_of_it() -> None:
+    """Memory moved on since the note the item repeats: the item changes memory back."""
+    first = "Kestrel v2.3.0 will ship offline sync"
+    entry = "Kestrel v2.3.0 now ships the CSV importer; offline sync waits (previously: " + first + ")"
+    new = "Kestrel v2.3.0 now ships offline sync; the CSV importer waits"
+    known = [EntryView(ref="E0", section="Facts", topic="Kestrel", text=entry, day=date(2026, 11, 1))]
+    kept = KeptItem(item=note_item(new), category="fact", topic="Kestrel", echoes=(first,))
+    operation = OfflineIntegrator().integrate([kept], known)[0]
+    assert (operation.op, operation.target) == ("supersede", "E0")

@@ -218,7 +218,9 @@ def _echoed(
             contested = any(
                 score >= _RELATED
                 and (
-                    matching.values_conflict(text, candidate.text) or matching.says_gone(candidate.text, text)
+                    matching.values_conflict(text, candidate.text)
+                    or matching.says_gone(candidate.text, text)
+                    or statements.demotes(text, candidate.text)
                 )
                 and repeats.same_thing(text, candidate.text, projects)
                 and not statements.other_releases(text, candidate.text)
