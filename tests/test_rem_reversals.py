@@ -10,6 +10,7 @@ from datetime import date
 import pytest
 
 from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.offline import matching
 from memory_sleep.engines.offline.classify import OfflineClassifier
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import Category, EntryView, KeptItem, Operation
@@ -209,3 +210,20 @@ def test_a_change_back_to_what_a_recent_note_said_is_no_echo_of_it() -> None:
     kept = KeptItem(item=note_item(new), category="fact", topic="Kestrel", echoes=(first,))
     operation = OfflineIntegrator().integrate([kept], known)[0]
     assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "Validation:; `tests/test_export.py` -> `3 passed`; `make lint` -> clean",
+            "Validation:; `tests/test_import.py -k csv` -> `9 passed`; `tests/test_sync.py` -> `4 passed`",
+        ),
+        ("Checks:; 12 unit tests green; smoke run took 40 s", "Checks:; 31 unit tests green on the importer"),
+        ("Prüfung:; 12 Tests grün; Lint sauber", "Prüfung:; 31 Tests grün im Importer"),
+    ],
+)
+def test_a_key_before_its_list_is_a_field_each_note_fills_for_its_own_work(old: str, new: str) -> None:
+    """ "Validation:" opening a list is no name: two lists under it are two records, not one changed."""
+    assert matching.specific_words(new) == frozenset()
+    assert _decide([("Facts", old)], new).op == "add"
