@@ -227,3 +227,24 @@ def test_a_key_before_its_list_is_a_field_each_note_fills_for_its_own_work(old: 
     """ "Validation:" opening a list is no name: two lists under it are two records, not one changed."""
     assert matching.specific_words(new) == frozenset()
     assert _decide([("Facts", old)], new).op == "add"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Kestrel deploy window: Tuesdays 14:00", "Kestrel deploy window is now Thursdays 10:00"),
+        ("Team sync for Kestrel: Mondays at 09:30", "Team sync for Kestrel moved to Wednesdays at 09:30"),
+        ("Kestrel backups run on Sundays", "Kestrel backups now run on Saturdays"),
+    ],
+)
+def test_a_weekday_is_a_value_of_the_statement_not_a_name(old: str, new: str) -> None:
+    """ "Tuesdays" and "Thursdays" are capitalised like names, yet say when, not who."""
+    operation = _decide([("Facts", old)], new, topic="Kestrel")
+    assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+def test_people_with_their_own_weekdays_stay_apart() -> None:
+    operation = _decide(
+        [("People", "Ana works from home on Fridays")], "Bo works from home on Mondays", "relationship"
+    )
+    assert operation.op == "add"

@@ -422,8 +422,13 @@ def number_words(text: str) -> frozenset[str]:
 
 
 def names(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
-    """Capitalised words (people, customers, tools), lower-cased, less those in `ignore` (project names)."""
-    titled = (word for word in _WORD.findall(text) if word[0].isupper() and word[1:].islower())  # "Alba"
+    """Capitalised words (people, customers, tools), lower-cased, less those in `ignore` (project names)
+    and values ("Tuesdays" says when, not who)."""
+    titled = (
+        word
+        for word in _WORD.findall(text)
+        if word[0].isupper() and word[1:].islower() and not VALUE_KINDS["weekday"].fullmatch(word)  # "Alba"
+    )
     words = tokens(text)  # "The" is no name: tokens() leaves stopwords out
     found = frozenset(word.lower() for word in titled if word.lower() in words)
     return found - ignore - NOT_SUBJECT
