@@ -10,6 +10,7 @@ from datetime import date
 import pytest
 
 from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.offline import matching
 from memory_sleep.engines.offline.classify import OfflineClassifier
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import Category, EntryView, KeptItem, Operation
@@ -121,3 +122,129 @@ def test_a_sentence_only_broken_across_lines_is_still_a_repeat() -> None:
         topic="Vega",
     )
     assert operation.op == "noop"
+
+
+def _with_projects(topic: str | None, new: str, old: str, category: Category = "fact") -> Operation:
+    """`old` filed under no project but naming Kestrel; other entries make Kestrel and Tern projects."""
+    known = [
+        EntryView(ref="E0", section="Facts", topic=None, text=old, day=date(2026, 9, 1)),
+        EntryView(
+            ref="E1", section="Facts", topic="Kestrel", text="Kestrel deploys from CI", day=date(2026, 9, 1)
+        ),
+        EntryView(ref="E2", section="Facts", topic="Tern", text="Tern deploys by hand", day=date(2026, 9, 1)),
+    ]
+    return OfflineIntegrator().integrate(
+        [KeptItem(item=note_item(new), category=category, topic=topic)], known
+    )[0]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Vandelay is on the Basic plan (3 seats) for Kestrel", "Vandelay pays for Basic (20 seats)"),
+        ("Hooli uses the Kestrel API with a limit of 100 req/s", "Hooli's API limit is 500 req/s"),
+        (
+            "Vandelay nutzt für Kestrel den Basic-Tarif (3 Plätze)",
+            "Vandelay zahlt jetzt 20 Plätze im Basic-Tarif",
+        ),
+    ],
+)
+def test_an_item_filed_under_one_project_leaves_an_entry_naming_another_alone(old: str, new: str) -> None:
+    operation = _with_projects("Tern", new, old)
+    assert operation.op == "add", operation
+
+
+def test_the_same_item_filed_under_the_project_the_entry_names_still_changes_it() -> None:
+    operation = _with_projects(
+        "Kestrel", "Vandelay pays for Basic (20 seats)", "Vandelay is on the Basic plan (3 seats) for Kestrel"
+    )
+    assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "Kestrel v2.3.0 will ship offline sync",
+            "Kestrel v2.3.0 now ships the CSV importer; offline sync moves to v2.4",
+        ),
+        (
+            "Kestrel v2.3.0 now ships the CSV importer; offline sync moves to v2.4",
+            "Kestrel v2.3.0 ships offline sync after all; the CSV importer waits",
+        ),
+        (
+            "Kestrel v2.3.0 liefert Offline-Sync",
+            "Kestrel v2.3.0 liefert den CSV-Import; Offline-Sync kommt später",
+        ),
+        (
+            "Kestrel v2.3.0 incluirá la sincronización offline",
+            "Kestrel v2.3.0 incluye el importador CSV; la sincronización offline se aplaza",
+        ),
+    ],
+)
+def test_a_release_that_names_its_old_scope_after_a_new_claim_changes_it(old: str, new: str) -> None:
+    for section, category in (("Facts", "fact"), ("Decisions", "decision")):
+        operation = _decide([(section, old)], new, category, topic="Kestrel")  # type: ignore[arg-type]
+        assert (operation.op, operation.target) == ("supersede", "E0"), (section, operation)
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Kestrel v2.3.0 release notes are drafted; offline sync docs still pending",
+        "Kestrel v2.4.0 now ships the CSV importer; offline sync waits",
+        "Kestrel v2.3.0 will ship offline sync and the CSV importer",
+    ],
+)
+def test_a_release_statement_with_another_claim_or_release_leaves_the_scope_alone(new: str) -> None:
+    operation = _decide([("Decisions", "Kestrel v2.3.0 will ship offline sync")], new, topic="Kestrel")
+    assert operation.op != "supersede", operation
+
+
+def test_a_change_back_to_what_a_recent_note_said_is_no_echo_of_it() -> None:
+    """Memory moved on since the note the item repeats: the item changes memory back."""
+    first = "Kestrel v2.3.0 will ship offline sync"
+    entry = "Kestrel v2.3.0 now ships the CSV importer; offline sync waits (previously: " + first + ")"
+    new = "Kestrel v2.3.0 now ships offline sync; the CSV importer waits"
+    known = [EntryView(ref="E0", section="Facts", topic="Kestrel", text=entry, day=date(2026, 11, 1))]
+    kept = KeptItem(item=note_item(new), category="fact", topic="Kestrel", echoes=(first,))
+    operation = OfflineIntegrator().integrate([kept], known)[0]
+    assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "Validation:; `tests/test_export.py` -> `3 passed`; `make lint` -> clean",
+            "Validation:; `tests/test_import.py -k csv` -> `9 passed`; `tests/test_sync.py` -> `4 passed`",
+        ),
+        ("Checks:; 12 unit tests green; smoke run took 40 s", "Checks:; 31 unit tests green on the importer"),
+        ("Prüfung:; 12 Tests grün; Lint sauber", "Prüfung:; 31 Tests grün im Importer"),
+    ],
+)
+def test_a_key_before_its_list_is_a_field_each_note_fills_for_its_own_work(old: str, new: str) -> None:
+    """ "Validation:" opening a list is no name: two lists under it are two records, not one changed."""
+    assert matching.specific_words(new) == frozenset()
+    assert _decide([("Facts", old)], new).op == "add"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Kestrel deploy window: Tuesdays 14:00", "Kestrel deploy window is now Thursdays 10:00"),
+        ("Team sync for Kestrel: Mondays at 09:30", "Team sync for Kestrel moved to Wednesdays at 09:30"),
+        ("Kestrel backups run on Sundays", "Kestrel backups now run on Saturdays"),
+    ],
+)
+def test_a_weekday_is_a_value_of_the_statement_not_a_name(old: str, new: str) -> None:
+    """ "Tuesdays" and "Thursdays" are capitalised like names, yet say when, not who."""
+    operation = _decide([("Facts", old)], new, topic="Kestrel")
+    assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+def test_people_with_their_own_weekdays_stay_apart() -> None:
+    operation = _decide(
+        [("People", "Ana works from home on Fridays")], "Bo works from home on Mondays", "relationship"
+    )
+    assert operation.op == "add"

@@ -106,12 +106,14 @@ def _decide(
     if away is not None:
         return _absence_operation(item_id, text, kept.item.day, away, candidates)
     candidates = [c for c in candidates if absences.absence(c.text) is None]  # events, not facts
-    named = words & projects  # "Fornax region" is not "Borealis region", whatever the topics say
+    # "Fornax region" is not "Borealis region", whatever the topics say; an item filed under one project
+    # ("Fornax: Contoso pays for Team") is not about a plan its entry names for another ("... for Borealis")
+    named = _projects_of(words, kept.topic, projects)
     comparable = [
         c
         for c in candidates
         if not (kept.topic and c.topic and c.topic != kept.topic)
-        and not (named and c.words & projects and named.isdisjoint(c.words))
+        and not _other_projects(named, _projects_of(c.words, c.topic, projects))
     ]
     scored = sorted(((similarity(words, c.words), c) for c in comparable), key=lambda pair: -pair[0])
     best_score, best = scored[0] if scored else (0.0, None)
@@ -216,7 +218,9 @@ def _echoed(
             contested = any(
                 score >= _RELATED
                 and (
-                    matching.values_conflict(text, candidate.text) or matching.says_gone(candidate.text, text)
+                    matching.values_conflict(text, candidate.text)
+                    or matching.says_gone(candidate.text, text)
+                    or statements.demotes(text, candidate.text)
                 )
                 and repeats.same_thing(text, candidate.text, projects)
                 and not statements.other_releases(text, candidate.text)
@@ -249,6 +253,15 @@ def _absence_operation(
             item_id=item_id, op="noop", reason="an absence that ended before the note: left in it"
         )
     return Operation(item_id=item_id, op="add", text=line, reason="new")
+
+
+def _projects_of(words: frozenset[str], topic: str | None, projects: frozenset[str]) -> frozenset[str]:
+    """The projects a statement belongs to: those its words name and the one it is filed under."""
+    return (words | tokens(topic or "")) & projects
+
+
+def _other_projects(own: frozenset[str], other: frozenset[str]) -> bool:
+    return bool(own) and bool(other) and own.isdisjoint(other)
 
 
 def _change(item_id: str, op: OperationKind, target: str, text: str, reason: str) -> Operation:

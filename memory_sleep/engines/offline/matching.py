@@ -27,7 +27,8 @@ _LABEL = re.compile(
 )
 _PIVOT = re.compile(
     r"\s(?:is|are|was|were|now|runs|lives|moved|moves|uses|listens|resolves|renews|expires|will|has|have|"
-    r"switched|changed|points|goes|starts|ends|costs|takes|needs|sits|stays|became|becomes|allows)\b|\s*[:=]\s|\s[—–]\s",
+    r"switched|changed|points|goes|starts|ends|costs|takes|needs|sits|stays|became|becomes|allows)\b|\s*[:=]\s|\s[—–]\s"
+    r"|:$",  # "Validation:" before its list ("Validation:; tests pass"): a key, no sentence
     re.IGNORECASE,
 )
 NOT_SUBJECT = (
@@ -421,8 +422,13 @@ def number_words(text: str) -> frozenset[str]:
 
 
 def names(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
-    """Capitalised words (people, customers, tools), lower-cased, less those in `ignore` (project names)."""
-    titled = (word for word in _WORD.findall(text) if word[0].isupper() and word[1:].islower())  # "Alba"
+    """Capitalised words (people, customers, tools), lower-cased, less those in `ignore` (project names)
+    and values ("Tuesdays" says when, not who)."""
+    titled = (
+        word
+        for word in _WORD.findall(text)
+        if word[0].isupper() and word[1:].islower() and not VALUE_KINDS["weekday"].fullmatch(word)  # "Alba"
+    )
     words = tokens(text)  # "The" is no name: tokens() leaves stopwords out
     found = frozenset(word.lower() for word in titled if word.lower() in words)
     return found - ignore - NOT_SUBJECT

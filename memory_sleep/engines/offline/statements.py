@@ -83,6 +83,28 @@ def reordered(text: str, other: str) -> bool:
     return bool(informative(_moved_claim(text, other)) and informative(_moved_claim(other, text)))
 
 
+def demotes(text: str, other: str) -> bool:
+    """`text` claims something new in its first clause and names after it what `other`'s first clause
+    claimed, the rest of that clause kept (a word in another form counts: "ship", "ships"): "R now
+    ships B; A waits" after "R will ship A", and "R ships A; B waits" after "R ships B; A waits".
+    Not "R notes drafted; A docs pending" after "R will ship A": its claim is another one."""
+    own_first, other_first = first_clause(text), first_clause(other)
+    moved = _moved_claim(text, other)
+    own = tokens(own_first)
+    if not informative(moved) or not informative(own - tokens(other_first)):
+        return False
+    kept = tokens(other_first) - moved - own - matching.NOT_SUBJECT  # "now", "will": how, not what
+    return all(any(_one_word(word, mine) for mine in own) for word in kept)
+
+
+_STEM = 4
+
+
+def _one_word(a: str, b: str) -> bool:
+    """The same word in another form: the same first four letters, both that long at least ("ship", "ships")."""
+    return min(len(a), len(b)) >= _STEM and a[:_STEM] == b[:_STEM]
+
+
 def other_releases(text: str, other: str) -> bool:
     """Both name releases, and no release in common ("Pavo v1.4.0 will ship ...", "Pavo v1.4.1 ...")."""
     own, theirs = releases(text), releases(other)

@@ -41,11 +41,13 @@ def contradicted(
 ) -> Candidate | None:
     """An entry this newer item changes, on structural evidence only: the one holding the value it
     says is gone ("(was 5432)", "from Kafka to", "4 → 16"); else the same key or subject with a new
-    typed value of the same kind (IP, host, port, version, date, amount, handle). Words alone ("we're
-    switching back") never supersede: a wrong supersede hides the truth, an add beside the old entry
-    keeps both with their dates. Project names say where a statement belongs, never what it is about:
-    "Borealis auth port" and "Borealis runs Postgres" differ. Only a named old value reaches `tasks`
-    (open actions, which a dated fact may be filed as: "renewal due 2026-12-09")."""
+    typed value of the same kind (IP, host, port, version, date, amount, handle); or the same release
+    with what the entry claimed it ships named after a new claim ("v2.3 now ships X; Y waits" after
+    "v2.3 will ship Y": statements.demotes). Words alone ("we're switching back") never supersede:
+    a wrong supersede hides the truth, an add beside the old entry keeps both with their dates.
+    Project names say where a statement belongs, never what it is about: "Borealis auth port" and
+    "Borealis runs Postgres" differ. Only a named old value reaches `tasks` (open actions, which a
+    dated fact may be filed as: "renewal due 2026-12-09")."""
     if kept.category not in _STATEMENTS:
         return None
     named = _named_change(kept, text, [*candidates, *tasks], projects, frozenset(c.ref for c in tasks))
@@ -66,6 +68,8 @@ def contradicted(
                 and statements.value_part(text) != statements.value_part(candidate.text)
             ):
                 return candidate  # "Pavo v0.6.5: the rebuilt dashboard" after "v0.6.5 will ship audit log v2"
+            if own_releases == other_releases and statements.demotes(text, candidate.text):
+                return candidate  # "Pavo v0.6.5 now ships SSO; audit log v2 waits" after "... audit log v2"
         # "Session Duration: ~30 minutes" in two notes: two sessions, not one changed
         one_thing = _one_thing(kept, candidate, text, projects)
         if (
