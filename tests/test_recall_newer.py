@@ -78,6 +78,22 @@ def test_a_value_of_another_thing_said_gone_marks_nothing(tmp_path: Path) -> Non
     assert _hit(hits, "memory/2026-11-10.md").status is None  # one word of the value, one word beside it
 
 
+def test_a_value_of_another_person_said_gone_marks_nothing(tmp_path: Path) -> None:
+    """Raj's leave changing from 7 days says nothing of Yuki's 7 days: each line names someone the
+    other never does, and no one in common."""
+    notes = _notes(
+        {
+            "2026-11-10": "- heads-up: Yuki on leave 2027-01-01, 7 days, ping Wei instead",
+            "2026-11-14": "- Raj's leave from 2026-12-02 is now 5 days (was 7 days)",
+        }
+    )
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Yuki on leave 2027-01-01, 7 days", k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status is None
+
+
 def test_an_older_value_whose_project_finished_ranks_below_the_newer_and_keeps_its_status(
     tmp_path: Path,
 ) -> None:

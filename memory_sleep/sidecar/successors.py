@@ -317,15 +317,16 @@ def _stated(text: str, weekly: bool) -> Statement:
 
 def _restates(older: Statement, newer: Statement) -> bool:
     """The newer states the older's key, or repeats it with the older's value, or says the older's value
-    is gone and shares another of its words (two for a one-word value), or repeats all the older's
-    words but one, or but two that are not capitalised (a name it lacks makes it about another person
-    or thing), in one clause if the older is one clause."""
+    is gone, shares another of its words (two for a one-word value) and is not about other things
+    (`_other_things`), or repeats all the older's words but one, or but two that are not capitalised
+    (a name it lacks makes it about another person or thing), in one clause if the older is one clause."""
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
     shared = older.words & newer.words
-    for value in newer.gone if len(shared) > 1 else ():  # "moves from Pim to Teo" after "ask Pim about ..."
+    gone = newer.gone if len(shared) > 1 and not _other_things(older, newer) else ()
+    for value in gone:  # "moves from Pim to Teo" after "ask Pim about ..."
         beside = shared - tokens(value)
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and mentions_value(older.claim, value):
@@ -348,6 +349,13 @@ def _restates(older: Statement, newer: Statement) -> bool:
 
 def _one_clause(statement: Statement) -> bool:
     return sum(1 for clause in statement.clauses if clause) == 1
+
+
+def _other_things(older: Statement, newer: Statement) -> bool:
+    """Each names what the other never says and they share no name: "Pim's leave ... (was 7 days)"
+    is no change of "Teo on leave 2026-11-27, 7 days"; "port is now 9090 (was 8080)", which names
+    nothing the older lacks, may be one of "Quokka port: 8080"."""
+    return bool(older.names - newer.words and newer.names - older.words and not older.names & newer.names)
 
 
 def _count(words: frozenset[str], pairs: frozenset[str]) -> int:
