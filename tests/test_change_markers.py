@@ -4,6 +4,8 @@ another language the files hold is read alike."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from memory_sleep.engines.offline import matching, repeats
 
@@ -26,3 +28,43 @@ def test_a_note_says_it_repeats_in_each_language_file() -> None:
     assert repeats.says_repeat("Zur Erinnerung: Kai arbeitet aus Europe/Berlin")
     assert repeats.says_repeat("Recap: Kai works from Europe/Berlin")
     assert not repeats.says_repeat("Kai works from Europe/Berlin")
+
+
+PIECES = (
+    "Exporter listens on 8000",
+    " (was 5432)",
+    " (previously: Kafka)",
+    "moved from Pim to Teo",
+    ", previously 10:50",
+    "; before: wants a heads-up",
+    " instead of Dev",
+    " not 5432",
+    " no longer on Slack",
+    "; the rebuilt dashboard is dropped",
+    " 4 - 16 > 8",
+    " v1.12",
+    "\n  owner: Kai",
+    " 继续完善（4个基础 + 5个专业）",
+    "-",
+    ">",
+    " ",
+    ",",
+)
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_a_text_without_an_arrow_is_read_alike_without_the_arrow_pattern(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assume("->" not in text)
+    for full, arrowless in (matching._OLD_VALUE, matching._SUPERSEDED_VALUE):
+        assert [(m.span(), m.groupdict()) for m in arrowless.finditer(text)] == [
+            (m.span(), m.groupdict()) for m in full.finditer(text)
+        ]
+
+
+@pytest.mark.parametrize("arrow", ["→", "->"])
+def test_a_value_before_an_arrow_is_gone(arrow: str) -> None:
+    text = f"Worker concurrency 4 {arrow} 16 (was 2)"
+    assert matching.replaced_values(text) == ("concurrency 4", "4", "2")
+    assert "4" not in matching.current_claim(text).split()

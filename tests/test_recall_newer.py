@@ -221,3 +221,25 @@ def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(
     assert (
         _hit(hits, "memory/2026-11-10.md").status_line() == "older, see memory/2026-11-14.md:3 (2026-11-14)"
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "status"),
+    [
+        ("- Felix reviews the billing export weekly", "- Wei reviews the billing export daily", None),
+        (
+            "- the billing export review runs weekly at noon",
+            "- the billing export review runs daily",
+            "older",
+        ),
+    ],
+)
+def test_a_later_line_leaving_out_a_name_of_the_older_is_about_another_one(
+    tmp_path: Path, old: str, new: str, status: str | None
+) -> None:
+    """Two words of the older left out: a later word on it, unless one is a name (capitalised)."""
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": old, "2026-11-14": new}))
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(old[2:], k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status == status

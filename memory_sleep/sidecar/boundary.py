@@ -8,6 +8,7 @@ one scope). SQL that both dialects share is written once with qmark (`?`) parame
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -136,9 +137,14 @@ class VectorSearch(Protocol):
     """The vector side of recall: the in-process matrix, or pgvector."""
 
     def top(
-        self, query: npt.NDArray[np.float32], n: int, scope: str | None = None
+        self,
+        query: npt.NDArray[np.float32],
+        n: int,
+        scope: str | None = None,
+        helper: Executor | None = None,
     ) -> list[tuple[int, float]]:
-        """(id, cosine similarity) of the n nearest live entries, best first."""
+        """(id, cosine similarity) of the n nearest live entries, best first; `helper`, a thread that
+        may take a share of the work once free."""
         ...
 
     def cosines(self, query: npt.NDArray[np.float32], ids: Iterable[int]) -> dict[int, float]:

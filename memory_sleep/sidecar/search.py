@@ -274,7 +274,7 @@ def search(
         else:
             text_ranked = _text_ranked(store, vectors, query_text, options, pool)
     if options.mode in ("hybrid", "vector") and query_vector is not None:
-        vector_ranked = vectors.top(query_vector, pool, options.scope)
+        vector_ranked = vectors.top(query_vector, pool, options.scope, parallel)
     if pending is not None:
         text_ranked = pending.result()
     cosines = dict(vector_ranked)

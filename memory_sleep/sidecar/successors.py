@@ -209,7 +209,6 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     Z" after the supersede linked Y to another line) is asked the same: that result is a later word
     than its successor, and ranks above both. A newer result ranked into the first `limit` so is
     asked the same in turn: the last of a chain of changes ranks first."""
-    statements = {item.row.id: _statement(item.row) for item in ranked}
     dated = [item for item in ranked if item.row.day is not None and _latest_word(item.row, on)]
     checked: set[int] = set()
     for _ in range(MAX_CHAIN):
@@ -219,12 +218,12 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
             since = _newer_after(item.row, on)
             if since is None:
                 continue
-            own = statements[item.row.id]
+            own = _statement(item.row)
             newer = [
                 other
                 for other in dated
                 if other.row.day > since  # type: ignore[operator]
-                and _restates(own, statements[other.row.id])
+                and _restates(own, _statement(other.row))
             ]
             if newer:
                 # of the latest day's, the original item rather than its weekly or archive copy
@@ -256,14 +255,41 @@ def _latest_word(row: EntryRow, on: str) -> bool:
 
 @dataclass(frozen=True)
 class Statement:
+    """What a result states: its words, and (read only when a link asks: most results are only
+    compared by their words) its names and its key."""
+
     words: frozenset[str]
-    names: frozenset[str]  # its capitalised words (a sentence's first too: "Quokka api ..." names a thing;
-    # leaving out a capitalised verb only costs a missed link) and every word of its identifiers
-    # (`ledger_sync_v2`: a line naming `invoice_export_v2` is about another thing), lower-cased as `words` are
-    said: frozenset[str] = frozenset()  # every word, clock times too
-    key: frozenset[str] = frozenset()  # the words of its last "Key:" (at least KEY_WORDS of them)
-    value: str | None = None  # the first word of its value that holds a digit: "10:50", "kimi-k2.5"
-    text: str = ""
+    said: frozenset[str]  # every word, clock times too
+    text: str
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        """Its capitalised words (a sentence's first too: "Quokka api ..." names a thing; leaving out a
+        capitalised verb only costs a missed link) and every word of its identifiers (`ledger_sync_v2`:
+        a line naming `invoice_export_v2` is about another thing), lower-cased as `words` are."""
+        return frozenset(name.lower() for name in _NAME.findall(self.text)) | {
+            word for identifier in _IDENTIFIER.findall(self.text) for word in tokens(identifier)
+        }
+
+    @property
+    def key(self) -> frozenset[str]:
+        """The words of its last "Key:" (at least KEY_WORDS of them; else none)."""
+        return self._keyed[0]
+
+    @property
+    def value(self) -> str | None:
+        """The first word of its key's value that holds a digit: "10:50", "kimi-k2.5"."""
+        return self._keyed[1]
+
+    @cached_property
+    def _keyed(self) -> tuple[frozenset[str], str | None]:
+        keyed = _KEYED.match(_STAMP.sub("", self.text.replace("*", "").strip()))
+        if keyed is None:
+            return frozenset(), None
+        key = frozenset(word for word in tokens(keyed["key"]) if not _CLOCK.fullmatch(word))
+        if len(key) < KEY_WORDS:
+            return frozenset(), None
+        return key, next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
 
     @cached_property
     def pairs(self) -> frozenset[str]:
@@ -297,22 +323,13 @@ def _statement(row: EntryRow) -> Statement:
 
 @functools.lru_cache(maxsize=4096)  # fold_copies and mark_older read the same results' statements
 def _stated(text: str, weekly: bool) -> Statement:
-    text = _STATED_DAY.sub("", _WEEKLY_LABEL.sub("", text) if weekly else text)
+    text = _WEEKLY_LABEL.sub("", text) if weekly else text
+    if text.rstrip().endswith(")"):  # a stated day ends it: only then is the pattern tried at each offset
+        text = _STATED_DAY.sub("", text)
     said = tokens(text)
-    words = frozenset(word for word in said if not _CLOCK.fullmatch(word))
-    names = frozenset(name.lower() for name in _NAME.findall(text)) | {
-        word for identifier in _IDENTIFIER.findall(text) for word in tokens(identifier)
-    }
-    keyed = _KEYED.match(_STAMP.sub("", text.replace("*", "").strip()))
-    key = (
-        frozenset(word for word in tokens(keyed["key"]) if not _CLOCK.fullmatch(word))
-        if keyed
-        else frozenset()
+    return Statement(
+        said.difference(word for word in said if ":" in word and _CLOCK.fullmatch(word)), said, text
     )
-    if keyed is None or len(key) < KEY_WORDS:
-        return Statement(words, names, said, text=text)
-    value = next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
-    return Statement(words, names, said, key, value, text)
 
 
 def _restates(older: Statement, newer: Statement) -> bool:

@@ -12,7 +12,9 @@ older one is patched with the rows changed since its generation.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import BinaryIO
 
@@ -165,26 +167,47 @@ class VectorIndex:
         mask: npt.NDArray[np.bool_] = self.scope_codes == self.scope_names.index(scope)
         return mask
 
-    def similarities(self, query: npt.NDArray[np.float32]) -> Vectors:
-        """Every row's dot product with `query`, computed in blocks of BLOCK_ROWS rows.
+    def similarities(self, query: npt.NDArray[np.float32], helper: Executor | None = None) -> Vectors:
+        """Every row's dot product with `query`, computed in blocks of BLOCK_ROWS rows, each block by
+        this thread or, once it is free, `helper`'s (recall's runs the full-text search first).
 
         Blocks this small keep OpenBLAS on one thread: on a loaded 2-core machine its threaded
-        mat-vec waited on a descheduled thread and ran 1.5-3x slower, and recall runs the
-        full-text search on the other core meanwhile.
+        mat-vec waited on a descheduled thread and ran 1.5-3x slower. Here each thread takes the next
+        block when done with its own, so a helper descheduled by a loaded machine holds up the scan
+        by the one block it has taken, and one never started holds up nothing.
         """
         vector = np.ascontiguousarray(query, dtype=np.float32)
         scores = np.empty(len(self.ids), dtype=np.float32)
-        for start in range(0, len(self.ids), BLOCK_ROWS):
-            np.matmul(self.matrix[start : start + BLOCK_ROWS], vector, out=scores[start : start + BLOCK_ROWS])
+        blocks = iter(range(0, len(self.ids), BLOCK_ROWS))
+        taking = threading.Lock()
+
+        def scan() -> None:
+            while True:
+                with taking:
+                    start = next(blocks, None)
+                if start is None:
+                    return
+                end = start + BLOCK_ROWS
+                np.matmul(self.matrix[start:end], vector, out=scores[start:end])
+
+        shared = helper.submit(scan) if helper is not None else None
+        scan()
+        if shared is not None and not shared.cancel():
+            shared.result()
         return scores
 
     def top(
-        self, query: npt.NDArray[np.float32], n: int, scope: str | None = None
+        self,
+        query: npt.NDArray[np.float32],
+        n: int,
+        scope: str | None = None,
+        helper: Executor | None = None,
     ) -> list[tuple[int, float]]:
-        """The n rows most similar to `query` (cosine, as rows are unit vectors), best first."""
+        """The n rows most similar to `query` (cosine, as rows are unit vectors), best first; `helper`
+        may take a share of the scan (`similarities`)."""
         if len(self.ids) == 0 or n <= 0:
             return []
-        scores = self.similarities(query)
+        scores = self.similarities(query, helper)
         mask = self.scope_mask(scope)
         if mask is not None:
             scores = np.where(mask, scores, -np.inf)

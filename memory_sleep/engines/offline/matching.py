@@ -101,17 +101,25 @@ _NOT = _any_of(NEGATIONS)  # "not 5432", "no longer on Slack"
 _INSTEAD = _any_of(INSTEAD)  # "instead of Dev"
 # the old value of "from ... to": "$4,000/month" and "Enterprise (45 seats)" are one value each
 _FROM_VALUE = r"(?:[^,;()]|,(?=\d)|\([^()]{1,20}\)){1,40}?"
-_SUPERSEDED_VALUE = re.compile(
-    r"\(" + _MARKED + r"\b[^)]*\)"
-    r"|\bfrom\s+" + _FROM_VALUE + r"\s+to\b"
-    r"|(?:\S+\s+)?\S+\s*(?:→|->)(?=\s*[^\s\d]*\d)"
-    r"|[;,]\s*[^;,()]{1,40}?"
-    + _DROPPED_TAIL
-    + r"|\b"
-    + _any_of(NEGATIONS + INSTEAD + OLD_VALUE_IN_TEXT)
-    + r"\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
-    re.I,
-)
+# "4 → 16": the word or two before an arrow. Tried at every offset it costs most of a search, and
+# finds nothing in a text without an arrow, which each pattern below searches without it (its second
+# form: `_arrowless`)
+_ARROW_OLD = (r"(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)", r"(?P<arrow>(?!))")
+_SUPERSEDED_VALUE = [
+    re.compile(
+        r"\(" + _MARKED + r"\b[^)]*\)"
+        r"|\bfrom\s+" + _FROM_VALUE + r"\s+to\b"
+        r"|"
+        + arrow
+        + r"|[;,]\s*[^;,()]{1,40}?"
+        + _DROPPED_TAIL
+        + r"|\b"
+        + _any_of(NEGATIONS + INSTEAD + OLD_VALUE_IN_TEXT)
+        + r"\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
+        re.I,
+    )
+    for arrow in _ARROW_OLD
+]
 # a bare "from X" names an old value only after a verb of change ("switched the queue to Redis from
 # Kafka"); "works from Europe/Berlin" or "deploys from build-box-10" say where, not what was
 _FROM_OLD = re.compile(
@@ -119,21 +127,23 @@ _FROM_OLD = re.compile(
     r"went|renamed|transferred|relocated|ported)\b(?:[^.;]|\.(?=\w))*?\b(from\s+(?:on\s+|at\s+)?(?:[^\s,;)]|,(?=\d))+)",
     re.I,
 )
-_OLD_VALUE = re.compile(
-    r"\(" + _MARKED + r"\s*:?\s+(?P<paren>[^)]{1,60})\)"
-    r"|\bfrom\s+(?P<from>" + _FROM_VALUE + r")\s+to\b"
-    r"|(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)"
-    r"|\b" + _INSTEAD + r"\s+(?P<instead>[^,;.()]{1,40})"
-    r"|\b" + _NOT + r"\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
-    r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
-    + _DROPPED_TAIL
-    + r"|[,;]\s*(?:"
-    + _any_of(OLD_VALUE_IN_TEXT)
-    + "|"
-    + _MARKED
-    + r":)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
-    re.I,
-)
+_OLD_VALUE = [
+    re.compile(
+        r"\(" + _MARKED + r"\s*:?\s+(?P<paren>[^)]{1,60})\)"
+        r"|\bfrom\s+(?P<from>" + _FROM_VALUE + r")\s+to\b"
+        r"|" + arrow + r"|\b" + _INSTEAD + r"\s+(?P<instead>[^,;.()]{1,40})"
+        r"|\b" + _NOT + r"\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
+        r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
+        + _DROPPED_TAIL
+        + r"|[,;]\s*(?:"
+        + _any_of(OLD_VALUE_IN_TEXT)
+        + "|"
+        + _MARKED
+        + r":)\s+(?P<was>[^;()]{1,60}?)(?=,\s|;|\)|$)",
+        re.I,
+    )
+    for arrow in _ARROW_OLD
+]
 _GONE = re.compile(
     r"\s+(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|dead|retired|deprecated|removed|"
     r"decommissioned|shut down|turned off|obsolete)\b.*$",
@@ -224,7 +234,7 @@ def replaced_values(text: str) -> tuple[str, ...]:
     "not 5432", "; before: wants a heads-up". A change names what it changes; these
     find the entry."""
     found: list[str] = []
-    for match in _OLD_VALUE.finditer(text):
+    for match in _OLD_VALUE[_arrowless(text)].finditer(text):
         value = next(group for group in match.groups() if group)
         if match.group("not") and not _LOOKS_LIKE_VALUE.search(value.rstrip(".,:;!?")):
             continue  # "not one of the cert-manager ones", "must not change", "not production:": no value named
@@ -244,6 +254,11 @@ def replaced_values(text: str) -> tuple[str, ...]:
 _CLAUSE_MARK = re.compile(r"[;,()\n]")
 _WHITESPACE = re.compile(r"\s+")
 _ARROW = re.compile(r"→|->")
+
+
+def _arrowless(text: str) -> int:
+    """Which form of a pattern with `_ARROW_OLD` searches `text`: 1 (without it) when it holds no arrow."""
+    return 0 if _ARROW.search(text) else 1
 
 
 def _in_chain(text: str, start: int, end: int) -> bool:
@@ -272,7 +287,7 @@ def _without_superseded(text: str) -> str:
     """The text with the values it says are gone blanked out."""
     for match in reversed(list(_FROM_OLD.finditer(text))):
         text = text[: match.start(1)] + " " + text[match.end(1) :]
-    return _SUPERSEDED_VALUE.sub(" ", text)
+    return _SUPERSEDED_VALUE[_arrowless(text)].sub(" ", text)
 
 
 _KEYED = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")

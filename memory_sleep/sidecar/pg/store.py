@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from typing import Any
 
@@ -296,7 +297,11 @@ class PgVectors:
         self.store = store
 
     def top(
-        self, query: npt.NDArray[np.float32], n: int, scope: str | None = None
+        self,
+        query: npt.NDArray[np.float32],
+        n: int,
+        scope: str | None = None,
+        helper: Executor | None = None,  # unused: the database does the work
     ) -> list[tuple[int, float]]:
         vector = np.asarray(query, dtype=np.float32)
         dim = len(vector)
