@@ -380,3 +380,52 @@ def test_a_task_reported_done_is_no_project_status(text: str) -> None:
     )[0]
     assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "resolved")
     assert verdict.closes_action
+
+
+@pytest.mark.parametrize(
+    ("known", "new"),
+    [
+        (
+            "Decided to keep ORB-88 open because the fix costs more than the bug",
+            "Decided to keep ORB-412 open because the fix costs more than the bug",
+        ),
+        (
+            "Lesson: check free disk on db-eu-03 before a big restore, it filled up last time",
+            "Lesson: check free disk on cache-07 before a big restore, it filled up last time",
+        ),
+        (
+            "Entscheidung: Quasar invoices bekommt keine eigene Datenbank, weil zwei Stacks zu viel sind",
+            "Entscheidung: Quasar exports bekommt keine eigene Datenbank, weil zwei Stacks zu viel sind",
+        ),
+        (
+            "Decided to keep the search service in the monorepo for Quasar, because the split broke deploys",
+            "Decided to keep the search service in the monorepo for Vireo, because the split broke deploys",
+        ),
+    ],
+)
+def test_the_same_sentence_said_of_another_thing_is_no_repeat(known: str, new: str) -> None:
+    """Another ticket, host, part or project in the same words: another decision or lesson, kept."""
+    entry = EntryView(ref="E1", section="Decisions", topic=None, text=f"{known} (2026-11-02)", day=None)
+    item = note_item(new)
+    context = ClassifyContext(projects=["Quasar", "Vireo"], memory=[entry])
+    (verdict,) = OfflineClassifier().classify([item], context)
+    assert verdict.verdict == "KEEP"
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Decided to keep ORB-88 open because the fix costs more than the bug",
+        "Decided to keep ORB-88 open because the fix costs more than the bug; agreed with Ines",
+    ],
+)
+def test_the_same_sentence_with_a_remark_after_it_is_still_a_repeat(new: str) -> None:
+    entry = EntryView(
+        ref="E1",
+        section="Decisions",
+        topic=None,
+        text="Decided to keep ORB-88 open because the fix costs more than the bug; agreed with Omar (2026-11-02)",
+        day=None,
+    )
+    (verdict,) = OfflineClassifier().classify([note_item(new)], ClassifyContext(projects=[], memory=[entry]))
+    assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "duplicate")

@@ -658,3 +658,31 @@ def test_a_task_in_other_words_or_order_is_not_said_again() -> None:
         "rotate the staging certificates together with Bogdan", task, frozenset()
     )
     assert not repeats.task_said_again("ask Bogdan about the staging certificates", task, frozenset())
+
+
+@pytest.mark.parametrize(
+    ("entry", "new"),
+    [
+        (
+            "Decided to keep ORB-88 open because the fix costs more than the bug",
+            "Decided to keep ORB-412 open because the fix costs more than the bug",
+        ),
+        (
+            "Entscheidung: Quasar invoices bekommt keine eigene Datenbank, weil zwei Stacks zu viel sind",
+            "Entscheidung: Quasar exports bekommt keine eigene Datenbank, weil zwei Stacks zu viel sind",
+        ),
+    ],
+)
+def test_the_same_decision_of_another_ticket_or_part_is_no_repeat(entry: str, new: str) -> None:
+    operation = _decide(entry, new, "decision", "Decisions", "Quasar")
+    assert operation.op != "noop"
+
+
+def test_the_same_decision_with_another_remark_after_it_is_already_in_memory() -> None:
+    operation = _decide(
+        "Decided to keep ORB-88 open because the fix costs more than the bug; agreed with Omar",
+        "Decided to keep ORB-88 open because the fix costs more than the bug; agreed with Ines",
+        "decision",
+        "Decisions",
+    )
+    assert (operation.op, operation.target) == ("noop", "E1")

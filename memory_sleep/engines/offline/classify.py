@@ -217,6 +217,7 @@ def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
         and not _new_value_for_key(text, known_text)
         and not matching.says_gone(text, known_text)
         and not statements.reordered(text, known_text)
+        and not statements.swapped(text, known_text)
         for known_text, known_words in known
     )
 

@@ -4,11 +4,13 @@ releases it names, its content words."""
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from memory_sleep.engines.offline import matching
 from memory_sleep.language import LEAD_IN_WORDS
-from memory_sleep.text import tokens
+from memory_sleep.sidecar.tokenize import stem
+from memory_sleep.text import tokens, word_sequence
 
 # a value as one run: "10.0.0.5", "180ms", "$3,400/month" (not "3" and "400/month"), "db.internal"
 VALUE = re.compile(r"\d(?:[\w.:/-]|,(?=\d{3}))*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
@@ -87,3 +89,22 @@ def other_releases(text: str, other: str) -> bool:
     """Both name releases, and no release in common ("Pavo v1.4.0 will ship ...", "Pavo v1.4.1 ...")."""
     own, theirs = releases(text), releases(other)
     return bool(own) and bool(theirs) and own.isdisjoint(theirs)
+
+
+def swapped(text: str, other: str) -> bool:
+    """Words of one stand where the other has words of another stem, between words both have: the same
+    sentence said of another ticket, host, customer, part or project ("Won't fix MER-117: ..." and "Won't
+    fix MER-345: ...", "check free disk on nuc-06 before ..." and "... on db-02 before ..."). A word or
+    two told before or after the shared words ("...; agreed with Oli") changes nothing of what is said."""
+    own, theirs = word_sequence(text), word_sequence(other)
+    opcodes = SequenceMatcher(None, own, theirs, autojunk=False).get_opcodes()
+    return any(
+        tag == "replace"
+        and start > 0
+        and other_start > 0
+        and end < len(own)
+        and other_end < len(theirs)
+        and not {stem(word) for word in own[start:end]}
+        & {stem(word) for word in theirs[other_start:other_end]}
+        for tag, start, end, other_start, other_end in opcodes
+    )
