@@ -398,6 +398,10 @@ def test_a_task_reported_done_is_no_project_status(text: str) -> None:
             "Entscheidung: Quasar exports bekommt keine eigene Datenbank, weil zwei Stacks zu viel sind",
         ),
         (
+            "决定：Quasar 的 exporter 先不拆分，原因是 Ines 没有时间维护两套部署。",
+            "决定：Quasar 的 exporter 先不拆分，原因是 Omar 没有时间维护两套部署。",
+        ),
+        (
             "Decided to keep the search service in the monorepo for Quasar, because the split broke deploys",
             "Decided to keep the search service in the monorepo for Vireo, because the split broke deploys",
         ),

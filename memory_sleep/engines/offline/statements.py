@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 from functools import lru_cache
+from itertools import groupby
 
 from memory_sleep.engines.offline import matching
 from memory_sleep.language import LEAD_IN_WORDS
 from memory_sleep.sidecar.tokenize import stem
-from memory_sleep.text import tokens, word_sequence
+from memory_sleep.text import is_cjk, normalize, tokens, word_sequence
 
 # a value as one run: "10.0.0.5", "180ms", "$3,400/month" (not "3" and "400/month"), "db.internal"
 VALUE = re.compile(r"\d(?:[\w.:/-]|,(?=\d{3}))*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
@@ -95,8 +96,9 @@ def swapped(text: str, other: str) -> bool:
     """Words of one stand where the other has words of another stem, between words both have: the same
     sentence said of another ticket, host, customer, part or project ("Won't fix MER-117: ..." and "Won't
     fix MER-345: ...", "check free disk on nuc-06 before ..." and "... on db-02 before ..."). A word or
-    two told before or after the shared words ("...; agreed with Oli") changes nothing of what is said."""
-    own, theirs = word_sequence(text), word_sequence(other)
+    two told before or after the shared words ("...; agreed with Oli") changes nothing of what is said.
+    A run of CJK characters is one word here ("决定：Vela 的 exporter 先不拆分，原因是 Ola 没有时间")."""
+    own, theirs = _sequence(text), _sequence(other)
     opcodes = SequenceMatcher(None, own, theirs, autojunk=False).get_opcodes()
     return any(
         tag == "replace"
@@ -108,3 +110,12 @@ def swapped(text: str, other: str) -> bool:
         & {stem(word) for word in theirs[other_start:other_end]}
         for tag, start, end, other_start, other_end in opcodes
     )
+
+
+def _sequence(text: str) -> list[str]:
+    """Content words ("nuc-02" one word) and whole CJK runs, in order."""
+    found: list[str] = []
+    for cjk, chars in groupby(normalize(text), key=is_cjk):
+        span = "".join(chars)
+        found.extend([span] if cjk else word_sequence(span))
+    return found
