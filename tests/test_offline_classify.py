@@ -433,3 +433,22 @@ def test_the_same_sentence_with_a_remark_after_it_is_still_a_repeat(new: str) ->
     )
     (verdict,) = OfflineClassifier().classify([note_item(new)], ClassifyContext(projects=[], memory=[entry]))
     assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "duplicate")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- move the Quasar cron jobs off vps-12 (（12月2日まで）)",
+        "[10:05] clean up the `beta_export` flag in Quasar bis 30.11.",
+        "rotate the Vireo signing key by 2026-12-04",
+    ],
+)
+def test_a_line_that_sets_its_own_due_date_is_an_action(text: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "action")
+    assert verdict.deadline is not None and verdict.deadline >= date(2026, 11, 20)
+
+
+def test_a_date_already_past_sets_no_task() -> None:
+    """ "by 2026-11-02" in a note of 2026-11-20 reports when something happened, not a task."""
+    assert _classify("the Quasar cron jobs were off vps-12 by 2026-11-02").category != "action"

@@ -239,6 +239,9 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     for category, pattern in _CATEGORY_ORDER:
         if pattern.search(text):
             return category
+    due = deadline_in(text, item.day)  # a task by its own due date: "... （11月2日まで）", "... bis 18.11."
+    if due is not None and due > item.day:
+        return "action"
     if (key_match and key_match.group(2).strip()) or matching.replaced_values(text):
         return "fact"  # a keyed value, or one that names the value it replaced ("(was 2026-10-19)")
     if "\n" not in text and cues.DECLARATIVE.match(text) and not sections.is_log_line(text):
