@@ -452,3 +452,37 @@ def test_a_line_that_sets_its_own_due_date_is_an_action(text: str) -> None:
 def test_a_date_already_past_sets_no_task() -> None:
     """ "by 2026-11-02" in a note of 2026-11-20 reports when something happened, not a task."""
     assert _classify("the Quasar cron jobs were off vps-12 by 2026-11-02").category != "action"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Quasar may spend up to €3,100/month on hosting",
+        "Vireo darf bis zu £900 im Monat für Server ausgeben",
+        "the Quasar support plan is $450 a month",
+    ],
+)
+def test_an_amount_of_money_in_any_currency_is_a_fact(text: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Ines (Fabrikam) wants a written summary after every call",
+        "[09:12] Björn (Vandelay) asks for invoices in PDF only",
+        "Élodie (Sopra Steria) préfère les échanges par écrit",
+    ],
+)
+def test_a_person_named_with_their_organisation_is_people_context(text: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "relationship")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["- Nemotron (FREE) prioritized over Gemini (paid)", "- After-Action Review (AAR) template drafted"],
+)
+def test_an_abbreviation_in_brackets_names_no_organisation(text: str) -> None:
+    assert _classify(text).category != "relationship"
