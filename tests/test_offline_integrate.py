@@ -686,3 +686,35 @@ def test_the_same_decision_with_another_remark_after_it_is_already_in_memory() -
         "Decisions",
     )
     assert (operation.op, operation.target) == ("noop", "E1")
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Reminder — renew the Quasar support contract by Fri",
+        "Reminder: renew the Quasar support contract",
+        "Recordatorio: renew the Quasar support contract by Friday",
+    ],
+)
+def test_a_reminder_of_an_open_action_is_a_noop(new: str) -> None:
+    item = note_item(new, date(2026, 11, 18))
+    known = EntryView(
+        ref="E1",
+        section="Action items",
+        topic="Quasar",
+        text="renew the Quasar support contract (due 2026-11-20)",
+        day=date(2026, 11, 10),
+    )
+    kept = KeptItem(item=item, category="action", topic="Quasar", deadline=date(2026, 11, 20))
+    operation = OfflineIntegrator().integrate([kept], [known])[0]
+    assert (operation.op, operation.target) == ("noop", "E1")
+
+
+def test_a_reminder_of_another_task_is_no_repeat() -> None:
+    operation = _decide(
+        "renew the Quasar support contract (due 2026-11-20)",
+        "Reminder: cancel the Vireo staging cluster by Friday",
+        "action",
+        "Action items",
+    )
+    assert operation.op == "add"
