@@ -6,7 +6,7 @@ import dataclasses
 import re
 from collections import deque
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 
 from memory_sleep.engines import pairs
 from memory_sleep.engines.base import ClassifyContext
@@ -239,9 +239,6 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     for category, pattern in _CATEGORY_ORDER:
         if pattern.search(text):
             return category
-    due = deadline_in(text, item.day)  # a task by its own due date: "... （11月2日まで）", "... bis 18.11."
-    if due is not None and due > item.day:
-        return "action"
     if (key_match and key_match.group(2).strip()) or matching.replaced_values(text):
         return "fact"  # a keyed value, or one that names the value it replaced ("(was 2026-10-19)")
     if "\n" not in text and cues.DECLARATIVE.match(text) and not sections.is_log_line(text):
@@ -250,6 +247,11 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
         return "fact"  # "Key: value" however long the value
     if opens and _statement(text):
         return "fact"  # the sentence a section opens with: what the section is about
+    # nothing else but a due date after tomorrow ("... （11月2日まで）"): a task, not a plan for the next
+    # day ("meeting tomorrow 10:30")
+    due = deadline_in(text, item.day)
+    if due is not None and due > item.day + timedelta(days=1):
+        return "action"
     return None
 
 
