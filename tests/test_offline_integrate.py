@@ -718,3 +718,19 @@ def test_a_reminder_of_another_task_is_no_repeat() -> None:
         "Action items",
     )
     assert operation.op == "add"
+
+
+def test_two_tasks_due_the_same_day_in_a_cjk_date_are_two_tasks() -> None:
+    """ "（10月25日まで）" is a date both name, not an identifier the two tasks share."""
+    item = note_item(
+        "- [ ] TODO get Ines access to the Quasar canary cluster （10月25日まで）", date(2026, 10, 21)
+    )
+    known = EntryView(
+        ref="E1",
+        section="Action items",
+        topic="Quasar",
+        text="TODO rotate the Quasar sandbox TLS cert （10月25日まで） (due 2026-10-25)",
+        day=date(2026, 10, 18),
+    )
+    kept = KeptItem(item=item, category="action", topic="Quasar", deadline=date(2026, 10, 25))
+    assert OfflineIntegrator().integrate([kept], [known])[0].op == "add"

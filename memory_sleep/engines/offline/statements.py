@@ -13,8 +13,12 @@ from memory_sleep.language import LEAD_IN_WORDS
 from memory_sleep.sidecar.tokenize import stem
 from memory_sleep.text import is_cjk, normalize, tokens, word_sequence
 
-# a value as one run: "10.0.0.5", "180ms", "$3,400/month" (not "3" and "400/month"), "db.internal"
-VALUE = re.compile(r"\d(?:[\w.:/-]|,(?=\d{3}))*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
+# a value as one run: "10.0.0.5", "180ms", "$3,400/month" (not "3" and "400/month"), "db.internal"; CJK
+# characters after a number are words, not part of it ("10月25日まで" holds the values 10 and 25)
+_VALUE_CHAR = r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+VALUE = re.compile(
+    rf"\d(?:{_VALUE_CHAR}|[.:/-]|,(?=\d{{3}}))*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b"
+)
 KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
 RELEASE = re.compile(r"\bv\d+\.\d+(?:\.\d+)?\b")
 CLAUSE_END = re.compile(r"(?:(?<!\d)\.|;)\s|\s[—–]\s|\s-\s")
