@@ -380,3 +380,109 @@ def test_a_task_reported_done_is_no_project_status(text: str) -> None:
     )[0]
     assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "resolved")
     assert verdict.closes_action
+
+
+@pytest.mark.parametrize(
+    ("known", "new"),
+    [
+        (
+            "Decided to keep ORB-88 open because the fix costs more than the bug",
+            "Decided to keep ORB-412 open because the fix costs more than the bug",
+        ),
+        (
+            "Lesson: check free disk on db-eu-03 before a big restore, it filled up last time",
+            "Lesson: check free disk on cache-07 before a big restore, it filled up last time",
+        ),
+        (
+            "Entscheidung: Quasar invoices bekommt keine eigene Datenbank, weil zwei Stacks zu viel sind",
+            "Entscheidung: Quasar exports bekommt keine eigene Datenbank, weil zwei Stacks zu viel sind",
+        ),
+        (
+            "决定：Quasar 的 exporter 先不拆分，原因是 Ines 没有时间维护两套部署。",
+            "决定：Quasar 的 exporter 先不拆分，原因是 Omar 没有时间维护两套部署。",
+        ),
+        (
+            "Decided to keep the search service in the monorepo for Quasar, because the split broke deploys",
+            "Decided to keep the search service in the monorepo for Vireo, because the split broke deploys",
+        ),
+    ],
+)
+def test_the_same_sentence_said_of_another_thing_is_no_repeat(known: str, new: str) -> None:
+    """Another ticket, host, part or project in the same words: another decision or lesson, kept."""
+    entry = EntryView(ref="E1", section="Decisions", topic=None, text=f"{known} (2026-11-02)", day=None)
+    item = note_item(new)
+    context = ClassifyContext(projects=["Quasar", "Vireo"], memory=[entry])
+    (verdict,) = OfflineClassifier().classify([item], context)
+    assert verdict.verdict == "KEEP"
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Decided to keep ORB-88 open because the fix costs more than the bug",
+        "Decided to keep ORB-88 open because the fix costs more than the bug; agreed with Ines",
+    ],
+)
+def test_the_same_sentence_with_a_remark_after_it_is_still_a_repeat(new: str) -> None:
+    entry = EntryView(
+        ref="E1",
+        section="Decisions",
+        topic=None,
+        text="Decided to keep ORB-88 open because the fix costs more than the bug; agreed with Omar (2026-11-02)",
+        day=None,
+    )
+    (verdict,) = OfflineClassifier().classify([note_item(new)], ClassifyContext(projects=[], memory=[entry]))
+    assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "duplicate")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- move the Quasar cron jobs off vps-12 (（12月2日まで）)",
+        "[10:05] clean up the `beta_export` flag in Quasar bis 30.11.",
+        "rotate the Vireo signing key by 2026-12-04",
+    ],
+)
+def test_a_line_that_sets_its_own_due_date_is_an_action(text: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "action")
+    assert verdict.deadline is not None and verdict.deadline >= date(2026, 11, 20)
+
+
+def test_a_date_already_past_sets_no_task() -> None:
+    """ "by 2026-11-02" in a note of 2026-11-20 reports when something happened, not a task."""
+    assert _classify("the Quasar cron jobs were off vps-12 by 2026-11-02").category != "action"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Quasar may spend up to €3,100/month on hosting",
+        "Vireo darf bis zu £900 im Monat für Server ausgeben",
+        "the Quasar support plan is $450 a month",
+    ],
+)
+def test_an_amount_of_money_in_any_currency_is_a_fact(text: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Ines (Fabrikam) wants a written summary after every call",
+        "[09:12] Björn (Vandelay) asks for invoices in PDF only",
+        "Élodie (Sopra Steria) préfère les échanges par écrit",
+    ],
+)
+def test_a_person_named_with_their_organisation_is_people_context(text: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "relationship")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["- Nemotron (FREE) prioritized over Gemini (paid)", "- After-Action Review (AAR) template drafted"],
+)
+def test_an_abbreviation_in_brackets_names_no_organisation(text: str) -> None:
+    assert _classify(text).category != "relationship"

@@ -658,3 +658,79 @@ def test_a_task_in_other_words_or_order_is_not_said_again() -> None:
         "rotate the staging certificates together with Bogdan", task, frozenset()
     )
     assert not repeats.task_said_again("ask Bogdan about the staging certificates", task, frozenset())
+
+
+@pytest.mark.parametrize(
+    ("entry", "new"),
+    [
+        (
+            "Decided to keep ORB-88 open because the fix costs more than the bug",
+            "Decided to keep ORB-412 open because the fix costs more than the bug",
+        ),
+        (
+            "Entscheidung: Quasar invoices bekommt keine eigene Datenbank, weil zwei Stacks zu viel sind",
+            "Entscheidung: Quasar exports bekommt keine eigene Datenbank, weil zwei Stacks zu viel sind",
+        ),
+    ],
+)
+def test_the_same_decision_of_another_ticket_or_part_is_no_repeat(entry: str, new: str) -> None:
+    operation = _decide(entry, new, "decision", "Decisions", "Quasar")
+    assert operation.op != "noop"
+
+
+def test_the_same_decision_with_another_remark_after_it_is_already_in_memory() -> None:
+    operation = _decide(
+        "Decided to keep ORB-88 open because the fix costs more than the bug; agreed with Omar",
+        "Decided to keep ORB-88 open because the fix costs more than the bug; agreed with Ines",
+        "decision",
+        "Decisions",
+    )
+    assert (operation.op, operation.target) == ("noop", "E1")
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Reminder — renew the Quasar support contract by Fri",
+        "Reminder: renew the Quasar support contract",
+        "Recordatorio: renew the Quasar support contract by Friday",
+    ],
+)
+def test_a_reminder_of_an_open_action_is_a_noop(new: str) -> None:
+    item = note_item(new, date(2026, 11, 18))
+    known = EntryView(
+        ref="E1",
+        section="Action items",
+        topic="Quasar",
+        text="renew the Quasar support contract (due 2026-11-20)",
+        day=date(2026, 11, 10),
+    )
+    kept = KeptItem(item=item, category="action", topic="Quasar", deadline=date(2026, 11, 20))
+    operation = OfflineIntegrator().integrate([kept], [known])[0]
+    assert (operation.op, operation.target) == ("noop", "E1")
+
+
+def test_a_reminder_of_another_task_is_no_repeat() -> None:
+    operation = _decide(
+        "renew the Quasar support contract (due 2026-11-20)",
+        "Reminder: cancel the Vireo staging cluster by Friday",
+        "action",
+        "Action items",
+    )
+    assert operation.op == "add"
+
+
+def test_two_tasks_due_the_same_day_in_a_cjk_date_are_two_tasks() -> None:
+    """ "（10月25日まで）" is a date both name, not an identifier the two tasks share."""
+    item = note_item(
+        "- [ ] TODO get Ines access to the Quasar canary cluster （10月25日まで）", date(2026, 10, 21)
+    )
+    known = EntryView(
+        ref="E1",
+        section="Action items",
+        topic="Quasar",
+        text="TODO rotate the Quasar sandbox TLS cert （10月25日まで） (due 2026-10-25)",
+        day=date(2026, 10, 18),
+    )
+    kept = KeptItem(item=item, category="action", topic="Quasar", deadline=date(2026, 10, 25))
+    assert OfflineIntegrator().integrate([kept], [known])[0].op == "add"

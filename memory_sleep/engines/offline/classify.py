@@ -6,7 +6,7 @@ import dataclasses
 import re
 from collections import deque
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 
 from memory_sleep.engines import pairs
 from memory_sleep.engines.base import ClassifyContext
@@ -217,6 +217,7 @@ def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
         and not _new_value_for_key(text, known_text)
         and not matching.says_gone(text, known_text)
         and not statements.reordered(text, known_text)
+        and not statements.swapped(text, known_text)
         for known_text, known_words in known
     )
 
@@ -246,6 +247,11 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
         return "fact"  # "Key: value" however long the value
     if opens and _statement(text):
         return "fact"  # the sentence a section opens with: what the section is about
+    # nothing else but a due date after tomorrow ("... （11月2日まで）"): a task, not a plan for the next
+    # day ("meeting tomorrow 10:30")
+    due = deadline_in(text, item.day)
+    if due is not None and due > item.day + timedelta(days=1):
+        return "action"
     return None
 
 

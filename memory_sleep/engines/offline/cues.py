@@ -167,6 +167,8 @@ ACTION = _words(
     r"\bprepare\b",
 )
 RELATIONSHIP = _words(
+    # a person named with the organisation they are from: "Ana (Contoso) wants ...", "Ines (Fabrikam) ist ..."
+    r"(?-i:^[A-ZÀ-Þ][a-zß-ÿ]+ \([A-ZÀ-Þ][a-zß-ÿ][\w&.' -]{0,30}\) [a-zß-ÿ])",
     r"\bworking with \w+ (?:from|at)\b",
     r"\bworks from\b",
     r"\bbased in\b",
@@ -310,7 +312,7 @@ FACT = _words(
     r"\bSLA\b",
     r"\bpricing\b",
     r"\bcosts?\b \$?\d",
-    r"\$\d",
+    r"[$€£]\s?\d",  # an amount of money, as the typed values read one
     r"\b\d+ ?(?:GB|MB|ms|req/s|rps|%)\b",
     r"\bconfig(?:ured)?\b",
     r"\bcredentials? (?:are|live)\b",

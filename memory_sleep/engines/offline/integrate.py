@@ -144,6 +144,7 @@ def _decide(
         and (kept.category == "lesson" or not matching.values_conflict(text, best.text))
         and not matching.says_gone(text, best.text)
         and not statements.reordered(text, best.text)
+        and not statements.swapped(text, best.text)
         and not matching.people_differ(
             statements.first_clause(text), statements.first_clause(best.text), projects
         )

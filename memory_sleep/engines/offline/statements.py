@@ -4,14 +4,21 @@ releases it names, its content words."""
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 from functools import lru_cache
+from itertools import groupby
 
 from memory_sleep.engines.offline import matching
 from memory_sleep.language import LEAD_IN_WORDS
-from memory_sleep.text import tokens
+from memory_sleep.sidecar.tokenize import stem
+from memory_sleep.text import is_cjk, normalize, tokens, word_sequence
 
-# a value as one run: "10.0.0.5", "180ms", "$3,400/month" (not "3" and "400/month"), "db.internal"
-VALUE = re.compile(r"\d(?:[\w.:/-]|,(?=\d{3}))*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b")
+# a value as one run: "10.0.0.5", "180ms", "$3,400/month" (not "3" and "400/month"), "db.internal"; CJK
+# characters after a number are words, not part of it ("10月25日まで" holds the values 10 and 25)
+_VALUE_CHAR = r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+VALUE = re.compile(
+    rf"\d(?:{_VALUE_CHAR}|[.:/-]|,(?=\d{{3}}))*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b"
+)
 KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
 RELEASE = re.compile(r"\bv\d+\.\d+(?:\.\d+)?\b")
 CLAUSE_END = re.compile(r"(?:(?<!\d)\.|;)\s|\s[—–]\s|\s-\s")
@@ -109,3 +116,32 @@ def other_releases(text: str, other: str) -> bool:
     """Both name releases, and no release in common ("Pavo v1.4.0 will ship ...", "Pavo v1.4.1 ...")."""
     own, theirs = releases(text), releases(other)
     return bool(own) and bool(theirs) and own.isdisjoint(theirs)
+
+
+def swapped(text: str, other: str) -> bool:
+    """Words of one stand where the other has words of another stem, between words both have: the same
+    sentence said of another ticket, host, customer, part or project ("Won't fix MER-117: ..." and "Won't
+    fix MER-345: ...", "check free disk on nuc-06 before ..." and "... on db-02 before ..."). A word or
+    two told before or after the shared words ("...; agreed with Oli") changes nothing of what is said.
+    A run of CJK characters is one word here ("决定：Vela 的 exporter 先不拆分，原因是 Ola 没有时间")."""
+    own, theirs = _sequence(text), _sequence(other)
+    opcodes = SequenceMatcher(None, own, theirs, autojunk=False).get_opcodes()
+    return any(
+        tag == "replace"
+        and start > 0
+        and other_start > 0
+        and end < len(own)
+        and other_end < len(theirs)
+        and not {stem(word) for word in own[start:end]}
+        & {stem(word) for word in theirs[other_start:other_end]}
+        for tag, start, end, other_start, other_end in opcodes
+    )
+
+
+def _sequence(text: str) -> list[str]:
+    """Content words ("nuc-02" one word) and whole CJK runs, in order."""
+    found: list[str] = []
+    for cjk, chars in groupby(normalize(text), key=is_cjk):
+        span = "".join(chars)
+        found.extend([span] if cjk else word_sequence(span))
+    return found
