@@ -154,31 +154,3 @@ def test_a_first_run_ends_as_the_nightly_runs_do(tmp_path: Path) -> None:
     assert {record.verdict for record in readings[0].values()} == {"DISCARD"}
     again = run_offline(first, today=_day(5))
     assert not [change.path for change in again.changes]
-
-
-def test_a_reading_whose_key_later_notes_say_of_other_releases_is_judged_again() -> None:
-    """ "Rollout: Pelican v2.3.1 to canary" is news on its day (a release, no shape to go by), but once
-    "Rollout:" comes with two other releases on later days it was the first line of a log of rollouts,
-    as the third is found routine by its key on its own day; a keyed fact said again is no series."""
-    curator = OfflineCurator()
-    said = [
-        (_day(0), "**Rollout:** Pelican v2.3.1 to canary"),
-        (_day(4), "**Rollout:** Osprey v0.9.0 to canary"),
-        (_day(9), "**Rollout:** Pelican v2.4.0 to prod"),
-    ]
-    recurrence = Recurrence().with_notes((day, note_shapes([text])) for day, text in said)
-    assert recurrence.series_day(said[0][1], _day(0)) == _day(9)
-    kept = KeptItem(item=note_item(said[0][1], _day(0)), category="fact", topic=None)
-    assert [v.discard_reason for v in curator.readings([kept], recurrence)] == ["routine"]
-    restated = "**Pelican billing contact:** finance-7@example.com"
-    again = Recurrence().with_notes((_day(offset), note_shapes([restated])) for offset in (0, 4, 9, 15))
-    assert again.series_day(restated, _day(0)) is None
-
-
-def test_a_key_said_twice_on_one_day_and_once_more_later_is_a_series() -> None:
-    """Two readings of one key on the first day and another value on a later day: three values, over two days."""
-    first = ["- Uplink: 340 Mbps at 09:00", "- Uplink: 12 Mbps at 13:00, flapping"]
-    recurrence = Recurrence().with_notes(
-        [(_day(0), note_shapes(first)), (_day(3), note_shapes(["- Uplink: 610 Mbps after the swap"]))]
-    )
-    assert recurrence.series_day(first[0], _day(0)) == _day(3)

@@ -26,12 +26,10 @@ ROUTINE_IN_ONE_NOTE = 3  # ... or this many times in one day's notes
 # "disk 77% used" one day, "disk 24% used" and "disk 61% used" the next is a series of readings
 ROUTINE_READINGS = 3
 _DISTINCT = "="  # before a shape: how many different values a note gave it, when fewer than its count
-# before a shape (or a reading's key) and its values: a note said the shape with those values (kept for
-# shapes said with at most ROUTINE_READINGS different values in the note; more is a series whatever the
-# values); alone, the key says the note's shapes record their values, and _KEYS_SAID that its keys do
-# (a state written before they did says nothing)
+# before a shape and its values: a note said the shape with those values (kept for shapes said with at
+# most ROUTINE_READINGS different values in the note; more is a series whatever the values); alone,
+# the key says the note's shapes record their values (a state written before they did says nothing)
 _SAID = "~"
-_KEYS_SAID = "~k"
 SHAPE_CHARS = 400  # a shape is read from a line's start: masking a pasted 1 MB line must stay cheap
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -105,6 +103,7 @@ def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
     """How often each shape occurs among a note's items (by each item's first line), keys included."""
     shapes: Counter[str] = Counter()
     readings: dict[str, set[tuple[str, ...]]] = {}
+    keys: set[str] = set()  # a series is read from a line's own shape and its sentence's, not its key's
     for line in first_lines:
         if line.strip():
             shape, values, key = line_shape(line), _values(line), key_shape(line)
@@ -114,15 +113,16 @@ def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
                 if other is not None and other != shape:
                     shapes[other] += 1
                     readings.setdefault(other, set()).add(values)
+            keys.add(key or "")
     distinct = {_DISTINCT + shape: len(said) for shape, said in readings.items() if len(said) < shapes[shape]}
     said = {
         _said(shape, values): 1
         for shape, values_said in readings.items()
-        if len(values_said) <= ROUTINE_READINGS
+        if len(values_said) <= ROUTINE_READINGS and shape not in keys
         for values in values_said
         if values
     }
-    return {**shapes, **distinct, **said, _SAID: 1, _KEYS_SAID: 1} if shapes else {}
+    return {**shapes, **distinct, **said, _SAID: 1} if shapes else {}
 
 
 def _said(shape: str, values: tuple[str, ...]) -> str:
@@ -172,28 +172,22 @@ class Recurrence:
 
     def series_day(self, line: str, day: date) -> date | None:
         """The day later notes showed the line (of a note of `day`) to be a reading of a series: its
-        shape, or the key of a reading (as `is_routine` counts it: "Deploy:" said of one release after
-        another), said with ROUTINE_READINGS different values within WINDOW_DAYS days, over two days or
+        shape said with ROUTINE_READINGS different values within WINDOW_DAYS days, over two days or
         more, counting only other values than the line's own on other days. The same line said again
         (a task copied day after day, a fact restated) is no series; a line with no value, or naming
-        another day, never is, nor is a line's shape naming a version. None while no such day has come."""
+        another day or a version, never is. None while no such day has come."""
         head, values = line[:SHAPE_CHARS], _values(line)
-        if not values or _names_another_day(head, day):
+        if not values or _names_another_day(head, day) or _VERSION.search(head):
             return None
-        shapes = set() if _VERSION.search(head) else {line_shape(line), sentence_shape(line)} - {None}
-        found = [self._series(shape, values, day, _SAID) for shape in shapes if shape is not None]
-        key = key_shape(line)
-        if key is not None:
-            found.append(self._series(key, values, day, _KEYS_SAID))
+        shapes = {line_shape(line), sentence_shape(line)} - {None}
+        found = [self._series(shape, values, day) for shape in shapes if shape is not None]
         return min((seen for seen in found if seen is not None), default=None)
 
-    def _series(self, shape: str, values: tuple[str, ...], day: date, marks: str) -> date | None:
-        """The first day after `day` the shape (or key) was said with ROUTINE_READINGS values; `marks`:
-        the key saying a day's note recorded which values it said the shape (or key) with."""
+    def _series(self, shape: str, values: tuple[str, ...], day: date) -> date | None:
         by_day = self.days_by_shape.get(shape, {})
         distinct = self.days_by_shape.get(_DISTINCT + shape, {})
         same = self.days_by_shape.get(_said(shape, values), {})
-        recorded = self.days_by_shape.get(marks, {})
+        recorded = self.days_by_shape.get(_SAID, {})
 
         def readings(seen: date) -> int:
             """The values said on `seen`: all of them on the line's own day, else the other ones (at
