@@ -64,33 +64,28 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
     assert hits.index(_hit(hits, "memory/2026-11-14.md")) < hits.index(older)
 
 
-def test_a_value_of_another_thing_said_gone_marks_nothing(tmp_path: Path) -> None:
-    notes = _notes(
-        {
-            "2026-11-10": "- Ask Felix about Orion reports",
-            "2026-11-14": "- Orion on-call moves from Felix to Wei",
-        }
-    )
-    folder = make_workspace(tmp_path, notes)
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # one word of the value said gone, and one word beside it
+        ("Ask Felix about Orion reports", "Orion on-call moves from Felix to Wei"),
+        # Raj's leave changing from 7 days says nothing of Yuki's 7 days: each names someone the other never does
+        (
+            "heads-up: Yuki on leave 2027-01-01, 7 days, ping Wei instead",
+            "Raj's leave from 2026-12-02 is now 5 days (was 7 days)",
+        ),
+        # `invoice_export_v2` is not `ledger_sync_v2`: the words of an identifier name a thing, as capitalised words do
+        (
+            "`ledger_sync_v2` (Orion): on for 10%",
+            "[ ] clean up the `invoice_export_v2` flag in Orion within 10 days",
+        ),
+    ],
+)
+def test_a_later_line_about_another_thing_marks_nothing(tmp_path: Path, old: str, new: str) -> None:
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": f"- {old}", "2026-11-14": f"- {new}"}))
     with open_at(folder) as sidecar:
         sidecar.index()
-        hits = sidecar.search("Ask Felix about Orion reports", k=5)
-    assert _hit(hits, "memory/2026-11-10.md").status is None  # one word of the value, one word beside it
-
-
-def test_a_value_of_another_person_said_gone_marks_nothing(tmp_path: Path) -> None:
-    """Raj's leave changing from 7 days says nothing of Yuki's 7 days: each line names someone the
-    other never does, and no one in common."""
-    notes = _notes(
-        {
-            "2026-11-10": "- heads-up: Yuki on leave 2027-01-01, 7 days, ping Wei instead",
-            "2026-11-14": "- Raj's leave from 2026-12-02 is now 5 days (was 7 days)",
-        }
-    )
-    folder = make_workspace(tmp_path, notes)
-    with open_at(folder) as sidecar:
-        sidecar.index()
-        hits = sidecar.search("Yuki on leave 2027-01-01, 7 days", k=5)
+        hits = sidecar.search(old, k=5)
     assert _hit(hits, "memory/2026-11-10.md").status is None
 
 
@@ -180,22 +175,6 @@ def test_a_chain_of_supersedes_goes_on_through_the_entry_gc_merged_a_line_into(
             sidecar.store.soft_delete([middle.id], "compacted", 0.0)
         hits = sidecar.search(lines["2026-11-10"][2:], k=2)
     assert hits[0].id == merged.id and (hits[0].vector_rank, hits[0].text_rank) == (None, None)
-
-
-def test_a_line_naming_another_identifier_is_not_a_newer_word(tmp_path: Path) -> None:
-    """`invoice_export_v2` is not `ledger_sync_v2`: the words of an identifier name a thing, as capitalised
-    words do, so a later line sharing a part of it and two more words restates nothing."""
-    notes = _notes(
-        {
-            "2026-11-10": "- `ledger_sync_v2` (Orion): on for 10%",
-            "2026-11-14": "- [ ] clean up the `invoice_export_v2` flag in Orion within 10 days",
-        }
-    )
-    folder = make_workspace(tmp_path, notes)
-    with open_at(folder) as sidecar:
-        sidecar.index()
-        hits = sidecar.search("`ledger_sync_v2` (Orion): on for 10%", k=5)
-    assert _hit(hits, "memory/2026-11-10.md").status is None
 
 
 def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(tmp_path: Path) -> None:
