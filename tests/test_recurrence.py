@@ -75,10 +75,6 @@ def test_a_line_naming_another_day_or_a_release_is_not_routine_by_recurrence(tex
             ],
         ),
         ("- status check: nothing new in #billing-alerts", ["- status check: nothing new in #ops-{d}"]),
-        (  # a "v2" in a branch's name is part of the name, not a release
-            "- squashed and pushed `feat/export-v2`",
-            ["- squashed and pushed `fix/quota-{d}`", "- squashed and pushed `chore/lint-v3`"],
-        ),
     ],
 )
 def test_a_sentence_said_of_another_identifier_each_day_is_routine(text: str, lines: list[str]) -> None:

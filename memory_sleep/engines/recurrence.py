@@ -43,8 +43,7 @@ _SPACE = re.compile(r"\s+")
 _JOINERS = frozenset("\ufe0e\ufe0f\u200d")  # a pictograph's variation selectors and joiner
 _LEADING_MASKS = re.compile(r"^(?:[#\[\]()]+\s*)+")
 _KEY = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s+(\S.*)")
-# a release ("v0.14.2", "the v2 API is live"); a "v2" joined to a name is part of the name ("fix/search-v2")
-_VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b|(?<![-/.])\bv\d+(?:\.\d+)?\b")
+_VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)?\b")
 # an identifier: ASCII letters and digits joined by "-", "/", ".", ":" or "@" ("feat/login",
 # "#ops-alerts", "src/app/main.ts"), read after markup is dropped and values masked
 _IDENTIFIER = re.compile(r"[a-z0-9./:@-]*[a-z0-9][-/.:@][a-z0-9][a-z0-9./:@-]*")
