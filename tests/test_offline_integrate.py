@@ -734,31 +734,3 @@ def test_two_tasks_due_the_same_day_in_a_cjk_date_are_two_tasks() -> None:
     )
     kept = KeptItem(item=item, category="action", topic="Quasar", deadline=date(2026, 10, 25))
     assert OfflineIntegrator().integrate([kept], [known])[0].op == "add"
-
-
-@pytest.mark.parametrize(
-    ("entry", "new"),
-    [
-        (
-            "TODO migrate Falcon exporter off falcon-exporter-02 （12月10日まで）",
-            "TODO migrate Falcon billing off box-02 （12月10日まで）",
-        ),
-        (
-            "TODO Datenbank von db-alt-02 umziehen （12月10日まで）",
-            "TODO Cache von redis-alt-01 umziehen （12月10日まで）",
-        ),
-    ],
-)
-def test_the_same_task_said_of_another_thing_is_no_newer_wording_of_it(entry: str, new: str) -> None:
-    """Two tasks worded alike, due the same day, about other things: the second is added beside the first."""
-    assert _decide(entry, new, "action", "Action items").op == "add"
-
-
-def test_a_task_told_again_with_a_remark_is_its_newer_wording() -> None:
-    operation = _decide(
-        "- [ ] rotate the Falcon sandbox TLS cert by 2026-12-10",
-        "- [ ] rotate the Falcon sandbox TLS cert by 2026-12-10, Pim has the key",
-        "action",
-        "Action items",
-    )
-    assert (operation.op, operation.reason) == ("update", "newer wording of an entry")

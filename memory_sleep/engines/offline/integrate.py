@@ -185,7 +185,6 @@ def _decide(
             elaborates
             and jaccard(words, candidate.words) >= 0.4
             and _may_be_same(text, candidate.text, projects)
-            and not statements.swapped(text, candidate.text)  # the same words said of another thing
         ):
             return _change(item_id, "update", candidate.ref, text, "newer wording of an entry")
     if kept.category == "action" and kept.deadline:
