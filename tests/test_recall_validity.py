@@ -358,20 +358,3 @@ def test_a_line_after_the_supersede_that_says_the_old_value_is_gone_ranks_above_
     assert hits[0].source == "memory/2026-11-14.md"
     assert hits.index(_hit(hits, "memory/2026-11-12.md", "")) < hits.index(old)
     assert old.status_line() == "superseded 2026-11-12 by memory/2026-11-12.md:3"
-
-
-def test_a_later_line_naming_an_ones_words_across_clauses_is_no_newer_word_on_it(tmp_path: Path) -> None:
-    notes = {
-        "2026-11-10.md": "# 2026-11-10\n\n- Mira owns Kestrel exporter\n",
-        "2026-11-14.md": "# 2026-11-14\n\n- Tom takes over Kestrel exporter from Mira\n",
-        "2026-11-18.md": "# 2026-11-18\n\n- Beschluss: Kestrel exporter bleibt im Monorepo, weil Mira dort testet\n",
-    }
-    folder = make_workspace(tmp_path, notes)  # indexed only: nothing superseded
-    with open_at(folder) as sidecar:
-        sidecar.index()
-        hits = sidecar.search("who owns Kestrel exporter", k=5)
-    old = _hit(hits, "memory/2026-11-10.md", "owns")
-    assert old.status_line() == "older, see memory/2026-11-14.md:3 (2026-11-14)"
-    assert [hit.source for hit in hits].index("memory/2026-11-14.md") < [hit.source for hit in hits].index(
-        "memory/2026-11-10.md"
-    )

@@ -6,8 +6,7 @@ Two links, both read from what the files say, never guessed from meaning:
   used the old wording (a chain of supersedes is followed to its end, which keeps its own status:
   the last value of a project that has since finished is shown as finished);
 - a dated result whose words a newer result repeats, all but one of them at most (the same key with
-  another value, or "moved to X (was Y)"), in one of its clauses if the older is one clause (a line
-  naming them across clauses, "X stays in the monorepo, because Mira ...", says something else), or whose `Key:` (two words or more) a newer result states
+  another value, or "moved to X (was Y)"), or whose `Key:` (two words or more) a newer result states
   with a value of its own, or repeats with the first number of the old value ("team sync: Wednesdays
   at 10:50, Jitsi" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), or whose
   value a newer result says is gone as the offline engine reads a change ("(was Y)", "from Y to X":
@@ -46,7 +45,6 @@ _KEYED = re.compile(
     r"^(?:.*:\s+)?(?P<key>[^:\n]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
 )  # the last "Key: value"; a key is on one line ("next: X\n  owner: Y" has the key "owner")
 _NUMBER = re.compile(r"\d")
-_CLAUSE_MARK = re.compile(r"[;,()\n，；（）]")  # what parts a line into clauses, in spaced and CJK scripts
 _STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: )")  # gc/apply.py: link(), and a supersede's archive record
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
@@ -297,14 +295,6 @@ class Statement:
         return frozenset(word for word in self.words if is_cjk(word))
 
     @cached_property
-    def clauses(self) -> tuple[frozenset[str], ...]:
-        """The words of each of its clauses (parted by commas, semicolons, brackets), clock times aside."""
-        return tuple(
-            frozenset(word for word in tokens(clause) if not _CLOCK.fullmatch(word))
-            for clause in _CLAUSE_MARK.split(self.text)
-        )
-
-    @cached_property
     def claim(self) -> str:
         """What it claims now, without the values it says are gone (read only when a link needs it)."""
         return current_claim(self.text)
@@ -336,7 +326,7 @@ def _restates(older: Statement, newer: Statement) -> bool:
     """The newer states the older's key, or repeats it with the older's value, or says the older's value
     is gone, shares another of its words (two for a one-word value) and is not about other things
     (`_other_things`), or repeats all the older's words but one, or but two that are not capitalised
-    (a name it lacks makes it about another person or thing), in one clause if the older is one clause."""
+    (a name it lacks makes it about another person or thing)."""
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
@@ -348,24 +338,12 @@ def _restates(older: Statement, newer: Statement) -> bool:
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and mentions_value(older.claim, value):
             return True
-    # a one-clause statement is restated in one clause: a later line naming its words across clauses
-    # ("X is decided, because Mira ...") says something else about them
-    said = (
-        max(newer.clauses, key=lambda clause: len(older.words & clause))
-        if _one_clause(older)
-        else newer.words
-    )
-    shared = older.words & said
     if _count(shared, older.pairs) < SHARED_WORDS:
         return False
-    left_out = _count(older.words - said, older.pairs)
+    left_out = _count(older.words - newer.words, older.pairs)
     return left_out <= OLDER_ONLY_WORDS or (
-        left_out <= OLDER_ONLY_WORDS + 1 and not (older.words - said) & older.names
+        left_out <= OLDER_ONLY_WORDS + 1 and not (older.words - newer.words) & older.names
     )
-
-
-def _one_clause(statement: Statement) -> bool:
-    return sum(1 for clause in statement.clauses if clause) == 1
 
 
 def _other_things(older: Statement, newer: Statement) -> bool:
