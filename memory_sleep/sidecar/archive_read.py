@@ -103,7 +103,7 @@ def _last_read(store: SidecarStore, source: SourceFile, text: str) -> ArchiveRea
 
 def _kept(item: ArchiveItem) -> tuple[int, str, str, str | None, str]:
     if isinstance(item, KeptLine):
-        return (item.line_start, item.context, item.text, item.day, item.content_hash)
+        return item  # kept as it was
     day = item.day.isoformat() if item.day else None
     return (item.line_start, item.context, item.text, day, item.content_hash)
 
