@@ -100,10 +100,16 @@ def run_cycle(
         sidecar_open.close()
         if config.sidecar.enabled:
             say("indexing the vector sidecar")
-            sidecar_warning = index_after_run(workspace, config)
-            if sidecar_warning:
-                report.record.warnings.append(sidecar_warning)
+            said = report.record.warnings
+            said.extend(_unsaid(index_after_run(workspace, config), said))
     return report
+
+
+def _unsaid(warnings: list[str], said: list[str]) -> list[str]:
+    """The index's warnings about what the run has not already warned of: a note the run could not
+    read is not indexed either, and one line says so ("memory/x.md: not valid UTF-8 (byte 56)")."""
+    subjects = {warning.split(";", 1)[0] for warning in said}
+    return [warning for warning in warnings if warning.split(";", 1)[0] not in subjects]
 
 
 def _forgot(forgetting: DuePass) -> list[str]:

@@ -10,10 +10,10 @@ from memory_sleep.workspace.layout import Workspace
 log = logging.getLogger("memory_sleep")
 
 
-def index_after_run(workspace: Workspace, config: Config) -> str | None:
-    """Index the workspace incrementally; return a warning instead of raising if anything fails."""
+def index_after_run(workspace: Workspace, config: Config) -> list[str]:
+    """Index the workspace incrementally; return warnings instead of raising if anything fails."""
     if not config.sidecar.enabled:
-        return None
+        return []
     try:
         from memory_sleep.sidecar.recall import open_sidecar
 
@@ -26,10 +26,10 @@ def index_after_run(workspace: Workspace, config: Config) -> str | None:
             report.removed,
             report.seconds,
         )
-        return "; ".join(report.warnings) or None
+        return report.warnings
     except Exception as error:  # the markdown run has succeeded; the index can catch up next time
         log.debug("sidecar indexing failed", exc_info=True)
-        return (
+        return [
             f"vector sidecar not updated ({type(error).__name__}: {error}). The markdown run is complete; "
             "run `memory-sleep index` to retry."
-        )
+        ]

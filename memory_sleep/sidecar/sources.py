@@ -125,10 +125,12 @@ def source_files(workspace: Workspace) -> list[SourceFile]:
 def decode(source: SourceFile, raw: bytes, max_bytes: int) -> str:
     if len(raw) > max_bytes:
         raise SourceReadError(
-            f"{source.relative}: {len(raw):,} bytes, over max_note_bytes; not indexed. Split the file."
+            f"{source.relative}: {len(raw):,} bytes, over max_note_bytes ({max_bytes:,}); not indexed. Split the file."
         )
     if b"\x00" in raw:
-        raise SourceReadError(f"{source.relative}: binary data; not indexed. Move it out of memory/.")
+        raise SourceReadError(
+            f"{source.relative}: binary data, not a text note; not indexed. Move it out of memory/."
+        )
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
