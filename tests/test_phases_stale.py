@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 from memory_sleep.config import Config
 from memory_sleep.cycle.plan import DocumentEditor
 from memory_sleep.cycle.runner import RunOptions, run_cycle
-from memory_sleep.cycle.stale import remove_stale
+from memory_sleep.cycle.stale import remove_stale, stale_horizon
 from memory_sleep.engines.offline import offline_engine
 from memory_sleep.engines.offline.curate import OfflineCurator
 from memory_sleep.models import EntryView, NoteItem
@@ -36,7 +36,9 @@ def test_an_absence_that_is_over_is_archived_as_finished_business() -> None:
     archived = archived_by(
         document,
         today,
-        lambda e: remove_stale(e, {}, set(), judged(e, today), today, stale_after_days=90, budget=5).edits,
+        lambda e: (
+            remove_stale(e, {}, set(), judged(e, today), today, today - timedelta(days=90), budget=5).edits
+        ),
     )
     assert [(r.entry, r.reason) for r in archived] == [
         (
@@ -105,3 +107,39 @@ def test_which_entries_notes_still_use_is_the_engines_decision(tmp_path: Path) -
     memory = (tmp_path / "MEMORY.md").read_text()
     assert "Wei prefers" in memory
     assert "Nadia is in America/Sao_Paulo" not in memory
+
+
+def _days(first: date, count: int) -> list[date]:
+    return [first + timedelta(days=n) for n in range(count)]
+
+
+def test_the_stale_horizon_counts_every_day_an_agent_writes_notes() -> None:
+    today = date(2026, 11, 20)
+    daily = _days(date(2026, 9, 1), 80)  # to 11-19, a note a day
+    assert stale_horizon(daily, today, 30) == date(2026, 10, 21)
+    weekdays = [day for day in daily if day.weekday() < 5]  # weekends are no pause
+    assert stale_horizon(weekdays, today, 30) == date(2026, 10, 21)
+    assert stale_horizon([], today, 30) == date(2026, 10, 21)  # before the first note, days count
+
+
+def test_the_days_of_a_pause_do_not_age_memory() -> None:
+    before = _days(date(2026, 8, 1), 31)  # August, then nothing for 40 days
+    back = date(2026, 10, 11)
+    assert stale_horizon([*before, back], back + timedelta(days=1), 30) == date(2026, 8, 3)
+    # notes of May, run on today's date in December: the horizon is where the notes stopped
+    may = _days(date(2026, 5, 1), 20)
+    assert stale_horizon(may, date(2026, 12, 2), 30) == date(2026, 4, 21)
+
+
+def test_a_first_run_on_months_old_notes_keeps_what_they_say(tmp_path: Path) -> None:
+    """Notes of May, run in December: what they say is in MEMORY.md, not all in the archive."""
+    (tmp_path / "memory").mkdir()
+    for day in _days(date(2026, 5, 1), 20):
+        (tmp_path / "memory" / f"{day}.md").write_text(
+            f"# {day}\n\n- Decision: the billing export runs on worker-{day.day} from now on\n"
+        )
+    run_offline(tmp_path, today=date(2026, 12, 2))
+    memory = (tmp_path / "MEMORY.md").read_text()
+    archive = tmp_path / "memory" / "archive.md"
+    assert "worker-20" in memory
+    assert "worker-20" not in (archive.read_text() if archive.exists() else "")

@@ -78,12 +78,16 @@ class Planner:
         self.edits: list[Edit] = []
         self.retired: list[series.Retired] = []  # kept items NREM found readings of a series since
         self.tool_bytes_before = 0
+        self.note_days: set[date] = set()  # the days the workspace has a note for, folded ones too
 
     def plan(self, run_id: str) -> RunReport:
         started = time.monotonic()
         today = self.options.today
         found = discover(self.workspace)
         self.warnings.extend(found.problems)
+        self.note_days = {note.day for note in found.notes} | {
+            date.fromisoformat(name[:10]) for name in (*self.state.seen, *self.state.folded)
+        }
         memory_before = read_bytes(self.workspace.memory_md)
         memory_text = decode_memory(memory_before)
         loss = memory_loss.find_loss(self.workspace, memory_text)
@@ -286,11 +290,10 @@ class Planner:
         self._apply(editor, summaries.edits)
         self.warnings.extend(summaries.rejected)
         finished = set(self.engine.curator.finished(projects.current_fields(document)))
+        horizon = stale.stale_horizon(self.note_days, today, self.config.stale_after_days)
         self._apply(
             editor,
-            projects.finished_projects(
-                document, finished, {k.topic for k in waiting if k.topic}, today, self.config.stale_after_days
-            ),
+            projects.finished_projects(document, finished, {k.topic for k in waiting if k.topic}, horizon),
         )
         entries_now = sum(1 for _ in document.entries())
         allowance = guards.removal_allowance(len(entries_before), self.config.max_removal_share)
@@ -302,7 +305,7 @@ class Planner:
             finished,
             judgements,
             today,
-            self.config.stale_after_days,
+            horizon,
             budget,
         )
         self._apply(editor, swept.edits)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
+from datetime import date
 
 from memory_sleep.cycle.plan import Edit, project_lines
 from memory_sleep.engines.base import ProjectContext, Summarizer
@@ -84,13 +84,11 @@ def finished_projects(
     document: MemoryDocument,
     finished: Collection[str],
     active: Collection[str],
-    today: date,
-    stale_after_days: int,
+    horizon: date,
 ) -> list[Edit]:
-    """An `archive` edit for each project the engine found `finished` with no event since
-    `stale_after_days` (none of the `active` ones, which this run's notes are about)."""
+    """An `archive` edit for each project the engine found `finished` with no event since `horizon`
+    (none of the `active` ones, which this run's notes are about)."""
     edits = []
-    horizon = today - timedelta(days=stale_after_days)
     for name, fields in current_fields(document).items():
         if name not in finished:
             continue

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from itertools import pairwise
 from typing import NamedTuple
 
 from memory_sleep.cycle.plan import DocumentEditor, Edit
@@ -13,6 +15,7 @@ from memory_sleep.workspace.memory_doc import Entry
 from memory_sleep.workspace.state import EntryRecord
 
 _KEEP_FOR_FINISHED = frozenset({"Lessons", "People"})
+PAUSE_DAYS = 7  # more days than this with no note, after a note, is a pause: memory does not age in it
 
 
 class _Candidate(NamedTuple):
@@ -29,20 +32,38 @@ class StaleResult:
     deferred: int = 0
 
 
+def stale_horizon(note_days: Collection[date], today: date, stale_after_days: int) -> date:
+    """The day before which what nobody used is stale: `stale_after_days` ago, not counting the days
+    of a pause (more than PAUSE_DAYS with no note between two notes, or since the last note), so an
+    agent back from a pause, or a first run on notes months old, does not find its memory aged by
+    the days nobody worked. Days before the first note count: nothing says the work stopped then."""
+    points = [*sorted({day for day in note_days if day < today}), today]
+    paused = {
+        before + timedelta(days=n)
+        for before, after in pairwise(points)
+        if (after - before).days - 1 > PAUSE_DAYS
+        for n in range(1, (after - before).days)
+    }
+    horizon, counted = today, 0
+    while counted < stale_after_days:
+        counted += horizon not in paused
+        horizon -= timedelta(days=1)
+    return horizon
+
+
 def remove_stale(
     editor: DocumentEditor,
     entry_records: dict[str, EntryRecord],
     finished_projects: set[str],
     judgements: dict[str, EntryJudgement],
     today: date,
-    stale_after_days: int,
+    horizon: date,
     budget: int,
 ) -> StaleResult:
     """Archive edits for up to `budget` entries: those about finished business first (a finished
-    project, or what the engine judged `ended`), then those nobody used lately."""
+    project, or what the engine judged `ended`), then those nobody used since `horizon`."""
     result = StaleResult()
     candidates: list[_Candidate] = []
-    horizon = today - timedelta(days=stale_after_days)
     for ref, section, entry in editor.entries():
         record = entry_records.get(entry.key)
         written = entry.day or (record.first_seen if record else today)
