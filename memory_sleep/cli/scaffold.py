@@ -22,7 +22,7 @@ from memory_sleep.workspace.memory_doc import HEADER
 NOTE_COLUMN = 33
 KEY_NOTES: dict[str, str] = {
     "lookback_days": "NREM re-reads notes of the last N days every run",
-    "stale_after_days": "entries with no reference for this long go to the archive",
+    "stale_after_days": "entries with no reference for this long (pauses not counted) go to the archive",
     "archive_after_days": "notes older than this are folded into weekly summaries",
     "briefing_max_bytes": "hard limit of memory/briefing.md (at most 2048)",
     "memory_max_bytes": "the tool's entries in MEMORY.md stay under this; text you wrote never counts",
