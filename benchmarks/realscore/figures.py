@@ -15,6 +15,8 @@
   item labelled at all.
 - Open actions found: items labelled open actions that NREM kept as actions; and, beside it, those
   restated by an entry of `## Action items` after the runs (the stale pass may have archived them).
+- Actions that are actions: of the labelled items NREM kept as actions, those labelled an open action or
+  an action (the rest fill the Action items and the briefing's priorities with what is no task).
 - Closes right / wrong closes: the actions archive.md says a note item closed ("done (memory/FILE:LINE)"),
   judged by labels/closures/<workspace>.json; a closure no label names is unlabelled and listed.
 - Recall@5: questions with an answer location among the sidecar's top 5 hits: a hit on the answer's
@@ -68,6 +70,8 @@ class Figures:
     open_actions: int
     actions_classified: int  # kept as actions by NREM
     actions_found: int  # restated in MEMORY.md's Action items after the runs
+    as_actions: int  # labelled items NREM kept as actions
+    as_actions_right: int  # of them, labelled an open action or an action
     closures: ClosureCounts
     questions: int
     recalled: int
@@ -121,6 +125,9 @@ def score_workspace(
     classified = [
         e for e in opened if (r := record[e.item.source]) and r.verdict == "KEEP" and r.category == "action"
     ]
+    as_actions = [
+        e for e in labelled if (r := record[e.item.source]) and r.verdict == "KEEP" and r.category == "action"
+    ]
     return Figures(
         workspace=labels.workspace,
         items=len(labelled),
@@ -136,6 +143,8 @@ def score_workspace(
         open_actions=len(opened),
         actions_classified=len(classified),
         actions_found=len(found),
+        as_actions=len(as_actions),
+        as_actions_right=sum(e.label.open_action or e.label.category == "action" for e in as_actions),
         closures=closures,
         questions=len(labels.questions),
         recalled=recalled(labels, folder, items, today),
