@@ -254,6 +254,36 @@ class Store(Erasure, QueryLog):
             return []
         return [(int(row[0]), str(row[1]), str(row[2])) for row in rows]
 
+    def dated_terms(self, after_id: int, days: Sequence[str], kinds: Sequence[str]) -> list[tuple[str, str]]:
+        """(day, term) of every term the full-text index reads in the dated items of these kinds with
+        ids above `after_id` or dated one of `days`, soft-deleted or not: the index's own tokenizer
+        reads their stored tokens, so a one-word MATCH finds such an item exactly when it has the term."""
+        marks, day_marks = ",".join("?" * len(kinds)), ",".join("?" * len(days))
+        rows = self.db.execute(
+            "SELECT f.rowid, e.day, f.tokens FROM entries_fts f JOIN entries e ON e.id = f.rowid"
+            f" WHERE f.rowid > ? AND e.kind IN ({marks}) AND e.day IS NOT NULL",
+            (after_id, *kinds),
+        ).fetchall()
+        if days:
+            rows += self.db.execute(
+                "SELECT e.id, e.day, f.tokens FROM entries e JOIN entries_fts f ON f.rowid = e.id"
+                f" WHERE e.day IN ({day_marks}) AND e.kind IN ({marks}) AND e.id <= ?",
+                (*days, *kinds, after_id),
+            ).fetchall()
+        (table,) = self.db.execute("SELECT sql FROM sqlite_master WHERE name = 'entries_fts'").fetchone()
+        probe = sqlite3.connect(":memory:")
+        try:
+            probe.execute(str(table).replace("entries_fts", "probe", 1))
+            probe.execute("CREATE VIRTUAL TABLE probe_terms USING fts5vocab(probe, instance)")
+            probe.executemany("INSERT INTO probe (rowid, tokens) VALUES (?, ?)", [(i, t) for i, _, t in rows])
+            day_of = {int(entry_id): str(day) for entry_id, day, _ in rows}
+            return [
+                (day_of[int(doc)], str(term))
+                for term, doc in probe.execute("SELECT DISTINCT term, doc FROM probe_terms")
+            ]
+        finally:
+            probe.close()
+
     def text_search(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         """(id, BM25 score) of the best full-text matches of any of `terms`, best first (the
         score is the negated bm25() of FTS5, so that higher is better, as in the Postgres store)."""

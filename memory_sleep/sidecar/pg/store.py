@@ -235,6 +235,11 @@ class PgStore(PgErasure):
         )
         return [(int(row[0]), str(row[2]), str(row[3])) for row in rows]
 
+    def dated_terms(self, after_id: int, days: Sequence[str], kinds: Sequence[str]) -> None:
+        """None: Postgres reads a term as its text search does, which `validity` does not imitate (it
+        asks `dated_matches` instead)."""
+        return None
+
     def _bm25(
         self, terms: Sequence[str], limit: int, where: str, params: tuple[object, ...], extra: str
     ) -> list[Any]:
