@@ -157,7 +157,7 @@ class Store(Erasure, QueryLog):
         rows = self.db.execute(
             f"SELECT {ENTRY_COLUMNS} FROM entries WHERE source_key = ? ORDER BY id", (key,)
         )
-        return [EntryRow(*row) for row in rows]
+        return [EntryRow.read(row) for row in rows]
 
     def fetch(self, ids: Iterable[int]) -> dict[int, EntryRow]:
         wanted = list(ids)
@@ -166,7 +166,7 @@ class Store(Erasure, QueryLog):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for row in self.db.execute(f"SELECT {ENTRY_COLUMNS} FROM entries WHERE id IN ({marks})", chunk):
-                found[row[0]] = EntryRow(*row)
+                found[row[0]] = EntryRow.read(row)
         return found
 
     def entry_at(self, source_key: str, line: int, live: bool = True) -> EntryRow | None:
@@ -176,7 +176,7 @@ class Store(Erasure, QueryLog):
             f" AND deleted_at IS {'' if live else 'NOT '}NULL ORDER BY line_start DESC LIMIT 1",
             (source_key, line, line),
         ).fetchone()
-        return EntryRow(*row) if row else None
+        return EntryRow.read(row) if row else None
 
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
         """(id, context, text) of every entry, live or not, in id order: what a re-embed walks."""
