@@ -258,7 +258,8 @@ def test_the_terms_the_store_reads_are_those_its_full_text_index_matches() -> No
         fts_document(said),
     )
     store.insert_entries([entry], vector, "test", 0.0)
-    terms = {term for day, term in store.dated_terms(0, [], ("note",)) or [] if day == "2026-11-11"}
+    terms = {term for day, term in store.dated_terms(0, [], ("note",), 1) or [] if day == "2026-11-11"}
     assert {"cafe", "10", "0", "5"} <= terms
+    assert store.dated_terms(0, ["2026-11-11"], ("note",), 0) is None  # more items than asked for
     for term in terms:
         assert store.dated_matches([term], ("note",), "2026-11-11", "2026-11-12", 1)

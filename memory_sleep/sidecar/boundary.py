@@ -84,11 +84,11 @@ class SidecarStore(Protocol):
         ...
 
     def dated_terms(
-        self, after_id: int, days: Sequence[str], kinds: Sequence[str]
+        self, after_id: int, days: Sequence[str], kinds: Sequence[str], limit: int
     ) -> list[tuple[str, str]] | None:
         """(day, term) of every term the full-text index holds of the dated items of these kinds with
-        ids above `after_id` or dated one of `days`, soft-deleted or not; None when the store cannot
-        say which terms a MATCH of one word finds."""
+        ids above `after_id` or dated one of `days`, soft-deleted or not; None when there are more
+        than `limit` such items, or the store cannot say which terms a MATCH of one word finds."""
         ...
 
     def insert_entries(

@@ -254,22 +254,27 @@ class Store(Erasure, QueryLog):
             return []
         return [(int(row[0]), str(row[1]), str(row[2])) for row in rows]
 
-    def dated_terms(self, after_id: int, days: Sequence[str], kinds: Sequence[str]) -> list[tuple[str, str]]:
+    def dated_terms(
+        self, after_id: int, days: Sequence[str], kinds: Sequence[str], limit: int
+    ) -> list[tuple[str, str]] | None:
         """(day, term) of every term the full-text index reads in the dated items of these kinds with
         ids above `after_id` or dated one of `days`, soft-deleted or not: the index's own tokenizer
-        reads their stored tokens, so a one-word MATCH finds such an item exactly when it has the term."""
+        reads their stored tokens, so a one-word MATCH finds such an item exactly when it has the term.
+        None when there are more than `limit` such items."""
         marks, day_marks = ",".join("?" * len(kinds)), ",".join("?" * len(days))
         rows = self.db.execute(
             "SELECT f.rowid, e.day, f.tokens FROM entries_fts f JOIN entries e ON e.id = f.rowid"
-            f" WHERE f.rowid > ? AND e.kind IN ({marks}) AND e.day IS NOT NULL",
-            (after_id, *kinds),
+            f" WHERE f.rowid > ? AND e.kind IN ({marks}) AND e.day IS NOT NULL LIMIT ?",
+            (after_id, *kinds, limit + 1),
         ).fetchall()
-        if days:
+        if days and len(rows) <= limit:
             rows += self.db.execute(
                 "SELECT e.id, e.day, f.tokens FROM entries e JOIN entries_fts f ON f.rowid = e.id"
-                f" WHERE e.day IN ({day_marks}) AND e.kind IN ({marks}) AND e.id <= ?",
-                (*days, *kinds, after_id),
+                f" WHERE e.day IN ({day_marks}) AND e.kind IN ({marks}) AND e.id <= ? LIMIT ?",
+                (*days, *kinds, after_id, limit + 1),
             ).fetchall()
+        if len(rows) > limit:
+            return None
         (table,) = self.db.execute("SELECT sql FROM sqlite_master WHERE name = 'entries_fts'").fetchone()
         probe = sqlite3.connect(":memory:")
         try:

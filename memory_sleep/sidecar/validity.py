@@ -46,6 +46,9 @@ STATE_KEY = "validity_state"
 VERSION = 2  # of what a statement matches: a state of another version is dropped
 _KINDS = ("note", "weekly", "archive")
 _TERMS_AT_ONCE = 500
+# items added or edited since the last pass whose terms are read at once: beyond that (a large
+# import), each statement asks the full-text index, as without them
+_PROBED_AT_MOST = 20_000
 # a term the full-text tokenizer reads as itself, one token: a MATCH of it finds the items holding it
 _WORD = re.compile("[a-z0-9]+")
 
@@ -241,7 +244,7 @@ def _changes(store: SidecarStore, days: dict[str, Day], previous: ValidityState)
             edited_ids.update(marks.earlier_items)
         if marks.digest != marks.earlier:
             grown.append(day)
-    found = store.dated_terms(previous.last_id, edited, _KINDS)
+    found = store.dated_terms(previous.last_id, edited, _KINDS, _PROBED_AT_MOST)
     touched: dict[str, list[str]] | None = None
     if found is not None:
         touched = {}

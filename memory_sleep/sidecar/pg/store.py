@@ -235,7 +235,7 @@ class PgStore(PgErasure):
         )
         return [(int(row[0]), str(row[2]), str(row[3])) for row in rows]
 
-    def dated_terms(self, after_id: int, days: Sequence[str], kinds: Sequence[str]) -> None:
+    def dated_terms(self, after_id: int, days: Sequence[str], kinds: Sequence[str], limit: int) -> None:
         """None: Postgres reads a term as its text search does, which `validity` does not imitate (it
         asks `dated_matches` instead)."""
         return None
