@@ -8,10 +8,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.recall import Sidecar
+from memory_sleep.sidecar.rows import NewEntry
+from memory_sleep.sidecar.store import Store
+from memory_sleep.sidecar.tokenize import fts_document
 from memory_sleep.sidecar.validity import CANDIDATES, STATE_KEY, Ended, derive_validity, load_state
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.writer import SafeWriter
@@ -206,3 +210,56 @@ def test_a_statement_matched_by_other_terms_or_that_filled_the_limit_is_matched_
         )
         again, _ = derive_validity(sidecar.store, Workspace.open(folder), emptied)
     assert full and again == full
+
+
+def test_the_terms_of_items_added_or_edited_decide_as_matching_them_does(tmp_path: Path) -> None:
+    """Where the store reads the terms of the items added since and of the days edited (SQLite), a
+    statement keeps its matches exactly when asking the full-text index for those items would."""
+    folder = _nights(tmp_path)
+    note = folder / "memory" / "2026-11-11.md"
+    text = note.read_text(encoding="utf-8")
+    note.write_text(
+        text.replace("Orion staging server IP is 10.0.0.5", "Orion staging server IP is 10.0.0.5 (staging)")
+        + "- lunch at noon in the park, café Müller\n",
+        encoding="utf-8",
+    )
+    with open_at(folder) as sidecar:
+        previous = load_state(sidecar.store)
+        sidecar.index()
+        space = Workspace.open(folder)
+        read = derive_validity(sidecar.store, space, previous)
+        sidecar.store.dated_terms = lambda *args: None  # type: ignore[method-assign]
+        try:
+            asked = derive_validity(sidecar.store, space, previous)
+        finally:
+            del sidecar.store.dated_terms
+        full, _ = derive_validity(sidecar.store, space)
+    assert read == asked and read[0] == full
+
+
+def test_the_terms_the_store_reads_are_those_its_full_text_index_matches() -> None:
+    """A word with an accent or joined by dots is several terms to the tokenizer, as MATCH reads it."""
+    store = Store.open(":memory:")
+    vector = np.zeros((1, 4), dtype=np.float32)
+    said = "café at 10.0.0.5"
+    entry = NewEntry(
+        "note:a.md",
+        "memory/a.md",
+        "note",
+        1,
+        1,
+        "",
+        said,
+        "h",
+        "2026-11-11",
+        "default",
+        0.5,
+        None,
+        fts_document(said),
+    )
+    store.insert_entries([entry], vector, "test", 0.0)
+    terms = {term for day, term in store.dated_terms(0, [], ("note",), 1) or [] if day == "2026-11-11"}
+    assert {"cafe", "10", "0", "5"} <= terms
+    assert store.dated_terms(0, ["2026-11-11"], ("note",), 0) is None  # more items than asked for
+    for term in terms:
+        assert store.dated_matches([term], ("note",), "2026-11-11", "2026-11-12", 1)

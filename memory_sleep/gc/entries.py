@@ -42,7 +42,7 @@ def live_by_scope(store: SidecarStore) -> dict[str, list[EntryRow]]:
     )
     while rows := cursor.fetchmany(10_000):
         for row in rows:
-            entry = EntryRow(*row)
+            entry = EntryRow.read(row)
             scopes[entry.scope].append(entry)
     return dict(scopes)
 

@@ -83,6 +83,14 @@ class SidecarStore(Protocol):
         before `end`, soft-deleted or not, best first; only ids above `after_id`."""
         ...
 
+    def dated_terms(
+        self, after_id: int, days: Sequence[str], kinds: Sequence[str], limit: int
+    ) -> list[tuple[str, str]] | None:
+        """(day, term) of every term the full-text index holds of the dated items of these kinds with
+        ids above `after_id` or dated one of `days`, soft-deleted or not; None when there are more
+        than `limit` such items, or the store cannot say which terms a MATCH of one word finds."""
+        ...
+
     def insert_entries(
         self, entries: Sequence[NewEntry], vectors: Vectors, embedder: str, now: float
     ) -> list[int]: ...

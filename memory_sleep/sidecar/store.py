@@ -157,7 +157,7 @@ class Store(Erasure, QueryLog):
         rows = self.db.execute(
             f"SELECT {ENTRY_COLUMNS} FROM entries WHERE source_key = ? ORDER BY id", (key,)
         )
-        return [EntryRow(*row) for row in rows]
+        return [EntryRow.read(row) for row in rows]
 
     def fetch(self, ids: Iterable[int]) -> dict[int, EntryRow]:
         wanted = list(ids)
@@ -166,7 +166,7 @@ class Store(Erasure, QueryLog):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for row in self.db.execute(f"SELECT {ENTRY_COLUMNS} FROM entries WHERE id IN ({marks})", chunk):
-                found[row[0]] = EntryRow(*row)
+                found[row[0]] = EntryRow.read(row)
         return found
 
     def entry_at(self, source_key: str, line: int, live: bool = True) -> EntryRow | None:
@@ -176,7 +176,7 @@ class Store(Erasure, QueryLog):
             f" AND deleted_at IS {'' if live else 'NOT '}NULL ORDER BY line_start DESC LIMIT 1",
             (source_key, line, line),
         ).fetchone()
-        return EntryRow(*row) if row else None
+        return EntryRow.read(row) if row else None
 
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
         """(id, context, text) of every entry, live or not, in id order: what a re-embed walks."""
@@ -253,6 +253,41 @@ class Store(Erasure, QueryLog):
         except sqlite3.OperationalError:
             return []
         return [(int(row[0]), str(row[1]), str(row[2])) for row in rows]
+
+    def dated_terms(
+        self, after_id: int, days: Sequence[str], kinds: Sequence[str], limit: int
+    ) -> list[tuple[str, str]] | None:
+        """(day, term) of every term the full-text index reads in the dated items of these kinds with
+        ids above `after_id` or dated one of `days`, soft-deleted or not: the index's own tokenizer
+        reads their stored tokens, so a one-word MATCH finds such an item exactly when it has the term.
+        None when there are more than `limit` such items."""
+        marks, day_marks = ",".join("?" * len(kinds)), ",".join("?" * len(days))
+        rows = self.db.execute(
+            "SELECT f.rowid, e.day, f.tokens FROM entries_fts f JOIN entries e ON e.id = f.rowid"
+            f" WHERE f.rowid > ? AND e.kind IN ({marks}) AND e.day IS NOT NULL LIMIT ?",
+            (after_id, *kinds, limit + 1),
+        ).fetchall()
+        if days and len(rows) <= limit:
+            rows += self.db.execute(
+                "SELECT e.id, e.day, f.tokens FROM entries e JOIN entries_fts f ON f.rowid = e.id"
+                f" WHERE e.day IN ({day_marks}) AND e.kind IN ({marks}) AND e.id <= ? LIMIT ?",
+                (*days, *kinds, after_id, limit + 1),
+            ).fetchall()
+        if len(rows) > limit:
+            return None
+        (table,) = self.db.execute("SELECT sql FROM sqlite_master WHERE name = 'entries_fts'").fetchone()
+        probe = sqlite3.connect(":memory:")
+        try:
+            probe.execute(str(table).replace("entries_fts", "probe", 1))
+            probe.execute("CREATE VIRTUAL TABLE probe_terms USING fts5vocab(probe, instance)")
+            probe.executemany("INSERT INTO probe (rowid, tokens) VALUES (?, ?)", [(i, t) for i, _, t in rows])
+            day_of = {int(entry_id): str(day) for entry_id, day, _ in rows}
+            return [
+                (day_of[int(doc)], str(term))
+                for term, doc in probe.execute("SELECT DISTINCT term, doc FROM probe_terms")
+            ]
+        finally:
+            probe.close()
 
     def text_search(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         """(id, BM25 score) of the best full-text matches of any of `terms`, best first (the

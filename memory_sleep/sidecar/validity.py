@@ -23,6 +23,7 @@ dropped: everything is matched again, as the first pass did.
 from __future__ import annotations
 
 import hashlib
+import re
 from bisect import bisect_left, bisect_right
 from datetime import date, timedelta
 from itertools import groupby
@@ -45,6 +46,11 @@ STATE_KEY = "validity_state"
 VERSION = 2  # of what a statement matches: a state of another version is dropped
 _KINDS = ("note", "weekly", "archive")
 _TERMS_AT_ONCE = 500
+# items added or edited since the last pass whose terms are read at once: beyond that (a large
+# import), each statement asks the full-text index, as without them
+_PROBED_AT_MOST = 20_000
+# a term the full-text tokenizer reads as itself, one token: a MATCH of it finds the items holding it
+_WORD = re.compile("[a-z0-9]+")
 
 
 class Matched(Strict):
@@ -79,13 +85,15 @@ class Day(NamedTuple):
 class Changes(NamedTuple):
     """Since the last pass: days whose items were deleted for good, moved or came back under an old
     id (`altered`), days that gained items (`grown`), and days whose items were edited in place
-    (`edited`, with the ids of all their items)."""
+    (`edited`, with the ids of all their items); and, where the store can say, the days on which
+    the items added since or dated an edited day hold each term (`touched`)."""
 
     altered: list[str]
     grown: list[str]
     edited: list[str]
     edited_ids: set[int]
     since_id: int  # the last pass's highest id: the items above it were added since
+    touched: dict[str, list[str]] | None = None  # term: sorted days
 
 
 def update_validity(store: SidecarStore, workspace: Workspace) -> None:
@@ -121,7 +129,7 @@ def derive_validity(
     earlier_id = previous.last_id if previous else 0
     days = day_digests(store, earlier_id)
     kept = previous.matched if previous else {}
-    changes = _changes(days, previous) if previous else Changes([], [], [], set(), 0)
+    changes = _changes(store, days, previous) if previous else Changes([], [], [], set(), 0)
     spans = [
         (old, ending, _first_day(old.day, ending.day), ending.day.isoformat()) for old, ending in statements
     ]
@@ -179,12 +187,15 @@ def _still(
     and no item of a day edited since among its matches or holding one of them."""
     if set(last.chosen) != set(chosen) or last.full or _within(changes.altered, start, until):
         return False
+    edited = [day for day in changes.edited if start <= day < until]
+    if edited and not changes.edited_ids.isdisjoint(last.ids):
+        return False
+    if changes.touched is not None and all(_WORD.fullmatch(term) for term in chosen):
+        # the items added since (all dated grown days, or altered ones) and those of edited days
+        return not any(_within(changes.touched.get(term, []), start, until) for term in chosen)
     if _within(changes.grown, start, until) and store.dated_matches(
         chosen, _KINDS, start, until, 1, changes.since_id
     ):
-        return False
-    edited = [day for day in changes.edited if start <= day < until]
-    if edited and not changes.edited_ids.isdisjoint(last.ids):
         return False
     return not any(store.dated_matches(chosen, _KINDS, day, _day_after(day), 1) for day in edited)
 
@@ -220,7 +231,7 @@ def _digest(lines: list[str]) -> str:
     return hashlib.blake2b("".join(lines).encode(), digest_size=8).hexdigest()
 
 
-def _changes(days: dict[str, Day], previous: ValidityState) -> Changes:
+def _changes(store: SidecarStore, days: dict[str, Day], previous: ValidityState) -> Changes:
     altered, grown, edited = [], [], []
     edited_ids: set[int] = set()
     for day in sorted(days.keys() | previous.days.keys()):
@@ -233,7 +244,13 @@ def _changes(days: dict[str, Day], previous: ValidityState) -> Changes:
             edited_ids.update(marks.earlier_items)
         if marks.digest != marks.earlier:
             grown.append(day)
-    return Changes(altered, grown, edited, edited_ids, previous.last_id)
+    found = store.dated_terms(previous.last_id, edited, _KINDS, _PROBED_AT_MOST)
+    touched: dict[str, list[str]] | None = None
+    if found is not None:
+        touched = {}
+        for day, term in sorted(found):
+            touched.setdefault(term, []).append(day)
+    return Changes(altered, grown, edited, edited_ids, previous.last_id, touched)
 
 
 def _term_counts(store: SidecarStore, terms: set[str]) -> dict[str, int]:

@@ -60,7 +60,9 @@ _ALIASES = {
 _MARKDOWN = MarkdownIt("commonmark", options_update={"maxNesting": 100_000}).disable("inline")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 _ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d+[.)])(?P<gap>[ \t]+)(?P<body>.*)$")
-_TRAILING_DATE = re.compile(r"\s*\((\d{4})-(\d{2})-(\d{2})\)\s*$")
+# no leading \s*: a search then skips from "(" to "(" instead of trying every position (the
+# rstrip after it takes the space before the date, as the \s* did)
+_TRAILING_DATE = re.compile(r"\((\d{4})-(\d{2})-(\d{2})\)\s*$")
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t\r\n]|$)")
 _TOPIC = re.compile(r"^\[(?![xX ]\])([A-Za-z0-9][^\]\n]{0,40})\]\s+")
 # Where a code fence or HTML block left open at the end of the file ends. It renders as nothing while

@@ -151,7 +151,7 @@ class PgStore(PgErasure):
             f"SELECT {ENTRY_COLUMNS} FROM entries WHERE namespace = ? AND source_key = ? ORDER BY id",
             (self._namespace, key),
         )
-        return [EntryRow(*row) for row in rows]
+        return [EntryRow.read(row) for row in rows]
 
     def entry_count(self) -> int:
         return int(
@@ -163,7 +163,7 @@ class PgStore(PgErasure):
     def fetch(self, ids: Iterable[int]) -> dict[int, EntryRow]:
         wanted = [int(i) for i in ids]
         rows = self.db.execute(f"SELECT {ENTRY_COLUMNS} FROM entries WHERE id = ANY(?)", (wanted,))
-        return {row[0]: EntryRow(*row) for row in rows}
+        return {row[0]: EntryRow.read(row) for row in rows}
 
     def entry_at(self, source_key: str, line: int, live: bool = True) -> EntryRow | None:
         row = self.db.execute(
@@ -171,7 +171,7 @@ class PgStore(PgErasure):
             f" AND line_end >= ? AND deleted_at IS {'' if live else 'NOT '}NULL ORDER BY line_start DESC LIMIT 1",
             (self._namespace, source_key, line, line),
         ).fetchone()
-        return EntryRow(*row) if row else None
+        return EntryRow.read(row) if row else None
 
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
         return list(
@@ -234,6 +234,11 @@ class PgStore(PgErasure):
             ", day, text",
         )
         return [(int(row[0]), str(row[2]), str(row[3])) for row in rows]
+
+    def dated_terms(self, after_id: int, days: Sequence[str], kinds: Sequence[str], limit: int) -> None:
+        """None: Postgres reads a term as its text search does, which `validity` does not imitate (it
+        asks `dated_matches` instead)."""
+        return None
 
     def _bm25(
         self, terms: Sequence[str], limit: int, where: str, params: tuple[object, ...], extra: str
