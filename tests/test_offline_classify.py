@@ -197,6 +197,25 @@ def test_projects_come_from_keys_front_matter_and_recurring_headings_not_from_a_
     assert [v.topic for v in verdicts] == [None, "Atlas"]
 
 
+def test_a_project_heading_names_its_project_on_the_first_night() -> None:
+    """ "## Project: Atlas" is a "Project: X" line: its project is known the night it first comes, for
+    the lines under it and the lines naming it elsewhere; a heading keyed with no name names none."""
+    day = date(2026, 3, 5)
+
+    def under(heading: str, text: str, number: int) -> NoteItem:
+        item = note_item(text, day)
+        return dataclasses.replace(item, id=f"i{number}", headings=(day.isoformat(), heading))
+
+    items = [
+        under("Project: Atlas", "- Atlas milestone reached: the public beta ✅", 1),
+        under("Evening", "- the Atlas importer now reads JSON too", 2),
+        under("Project: Project dashboard", "- the dashboard shows stale builds in red", 3),
+    ]
+    verdicts = OfflineClassifier().classify(items, ClassifyContext(projects=[], memory=[]))
+    assert [verdict.topic for verdict in verdicts] == ["Atlas", "Atlas", None]
+    assert (verdicts[0].verdict, verdicts[0].category) == ("KEEP", "status")
+
+
 def test_a_note_file_name_makes_a_project_only_when_it_recurs_across_days() -> None:
     """`2026-03-15-FINAL.md` or `2026-02-15_AGNI_CONTEXT_SYNC.md` names a note, not a project; a topic
     that names notes on two days (`…-Atlas.md` twice) is one, like a heading that recurs."""

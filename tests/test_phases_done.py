@@ -87,6 +87,11 @@ def test_a_task_reported_done_closes_its_action(action: str, done: str) -> None:
         ),
         ("draft the Q2 roadmap for Sable", "完成：draft the Q3 roadmap for Sable"),
         ("document the cleanup runbook", "- [x] document the vacuum runbook"),
+        (  # another person: the name opens what is left of the task once "get" is dropped
+            "TODO get Tomas access to the Beacon qa cluster (due 2026-11-08)",
+            "- [x] get Ilse access to the Beacon qa cluster",
+        ),
+        ("migrate billing off web-box-04 (by 2026-11-04)", "- [x] migrate billing off nuc-02"),
         (  # what comes next is not what was done
             "update the pricing page copy with Yuki",
             "15:52 Meridian のステータス：the v2 API freeze が完了、次は the pricing page。",
@@ -104,6 +109,17 @@ def test_of_two_alike_actions_the_one_naming_the_same_flag_is_closed() -> None:
     ]
     closed = _closed(actions, "Clean up the `new_checkout` flag in Nimbus — done", topic="Nimbus")
     assert closed == ["- clean up the `new_checkout` flag in Nimbus (2026-11-01)"]
+
+
+def test_the_same_task_of_another_project_does_not_hide_it() -> None:
+    """Words shared with the same task of other projects still tell an action from the rest."""
+    actions = [
+        "[Sable] TODO file last month's expense report for Sable due Sep 25",
+        "[Nimbus] TODO file last month's expense report for Nimbus deadline 2026-09-24",
+        "[Beacon] TODO file last month's expense report for Beacon by Fri",
+    ]
+    closed = _closed(actions, "- File last month's expense report for Sable: done", topic="Sable")
+    assert closed == ["- [Sable] TODO file last month's expense report for Sable due Sep 25 (2026-11-01)"]
 
 
 def _written_and_done(done_line: int, closer: object) -> tuple[list[str], list[str]]:

@@ -346,6 +346,9 @@ def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[li
             if name.lower() not in cues.GENERIC_HEADINGS:
                 strong.add(name)
         for heading in item.headings[1:]:
+            for match in _EXPLICIT_PROJECT.finditer(heading):  # "## Project: Apollo"
+                if match.group(1).lower() not in {*cues.GENERIC_HEADINGS, "project"}:
+                    strong.add(match.group(1))
             heading_match = _PROJECT_IN_HEADING.match(heading)
             if heading_match and heading_match.group(1).lower() not in cues.GENERIC_HEADINGS:
                 heading_days.setdefault(heading_match.group(1), set()).add(item.day)

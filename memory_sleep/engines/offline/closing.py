@@ -16,8 +16,10 @@ _SWAP_WORDS = 2
 # task that at most this many other open actions also have still tell it from the rest
 _OTHERS_SHARING = 1
 _STEM = re.compile(r"(?:ed|ing|es|s)$")
-# names one thing among many alike: a flag or file in backticks, a ticket, a PR
-_IDENTIFIER = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]+-\d+\b|#\d+\b")
+# names one thing among many alike: a flag or file in backticks, a ticket, a PR, a numbered host
+_IDENTIFIER = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]+-\d+\b|#\d+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+\b")
+# a capitalised word inside a sentence (not its first word): someone a task is for or about
+_MID_NAME = re.compile(r"(?<=[\w,)]\s)[A-Z][a-z]+\b")
 _NEXT = re.compile(r"\n|\\n|次は|下一步|[,;、，。]\s*(?:next|then|als nächstes|luego)\b", re.I)
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 _CONFIRMED = re.compile(r"\(\s*\w+ confirmed\s*\)", re.I)
@@ -41,27 +43,27 @@ _NOT_THE_TASK = frozenset(_STEM.sub("", word) for word in f"{_SAYS_DONE} {_SAYS_
 
 class OfflineCloser:
     """Each note closes the open action it shares the most of its task with, never one of another
-    project or naming another flag, ticket or host, nor the same task said of something else ("the qa
-    cert" is not "the staging cert"); and only by words that tell that action from the other open
-    ones: a line sharing just what several actions say ("AI agent") reports none of them."""
+    project or naming another flag, ticket, host or person, nor the same task said of something else
+    ("the qa cert" is not "the staging cert"); and only by words that tell that action from the other
+    open ones it could be: a line sharing just what several actions say ("AI agent") reports none of
+    them, while the same task of another project ("file the expense report for Vela") is no rival."""
 
     def close(
         self, completions: Sequence[KeptItem], actions: Sequence[EntryView], projects: Sequence[str]
     ) -> list[Closure]:
         names = {name.lower() for name in projects} | {a.topic.lower() for a in actions if a.topic}
         tasks = {action.ref: _task(action.text, names) for action in actions}
-        task_words = [frozenset(task) for task in tasks.values()]
         closures: list[Closure] = []
         closed: set[str] = set()
         for kept in completions:
             done = _what_was_done(kept.item.text)
             task = _task(done, names)
             words = frozenset(task)
+            alike = [action for action in actions if not _other_thing(action, kept, done, names)]
+            task_words = [frozenset(tasks[action.ref]) for action in alike]
             best, best_score = None, 0.0
-            for action in actions:
+            for action in alike:
                 if action.ref in closed or action.written_after(kept.item):
-                    continue
-                if _other_thing(action, kept, done, names):
                     continue
                 action_task = tasks[action.ref]
                 if _swapped(task, action_task):
@@ -85,14 +87,15 @@ class OfflineCloser:
 def another_task(text: str, other: str, projects: frozenset[str], boxed: bool) -> bool:
     """`text` names another task than `other`: the same wording with a word or two swapped ("send Lou
     feedback on the pagination design", "send Ana feedback on the dashboard design"), another flag,
-    ticket or host; or, written as a task of its own (an unchecked box, or from the same first word
-    of the task), not what a done-report must share with a task to close it: two words or more and a
-    quarter of its words. News on a task ("runbook: 80% done, still due Friday") is written as none."""
+    ticket, host or person ("get Ana access to the qa cluster", "get Lou access to ..."); or, written
+    as a task of its own (an unchecked box, or from the same first word of the task), not what a
+    done-report must share with a task to close it: two words or more and a quarter of its words. News on a task ("runbook: 80% done, still due Friday") is written as none."""
     task, other_task = _task(text, set(projects)), _task(other, set(projects))
     ids, other_ids = _identifiers(text), _identifiers(other)
     if (
         _swapped(task, other_task)
         or (ids and other_ids and ids.isdisjoint(other_ids))
+        or _people_differ(text, other, set(projects))
         or matching.values_conflict(text, other, matching.IDENTITY_KINDS)
     ):
         return True
@@ -109,7 +112,7 @@ def _tells_apart(shared: frozenset[str], tasks: Sequence[frozenset[str]]) -> boo
 
 
 def _other_thing(entry: EntryView, kept: KeptItem, done: str, projects: set[str]) -> bool:
-    """The entry is about another project, or names another flag, ticket, PR, host or address."""
+    """The entry is about another project, or names another flag, ticket, PR, host, address or person."""
     if entry.topic and kept.topic and entry.topic.lower() != kept.topic.lower():
         return True
     named_entry, named_done = _projects_named(entry.text, projects), _projects_named(done, projects)
@@ -117,6 +120,8 @@ def _other_thing(entry: EntryView, kept: KeptItem, done: str, projects: set[str]
         return True
     ids_entry, ids_done = _identifiers(entry.text), _identifiers(done)
     if ids_entry and ids_done and ids_entry.isdisjoint(ids_done):
+        return True
+    if _people_differ(entry.text, done, projects):
         return True
     return matching.values_conflict(entry.text, done, matching.IDENTITY_KINDS)
 
@@ -133,6 +138,24 @@ def _projects_named(text: str, projects: set[str]) -> frozenset[str]:
 
 def _identifiers(text: str) -> frozenset[str]:
     return frozenset(match.lower() for match in _IDENTIFIER.findall(text))
+
+
+def _people_differ(text: str, other: str, projects: set[str]) -> bool:
+    """Each names someone inside its task that the other does not name anywhere: "reply to Ana about
+    the quota question" is not "reply to Lou about the quota question" (the name may open what is left
+    of the task, where a swapped word is not seen), while "Get Maya's screens" done as "Maya's screens
+    are in Figma" is one task. A task's first word, a project, a day or a month is no one."""
+    own, theirs = _people(text, projects), _people(other, projects)
+    return bool(own) and bool(theirs) and own.isdisjoint(_stems(other)) and theirs.isdisjoint(_stems(text))
+
+
+def _people(text: str, projects: set[str]) -> frozenset[str]:
+    found = (_STEM.sub("", name.lower()) for name in _MID_NAME.findall(_cleaned(text)))
+    return frozenset(name for name in found if name not in projects and name not in _NOT_THE_TASK)
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(_STEM.sub("", word) for word in word_sequence(text))
 
 
 def _swapped(done: list[str], action: list[str]) -> bool:
@@ -152,8 +175,17 @@ def _swapped(done: list[str], action: list[str]) -> bool:
 def _task(text: str, projects: set[str]) -> list[str]:
     """The words that say which task it is, in order, crudely stemmed so that "renew" matches
     "renewed": without clock times, due dates, who confirmed it, labels, the assignee, project names."""
+    stems = (
+        _STEM.sub("", word)
+        for word in word_sequence(_cleaned(text))
+        if len(word) >= 2 and word not in projects
+    )
+    return [stem for stem in stems if stem not in _NOT_THE_TASK]
+
+
+def _cleaned(text: str) -> str:
+    """The text without clock times, due dates, who confirmed it, labels and the assignee in front."""
     text = _DATE.sub(" ", _CONFIRMED.sub(" ", _CLOCK.sub(" ", text)))
     for _ in range(3):  # "[x] Closed: Ben: ..."
         text = _LEAD.sub("", text.strip().lstrip("-*+[]xX✓✅ "))
-    stems = (_STEM.sub("", word) for word in word_sequence(text) if len(word) >= 2 and word not in projects)
-    return [stem for stem in stems if stem not in _NOT_THE_TASK]
+    return text
