@@ -95,6 +95,28 @@ def test_offline_merge_declines_entries_that_do_not_say_one_thing(texts: list[st
     assert OfflineGardener().merge([cluster]) == [None]
 
 
+@pytest.mark.parametrize(
+    "texts",
+    [
+        [
+            "TODO rotate the Atlas staging TLS cert deadline 2026-09-22",
+            "rotate the Atlas sandbox TLS cert (by 22 Sep) (due 2026-09-22)",
+        ],
+        [
+            "TODO migrate Atlas billing off nuc-02 (due 2026-11-02)",
+            "migrate Atlas exporter off web-box-02 (due 2026-11-02)",
+        ],
+    ],
+)
+def test_offline_merge_declines_two_open_actions_a_done_report_tells_apart(texts: list[str]) -> None:
+    """Alike open actions of one day that name another thing (a swapped word, another host) are two
+    tasks: merged, a report that one is done would close both or neither."""
+    cluster = [
+        _view(f"E{n}", text, date(2026, 9, n), "Action items") for n, text in enumerate(texts, start=1)
+    ]
+    assert OfflineGardener().merge([cluster]) == [None]
+
+
 @on_each_store
 def test_compaction_on_the_sidecar_merges_alike_entries_and_leaves_the_rest(tmp_path: Path) -> None:
     with open_at(make_workspace(tmp_path, {}, MEMORY)) as sidecar:

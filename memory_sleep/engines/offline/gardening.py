@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from memory_sleep.engines.base import PairJudgement
+from memory_sleep.engines.offline.closing import another_task
 from memory_sleep.engines.offline.matching import (
     changed_value,
     current_claim,
@@ -56,8 +57,13 @@ def merged_statement(cluster: Sequence[EntryView]) -> str | None:
     actions = [
         text for entry, text in zip(cluster, texts, strict=True) if is_open_action(entry.section, text)
     ]
-    if any(not (covers(a, b) and covers(b, a)) for a in actions for b in actions):
-        return None  # two tasks, however alike their words
+    if any(
+        not (covers(a, b) and covers(b, a)) or another_task(a, b, frozenset(), boxed=True)
+        for a in actions
+        for b in actions
+        if a is not b
+    ):
+        return None  # two tasks, however alike their words ("rotate the staging cert", "... sandbox cert")
     pairs = [(a, b) for index, a in enumerate(texts) for b in texts[index + 1 :]]
     if any(_values_differ(a, b) or similarity(tokens(a), tokens(b)) < SAME_WORDS for a, b in pairs):
         return None
