@@ -97,7 +97,7 @@ def with_successors(
     return _sorted(ranked)
 
 
-def _ending(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] | None:
+def ending_row(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] | None:
     """The row an ending names, None if it is not indexed, False if it names none: a note or MEMORY.md
     line (a line GC compacted away keeps its ending, so the chain goes on through it), or the entry GC
     merged it into ("entry 2436 (gc:compaction)") or superseded it by ("entry 2206: its text")."""
@@ -120,7 +120,7 @@ def _current(
     for _ in range(MAX_CHAIN):
         if not (row.ended_on(on) and row.ended_by):
             break
-        if (found := _ending(store, row.ended_by)) is False:
+        if (found := ending_row(store, row.ended_by)) is False:
             break  # an ending that names no row
         if found is None or found.id in seen:
             return None
