@@ -50,6 +50,11 @@ def _finished(folder: Path, *entries: str) -> None:
             "- Decision (Orion CI): GitLab CI",
             "- Back from GitLab CI to Buildkite for Orion CI, it costs less",
         ),
+        # a release named in both: its scope changed
+        (
+            "- Scope of Orion v0.16.0: audit log v2 plus bugfixes",
+            "- Orion v0.16.0 scope changed: SSO instead of audit log v2",
+        ),
     ],
 )
 def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_older(
@@ -79,6 +84,12 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "`ledger_sync_v2` (Orion): on for 10%",
             "[ ] clean up the `invoice_export_v2` flag in Orion within 10 days",
         ),
+        # two releases: each one's subject names a version the other never says
+        (
+            "Scope of Orion v0.16.0: audit log v2 plus bugfixes",
+            "Orion v0.12.2 scope changed: SSO instead of audit log v2",
+        ),
+        ("**Orion v0.6.8**: audit log v2", "Orion v0.7.2 now ships the new cache flow; audit log v2 slips"),
     ],
 )
 def test_a_later_line_about_another_thing_marks_nothing(tmp_path: Path, old: str, new: str) -> None:

@@ -358,3 +358,23 @@ def test_a_line_after_the_supersede_that_says_the_old_value_is_gone_ranks_above_
     assert hits[0].source == "memory/2026-11-14.md"
     assert hits.index(_hit(hits, "memory/2026-11-12.md", "")) < hits.index(old)
     assert old.status_line() == "superseded 2026-11-12 by memory/2026-11-12.md:3"
+
+
+def test_the_line_that_superseded_an_entry_is_never_ended_by_its_own_supersede(tmp_path: Path) -> None:
+    """A change line may repeat every word of what it replaced ("`checkout_v2` (Orion): off", then
+    "... `checkout_v2` changed from off to on"), and the supersede is recorded on the next night's run:
+    the change line is the new word, not another statement of the old one."""
+    notes = {
+        "2026-11-10.md": "# 2026-11-10\n\n- `checkout_v2` (Orion): off\n",
+        "2026-11-14.md": "# 2026-11-14\n\n- Orion flag `checkout_v2` changed from off to on for 10%\n",
+    }
+    ending = Ending("superseded", date(2026, 11, 15), "memory/2026-11-14.md:3")
+    entry = "- [Orion] `checkout_v2` (Orion): off (2026-11-10)"
+    folder = _archived(tmp_path, notes, entry, "superseded by memory/2026-11-14.md:3", ending)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("`checkout_v2` (Orion):", k=5)
+    new = _hit(hits, "memory/2026-11-14.md", "changed")
+    old = _hit(hits, "memory/2026-11-10.md", "off")
+    assert new.status is None and hits.index(new) < hits.index(old)
+    assert old.status_line() == "superseded 2026-11-15 by memory/2026-11-14.md:3"

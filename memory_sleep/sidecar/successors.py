@@ -11,7 +11,8 @@ Two links, both read from what the files say, never guessed from meaning:
   at 10:50, Jitsi" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), or whose
   value a newer result says is gone as the offline engine reads a change ("(was Y)", "from Y to X":
   engines/offline/matching.py) and shares another word with (two, for a one-word value), is older
-  than it: the newer ranks first and the older is marked "older, see NEWER". The offline engine adds a
+  than it: the newer ranks first and the older is marked "older, see NEWER" (unless each one's subject
+  names a version or day the other never says: two releases). The offline engine adds a
   new value beside an old entry rather than supersede wrongly, and an entry moved out for room is
   never superseded; this keeps both findable and puts the newer first. A result that has ended
   otherwise than by a supersede (its project finished, it was done) is still the latest word, shown
@@ -31,7 +32,12 @@ from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Literal
 
-from memory_sleep.engines.offline.matching import current_claim, mentions_value, replaced_values
+from memory_sleep.engines.offline.matching import (
+    current_claim,
+    mentions_value,
+    replaced_values,
+    subject_phrase,
+)
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import is_cjk, tokens, word_sequence
@@ -45,6 +51,7 @@ _KEYED = re.compile(
     r"^(?:.*:\s+)?(?P<key>[^:\n]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
 )  # the last "Key: value"; a key is on one line ("next: X\n  owner: Y" has the key "owner")
 _NUMBER = re.compile(r"\d")
+_WHICH = re.compile(r"v?\d+(?:\.\d+)+|\d{4}-\d{2}-\d{2}")  # a version, a day: which release, which event
 _STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: )")  # gc/apply.py: link(), and a supersede's archive record
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
@@ -97,7 +104,7 @@ def with_successors(
     return _sorted(ranked)
 
 
-def _ending(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] | None:
+def ending_row(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] | None:
     """The row an ending names, None if it is not indexed, False if it names none: a note or MEMORY.md
     line (a line GC compacted away keeps its ending, so the chain goes on through it), or the entry GC
     merged it into ("entry 2436 (gc:compaction)") or superseded it by ("entry 2206: its text")."""
@@ -120,7 +127,7 @@ def _current(
     for _ in range(MAX_CHAIN):
         if not (row.ended_on(on) and row.ended_by):
             break
-        if (found := _ending(store, row.ended_by)) is False:
+        if (found := ending_row(store, row.ended_by)) is False:
             break  # an ending that names no row
         if found is None or found.id in seen:
             return None
@@ -290,6 +297,12 @@ class Statement:
         return key, next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
 
     @cached_property
+    def which(self) -> frozenset[str]:
+        """The versions and days its subject names: which release or which day's event it is about
+        ("Quokka v0.12.2 scope changed: ...", "Pim's leave from 2026-12-09 is now ...")."""
+        return frozenset(word for word in tokens(subject_phrase(self.text)) if _WHICH.fullmatch(word))
+
+    @cached_property
     def pairs(self) -> frozenset[str]:
         """Its words that are pairs of CJK characters (`tokens` splits an un-spaced run into them)."""
         return frozenset(word for word in self.words if is_cjk(word))
@@ -326,7 +339,8 @@ def _restates(older: Statement, newer: Statement) -> bool:
     """The newer states the older's key, or repeats it with the older's value, or says the older's value
     is gone, shares another of its words (two for a one-word value) and is not about other things
     (`_other_things`), or repeats all the older's words but one, or but two that are not capitalised
-    (a name it lacks makes it about another person or thing)."""
+    (a name it lacks makes it about another person or thing); in these last two ways, never of
+    another release or day's event (`_other_release`)."""
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
@@ -337,13 +351,21 @@ def _restates(older: Statement, newer: Statement) -> bool:
         beside = shared - tokens(value)
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and mentions_value(older.claim, value):
-            return True
+            return not _other_release(older, newer)
     if _count(shared, older.pairs) < SHARED_WORDS:
         return False
     left_out = _count(older.words - newer.words, older.pairs)
-    return left_out <= OLDER_ONLY_WORDS or (
-        left_out <= OLDER_ONLY_WORDS + 1 and not (older.words - newer.words) & older.names
-    )
+    return (
+        left_out <= OLDER_ONLY_WORDS
+        or (left_out <= OLDER_ONLY_WORDS + 1 and not (older.words - newer.words) & older.names)
+    ) and not _other_release(older, newer)
+
+
+def _other_release(older: Statement, newer: Statement) -> bool:
+    """Each one's subject names a version or a day the other never says: "Scope of Quokka v0.16.0:
+    audit log v2" and "Quokka v0.12.2 scope changed: ... instead of audit log v2" are two releases;
+    "Python for Quokka: 3.12" and "Quokka moved from Python 3.12 to 3.11" change one value."""
+    return bool(older.which - newer.said and newer.which - older.said)
 
 
 def _other_things(older: Statement, newer: Statement) -> bool:

@@ -35,6 +35,7 @@ from pydantic import ValidationError
 from memory_sleep.models import Strict
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.search import within_budget
+from memory_sleep.sidecar.successors import ending_row
 from memory_sleep.sidecar.tokenize import query_terms
 from memory_sleep.text import tokens
 from memory_sleep.workspace.archive import ended_statements, records_since, says_the_same
@@ -149,14 +150,25 @@ def derive_validity(
         else:
             found = _match(store, old.text, wanted, chosen, start, until)
         matched[key] = found
+        evidence = _evidence(store, ending.by) if found.ids else None
         for entry_id in found.ids:
-            ended[entry_id] = (until, ending.status, ending.by)
+            if entry_id != evidence:
+                ended[entry_id] = (until, ending.status, ending.by)
     return ended, ValidityState(
         days={day: marks.digest for day, marks in days.items()},
         day_ids={day: marks.ids for day, marks in days.items()},
         last_id=max([earlier_id, *(marks.last for marks in days.values())]),
         matched=matched,
     )
+
+
+def _evidence(store: SidecarStore, ended_by: str | None) -> int | None:
+    """The id of the item an ending names as its evidence (the note line of a supersede or close, the
+    entry GC merged or superseded it into): that item states the change, and in doing so may repeat
+    every word of what it ended ("`flag` (X): off", then "X flag `flag` changed from off to on"); it
+    is the new word, never ended by its own ending."""
+    row = ending_row(store, ended_by) if ended_by else None
+    return row.id if row else None
 
 
 def _match(

@@ -158,13 +158,13 @@ _NUMBER = re.compile(r"(?<![\w.:/@#$€£-])\d+(?![\w.:/%-])")
 def subject(text: str) -> frozenset[str]:
     """The content words before the statement's verb or colon ("Fornax exporter" in "Fornax
     exporter listens on 8000"), without labels such as "Correction:" or "Decided:"."""
-    return frozenset(word for word in tokens(_subject_phrase(text)) if _names_subject(word))
+    return frozenset(word for word in tokens(subject_phrase(text)) if _names_subject(word))
 
 
 def subject_head(text: str, ignore: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The last two words of the subject, less those in `ignore` (project names): the thing it names
     and the word that says which one (("invoices", "retention") in "Pavo invoices retention changed ...")."""
-    words = word_sequence(_subject_phrase(text))
+    words = word_sequence(subject_phrase(text))
     return tuple(word for word in words if _names_subject(word) and word not in ignore)[-2:]
 
 
@@ -195,7 +195,8 @@ def specific_words(text: str, projects: frozenset[str] = frozenset()) -> frozens
     return frozenset(found) or frozenset(content if sentence and len(content) >= 2 else ())
 
 
-def _subject_phrase(text: str) -> str:
+def subject_phrase(text: str) -> str:
+    """The words before the statement's verb or colon ("Fornax exporter"), values and labels kept."""
     return _subject_of(text)[0]
 
 
