@@ -420,6 +420,41 @@ def test_an_item_that_says_it_repeats_is_a_noop_on_the_entry_holding_it() -> Non
         assert _decide(entry, new).op != "noop", new
 
 
+@pytest.mark.parametrize(
+    ("new", "op"),
+    [
+        ("(repeating for the summary) atlas is back on track after the load test at 2x peak.", "noop"),
+        ("Again, for the record: Atlas is back on track after the load test at 2x peak.", "noop"),
+        # a remark giving the line a category or naming a project, or a new value: more than the entry says
+        ("Blocked on legal review: Atlas is back on track after the load test at 2x peak.", "add"),
+        ("Vireo team, for the record: Atlas is back on track after the load test at 2x peak.", "add"),
+        ("Not anymore, for the record: Atlas is back on track after the load test at 2x peak.", "add"),
+        ("For the record, Atlas is back on track after the load test at 3x peak.", "add"),
+        # a bold key is a field's label, and code or a list's parts are no remark
+        ("**Again for the record:** atlas is back on track after the load test at 2x peak.", "add"),
+        ("`again`, for the record: atlas is back on track after the load test at 2x peak.", "add"),
+        ("again for the record; atlas is back on track after the load test at 2x peak.", "add"),
+    ],
+)
+def test_an_entry_said_again_after_a_remark_of_its_own_is_a_noop(new: str, op: str) -> None:
+    """No word list names the remark: a few words standing ahead of what an entry says."""
+    entries = [
+        EntryView(
+            ref="E1",
+            section="Facts",
+            topic=None,
+            text="Atlas is back on track after the load test at 2x peak; next: Acme onboarding; owner: Wei",
+            day=date(2026, 11, 1),
+        ),
+        EntryView(
+            ref="E2", section="Facts", topic="Vireo", text="Vireo ships on Fridays", day=date(2026, 11, 1)
+        ),
+    ]
+    kept = KeptItem(item=note_item(new), category="status", topic=None)
+    (operation,) = OfflineIntegrator().integrate([kept], entries)
+    assert (operation.op, operation.target) == (op, "E1" if op == "noop" else None)
+
+
 def test_where_someone_works_from_is_no_old_value() -> None:
     """A bare "from X" names an old value only after a verb of change."""
     assert matching.typed_values("Tom works from Europe/Berlin time") == {

@@ -81,7 +81,11 @@ def _kept(text: str, category: Category = "fact", echoed: Sequence[str] = ()) ->
 
 def test_the_offline_integrator_makes_a_repeat_of_an_echo_a_noop_and_names_the_entry_it_repeats() -> None:
     entry = EntryView(
-        ref="E1", section="Facts", topic=None, text="Quill invoices retention: 90 days", day=None
+        ref="E1",
+        section="Facts",
+        topic=None,
+        text="Quill invoices retention: 90 days, set by finance after the audit",
+        day=None,
     )
     item = _kept("Again, for the books: Quill keeps invoices for 90 days", echoed=[entry.text])
     (operation,) = OfflineIntegrator().integrate([item], [entry])

@@ -12,7 +12,7 @@ from memory_sleep.engines import pairs
 from memory_sleep.engines.offline import absences, closing, cues, matching, repeats, statements, supersede
 from memory_sleep.engines.offline.supersede import Candidate
 from memory_sleep.engines.offline.wording import entry_text, plain
-from memory_sleep.models import EntryView, KeptItem, Operation, OperationKind
+from memory_sleep.models import Category, EntryView, KeptItem, Operation, OperationKind
 from memory_sleep.text import jaccard, similarity, tokens, without_history
 from memory_sleep.workspace.memory_doc import SECTION_FOR
 
@@ -136,20 +136,11 @@ def _decide(
             if statements.informative(lesson) <= known:
                 return _noop(item_id, candidate, "the same lesson, told again")
             return _change(item_id, "update", candidate.ref, text, "the same lesson, learned again elsewhere")
-    if (
-        best is not None
-        and best_score >= _SAME
-        and jaccard(words, best.words) >= 0.5
-        and len(words - best.words) <= max(1, _NEW_WORDS * len(words))
-        and (kept.category == "lesson" or not matching.values_conflict(text, best.text))
-        and not matching.says_gone(text, best.text)
-        and not statements.reordered(text, best.text)
-        and not statements.swapped(text, best.text)
-        and not matching.people_differ(
-            statements.first_clause(text), statements.first_clause(best.text), projects
-        )
-    ):
+    if best is not None and _holds(best, text, words, best_score, kept.category, projects):
         return _noop(item_id, best, "already in memory")
+    said_again = _said_again(kept, text, comparable, projects)
+    if said_again is not None:
+        return _noop(item_id, said_again, "says an entry again after a remark of its own")
     same_section = [c for c in comparable if c.section == section]
     for _, candidate in scored:
         if candidate.section in statement_sections and matching.restated(text, candidate.text, projects):
@@ -194,6 +185,52 @@ def _decide(
     return Operation(item_id=item_id, op="add", text=text, reason="new")
 
 
+def _holds(
+    candidate: Candidate,
+    text: str,
+    words: frozenset[str],
+    score: float,
+    category: Category | None,
+    projects: frozenset[str],
+) -> bool:
+    """The entry holds what the item says: most of its words, hardly another, and no other value."""
+    return (
+        score >= _SAME
+        and jaccard(words, candidate.words) >= 0.5
+        and len(words - candidate.words) <= max(1, _NEW_WORDS * len(words))
+        and (category == "lesson" or not matching.values_conflict(text, candidate.text))
+        and not matching.says_gone(text, candidate.text)
+        and not statements.reordered(text, candidate.text)
+        and not statements.swapped(text, candidate.text)
+        and not matching.people_differ(
+            statements.first_clause(text), statements.first_clause(candidate.text), projects
+        )
+    )
+
+
+def _said_again(
+    kept: KeptItem, text: str, comparable: Sequence[Candidate], projects: frozenset[str]
+) -> Candidate | None:
+    """The entry holding what the item says after a remark of its own ("Again for the record: X",
+    "(repeating for the summary) X" after X): the remark is no news of X."""
+    ahead = _remark_ahead(kept, text, projects)
+    if ahead is None:
+        return None
+    said = ahead[1]
+    words = tokens(said)
+    scored = [(similarity(words, candidate.words), candidate) for candidate in comparable]
+    score, best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
+    return best if best is not None and _holds(best, said, words, score, kept.category, projects) else None
+
+
+def _remark_ahead(kept: KeptItem, text: str, projects: frozenset[str]) -> tuple[str, str] | None:
+    """repeats.remark_ahead of the item's text, unless the note wrote it as a bold key ("**Next
+    Action:** ..."): a field's label, which says what its value is."""
+    if cues.BOLD_KEY.match(cues.BULLET.sub("", kept.item.text, count=1)):
+        return None
+    return repeats.remark_ahead(text, projects)
+
+
 def _echoed(
     kept: KeptItem, text: str, scored: Sequence[tuple[float, Candidate]], projects: frozenset[str]
 ) -> Operation | None:
@@ -207,7 +244,9 @@ def _echoed(
     still states the value it says is gone."""
     if not kept.echoes or any(matching.says_gone(text, candidate.text) for _, candidate in scored):
         return None  # nothing near it, or memory still holds a value it says is gone: a change
-    claim = matching.current_claim(text)  # "... to @ola_dev (was @ola)": what it says now, memory holds
+    ahead = _remark_ahead(kept, text, projects)  # "Again for the record: X" says X
+    # "... to @ola_dev (was @ola)": what it says now, memory holds
+    claim = matching.current_claim(ahead[1] if ahead else text)
     contested: bool | None = None
     for echo in map(plain, map(without_history, kept.echoes)):
         if not repeats.echoes(claim, echo, projects) or statements.reordered(text, echo):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from memory_sleep.engines.offline import matching, statements
-from memory_sleep.language import REPEAT_MARKS
+from memory_sleep.engines.offline import cues, matching, statements
+from memory_sleep.language import BEFORE_LABELS, NEGATIONS, OLD_VALUE_MARKS, REPEAT_MARKS
 from memory_sleep.sidecar.tokenize import stem
 from memory_sleep.text import tokens, word_sequence
 
@@ -17,6 +17,47 @@ _SAYS_REPEAT = re.compile(
     r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:" + "|".join(map(re.escape, REPEAT_MARKS)) + r")\b\s*[,:—–-]?",
     re.IGNORECASE,
 )
+
+
+# a remark ahead of what a line says: words alone (no value, code or markup), in parentheses opening
+# it or as first clauses ended by a colon, comma or dash ("(repeating for the summary) X", "Again, for
+# the record: X"); a semicolon joins a list's parts, not a remark to what it says
+_WORDS_ALONE = r"[^\W\d_](?:[^\W\d_]|[ '’-]){0,60}?"
+_PARENTHESISED = re.compile(rf"^\(({_WORDS_ALONE})\)\s*")
+_CLAUSE = re.compile(rf"{_WORDS_ALONE}\s*(?:[:,]|\s[—–-])\s+")
+# cues that give what follows a remark a category or say it is done ("Decided:", "Blocked:", "Done:")
+_CUES = (cues.DECISION, cues.LESSON, cues.ACTION, cues.STATUS, cues.RELATIONSHIP, cues.FACT, cues.DONE)
+# a remark that says what follows is not, or no longer, so ("Not anymore:", "Previously:", "Old:")
+_DENIES = re.compile(
+    r"\b(?:" + "|".join(map(re.escape, (*NEGATIONS, *OLD_VALUE_MARKS, *BEFORE_LABELS))) + r")\b",
+    re.IGNORECASE,
+)
+_REMARK_WORDS = 3  # content words of a remark at most: more is a clause of what the line says
+_SAID_WORDS = 3  # content words after it at least: fewer is a key's value ("Owner: Ana"), not a statement
+
+
+def remark_ahead(text: str, projects: frozenset[str]) -> tuple[str, str] | None:
+    """The remark ahead of what a line says, and what it says, when the remark is a few words with no
+    value, no project and no category's cue standing apart from a statement: "(repeating for the
+    summary)" and "the rollout is back on track ...", "Again, for the record:" and "the launch is at
+    risk ..." (the longest such remark). "Blocked: X", "Decided: X", "Done: X", "Not anymore: X" and
+    "<a project>: X" say more than X."""
+    found = None
+    opening = _PARENTHESISED.match(text)
+    clause = opening or _CLAUSE.match(text)
+    while clause is not None and len(tokens(text[: clause.end()])) <= _REMARK_WORDS:
+        remark, said = text[: clause.end()], text[clause.end() :]
+        if tokens(remark) and len(tokens(said)) >= _SAID_WORDS:
+            found = (remark, said)
+        clause = None if opening else _CLAUSE.match(text, clause.end())
+    if (
+        found is None
+        or not tokens(found[0]).isdisjoint(projects)
+        or _DENIES.search(found[0])
+        or any(cue.search(found[0]) for cue in _CUES)
+    ):
+        return None
+    return found
 
 
 def says_repeat(text: str) -> bool:
