@@ -265,6 +265,7 @@ def run(
     click.echo(engine_line(record))
     if not report.changes:
         click.echo("Nothing to do: no new or changed notes since the last run.")
+        _report_strays(report.strays, verbose)
         return
     ops = ", ".join(f"{n} {op}" for op, n in record.operations.items() if n) or "no changes"
     click.echo(
@@ -285,8 +286,23 @@ def run(
             f"({counted(len(record.warnings) - len(shown), 'more warning')}: -v shows all, memory/sleep-log.json keeps them)",
             err=True,
         )
-    if report.strays and verbose:
-        click.echo(f"Left alone (not daily notes): {', '.join(report.strays)}")
+    _report_strays(report.strays, verbose)
+
+
+def _report_strays(strays: list[str], verbose: int) -> None:
+    """With -v, every file of memory/ a run left alone; else those that look like daily notes, which a
+    run does not read: a note saved under a wrong name would otherwise never be consolidated, unsaid."""
+    from memory_sleep.cli.doctor.file_checks import note_names
+
+    misnamed = [stray for stray in strays if note_names(stray.removeprefix("memory/"))]
+    if strays and verbose:
+        click.echo(f"Left alone (not daily notes): {', '.join(strays)}")
+    elif misnamed:
+        click.echo(
+            f"Warning: not read, not named memory/YYYY-MM-DD.md: {', '.join(misnamed)}; "
+            "`memory-sleep doctor` says what to rename them to.",
+            err=True,
+        )
 
 
 def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_json: bool) -> None:
