@@ -153,7 +153,9 @@ def test_broken_front_matter_is_reported_and_the_note_still_read(fixture_workspa
     )
     report = run_offline(fixture_workspace, config=NO_SIDECAR)
     assert (
-        f"memory/{name}: front matter is not valid YAML (while parsing a flow sequence); read the note without it."
+        f"memory/{name}: lines 1-4, between --- lines, are read as front matter but are not valid YAML "
+        "(did not find expected ',' or ']', line 4); they were skipped, the rest of the note read. Fix the "
+        "YAML, or, if the first --- is a horizontal rule, start the note with another line (a heading, say)."
         in report.record.warnings
     )
     assert any("invoices are archived for ten years" in text for text in _entries(fixture_workspace))
