@@ -498,6 +498,29 @@ def test_a_file_that_cannot_be_written_rolls_the_run_back_at_once(
     assert after == before
 
 
+def test_a_write_refused_for_want_of_rights_names_the_folder(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a file is replaced by renaming a new one into its folder: the folder is what must be writable
+    _failing_writes(
+        monkeypatch,
+        PermissionError(errno.EACCES, os.strerror(errno.EACCES)),
+        lambda n, path: path.name == "briefing.md" and "snapshots" not in path.parts,
+    )
+    folder = fixture_workspace / "memory"
+    monkeypatch.setattr(
+        writer_module,
+        "unwritable",
+        lambda path: f"{path} is not writable by this user" if path == folder else None,
+    )
+    code, output = _cli_run(fixture_workspace)
+    assert code == 1
+    assert output == (
+        f"Error: memory/briefing.md: cannot write (Permission denied): {folder} is not writable by this user; "
+        "make it writable, or run as its owner. Every file of this run was put back: nothing was changed.\n"
+    )
+
+
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory: pytest.TempPathFactory) -> RunReport:
     folder = copy_fixture(tmp_path_factory.mktemp("planned") / "workspace")
