@@ -254,3 +254,14 @@ def test_a_run_that_stopped_half_way_is_not_said_to_have_changed_nothing(
     )
     monkeypatch.undo()
     assert CliRunner().invoke(main, ["run", str(fixture_workspace), "--today", "2026-11-25"]).exit_code == 0
+
+
+def test_a_refused_run_is_said_once_to_be_refused(fixture_workspace: Path) -> None:
+    arguments = ["run", str(fixture_workspace), "--engine", "offline"]
+    assert CliRunner().invoke(main, [*arguments, "--today", "2026-11-25"]).exit_code == 0
+    (fixture_workspace / "MEMORY.md").write_text("# MEMORY.md\n", encoding="utf-8")
+    refused = CliRunner().invoke(main, [*arguments, "--today", "2026-11-26"])
+    assert refused.exit_code == 1 and refused.output.startswith("Error: Refused: MEMORY.md")
+    checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks
+    last_run = next(check for check in checks if check.area == "last run")
+    assert " refused: MEMORY.md " in last_run.message and "Refused" not in last_run.message

@@ -47,7 +47,7 @@ def last_run(workspace: Workspace) -> Iterator[Check]:
         yield Check(
             "last run",
             "fail",
-            f"{when} {log.status}: {log.error}",
+            f"{when} {log.status}: {(log.error or '').removeprefix('Refused: ')}",  # not "refused: Refused:"
             f"fix what the error names, then `memory-sleep run` ({left})",
         )
 
