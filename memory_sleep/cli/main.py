@@ -126,6 +126,12 @@ class Verbs(click.Group):
 def main() -> None:
     """Consolidate an AI agent's daily notes into compact long-term memory, the way sleep does.
 
+    \b
+    First time:
+      memory-sleep init DIR      then write notes to DIR/memory/YYYY-MM-DD.md
+      memory-sleep run DIR       consolidate them (`memory-sleep undo DIR` reverts a run)
+      memory-sleep doctor DIR    what is wrong, and what to do about it
+
     Exit codes: 0 ok, 1 a problem the message explains (nothing half-written), 2 wrong usage,
     3 decisions waiting for the agent (`run --engine agent`: answer them, then run again).
     """
