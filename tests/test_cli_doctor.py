@@ -165,6 +165,7 @@ def test_notes_a_run_would_skip_or_misdate_are_named_with_their_fix(
 ) -> None:
     memory = fixture_workspace / "memory"
     (memory / "2026-12-24.md").write_text("- Decided: a party.\n")
+    (memory / "2026-11-26.md").write_text("- Written where the day began earlier.\n")
     (memory / "11-29-2026.md").write_text("- month first\n")
     (memory / "10-11-2026.md").write_text("- either way\n")
     from memory_sleep.workspace import notes as notes_module
@@ -199,6 +200,7 @@ def test_notes_a_run_would_skip_or_misdate_are_named_with_their_fix(
     assert notes[f"memory/10-11-2026.md: {misnamed}"]["fix"] == (
         "rename it to memory/2026-11-10.md (day first) or memory/2026-10-11.md (month first)"
     )
+    assert not [message for message in notes if message.startswith("memory/2026-11-26.md")]
     later = CliRunner().invoke(main, ["doctor", str(fixture_workspace), "--json", "--today", "2026-12-24"])
     assert "days after today" not in later.output
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import date
+from datetime import date, timedelta
 
 from memory_sleep.cli.doctor.report import Check
 from memory_sleep.config import Config
@@ -72,7 +72,8 @@ def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
     found = discover(workspace)
     for problem in found.problems:
         yield Check("notes", "fail", problem)
-    for note in (note for note in found.notes if note.day > today):
+    # tomorrow is no typo where the agent's day begins before this machine's (time zones)
+    for note in (note for note in found.notes if note.day > today + timedelta(days=1)):
         yield Check(
             "notes",
             "warn",
