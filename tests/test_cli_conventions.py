@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,9 @@ def test_status_json_is_typed_and_lists_the_pending_notes(fixture_workspace: Pat
     after = json.loads(runner.invoke(main, ["status", ws, "--today", TODAY, "--json"]).stdout)
     assert after["last_run"]["status"] == "ok" and after["last_run"]["error"] is None
     assert after["pending_notes"] == []
+    shown = runner.invoke(main, ["status", ws, "--today", TODAY]).output.splitlines()[1]
+    at = datetime.fromisoformat(after["last_run"]["at"]).isoformat(timespec="seconds")
+    assert shown == f"last run: {at} (ok, engine offline)"  # to the second, as doctor shows it
     edited = fixture_workspace / "memory" / "2026-11-03.md"
     edited.write_text(edited.read_text() + "- Decided: the audit log keeps 90 days.\n")
     os.utime(edited, ns=(edited.stat().st_atime_ns, edited.stat().st_mtime_ns + 10**9))

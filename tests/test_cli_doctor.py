@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -157,3 +158,112 @@ def test_a_damaged_sidecar(fixture_workspace: Path) -> None:
     checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks
     sidecar = next(check for check in checks if check.area == "sidecar")
     assert sidecar.level == "fail" and "cannot open the sidecar database" in sidecar.message
+
+
+def test_notes_a_run_would_skip_or_misdate_are_named_with_their_fix(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = fixture_workspace / "memory"
+    (memory / "2026-12-24.md").write_text("- Decided: a party.\n")
+    (memory / "2026-11-26.md").write_text("- Written where the day began earlier.\n")
+    (memory / "11-29-2026.md").write_text("- month first\n")
+    (memory / "10-11-2026.md").write_text("- either way\n")
+    from memory_sleep.workspace import notes as notes_module
+
+    real = notes_module.read_note
+
+    def read_note(note: Any, max_bytes: int) -> Any:  # as root, chmod 000 cannot make a file unreadable
+        if note.name == "2026-11-24.md":
+            raise PermissionError(13, "Permission denied")
+        return real(note, max_bytes)
+
+    monkeypatch.setattr(notes_module, "read_note", read_note)
+    result = CliRunner().invoke(main, ["doctor", str(fixture_workspace), "--json", "--today", "2026-11-25"])
+    notes = {c["message"]: c for c in json.loads(result.output)["checks"] if c["area"] == "notes"}
+    assert result.exit_code == 1 and "the check itself failed" not in result.output
+    unreadable = notes["memory/2026-11-24.md: cannot be read (Permission denied); skipped"]
+    assert unreadable["level"] == "fail"
+    assert (
+        unreadable["fix"]
+        == f"make it readable by you (`chmod u+r {memory / '2026-11-24.md'}`, or run as its owner)"
+    )
+    future = notes[
+        "memory/2026-12-24.md: dated 29 days after today (2026-11-25); it is read as written, and what it "
+        "says is dated then"
+    ]
+    assert (
+        future["level"] == "warn"
+        and future["fix"] == "if the date is a typo, rename it to the day it was written"
+    )
+    misnamed = "looks like a daily note but is not named like one; it is not read"
+    assert notes[f"memory/11-29-2026.md: {misnamed}"]["fix"] == "rename it to memory/2026-11-29.md"
+    assert notes[f"memory/10-11-2026.md: {misnamed}"]["fix"] == (
+        "rename it to memory/2026-11-10.md (day first) or memory/2026-10-11.md (month first)"
+    )
+    assert not [message for message in notes if message.startswith("memory/2026-11-26.md")]
+    later = CliRunner().invoke(main, ["doctor", str(fixture_workspace), "--json", "--today", "2026-12-24"])
+    assert "days after today" not in later.output
+
+
+def test_an_empty_workspace_says_where_notes_go(tmp_path: Path) -> None:
+    assert CliRunner().invoke(main, ["init", str(tmp_path), "-q"]).exit_code == 0
+    checks = diagnose(Workspace.open(tmp_path), InMemoryCrontab(), today=date(2026, 11, 25)).checks
+    notes = [check for check in checks if check.area == "notes"]
+    assert [(c.level, c.message) for c in notes] == [
+        ("ok", "no daily notes yet: a run reads them from memory/YYYY-MM-DD.md (2026-11-25.md today)")
+    ]
+
+
+def test_a_folder_a_run_writes_in_that_is_read_only_fails_with_its_fix(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_sleep.cli.doctor import setup_checks
+
+    def unwritable(path: Path) -> str | None:  # as root every folder is writable: play the one that is not
+        return f"{path} is not writable by this user" if path == fixture_workspace else None
+
+    monkeypatch.setattr(setup_checks, "unwritable", unwritable)
+    checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks
+    layout = [check for check in checks if check.area == "layout" and check.level == "fail"]
+    assert [(c.message, c.fix) for c in layout] == [
+        (
+            f"read-only: {fixture_workspace} is not writable by this user; a run fails when it comes to write "
+            "MEMORY.md",
+            f"make {fixture_workspace} writable by you (`chmod u+w {fixture_workspace}`, or run as its owner)",
+        )
+    ]
+
+
+def test_a_run_that_stopped_half_way_is_not_said_to_have_changed_nothing(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_sleep.workspace import writer as writer_module
+
+    real = writer_module.atomic_write
+
+    def atomic_write(path: Path, data: bytes) -> None:  # MEMORY.md, and putting it back, fail
+        if path.name == "MEMORY.md" and "snapshots" not in path.parts:
+            raise PermissionError(13, "Permission denied")
+        real(path, data)
+
+    monkeypatch.setattr(writer_module, "atomic_write", atomic_write)
+    result = CliRunner().invoke(main, ["run", str(fixture_workspace), "--today", "2026-11-25"])
+    assert result.exit_code == 1 and "could not be put back now" in result.output
+    checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks
+    last_run = next(check for check in checks if check.area == "last run")
+    assert last_run.level == "fail" and last_run.fix == (
+        "fix what the error names, then `memory-sleep run` (it first rolls back what that run left half-written)"
+    )
+    monkeypatch.undo()
+    assert CliRunner().invoke(main, ["run", str(fixture_workspace), "--today", "2026-11-25"]).exit_code == 0
+
+
+def test_a_refused_run_is_said_once_to_be_refused(fixture_workspace: Path) -> None:
+    arguments = ["run", str(fixture_workspace), "--engine", "offline"]
+    assert CliRunner().invoke(main, [*arguments, "--today", "2026-11-25"]).exit_code == 0
+    (fixture_workspace / "MEMORY.md").write_text("# MEMORY.md\n", encoding="utf-8")
+    refused = CliRunner().invoke(main, [*arguments, "--today", "2026-11-26"])
+    assert refused.exit_code == 1 and refused.output.startswith("Error: Refused: MEMORY.md")
+    checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks
+    last_run = next(check for check in checks if check.area == "last run")
+    assert " refused: MEMORY.md " in last_run.message and "Refused" not in last_run.message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -61,3 +62,12 @@ def test_shell_completion_is_click_builtin() -> None:
     )
     assert result.exit_code == 0 and "_MEMORY_SLEEP_COMPLETE=bash_complete" in result.output
     assert "_MEMORY_SLEEP_COMPLETE=bash_source memory-sleep" in readme_text()
+
+
+def test_the_top_help_says_where_to_start_with_verbs_that_exist() -> None:
+    result = CliRunner().invoke(main, ["--help"])
+    start = result.output.split("First time:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    named = [line.split()[1] for line in start]
+    context = click.Context(main)
+    assert named == ["init", "run", "doctor"] and all(main.get_command(context, verb) for verb in named)
+    assert "DIR/memory/YYYY-MM-DD.md" in start[0]

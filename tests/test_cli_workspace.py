@@ -228,3 +228,24 @@ def test_doctor_on_a_read_only_workspace_says_what_is_wrong(
     assert "nothing needs moving or rebuilding" in layout["fix"]
     assert " entries live, 0 soft-deleted" in checks["sidecar", "ok"]["message"]
     assert "the check itself failed" not in result.stdout and DATA_LOSING_ADVICE not in result.stdout
+
+
+# notes a run does not read
+
+
+def test_a_run_says_which_files_look_like_notes_it_does_not_read(fixture_workspace: Path) -> None:
+    (fixture_workspace / "memory" / "11-24-2026.md").write_text("- Decided: a misnamed note.\n")
+    arguments = ["run", str(fixture_workspace), "--today", "2026-11-25", "--engine", "offline"]
+    first = CliRunner().invoke(main, arguments)
+    again = CliRunner().invoke(main, arguments)
+    warning = (
+        "Warning: not read, not named memory/YYYY-MM-DD.md: memory/11-24-2026.md; "
+        "`memory-sleep doctor` says what to rename them to.\n"
+    )
+    for result in (first, again):  # the second has nothing to do, and says so with the same warning
+        assert result.exit_code == 0 and result.stderr == warning  # not scratch-todo.txt, no date in it
+    assert again.stdout.endswith("Nothing to do: no new or changed notes since the last run.\n")
+    verbose = CliRunner().invoke(main, [*arguments, "-v"])
+    assert verbose.stderr == "" and verbose.stdout.endswith(
+        "Left alone (not daily notes): memory/11-24-2026.md, memory/scratch-todo.txt\n"
+    )

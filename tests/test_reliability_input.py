@@ -153,7 +153,9 @@ def test_broken_front_matter_is_reported_and_the_note_still_read(fixture_workspa
     )
     report = run_offline(fixture_workspace, config=NO_SIDECAR)
     assert (
-        f"memory/{name}: front matter is not valid YAML (while parsing a flow sequence); read the note without it."
+        f"memory/{name}: lines 1-4, between --- lines, are read as front matter but are not valid YAML "
+        "(did not find expected ',' or ']', line 4); they were skipped, the rest of the note read. Fix the "
+        "YAML, or, if the first --- is a horizontal rule, start the note with another line (a heading, say)."
         in report.record.warnings
     )
     assert any("invoices are archived for ten years" in text for text in _entries(fixture_workspace))
@@ -494,6 +496,29 @@ def test_a_file_that_cannot_be_written_rolls_the_run_back_at_once(
     after = snapshot_tree(fixture_workspace)
     after.pop("memory/sleep-log.json")
     assert after == before
+
+
+def test_a_write_refused_for_want_of_rights_names_the_folder(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a file is replaced by renaming a new one into its folder: the folder is what must be writable
+    _failing_writes(
+        monkeypatch,
+        PermissionError(errno.EACCES, os.strerror(errno.EACCES)),
+        lambda n, path: path.name == "briefing.md" and "snapshots" not in path.parts,
+    )
+    folder = fixture_workspace / "memory"
+    monkeypatch.setattr(
+        writer_module,
+        "unwritable",
+        lambda path: f"{path} is not writable by this user" if path == folder else None,
+    )
+    code, output = _cli_run(fixture_workspace)
+    assert code == 1
+    assert output == (
+        f"Error: memory/briefing.md: cannot write (Permission denied): {folder} is not writable by this user; "
+        "make it writable, or run as its owner. Every file of this run was put back: nothing was changed.\n"
+    )
 
 
 @pytest.fixture(scope="module")

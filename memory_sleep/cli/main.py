@@ -126,6 +126,12 @@ class Verbs(click.Group):
 def main() -> None:
     """Consolidate an AI agent's daily notes into compact long-term memory, the way sleep does.
 
+    \b
+    First time:
+      memory-sleep init DIR      then write notes to DIR/memory/YYYY-MM-DD.md
+      memory-sleep run DIR       consolidate them (`memory-sleep undo DIR` reverts a run)
+      memory-sleep doctor DIR    what is wrong, and what to do about it
+
     Exit codes: 0 ok, 1 a problem the message explains (nothing half-written), 2 wrong usage,
     3 decisions waiting for the agent (`run --engine agent`: answer them, then run again).
     """
@@ -265,6 +271,7 @@ def run(
     click.echo(engine_line(record))
     if not report.changes:
         click.echo("Nothing to do: no new or changed notes since the last run.")
+        _report_strays(report.strays, verbose)
         return
     ops = ", ".join(f"{n} {op}" for op, n in record.operations.items() if n) or "no changes"
     click.echo(
@@ -285,8 +292,23 @@ def run(
             f"({counted(len(record.warnings) - len(shown), 'more warning')}: -v shows all, memory/sleep-log.json keeps them)",
             err=True,
         )
-    if report.strays and verbose:
-        click.echo(f"Left alone (not daily notes): {', '.join(report.strays)}")
+    _report_strays(report.strays, verbose)
+
+
+def _report_strays(strays: list[str], verbose: int) -> None:
+    """With -v, every file of memory/ a run left alone; else those that look like daily notes, which a
+    run does not read: a note saved under a wrong name would otherwise never be consolidated, unsaid."""
+    from memory_sleep.cli.doctor.file_checks import note_names
+
+    misnamed = [stray for stray in strays if note_names(stray.removeprefix("memory/"))]
+    if strays and verbose:
+        click.echo(f"Left alone (not daily notes): {', '.join(strays)}")
+    elif misnamed:
+        click.echo(
+            f"Warning: not read, not named memory/YYYY-MM-DD.md: {', '.join(misnamed)}; "
+            "`memory-sleep doctor` says what to rename them to.",
+            err=True,
+        )
 
 
 def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_json: bool) -> None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import click
 
-from memory_sleep.cli.main import CONTEXT, WORKSPACE_ARG, _config, _handle_errors, main
+from memory_sleep.cli.main import CONTEXT, TODAY_OPTION, WORKSPACE_ARG, _config, _handle_errors, main
 from memory_sleep.workspace.layout import Workspace
 
 
@@ -40,16 +41,17 @@ def init(workspace: Path, dry_run: bool, quiet: bool) -> None:
 
 @main.command(context_settings=CONTEXT)
 @WORKSPACE_ARG
+@TODAY_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @_handle_errors
-def doctor(workspace: Path, as_json: bool) -> None:
+def doctor(workspace: Path, today: datetime | None, as_json: bool) -> None:
     """Check WORKSPACE and say what to fix: config, API keys, lock, sidecar, file sizes, notes, cron.
 
     Exit code 1 when something must be fixed (a FAIL line); warnings alone exit 0.
     """
     from memory_sleep.cli.doctor import diagnose
 
-    report = diagnose(Workspace.locate(workspace))
+    report = diagnose(Workspace.locate(workspace), today=today.date() if today else None)
     if as_json:
         click.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
     else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +67,9 @@ def status_lines(report: dict[str, Any]) -> list[str]:
     pending = report["pending_notes"]
     return [
         f"workspace: {report['workspace']}",
-        f"last run: {run['at']} ({run['status']}, engine {run['engine']})" if run else "last run: never",
+        f"last run: {_seconds(run['at'])} ({run['status']}, engine {run['engine']})"
+        if run
+        else "last run: never",
         *([f"last error: {run['error']}"] if run and run["error"] else []),
         f"daily notes: {report['daily_notes']}",
         f"notes not consolidated yet: {len(pending)}"
@@ -87,6 +89,11 @@ def status_lines(report: dict[str, Any]) -> list[str]:
         f"decisions waiting for the agent: {_waiting_line(report['decisions_waiting'], report['decisions_expired'])}",
         f"GC judgements to review: {_reviews_line(report['gc_reviews'])}",
     ]
+
+
+def _seconds(moment: str) -> str:
+    """An ISO time to the second, as doctor shows it (the JSON keeps the microseconds)."""
+    return datetime.fromisoformat(moment).isoformat(timespec="seconds")
 
 
 def _waiting_line(waiting: list[dict[str, Any]], expired: int) -> str:

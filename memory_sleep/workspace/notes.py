@@ -112,14 +112,25 @@ def _front_matter(note: NoteFile, text: str) -> tuple[dict[str, Any], str | None
         try:
             meta = dict(frontmatter.parse(match.group(0) + "\n")[0])
         except Exception as error:  # the YAML library raises many kinds; all mean "unreadable"
-            first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
-            warning = (
-                f"{note.relative}: front matter is not valid YAML ({first_line}); read the note without it."
-            )
+            warning = _front_matter_warning(note, error, text[: match.end()].rstrip("\r\n").count("\n") + 1)
         body_offset = match.group(0).count("\n")
         text = "\n" * body_offset + text[match.end() :]
     project = meta.get("project") if isinstance(meta.get("project"), str) else None
     return meta, warning, _LINE_BREAK.split(text), project or note.topic
+
+
+def _front_matter_warning(note: NoteFile, error: Exception, closing: int) -> str:
+    """What an unreadable front matter (lines 1 to `closing`) costs, where the YAML breaks and the fix:
+    a note that opens with a `---` rule looks like front matter to the parser, and loses those lines."""
+    problem = getattr(error, "problem", None) or (str(error).splitlines() or [type(error).__name__])[0]
+    mark = getattr(error, "problem_mark", None)
+    # the YAML starts below the first ---; an error at its end is at the closing one
+    where = f", line {min(mark.line + 2, closing)}" if mark is not None else ""
+    return (
+        f"{note.relative}: lines 1-{closing}, between --- lines, are read as front matter but are not valid "
+        f"YAML ({problem}{where}); they were skipped, the rest of the note read. Fix the YAML, or, if the "
+        "first --- is a horizontal rule, start the note with another line (a heading, say)."
+    )
 
 
 def _chunks(lines: list[str], markdown: MarkdownIt) -> Iterator[list[Token]]:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory_sleep.errors import UndoError, WorkspaceError
 from memory_sleep.workspace.atomic import atomic_write, fsync_dir, sha256, sweep_temporary_files
+from memory_sleep.workspace.layout import unwritable
 
 
 @dataclass(frozen=True)
@@ -371,9 +372,14 @@ class SafeWriter:
             else:
                 atomic_write(path, content)
         except OSError as error:
-            raise WorkspaceError(
-                f"{relative}: cannot write ({error.strerror or error}). Check free space and permissions."
-            ) from error
+            # a file is replaced by renaming a new one into its folder: the folder's rights are what count
+            cause = unwritable(path.parent) if isinstance(error, PermissionError) else None
+            advice = (
+                f": {cause}; make it writable, or run as its owner"
+                if cause
+                else ". Check free space and permissions"
+            )
+            raise WorkspaceError(f"{relative}: cannot write ({error.strerror or error}){advice}.") from error
 
     def _current(self, relative: str) -> bytes | None:
         path = self.root / relative

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from datetime import date
 
 from memory_sleep.cli.doctor import file_checks, run_checks, setup_checks
 from memory_sleep.cli.doctor.report import Check, Diagnosis
@@ -19,8 +20,9 @@ from memory_sleep.workspace.layout import Workspace
 __all__ = ["Check", "Diagnosis", "diagnose"]
 
 
-def diagnose(workspace: Workspace, crontab: object | None = None) -> Diagnosis:
+def diagnose(workspace: Workspace, crontab: object | None = None, today: date | None = None) -> Diagnosis:
     """Run every check; `crontab` is a cron.Crontab (default: MEMORY_SLEEP_CRONTAB or the user's)."""
+    today = today or date.today()
     report = Diagnosis(str(workspace.root))
     config, config_check = _config(workspace)
     report.checks.append(config_check)
@@ -32,7 +34,7 @@ def diagnose(workspace: Workspace, crontab: object | None = None) -> Diagnosis:
         ("MEMORY.md", lambda: run_checks.memory_loss(workspace)),
         ("agent", lambda: run_checks.agent_requests(workspace, config)),
         ("sizes", lambda: file_checks.sizes(workspace, config)),
-        ("notes", lambda: file_checks.notes(workspace, config)),
+        ("notes", lambda: file_checks.notes(workspace, config, today)),
         ("secrets", lambda: file_checks.secrets(workspace)),
         ("sidecar", lambda: file_checks.sidecar(workspace, config)),
         ("cron", lambda: setup_checks.cron(workspace, config, crontab)),

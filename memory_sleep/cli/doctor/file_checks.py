@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import date
+from datetime import date, timedelta
 
 from memory_sleep.cli.doctor.report import Check
 from memory_sleep.config import Config
@@ -66,12 +66,21 @@ def sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
         )
 
 
-def notes(workspace: Workspace, config: Config) -> Iterator[Check]:
+def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
     from memory_sleep.workspace.notes import NoteReadError, read_note
 
     found = discover(workspace)
     for problem in found.problems:
         yield Check("notes", "fail", problem)
+    # tomorrow is no typo where the agent's day begins before this machine's (time zones)
+    for note in (note for note in found.notes if note.day > today + timedelta(days=1)):
+        yield Check(
+            "notes",
+            "warn",
+            f"{note.relative}: dated {counted((note.day - today).days, 'day')} after today ({today}); "
+            "it is read as written, and what it says is dated then",
+            "if the date is a typo, rename it to the day it was written",
+        )
     unreadable = 0
     for note in found.notes:
         try:
@@ -80,34 +89,49 @@ def notes(workspace: Workspace, config: Config) -> Iterator[Check]:
             unreadable += 1
             yield Check("notes", "fail", str(error))
             continue
+        except OSError as error:  # the words of the run's warning (nrem.py), with the fix
+            unreadable += 1
+            yield Check(
+                "notes",
+                "fail",
+                f"{note.relative}: cannot be read ({error.strerror}); skipped",
+                f"make it readable by you (`chmod u+r {note.path}`, or run as its owner)"
+                if isinstance(error, PermissionError)
+                else None,
+            )
+            continue
         if parsed.warning:
             yield Check("notes", "warn", parsed.warning)
     for stray in found.strays:
-        looks_like = _looks_like_note(stray.removeprefix("memory/"))
-        if looks_like and (workspace.notes_dir / looks_like).exists():
-            yield Check(
-                "notes",
-                "warn",
-                f"{stray}: looks like a daily note but is not named like one; it is not read",
-                f"memory/{looks_like} exists: merge it into that note, or rename it to "
-                f"memory/{looks_like.removesuffix('.md')}-<topic>.md",
-            )
-        elif looks_like:
-            yield Check(
-                "notes",
-                "warn",
-                f"{stray}: looks like a daily note but is not named like one; it is not read",
-                f"rename it to memory/{looks_like}",
-            )
-        else:
+        names = note_names(stray.removeprefix("memory/"))
+        if not names:
             yield Check(
                 "notes",
                 "warn",
                 f"{stray}: not a daily note; left alone",
                 "move it out of memory/ if it does not belong there",
             )
+            continue
+        misnamed = f"{stray}: looks like a daily note but is not named like one; it is not read"
+        if len(names) == 2:
+            fix = f"rename it to memory/{names[0]} (day first) or memory/{names[1]} (month first)"
+        elif (workspace.notes_dir / names[0]).exists():
+            fix = (
+                f"memory/{names[0]} exists: merge it into that note, or rename it to "
+                f"memory/{names[0].removesuffix('.md')}-<topic>.md"
+            )
+        else:
+            fix = f"rename it to memory/{names[0]}"
+        yield Check("notes", "warn", misnamed, fix)
     readable = len(found.notes) - unreadable
-    yield Check("notes", "ok" if readable or not found.notes else "warn", f"{readable} daily notes readable")
+    if not found.notes:
+        yield Check(
+            "notes",
+            "ok",
+            f"no daily notes yet: a run reads them from memory/YYYY-MM-DD.md ({today}.md today)",
+        )
+    else:
+        yield Check("notes", "ok" if readable else "warn", f"{readable} daily notes readable")
 
 
 def secrets(workspace: Workspace) -> Iterator[Check]:
@@ -121,21 +145,28 @@ def secrets(workspace: Workspace) -> Iterator[Check]:
         yield Check("secrets", "ok", "no secret in plain text in the notes")
 
 
-def _looks_like_note(name: str) -> str | None:
-    """The name a misnamed note should have (`2026-11-24.md` for `2026_11_24.txt`), or None."""
+def note_names(name: str) -> list[str]:
+    """The names a misnamed note should have (`2026-11-24.md` for `2026_11_24.txt`), the likelier
+    first; both readings of `12-01-2026.md` (day first, then month first); none for other files."""
     match = _DATE_LIKE.search(name)
     if not match:
-        return None
-    year, month, day = (match[1], match[2], match[3]) if match[1] else (match[6], match[5], match[4])
-    try:
-        date(int(year), int(month), int(day))
-    except ValueError:
-        return None
+        return []
+    if match[1]:
+        readings = [(match[1], match[2], match[3])]
+    else:
+        readings = [(match[6], match[5], match[4]), (match[6], match[4], match[5])]
     stem, suffix = name[: match.start()], name[match.end() :]
     topic = re.sub(r"\.(md|markdown|txt|MD)$", "", suffix).strip("-_. ")
     prefix = stem.strip("-_. ")
     topic = "-".join(part for part in (prefix, topic) if part)
-    return f"{int(year):04d}-{int(month):02d}-{int(day):02d}{'-' + topic if topic else ''}.md"
+    names = []
+    for year, month, day in readings:
+        try:
+            day_named = date(int(year), int(month), int(day))
+        except ValueError:
+            continue
+        names.append(f"{day_named.isoformat()}{'-' + topic if topic else ''}.md")
+    return list(dict.fromkeys(names))
 
 
 def sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:

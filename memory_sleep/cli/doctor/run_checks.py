@@ -36,11 +36,19 @@ def last_run(workspace: Workspace) -> Iterator[Check]:
             "last run", "ok", f"{when} ok, engine {log.engine}, {counted(log.itemsKept, 'item')} kept"
         )
     else:
+        from memory_sleep.workspace.writer import STOPPED, SafeWriter
+
+        manifests = SafeWriter(workspace.root, workspace.state_dir / "snapshots").manifests()
+        left = (
+            "it first rolls back what that run left half-written"
+            if any(m.status in STOPPED for m in manifests)
+            else "that run changed nothing"
+        )
         yield Check(
             "last run",
             "fail",
-            f"{when} {log.status}: {log.error}",
-            "fix what the error names, then `memory-sleep run` (that run changed nothing)",
+            f"{when} {log.status}: {(log.error or '').removeprefix('Refused: ')}",  # not "refused: Refused:"
+            f"fix what the error names, then `memory-sleep run` ({left})",
         )
 
 

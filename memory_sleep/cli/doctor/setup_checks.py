@@ -42,6 +42,18 @@ def layout(workspace: Workspace) -> Iterator[Check]:
             "mount it read-write or run as the user who owns it; nothing needs moving or rebuilding "
             "(`memory-sleep recall` still searches, unlogged)",
         )
+        return
+    # a run replaces MEMORY.md and the files of memory/ by renaming a new file into their folder
+    for folder, written in ((workspace.root, "MEMORY.md"), (workspace.notes_dir, "the briefing and the log")):
+        read_only = unwritable(folder)
+        if read_only:
+            yield Check(
+                "layout",
+                "fail",
+                f"read-only: {read_only}; a run fails when it comes to write {written}",
+                f"make {folder} writable by you (`chmod u+w {folder}`, or run as its owner)",
+            )
+            return
 
 
 def engine(config: Config) -> Iterator[Check]:
