@@ -10,6 +10,7 @@ import pytest
 
 from memory_sleep.config import Config
 from memory_sleep.sidecar.search import Hit
+from memory_sleep.sidecar.successors import ending_row
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records
 from tests.sidecar_helpers import make_workspace, open_at
 
@@ -233,3 +234,18 @@ def test_a_later_line_leaving_out_a_name_of_the_older_is_about_another_one(
         sidecar.index()
         hits = sidecar.search(old[2:], k=5)
     assert _hit(hits, "memory/2026-11-10.md").status == status
+
+
+def test_a_gc_link_to_a_row_that_holds_other_text_now_names_no_successor(tmp_path: Path) -> None:
+    """GC's supersede names the entry that replaced a line and its text then ("entry 656: Decision
+    for Sable: ..."); a MEMORY.md row is rewritten in place when its line changes, so the same id can
+    hold another entry later (a TODO, on a 90-day generated run): that row is no successor."""
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": "- Orion sync job runs hourly at 11:55 UTC"}))
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        row = _hit(sidecar.search("Orion sync job", k=5), "memory/2026-11-10.md")
+        assert (
+            ending_row(sidecar.store, f"entry {row.id}: {row.text}") == sidecar.store.fetch([row.id])[row.id]
+        )
+        assert ending_row(sidecar.store, f"entry {row.id}: Decision for Sable: bugs only") is None
+        assert ending_row(sidecar.store, f"entry {row.id} (gc:compaction)") is not None

@@ -53,7 +53,8 @@ _KEYED = re.compile(
 _NUMBER = re.compile(r"\d")
 _WHICH = re.compile(r"v?\d+(?:\.\d+)+|\d{4}-\d{2}-\d{2}")  # a version, a day: which release, which event
 _STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
-_GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: )")  # gc/apply.py: link(), and a supersede's archive record
+# gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
+_GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
 LATER = 20  # later lines read per result looked up, in the one full-text query for all of them
 LATER_TERMS = 100  # a result is looked up by its rarest terms, which together match at most this many entries
@@ -107,10 +108,13 @@ def with_successors(
 def ending_row(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] | None:
     """The row an ending names, None if it is not indexed, False if it names none: a note or MEMORY.md
     line (a line GC compacted away keeps its ending, so the chain goes on through it), or the entry GC
-    merged it into ("entry 2436 (gc:compaction)") or superseded it by ("entry 2206: its text")."""
+    merged it into ("entry 2436 (gc:compaction)") or superseded it by ("entry 2206: its text"); not a
+    row that holds other text now (a MEMORY.md row is rewritten in place when its line changes)."""
     merged = _GC_LINK.match(ended_by)
     if merged:
-        return store.fetch([int(merged.group(1))]).get(int(merged.group(1)))
+        row = store.fetch([int(merged.group(1))]).get(int(merged.group(1)))
+        said = merged.group("text")
+        return None if row is None or (said is not None and said.split() != row.text.split()) else row
     place = ending_place(ended_by)
     if place is None:
         return False
