@@ -153,10 +153,10 @@ def test_broken_front_matter_is_reported_and_the_note_still_read(fixture_workspa
     )
     report = run_offline(fixture_workspace, config=NO_SIDECAR)
     assert (
-        f"memory/{name}: lines 1-4, between --- lines, are read as front matter but are not valid YAML "
-        "(did not find expected ',' or ']', line 4); they were skipped, the rest of the note read. Fix the "
-        "YAML, or, if the first --- is a horizontal rule, start the note with another line (a heading, say)."
-        in report.record.warnings
+        f"memory/{name}: lines 1-4, between --- lines, look like front matter but are not valid YAML "
+        "(did not find expected ',' or ']', line 4); they were read as note text. If they are front matter, "
+        "fix the YAML; if the first --- is a horizontal rule, start the note with another line (a heading, "
+        "say) to silence this." in report.record.warnings
     )
     assert any("invoices are archived for ten years" in text for text in _entries(fixture_workspace))
 

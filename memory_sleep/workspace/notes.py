@@ -106,30 +106,31 @@ def _front_matter(note: NoteFile, text: str) -> tuple[dict[str, Any], str | None
     left blank) and the project the note is about."""
     meta: dict[str, Any] = {}
     warning = None
-    body_offset = 0
     match = _FRONT_MATTER.match(text)
     if match:
         try:
             meta = dict(frontmatter.parse(match.group(0) + "\n")[0])
         except Exception as error:  # the YAML library raises many kinds; all mean "unreadable"
+            # read as note text: a note often opens with a `---` rule, and no line goes unread
             warning = _front_matter_warning(note, error, text[: match.end()].rstrip("\r\n").count("\n") + 1)
-        body_offset = match.group(0).count("\n")
-        text = "\n" * body_offset + text[match.end() :]
+        else:  # the front matter's lines are left blank, so line numbers stay the file's
+            text = "\n" * match.group(0).count("\n") + text[match.end() :]
     project = meta.get("project") if isinstance(meta.get("project"), str) else None
     return meta, warning, _LINE_BREAK.split(text), project or note.topic
 
 
 def _front_matter_warning(note: NoteFile, error: Exception, closing: int) -> str:
-    """What an unreadable front matter (lines 1 to `closing`) costs, where the YAML breaks and the fix:
-    a note that opens with a `---` rule looks like front matter to the parser, and loses those lines."""
+    """Lines 1 to `closing` between --- lines that are no YAML, where the YAML breaks, and that they are
+    read as note text (a note that opens with a `---` rule looks like front matter)."""
     problem = getattr(error, "problem", None) or (str(error).splitlines() or [type(error).__name__])[0]
     mark = getattr(error, "problem_mark", None)
     # the YAML starts below the first ---; an error at its end is at the closing one
     where = f", line {min(mark.line + 2, closing)}" if mark is not None else ""
     return (
-        f"{note.relative}: lines 1-{closing}, between --- lines, are read as front matter but are not valid "
-        f"YAML ({problem}{where}); they were skipped, the rest of the note read. Fix the YAML, or, if the "
-        "first --- is a horizontal rule, start the note with another line (a heading, say)."
+        f"{note.relative}: lines 1-{closing}, between --- lines, look like front matter but are not valid "
+        f"YAML ({problem}{where}); they were read as note text. If they are front matter, fix the YAML; "
+        "if the first --- is a horizontal rule, start the note with another line (a heading, say) to "
+        "silence this."
     )
 
 
