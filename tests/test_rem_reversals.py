@@ -248,3 +248,15 @@ def test_people_with_their_own_weekdays_stay_apart() -> None:
         [("People", "Ana works from home on Fridays")], "Bo works from home on Mondays", "relationship"
     )
     assert operation.op == "add"
+
+
+def test_an_old_value_of_several_words_is_all_gone_from_what_a_change_claims() -> None:
+    """ "from on for everyone to off": the whole old value is gone, not its first words only, so the
+    change shares no word with another flag that is on for everyone."""
+    change = "Kestrel flag `async_ingest` changed from on for everyone to off"
+    assert "everyone" not in matching.current_claim(change)
+    other_flag = ("Facts", "`usage_billing` (Kestrel): on for everyone")
+    assert _decide([other_flag], change, topic="Kestrel").op == "add"
+    same_flag = ("Facts", "Kestrel flag `async_ingest` is on for everyone in prod")
+    operation = _decide([other_flag, same_flag], change, topic="Kestrel")
+    assert (operation.op, operation.target) == ("supersede", "E1")

@@ -284,10 +284,13 @@ def current_claim(text: str) -> str:
 
 
 def _without_superseded(text: str) -> str:
-    """The text with the values it says are gone blanked out."""
+    """The text with the values it says are gone blanked out: "from ... to" first, whole, so that a bare
+    "from X" after a verb of change does not take only the first words of an old value of several
+    ("changed from on for everyone to off" keeps no "everyone")."""
+    text = _SUPERSEDED_VALUE[_arrowless(text)].sub(" ", text)
     for match in reversed(list(_FROM_OLD.finditer(text))):
         text = text[: match.start(1)] + " " + text[match.end(1) :]
-    return _SUPERSEDED_VALUE[_arrowless(text)].sub(" ", text)
+    return text
 
 
 _KEYED = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
