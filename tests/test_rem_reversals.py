@@ -260,3 +260,11 @@ def test_an_old_value_of_several_words_is_all_gone_from_what_a_change_claims() -
     same_flag = ("Facts", "Kestrel flag `async_ingest` is on for everyone in prod")
     operation = _decide([other_flag, same_flag], change, topic="Kestrel")
     assert (operation.op, operation.target) == ("supersede", "E1")
+
+
+def test_a_long_url_the_note_says_is_gone_is_the_old_value() -> None:
+    old = "https://grafana.example.net/d/badd653/kestrel-exporter-overview"
+    new = f"New Kestrel exporter dashboard at https://grafana.example.net/d/9ee4050/kestrel (old one {old} is gone)"
+    assert matching.replaced_values(new) == (old,)
+    operation = _decide([("Facts", f"The Kestrel exporter Grafana board is {old}")], new, topic="Kestrel")
+    assert (operation.op, operation.target) == ("supersede", "E0")

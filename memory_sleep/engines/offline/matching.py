@@ -129,7 +129,7 @@ _FROM_OLD = re.compile(
 )
 _OLD_VALUE = [
     re.compile(
-        r"\(" + _MARKED + r"\s*:?\s+(?P<paren>[^)]{1,60})\)"
+        r"\(" + _MARKED + r"\s*:?\s+(?P<paren>[^)\s]+[^)]{0,60})\)"  # a URL is one value, however long
         r"|\bfrom\s+(?P<from>" + _FROM_VALUE + r")\s+to\b"
         r"|" + arrow + r"|\b" + _INSTEAD + r"\s+(?P<instead>[^,;.()]{1,40})"
         r"|\b" + _NOT + r"\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
