@@ -268,3 +268,25 @@ def test_a_long_url_the_note_says_is_gone_is_the_old_value() -> None:
     assert matching.replaced_values(new) == (old,)
     operation = _decide([("Facts", f"The Kestrel exporter Grafana board is {old}")], new, topic="Kestrel")
     assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+def test_a_percentage_is_a_value() -> None:
+    """ "on for 10%" states a value: a change to it is no echo of a task that names no share."""
+    assert matching.typed_values("Kestrel flag `sso` is on for 10%")["duration"] == {"10%"}
+    assert matching.values_conflict("rollout at 10% of users", "rollout at 50% of users")
+    kept = KeptItem(
+        item=note_item("Kestrel flag `sso` changed from on for everyone to on for 10%"),
+        category="fact",
+        topic="Kestrel",
+        echoes=("- [ ] clean up the `sso` flag in Kestrel (due 10/21)",),
+    )
+    assert OfflineIntegrator().integrate([kept], [])[0].op == "add"
+
+
+def test_two_tables_under_one_header_are_two_tables() -> None:
+    """A table's first row names its columns, not what it is about: another value in another table with
+    the same columns changes nothing."""
+    old = "| Parameter | Value | Note |; | starting capital | $1,000 | cautious |; | max drawdown | 30% | hard stop |"
+    new = "| Parameter | Value | Note |\n| NOAA confidence | ≥85% | forecast data |\n| stop loss | 5% a day |"
+    assert _decide([("Facts", old)], new).op == "add"
+

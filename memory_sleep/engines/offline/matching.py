@@ -79,7 +79,7 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
     "money": re.compile(r"[$€£]\s?\d(?:[\d,.]*\d)?(?:\s?[kKmM]\b)?|\b\d(?:[\d,.]*\d)?\s?(?:USD|EUR|GBP)\b"),
     "version": re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b"),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b"),
-    "duration": re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|min|minutes|h|hours|days|weeks|months|%)\b"),
+    "duration": re.compile(r"\b\d+(?:\.\d+)?\s?(?:(?:ms|s|sec|min|minutes|h|hours|days|weeks|months)\b|%)"),
     "channel": re.compile(r"(?<![\w/])#[a-z][\w-]+"),
     "handle": re.compile(r"(?<![\w.])@\w+(?:[-.]\w+)*"),  # "@xia-dev" is not "@xia"
     "zone": re.compile(r"\b[A-Z][a-z]+/[A-Z][\w]+\b"),
