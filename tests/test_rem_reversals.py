@@ -283,10 +283,33 @@ def test_a_percentage_is_a_value() -> None:
     assert OfflineIntegrator().integrate([kept], [])[0].op == "add"
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "changed"),
+    [
+        (
+            "Scope of Kestrel v2.3.0: the offline sync flow plus fixes",
+            "Kestrel v2.3.0 now ships the CSV import flow; the offline sync flow waits",
+            True,
+        ),
+        (
+            "Scope of Kestrel v2.3.0: the offline sync flow plus fixes",
+            "Kestrel v2.3.0 release notes are drafted; the offline sync flow docs still pending",
+            False,
+        ),
+    ],
+)
+def test_a_new_claim_in_the_place_of_the_old_one_changes_a_scope_with_more_in_it(
+    old: str, new: str, changed: bool
+) -> None:
+    """The new claim stands where the entry's stood, between words both have, and the old one is named
+    after it: the scope changed, whatever else the entry said of it ("plus fixes")."""
+    operation = _decide([("Facts", old)], new, topic="Kestrel")
+    assert (operation.op == "supersede") is changed, operation
+
+
 def test_two_tables_under_one_header_are_two_tables() -> None:
     """A table's first row names its columns, not what it is about: another value in another table with
     the same columns changes nothing."""
     old = "| Parameter | Value | Note |; | starting capital | $1,000 | cautious |; | max drawdown | 30% | hard stop |"
     new = "| Parameter | Value | Note |\n| NOAA confidence | ≥85% | forecast data |\n| stop loss | 5% a day |"
     assert _decide([("Facts", old)], new).op == "add"
-
