@@ -62,6 +62,11 @@ def test_a_new_typed_value_of_the_same_key_supersedes(newer: str, older: str) ->
         ("Borealis auth lives on do-fra1-01", "Borealis auth port: 9643"),
         ("18:00 HEARTBEAT_OK", "09:00 HEARTBEAT_OK"),  # two moments, not two values
         ("Maya prefers async updates", "Raj handles infra requests in #infra"),
+        ("Pavo v1.10.2 will ship audit log v2", "Pavo v1.9.4 will ship audit log v2"),  # two releases
+        (  # the label says whose decision: the subject leaves it out
+            "Decision for Pavo: bugs only until the 2026-10-29 release, because it removes a moving part",
+            "Decision: Decision for Vela: bugs only until the 2026-10-08 release, because it removes a moving part",
+        ),
         (
             "Tom: build 205 with the illustrations on Monday",
             "Tom: das schaffen wir nicht bis zum 19., lass uns auf den 26. gehen",

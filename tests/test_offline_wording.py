@@ -85,6 +85,19 @@ def test_lines_written_a_statement_a_line_stay_apart() -> None:
     ]
 
 
+def test_a_line_that_leaves_a_parenthesis_open_goes_on_in_the_next_one() -> None:
+    """Written a statement a line, yet the line that opens "(old one" ends no statement."""
+    note = (
+        "New exporter dashboard at\n"
+        "https://grafana.example.net/d/9ee4050/exporter (old one\n"
+        "https://grafana.example.net/d/badd653/exporter is gone)\n"
+    )
+    assert entries(note) == [
+        "New exporter dashboard at; https://grafana.example.net/d/9ee4050/exporter (old one "
+        "https://grafana.example.net/d/badd653/exporter is gone)"
+    ]
+
+
 @pytest.mark.parametrize(
     ("before", "after", "joined"),
     [
@@ -139,3 +152,8 @@ def test_the_briefing_words_a_recent_decision_as_its_entry_does() -> None:
         "Decision 2026-11-20: Decided: the nightly export job moves from the cron box to the queue worker; "
         "reason: cron overlaps"
     ]
+
+
+def test_a_parenthesis_never_closed_joins_no_lines() -> None:
+    note = "Grus notes (draft\nbackups run nightly\nOwner is Dana\n"
+    assert entries(note) == ["Grus notes (draft; backups run nightly; Owner is Dana"]

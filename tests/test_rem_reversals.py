@@ -248,3 +248,68 @@ def test_people_with_their_own_weekdays_stay_apart() -> None:
         [("People", "Ana works from home on Fridays")], "Bo works from home on Mondays", "relationship"
     )
     assert operation.op == "add"
+
+
+def test_an_old_value_of_several_words_is_all_gone_from_what_a_change_claims() -> None:
+    """ "from on for everyone to off": the whole old value is gone, not its first words only, so the
+    change shares no word with another flag that is on for everyone."""
+    change = "Kestrel flag `async_ingest` changed from on for everyone to off"
+    assert "everyone" not in matching.current_claim(change)
+    other_flag = ("Facts", "`usage_billing` (Kestrel): on for everyone")
+    assert _decide([other_flag], change, topic="Kestrel").op == "add"
+    same_flag = ("Facts", "Kestrel flag `async_ingest` is on for everyone in prod")
+    operation = _decide([other_flag, same_flag], change, topic="Kestrel")
+    assert (operation.op, operation.target) == ("supersede", "E1")
+
+
+def test_a_long_url_the_note_says_is_gone_is_the_old_value() -> None:
+    old = "https://grafana.example.net/d/badd653/kestrel-exporter-overview"
+    new = f"New Kestrel exporter dashboard at https://grafana.example.net/d/9ee4050/kestrel (old one {old} is gone)"
+    assert matching.replaced_values(new) == (old,)
+    operation = _decide([("Facts", f"The Kestrel exporter Grafana board is {old}")], new, topic="Kestrel")
+    assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+def test_a_percentage_is_a_value() -> None:
+    """ "on for 10%" states a value: a change to it is no echo of a task that names no share."""
+    assert matching.typed_values("Kestrel flag `sso` is on for 10%")["duration"] == {"10%"}
+    assert matching.values_conflict("rollout at 10% of users", "rollout at 50% of users")
+    kept = KeptItem(
+        item=note_item("Kestrel flag `sso` changed from on for everyone to on for 10%"),
+        category="fact",
+        topic="Kestrel",
+        echoes=("- [ ] clean up the `sso` flag in Kestrel (due 10/21)",),
+    )
+    assert OfflineIntegrator().integrate([kept], [])[0].op == "add"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "changed"),
+    [
+        (
+            "Scope of Kestrel v2.3.0: the offline sync flow plus fixes",
+            "Kestrel v2.3.0 now ships the CSV import flow; the offline sync flow waits",
+            True,
+        ),
+        (
+            "Scope of Kestrel v2.3.0: the offline sync flow plus fixes",
+            "Kestrel v2.3.0 release notes are drafted; the offline sync flow docs still pending",
+            False,
+        ),
+    ],
+)
+def test_a_new_claim_in_the_place_of_the_old_one_changes_a_scope_with_more_in_it(
+    old: str, new: str, changed: bool
+) -> None:
+    """The new claim stands where the entry's stood, between words both have, and the old one is named
+    after it: the scope changed, whatever else the entry said of it ("plus fixes")."""
+    operation = _decide([("Facts", old)], new, topic="Kestrel")
+    assert (operation.op == "supersede") is changed, operation
+
+
+def test_two_tables_under_one_header_are_two_tables() -> None:
+    """A table's first row names its columns, not what it is about: another value in another table with
+    the same columns changes nothing."""
+    old = "| Parameter | Value | Note |; | starting capital | $1,000 | cautious |; | max drawdown | 30% | hard stop |"
+    new = "| Parameter | Value | Note |\n| NOAA confidence | ≥85% | forecast data |\n| stop loss | 5% a day |"
+    assert _decide([("Facts", old)], new).op == "add"

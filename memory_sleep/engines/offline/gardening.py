@@ -19,9 +19,11 @@ from memory_sleep.engines.offline.matching import (
     changed_value,
     current_claim,
     measure_alike,
+    people_differ,
     subject,
     typed_values,
 )
+from memory_sleep.engines.offline.statements import first_clause, other_releases
 from memory_sleep.engines.related import covers
 from memory_sleep.gc.details import is_open_action, key_details, lost_details, names_in
 from memory_sleep.models import EntryView
@@ -110,9 +112,19 @@ def judge_pair(newer: str, older: str) -> PairJudgement:
     same_key = (
         key_new is not None and key_new == key_old and _short_value(new_claim) and _short_value(old_claim)
     )
+    if other_releases(new_claim, old_claim):  # "v1.10.2 will ship X" says nothing of v1.9.4
+        return PairJudgement("same_subject_different_fact", "the same words about another release")
     about_new, about_old = subject(new_claim), subject(old_claim)
     keyed = key_new is not None and key_old is not None  # then only the key says what they are about
-    same_subject = same_key or (not keyed and bool(about_new) and about_new == about_old)
+    # a label may hold whose statement it is ("Decision for Pavo: bugs only until ..."), which the
+    # subject leaves out with the label: first clauses that each name someone or something the other
+    # does not are about two
+    same_subject = same_key or (
+        not keyed
+        and bool(about_new)
+        and about_new == about_old
+        and not people_differ(first_clause(new_claim), first_clause(old_claim))
+    )
     if not same_subject:
         if about_new & about_old:
             return PairJudgement("same_subject_different_fact", "related subjects, different attributes")

@@ -79,7 +79,7 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
     "money": re.compile(r"[$€£]\s?\d(?:[\d,.]*\d)?(?:\s?[kKmM]\b)?|\b\d(?:[\d,.]*\d)?\s?(?:USD|EUR|GBP)\b"),
     "version": re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b"),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b"),
-    "duration": re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|min|minutes|h|hours|days|weeks|months|%)\b"),
+    "duration": re.compile(r"\b\d+(?:\.\d+)?\s?(?:(?:ms|s|sec|min|minutes|h|hours|days|weeks|months)\b|%)"),
     "channel": re.compile(r"(?<![\w/])#[a-z][\w-]+"),
     "handle": re.compile(r"(?<![\w.])@\w+(?:[-.]\w+)*"),  # "@xia-dev" is not "@xia"
     "zone": re.compile(r"\b[A-Z][a-z]+/[A-Z][\w]+\b"),
@@ -129,7 +129,7 @@ _FROM_OLD = re.compile(
 )
 _OLD_VALUE = [
     re.compile(
-        r"\(" + _MARKED + r"\s*:?\s+(?P<paren>[^)]{1,60})\)"
+        r"\(" + _MARKED + r"\s*:?\s+(?P<paren>[^)\s]+[^)]{0,60})\)"  # a URL is one value, however long
         r"|\bfrom\s+(?P<from>" + _FROM_VALUE + r")\s+to\b"
         r"|" + arrow + r"|\b" + _INSTEAD + r"\s+(?P<instead>[^,;.()]{1,40})"
         r"|\b" + _NOT + r"\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
@@ -285,10 +285,13 @@ def current_claim(text: str) -> str:
 
 
 def _without_superseded(text: str) -> str:
-    """The text with the values it says are gone blanked out."""
+    """The text with the values it says are gone blanked out: "from ... to" first, whole, so that a bare
+    "from X" after a verb of change does not take only the first words of an old value of several
+    ("changed from on for everyone to off" keeps no "everyone")."""
+    text = _SUPERSEDED_VALUE[_arrowless(text)].sub(" ", text)
     for match in reversed(list(_FROM_OLD.finditer(text))):
         text = text[: match.start(1)] + " " + text[match.end(1) :]
-    return _SUPERSEDED_VALUE[_arrowless(text)].sub(" ", text)
+    return text
 
 
 _KEYED = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")

@@ -94,14 +94,34 @@ def demotes(text: str, other: str) -> bool:
     """`text` claims something new in its first clause and names after it what `other`'s first clause
     claimed, the rest of that clause kept (a word in another form counts: "ship", "ships"): "R now
     ships B; A waits" after "R will ship A", and "R ships A; B waits" after "R ships B; A waits".
-    Not "R notes drafted; A docs pending" after "R will ship A": its claim is another one."""
+    Not "R notes drafted; A docs pending" after "R will ship A": its claim is another one. The rest
+    of that clause may go when the new claim stands in its place, between words both clauses have:
+    "R now ships the new B flow; the new A flow waits" after "Scope of R: the new A flow plus fixes"."""
     own_first, other_first = first_clause(text), first_clause(other)
     moved = _moved_claim(text, other)
     own = tokens(own_first)
     if not informative(moved) or not informative(own - tokens(other_first)):
         return False
     kept = tokens(other_first) - moved - own - matching.NOT_SUBJECT  # "now", "will": how, not what
-    return all(any(_one_word(word, mine) for mine in own) for word in kept)
+    return all(any(_one_word(word, mine) for mine in own) for word in kept) or _in_place(
+        own_first, other_first, moved
+    )
+
+
+def _in_place(own_first: str, other_first: str, moved: frozenset[str]) -> bool:
+    """Words of `own_first` stand where `other_first` has a word of `moved`, between words both have."""
+    own, theirs = word_sequence(own_first), word_sequence(other_first)
+    return any(
+        tag == "replace"
+        and start > 0
+        and end < len(own)
+        and other_start > 0
+        and other_end < len(theirs)
+        and informative(frozenset(theirs[other_start:other_end])) & moved
+        for tag, start, end, other_start, other_end in SequenceMatcher(
+            None, own, theirs, autojunk=False
+        ).get_opcodes()
+    )
 
 
 _STEM = 4

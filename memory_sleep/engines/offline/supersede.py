@@ -53,11 +53,15 @@ def contradicted(
     named = _named_change(kept, text, [*candidates, *tasks], projects, frozenset(c.ref for c in tasks))
     if named is not None:
         return named
+    if _table(text):
+        return None
     key = statements.subject_key(text, projects) if statements.names_a_subject(text, projects) else None
     own_subject = about(text, projects)
     best, best_score = None, 0.0
     own_releases = statements.releases(text)
     for candidate in candidates:
+        if _table(candidate.text):
+            continue
         other_releases = statements.releases(candidate.text)
         if own_releases and other_releases:
             if own_releases.isdisjoint(other_releases):
@@ -104,6 +108,13 @@ def contradicted(
         ):
             return candidate  # "Dan ... has a new address: dan.z@..." after "contact: Dan, dan@..."
     return best
+
+
+def _table(text: str) -> bool:
+    """A table ("| 参数 | 值 | 说明 |; | 止损 | 5% | ..."): its first row names columns, not a subject, and a
+    value that differs from another table's says nothing of which row changed; only an old value it
+    names does."""
+    return text.lstrip().startswith("|")
 
 
 def _one_thing(kept: KeptItem, candidate: Candidate, text: str, projects: frozenset[str]) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 from memory_sleep.engines.cards import KEYED
 from memory_sleep.engines.offline import cues
@@ -54,6 +54,7 @@ def plain(text: str) -> str:
         breaks = [_break(previous, line, widest) for (previous, _), (_, line) in pairwise(paragraph)]
         if "line" in breaks:  # not filled to a width: written a statement a line
             breaks = ["; " if joiner == " " else joiner for joiner in breaks]
+        breaks = _within_parentheses(paragraph, breaks)
         part = paragraph[0][1]
         for joiner, (_, line) in zip(breaks, paragraph[1:], strict=True):
             if joiner == " ":
@@ -88,6 +89,16 @@ def _paragraphs(text: str) -> list[list[tuple[str, str]]]:
             paragraphs.append([(raw, _unbold(cues.TIMESTAMP.sub("", line, count=1)).strip())])
             continues = not one_line and not _HARD_BREAK.search(raw)
     return paragraphs
+
+
+def _within_parentheses(paragraph: list[tuple[str, str]], breaks: list[str]) -> list[str]:
+    """A line that leaves open a parenthesis a later line closes ends no statement: the next line goes on
+    inside it ("(old one" then "https://... is gone)")."""
+    depths = list(accumulate(line.count("(") - line.count(")") for _, line in paragraph))
+    return [
+        " " if depth > 0 and min(depths[index + 1 :]) < depth else joiner
+        for index, (depth, joiner) in enumerate(zip(depths, breaks, strict=False))
+    ]
 
 
 def _break(previous: str, line: str, widest: int) -> str:
