@@ -11,6 +11,7 @@ import pytest
 
 from memory_sleep.cycle.candidates import HybridCandidates
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
+from memory_sleep.engines.offline.matching import predicate
 from memory_sleep.engines.offline.repeats import echoes
 from memory_sleep.models import Category, EntryView, KeptItem, NoteItem
 from memory_sleep.sidecar.embed import FunctionEmbedder
@@ -27,9 +28,14 @@ TODAY = date(2026, 11, 21)
         ("Again, for the books: Quill keeps invoices for 90 days", "Quill invoices retention: 90 days"),
         ("Owner (Quill ledger): Ines", "Quill ledger is Ines's area"),
         ("Ines owns the Quill ledger", "Quill ledger is Ines's area"),
+        ("Quill ledger is Ines's area", "Ines owns the Quill ledger"),
         (
             "Migrate the Quill ledger off box-fra-07 is still open",
             "TODO migrate the Quill ledger off box-fra-07 (due 2026-11-30)",
+        ),
+        (
+            "Get Ines access to the Quill canary cluster is still pending",
+            "Follow-up: get Ines access to the Quill canary cluster due 12/01",
         ),
         # the same values of the same subject, a key in one a verb in the other
         ("Note: Quill ledger is written in Python 3.12", "Quill ledger stack: Python 3.12"),
@@ -56,6 +62,12 @@ def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
             "TODO migrate the Quill ledger off box-fra-07",
         ),
         ("Fix the flaky Quill test (QL-748)", "Fix the flaky Quill test (QL-1268)"),  # another ticket
+        # how a thing is, beside what to do with it: what each says of the flag is not in the other
+        (
+            "Quill flag `dark_mode` is off in prod",
+            "clean up the `dark_mode` flag in Quill (deadline 2026-11-30)",
+        ),
+        ("Quill flag `dark_mode` is off in prod", "Clean up the `dark_mode` flag in Quill is still pending"),
         ("Quill talks to Orla about payouts", "Quill ledger runs on box-fra-07, payouts"),  # a name not there
         (
             "Zenit API style settled: REST + OpenAPI",
@@ -213,3 +225,18 @@ def test_a_project_status_that_only_repeats_an_earlier_one_is_a_noop_not_a_summa
         ("s9", "noop", None),
         ("s12", "update", "project:Quill"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Quill flag `dark_mode` is off in prod", " is off in prod"),
+        ("Decided: Quill ledger is written in Rust. It ships in May", " is written in Rust"),
+        ("Quill exporter → port 6379, behind nginx", ""),  # no verb or key: the comma ends no subject
+        ("clean up the `dark_mode` flag in Quill", ""),  # a task
+    ],
+)
+def test_what_a_statement_says_of_its_subject_runs_from_its_verb_or_key_to_its_first_clause_end(
+    text: str, said: str
+) -> None:
+    assert predicate(text) == said

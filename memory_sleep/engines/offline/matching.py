@@ -200,6 +200,15 @@ def subject_phrase(text: str) -> str:
     return _subject_of(text)[0]
 
 
+def predicate(text: str) -> str:
+    """What a statement says of its subject in its first clause: its words from the verb or key that
+    ends the subject on ("is off in prod" in "Vela flag `beta` is off in prod"), or "" when none does
+    ("Vela exporter → port 6379, behind nginx", a task, a line in a script without spaces)."""
+    head = re.split(r"(?:(?<!\d)\.|;)\s", _LABEL.sub("", text.strip()), maxsplit=1)[0]  # the first clause
+    match = _PIVOT.search(head)
+    return head[match.start() :] if match and match.start() > 0 else ""
+
+
 def _subject_of(text: str) -> tuple[str, bool]:
     """The subject phrase, and whether it begins a sentence rather than a key's colon ends it."""
     head = re.split(r"(?:(?<!\d)\.|;)\s", _LABEL.sub("", text.strip()), maxsplit=1)[0]  # the first clause

@@ -154,10 +154,32 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
         return False  # "Quokka API style: REST" is not "Decided: Vela public API is REST"
     if any(not matching.mentions_value(held, name.strip(".,:;")) for name in named if name.strip(".,:;")):
         return False
+    if _says_other_of_it(claim, other_claim):
+        return False
     own_words, other_words = word_sequence(claim), word_sequence(other_claim)
     if not _swapped(own_words, other_words) and not _inserted(own_words, other_words):
         return True
     return _same_values_of_its_subject(claim, other_claim, projects)
+
+
+_KEY_AHEAD = re.compile(rf"^\W*{_WORDS_ALONE}\s*(?::|\s[—–-])\s+")  # "Follow-up: ", "Reminder — "
+
+
+def _says_other_of_it(claim: str, other: str) -> bool:
+    """What `claim` says of its subject (the words after it) is nowhere in `other`, and `other` has
+    words of its own: each says another thing of what they share ("Vela flag `beta` is off in prod" and
+    the task "clean up the `beta` flag in Vela"), not one thing in two wordings ("Migrate the ledger off
+    box-7 is still open" and "TODO migrate the ledger off box-7 (due 2026-11-30)": the task is its
+    subject, and the task has nothing of its own ahead of the words they share past a key such as
+    "Follow-up:": a deadline after them says when, not what)."""
+    said, own = _stems(tokens(matching.predicate(claim))), _stems(tokens(claim))
+    if not said or not said.isdisjoint(_stems(tokens(other))):
+        return False
+    key = _KEY_AHEAD.match(other)
+    words = word_sequence(other[key.end() if key else 0 :])
+    shared = [index for index, word in enumerate(words) if stem(word) in own]
+    ahead = frozenset(words[: shared[-1]] if shared else ())
+    return bool(_stems(statements.informative(ahead)) - own)
 
 
 _OWN_WORDS = 1  # content words either of two statements of the same values may have that the other lacks
