@@ -53,6 +53,8 @@ def test_wheel_contains_templates_and_installs_outside_the_checkout(tmp_path: Pa
     names = zipfile.ZipFile(wheel).namelist()
     assert TEMPLATES and all(f"memory_sleep/prompts/{name}" in names for name in TEMPLATES)
     assert LANGUAGES and all(f"memory_sleep/languages/{name}" in names for name in LANGUAGES)
+    packages = [p.parent.relative_to(REPO).as_posix() for p in (REPO / "memory_sleep").rglob("__init__.py")]
+    assert [p for p in packages if f"{p}/__init__.py" not in names] == []  # every subpackage ships
     target = tmp_path / "venv"
     venv.create(target, with_pip=False, system_site_packages=True)
     python = target / "bin" / "python"
