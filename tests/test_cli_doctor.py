@@ -240,10 +240,14 @@ def test_a_run_that_stopped_half_way_is_not_said_to_have_changed_nothing(
     from memory_sleep.workspace import writer as writer_module
 
     real = writer_module.atomic_write
+    written: list[Path] = []
 
-    def atomic_write(path: Path, data: bytes) -> None:  # MEMORY.md, and putting it back, fail
-        if path.name == "MEMORY.md" and "snapshots" not in path.parts:
-            raise PermissionError(13, "Permission denied")
+    def atomic_write(path: Path, data: bytes) -> None:  # once MEMORY.md is written, every write fails
+        if "snapshots" not in path.parts and path.name != "sleep-log.json":  # the run's error is logged
+            if written:  # the next file, and putting MEMORY.md back
+                raise PermissionError(13, "Permission denied")
+            if path.name == "MEMORY.md":
+                written.append(path)
         real(path, data)
 
     monkeypatch.setattr(writer_module, "atomic_write", atomic_write)

@@ -13,6 +13,7 @@ import pytest
 import time_machine
 
 from memory_sleep.errors import UndoError, WorkspaceError
+from memory_sleep.workspace import writer as writer_module
 from memory_sleep.workspace.atomic import atomic_write, sha256
 from memory_sleep.workspace.writer import FileChange, SafeWriter
 
@@ -176,6 +177,29 @@ def test_recover_rolls_back_a_run_left_writing(root: Path) -> None:
     assert writer.recover() == []
     with pytest.raises(UndoError):
         writer.undo()
+
+
+def test_recover_writes_only_the_files_the_run_changed(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that failed before writing MEMORY.md (its folder read-only, say) is rolled back without
+    writing MEMORY.md: the roll-back used to rewrite it, and failed there, leaving the run's briefing."""
+    writer = make_writer(root)
+    writer.apply(
+        "run-1", [FileChange("MEMORY.md", b"new memory\n"), FileChange("memory/briefing.md", b"b\n")]
+    )
+    (root / "MEMORY.md").write_bytes(OLD_MEMORY)  # as if the run had stopped before this write
+    manifest_path = snapshot_dir(root, "run-1") / "manifest.json"
+    manifest_path.write_text(manifest_path.read_text().replace('"status": "done"', '"status": "writing"'))
+    written: list[str] = []
+
+    def recording(path: Path, data: bytes) -> None:
+        written.append(path.relative_to(root).as_posix())
+        atomic_write(path, data)
+
+    monkeypatch.setattr(writer_module, "atomic_write", recording)
+    assert make_writer(root).recover() == ["run-1"]
+    assert "MEMORY.md" not in written and "memory/briefing.md" in written
+    assert (root / "memory" / "briefing.md").read_bytes() == OLD_BRIEFING
+    assert (root / "MEMORY.md").read_bytes() == OLD_MEMORY
 
 
 def test_a_crash_between_writes_leaves_old_or_new_files_and_recover_restores_all(root: Path) -> None:

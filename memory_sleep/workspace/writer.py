@@ -346,6 +346,8 @@ class SafeWriter:
             manifest.status = "undoing"
             self._save(manifest)
         for entry in manifest.files:
+            if _hash_or_none(self._current(entry.path)) == entry.before_sha256:
+                continue  # as it was (a run that failed before writing it): nothing to put back
             if entry.before_sha256 is None:
                 self._put(entry.path, None)
             else:
