@@ -104,6 +104,34 @@ def test_invalid_utf8_note_is_skipped(fixture_workspace: Path, clean: dict[str, 
     )
 
 
+def test_a_note_that_cannot_be_read_is_skipped_and_the_rest_indexed(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note without read permission (root reads everything, so the refusal is simulated): said once,
+    with the fix; the run and the sidecar's index go on with the other files (the index used to stop
+    at it, and `memory-sleep index` failed the same way)."""
+    name = f"{NOTE_DAY}-private.md"
+    (fixture_workspace / "memory" / name).write_text("- Decided: the vault key rotates monthly\n")
+    real = Path.read_bytes
+
+    def read_bytes(path: Path) -> bytes:
+        if path.name == name:
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    report = run_offline(fixture_workspace, config=Config())
+    monkeypatch.undo()
+    assert [w for w in report.record.warnings if w.startswith(f"memory/{name}:")] == [
+        f"memory/{name}: cannot be read (Permission denied); skipped. Make it readable (`chmod u+r memory/{name}`)."
+    ]
+    assert (fixture_workspace / "memory" / name).read_text() == "- Decided: the vault key rotates monthly\n"
+    assert not [w for w in report.record.warnings if w.startswith("vector sidecar not updated")]
+    with open_sidecar(fixture_workspace, Config()) as sidecar:
+        assert len(sidecar.store.source_keys()) > 20  # the other notes, MEMORY.md, weekly summaries
+        assert not [key for key in sidecar.store.source_keys() if name in key]
+
+
 def test_an_archive_that_is_not_utf8_stops_the_run_and_says_so(fixture_workspace: Path) -> None:
     """Appending to archive.md would need to read it: a Latin-1 archive stops the run, changed nothing."""
     (fixture_workspace / "memory" / "archive.md").write_bytes(

@@ -75,7 +75,10 @@ def run_nrem(
             result.warnings.append(str(error))
             continue
         except OSError as error:
-            result.warnings.append(f"{note.relative}: cannot be read ({error.strerror}); skipped.")
+            result.warnings.append(
+                f"{note.relative}: cannot be read ({error.strerror}); skipped. "
+                f"Make it readable (`chmod u+r {note.relative}`)."
+            )
             continue
         if parsed.warning:
             result.warnings.append(parsed.warning)

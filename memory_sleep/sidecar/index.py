@@ -230,7 +230,16 @@ def _plan_source(
         source.relative,
     ):
         return None
-    raw = source.path.read_bytes()
+    try:
+        raw = source.path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:  # one unreadable file is not indexed; the others are
+        report.warnings.append(
+            f"{source.relative}: cannot be read ({error.strerror}); not indexed. "
+            f"Make it readable (`chmod u+r {source.relative}`)."
+        )
+        return None
     digest = content_hash(raw)
     row = SourceRow(source.key, source.relative, source.kind, stat.st_size, stat.st_mtime_ns, digest)
     plan = _SourcePlan(source=row, previous_hash=previous.content_hash if previous else None)
