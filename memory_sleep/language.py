@@ -40,13 +40,14 @@ class Changes:
 
 @dataclass(frozen=True)
 class LanguageWords:
-    """One language's file: stopwords, generic words and log verbs separated by spaces, lead-ins one a
-    line, section names by kind, markers of changed values."""
+    """One language's file: stopwords, generic words and log verbs separated by spaces, lead-ins and
+    marks of what is still to do one a line, section names by kind, markers of changed values."""
 
     stopwords: str = ""
     generic: str = ""
     lead_ins: str = ""
     log_verbs: str = ""
+    still_open: str = ""
     sections: Sections = field(default_factory=Sections)
     changes: Changes = field(default_factory=Changes)
 
@@ -85,6 +86,18 @@ LEAD_IN_WORDS = frozenset(word for label in LEAD_INS for word in label.split())
 """The words of the lead-in labels: they name no subject and no person."""
 LOG_VERBS = frozenset(word for language in _LANGUAGES for word in language.log_verbs.split())
 """Verbs a line of an activity log starts with ("deployed ...", "ran ...")."""
+STILL_OPEN = tuple(
+    sorted(
+        {
+            " ".join(line.lower().split())
+            for language in _LANGUAGES
+            for line in language.still_open.splitlines()
+        }
+        - {""},
+        key=lambda mark: (-len(mark), mark),
+    )
+)
+"""Words after which a line says what is still to do ("created (pending: the API key)"), longest first."""
 SECTION_KINDS = ("decision", "lesson", "action", "blocker", "people")
 SECTION_NAMES: dict[str, tuple[str, ...]] = {
     kind: tuple(

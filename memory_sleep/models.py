@@ -83,6 +83,9 @@ class EntryView(Strict):
     text: str
     day: date | None
     source: str | None = None  # file:line of the note item this run wrote it from; None if written before
+    # the headings and the list's lead-in over that note item: the section of its note it was written in
+    source_headings: tuple[str, ...] = ()
+    source_lead: str | None = None
 
     def written_after(self, item: NoteItem) -> bool:
         """The entry was written after `item`, which cannot report it done: it is of a later day, or

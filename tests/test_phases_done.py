@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from memory_sleep.engines.offline.closing import OfflineCloser
 from memory_sleep.models import Closure, EntryView, KeptItem, NoteItem
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
+from .conftest import run_offline
 from .item_helpers import archived_by, note_item
 
 TODAY = date(2026, 11, 20)
@@ -122,11 +124,25 @@ def test_the_same_task_of_another_project_does_not_hide_it() -> None:
     assert closed == ["- [Sable] TODO file last month's expense report for Sable due Sep 25 (2026-11-01)"]
 
 
-def _written_and_done(done_line: int, closer: object) -> tuple[list[str], list[str]]:
+def _written_and_done(
+    done_line: int,
+    closer: object,
+    action_headings: tuple[str, ...] = (),
+    done_headings: tuple[str, ...] = (),
+) -> tuple[list[str], list[str]]:
     """An action this run adds from line 10 of today's note, and a line of the same note that reports
     it done at `done_line`: the actions archived, and the closures refused."""
     note = f"memory/{TODAY.isoformat()}.md"
-    action = NoteItem(id="a1", file=note, day=TODAY, line_start=10, line_end=10, kind="bullet", text="x")
+    action = NoteItem(
+        id="a1",
+        file=note,
+        day=TODAY,
+        line_start=10,
+        line_end=10,
+        kind="bullet",
+        text="x",
+        headings=action_headings,
+    )
     done = NoteItem(
         id="i1",
         file=note,
@@ -135,6 +151,7 @@ def _written_and_done(done_line: int, closer: object) -> tuple[list[str], list[s
         line_end=done_line,
         kind="bullet",
         text="- [x] test the Page Agent in real use",
+        headings=done_headings,
     )
     editor = DocumentEditor(MemoryDocument.parse("# MEMORY.md\n\n## Action items\n"), TODAY)
     add = Edit(op="add", section=ACTIONS, item="a1", text="test the Page Agent in real use", day=TODAY)
@@ -162,6 +179,21 @@ def test_a_line_above_the_action_in_its_note_does_not_close_it() -> None:
     )
 
 
+def test_a_note_does_not_report_its_own_next_steps_done() -> None:
+    """A note's "next steps" are what its work left to do: a line below them in the same note (its
+    closing status) reports that work, not them; a section stamped later in the day is later work."""
+    plan = ("Session 3", "Next steps")
+    assert _written_and_done(12, OfflineCloser(), plan) == ([], [])
+    assert _written_and_done(12, OfflineCloser(), plan, ("Session 3", "Evening (20:16)")) == (
+        ["- test the Page Agent in real use (2026-11-20)"],
+        [],
+    )
+    assert _written_and_done(12, OfflineCloser(), ("Session 3", "✅ Completed tasks")) == (
+        ["- test the Page Agent in real use (2026-11-20)"],
+        [],
+    )
+
+
 def test_a_line_sharing_only_what_many_actions_say_closes_none() -> None:
     """Words most open actions have ("AI agent") do not tell which task a line reports; a word of one
     action's own task does."""
@@ -177,3 +209,62 @@ def test_a_line_sharing_only_what_many_actions_say_closes_none() -> None:
     assert _closed(actions, "- [x] deepened the AI agent programming") == [
         "- deepen the AI agent programming (2026-11-01)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("action", "done"),
+    [
+        # a lead-in and the tasks it lists: one line does not report them all done
+        (
+            "Next sprint:; write the migration guide; add a retry to the uploader",
+            "- ✅ wrote the migration guide",
+        ),
+        # the shared words are only in the action's details, not in its own first line
+        (
+            "Fixed the flaky login test; added a retry to the uploader; green in CI",
+            "- ✅ Retry added to the sync worker",
+        ),
+        # only the names both write as names: what the task does with them is not said done
+        ("try the Storage Browser on real data", "- ✅ recent work: Storage Browser + new icons"),
+        ("部署 Grafana Loki 到测试环境", "- ✅ 最近任务: Grafana Loki 升级"),
+        # what is still to do is not what was done
+        ("get the API key for the exchange", "✅ account created (pending: get the API key)"),
+        ("获取交易所 API Key", "**状态**: ✅ 账户已创建 (待获取 API Key)"),
+        # another function named as code
+        (
+            "add `rename()` to the store",
+            "**Status:** ✅ Complete — moveKey() added to the store, 4 new tests",
+        ),
+    ],
+)
+def test_a_line_without_structural_evidence_of_the_task_done_leaves_it_open(action: str, done: str) -> None:
+    assert _closed([action], done) == []
+
+
+@pytest.mark.parametrize(
+    ("action", "done"),
+    [
+        ("部署 Grafana Loki 到测试环境", "- ✅ Grafana Loki 已部署到测试环境"),
+        ("add `rename()` to the store", "✅ rename() added to the store"),
+        ("try the Storage Browser on real data", "- [x] tried the Storage Browser on real data"),
+        ("Fixed the flaky login test; added a retry to the uploader", "- ✅ flaky login test fixed"),
+    ],
+)
+def test_the_same_task_said_done_still_closes(action: str, done: str) -> None:
+    assert _closed([action], done) == [f"- {action} (2026-11-01)"]
+
+
+def test_a_session_note_leaves_its_next_steps_open(tmp_path: Path) -> None:
+    """A run that reads a session's note with its next steps and its closing status line keeps the
+    next steps open: the status reports the session's work, of which they are what is left."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text("# MEMORY.md\n")
+    (tmp_path / "memory" / "2026-11-18.md").write_text(
+        "# Session 2026-11-18\n\n## Work\n- Persisted the BM25 index to disk (JSON sidecar)\n\n"
+        "### Next steps\n1. BM25 index compaction: prune removed docs from the sidecar\n\n---\n\n"
+        "**Status:** ✅ Complete — BM25 index now persists to disk, 635/635 tests passing\n"
+    )
+    run_offline(tmp_path, today=date(2026, 11, 19))
+    assert "BM25 index compaction" in (tmp_path / "MEMORY.md").read_text()
+    archive = tmp_path / "memory" / "archive.md"
+    assert not archive.exists() or "BM25 index compaction" not in archive.read_text()

@@ -63,9 +63,14 @@ def close_done_actions(
 
 
 def _with_source(plan_ref: str, view: EntryView, written: Mapping[str, NoteItem]) -> EntryView:
-    """The view of an action this run added (plan ref "I:<item id>") says which note line it came from."""
+    """The view of an action this run added (plan ref "I:<item id>") says which note line it came from,
+    and under which headings."""
     item = written.get(plan_ref.removeprefix("I:")) if plan_ref.startswith("I:") else None
-    return view.model_copy(update={"source": item.source}) if item else view
+    if item is None:
+        return view
+    return view.model_copy(
+        update={"source": item.source, "source_headings": item.headings, "source_lead": item.lead}
+    )
 
 
 def _problem(

@@ -117,7 +117,7 @@ class Planner:
         ]
         if "rem" in self.options.phases:
             self.say("REM: integrating into MEMORY.md")
-            self._rem(document, entries_before, completions, repeats)
+            self._rem(document, entries_before, completions, repeats, {i.id: i for i, _ in result.classified})
         if self.gc_step is not None:
             self.say("GC: garbage collection")
             self._gc(document, entries_before)
@@ -240,7 +240,9 @@ class Planner:
         entries_before: list[Entry],
         completions: list[KeptItem],
         repeats: list[NoteItem],
+        read: dict[str, NoteItem],
     ) -> None:
+        """`read`: the items this run read, by id, with their headings (the state keeps no headings)."""
         today = self.options.today
         waiting = self._pending_items()
         batch_size = self.engine.integrate_batch_size or self.config.engine.batch_size
@@ -282,7 +284,7 @@ class Planner:
         )
         self._referenced((editor.resolve(plan_ref[ref])[1], day) for ref, day in used if ref in plan_ref)
         closing, refused = close_actions.close_done_actions(
-            editor, completions, self.engine.closer, {k.item.id: k.item for k in waiting}
+            editor, completions, self.engine.closer, {k.item.id: read.get(k.item.id, k.item) for k in waiting}
         )
         self._apply(editor, closing)
         self.warnings.extend(refused)

@@ -6,9 +6,10 @@ import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from memory_sleep.engines.offline import matching
+from memory_sleep.engines.offline import cues, matching, sections
+from memory_sleep.language import STILL_OPEN
 from memory_sleep.models import Closure, EntryView, KeptItem
-from memory_sleep.text import similarity, tokens, word_sequence
+from memory_sleep.text import cjk_bigrams, clean, is_cjk, similarity, tokens, word_sequence, words_and_runs
 
 _DONE_SIMILARITY = 0.25
 _SWAP_WORDS = 2
@@ -20,6 +21,16 @@ _STEM = re.compile(r"(?:ed|ing|es|s)$")
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]+-\d+\b|#\d+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+\b")
 # a capitalised word inside a sentence (not its first word): someone a task is for or about
 _MID_NAME = re.compile(r"(?<=[\w,)]\s)[A-Z][a-z]+\b")
+# a function named as code: "searchSimilar()", "`query()`", "init_db(path)"
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\((\))?(?(2)|(?=[^)]*\)))")
+_CODE_NAME = re.compile(r"_|[a-z][A-Z]")
+# how a name is written: words capitalised in a row ("GitHub Pages", "Agent Mesh Network"), a word with
+# capitals inside ("OpenClaw") or an acronym ("CORS", "MCP")
+_NAME_RUN = re.compile(r"(?<![A-Za-z0-9_])[A-Z][\w.-]*(?:[ \t]+[A-Z][\w.-]*)+")
+_NAME_WORD = re.compile(r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]*[a-z][A-Za-z0-9]*[A-Z]|[A-Z]{2,})[A-Za-z0-9]*")
+_STILL_OPEN = re.compile(
+    "(?<!\\w)(?:" + "|".join(r"\s+".join(map(re.escape, mark.split())) for mark in STILL_OPEN) + ")", re.I
+)
 _NEXT = re.compile(r"\n|\\n|次は|下一步|[,;、，。]\s*(?:next|then|als nächstes|luego)\b", re.I)
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 _CONFIRMED = re.compile(r"\(\s*\w+ confirmed\s*\)", re.I)
@@ -46,7 +57,11 @@ class OfflineCloser:
     project or naming another flag, ticket, host or person, nor the same task said of something else
     ("the qa cert" is not "the staging cert"); and only by words that tell that action from the other
     open ones it could be: a line sharing just what several actions say ("AI agent") reports none of
-    them, while the same task of another project ("file the expense report for Vela") is no rival."""
+    them, while the same task of another project ("file the expense report for Vela") is no rival.
+    Short of structural evidence that the line reports that task done, the action stays open (a missed
+    close leaves the task in sight; a wrong one hides it): words of the task's own line,
+    not only of its details nor only the names of what it is about, not what the line says is still
+    to do, not another function, never one of the tasks a lead-in lists, nor the note's own next steps."""
 
     def close(
         self, completions: Sequence[KeptItem], actions: Sequence[EntryView], projects: Sequence[str]
@@ -63,7 +78,7 @@ class OfflineCloser:
             task_words = [frozenset(tasks[action.ref]) for action in alike]
             best, best_score = None, 0.0
             for action in alike:
-                if action.ref in closed or action.written_after(kept.item):
+                if action.ref in closed or action.written_after(kept.item) or _planned_in(action, kept):
                     continue
                 action_task = tasks[action.ref]
                 if _swapped(task, action_task):
@@ -76,6 +91,7 @@ class OfflineCloser:
                     and score >= _DONE_SIMILARITY
                     and score > best_score
                     and _tells_apart(shared, task_words)
+                    and _reports(done, action.text, shared, names)
                 ):
                     best, best_score = action, score
             if best is not None:
@@ -105,6 +121,52 @@ def another_task(text: str, other: str, projects: frozenset[str], boxed: bool) -
     return len(words & other_words) < 2 or similarity(words, other_words) < _DONE_SIMILARITY
 
 
+def _planned_in(action: EntryView, kept: KeptItem) -> bool:
+    """The action is one of the next steps of the note the line is in, which lists what its work left
+    to do: a line further down ("**Status:** ✅ Complete — ...") reports that work, not them. A section
+    of the note stamped with a later time of day ("🌙 Evening summary (20:16)") is later work."""
+    if action.source is None or action.source.rsplit(":", 1)[0] != kept.item.file:
+        return False
+    headings = action.source_headings
+    to_do = sections.section_category(headings, action.source_lead) == "action"
+    if not to_do or any(map(cues.DONE.search, headings)):  # "✅ Completed tasks" lists work done
+        return False
+    later = set(kept.item.headings) - set(headings)
+    return not any(_CLOCK.search(heading) for heading in later)
+
+
+def _reports(done: str, action: str, shared: frozenset[str], projects: set[str]) -> bool:
+    """What the done line shares with the action is its task, not only what the task is about: words
+    of its first part (a task's own line, not the details under it: "Fixed missing dependencies; added
+    requirements.txt" is not reported done by "tracks added memories"), and more than the names both
+    write as names ("✅ recent task: Page Agent + GLM" reports no "test Page Agent in real use"). An
+    action that is a lead-in and the tasks it lists ("High priority:; test the plugin; add a web UI")
+    is several tasks, which one line does not report all done."""
+    parts = action.split("; ")
+    if len(parts) > 1 and parts[0].rstrip(" *").endswith((":", "：")):
+        return False
+    done_terms = _terms(done, projects)
+    if done_terms.isdisjoint(_terms(parts[0], projects)):
+        return False
+    return bool(shared - (_names(action) & _names(done))) or not _bigrams(action).isdisjoint(_bigrams(done))
+
+
+def _terms(text: str, projects: set[str]) -> frozenset[str]:
+    return frozenset(_task(text, projects)) | _bigrams(text)
+
+
+def _bigrams(text: str) -> frozenset[str]:
+    """The character pairs of each CJK run of the text (un-spaced words compare by them)."""
+    runs = words_and_runs(clean(_cleaned(text)))
+    return frozenset(pair for run in runs if is_cjk(run) for pair in cjk_bigrams(run))
+
+
+def _names(text: str) -> frozenset[str]:
+    """The words the text writes as names, stemmed as tasks are."""
+    found = [*_NAME_RUN.findall(text), *_NAME_WORD.findall(text)]
+    return frozenset(_STEM.sub("", word) for name in found for word in word_sequence(name))
+
+
 def _tells_apart(shared: frozenset[str], tasks: Sequence[frozenset[str]]) -> bool:
     """Words an action shares with a done line tell it from the rest: no more than _OTHERS_SHARING
     other open actions have every one of them too."""
@@ -123,13 +185,17 @@ def _other_thing(entry: EntryView, kept: KeptItem, done: str, projects: set[str]
         return True
     if _people_differ(entry.text, done, projects):
         return True
+    calls_entry, calls_done = _calls(entry.text), _calls(done)
+    if calls_entry and calls_done and calls_entry.isdisjoint(calls_done):
+        return True
     return matching.values_conflict(entry.text, done, matching.IDENTITY_KINDS)
 
 
 def _what_was_done(text: str) -> str:
     """What a note reports done: not a status block's "next:" and "owner:" lines, nor what it says
-    comes next ("... が完了、次は the pricing page")."""
-    return _NEXT.split(text, maxsplit=1)[0]
+    comes next ("... が完了、次は the pricing page"), nor what it says is still to do ("✅ created
+    (pending: the API key)")."""
+    return _STILL_OPEN.split(_NEXT.split(text, maxsplit=1)[0], maxsplit=1)[0]
 
 
 def _projects_named(text: str, projects: set[str]) -> frozenset[str]:
@@ -138,6 +204,13 @@ def _projects_named(text: str, projects: set[str]) -> frozenset[str]:
 
 def _identifiers(text: str) -> frozenset[str]:
     return frozenset(match.lower() for match in _IDENTIFIER.findall(text))
+
+
+def _calls(text: str) -> frozenset[str]:
+    """The functions the text names as code: "searchSimilar()", "query()" (not "cert(s)")."""
+    return frozenset(
+        match[1].lower() for match in _CALL.finditer(text) if match[2] or _CODE_NAME.search(match[1])
+    )
 
 
 def _people_differ(text: str, other: str, projects: set[str]) -> bool:
