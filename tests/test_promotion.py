@@ -4,11 +4,13 @@ readings and a stamp stay recallable in the notes, never added."""
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from memory_sleep.cli.main import main
+from memory_sleep.engines.offline import promotion
 
 NOTE = """# 2026-11-24
 
@@ -52,3 +54,11 @@ def test_a_cards_readings_and_a_stamp_stay_in_the_notes_and_a_lone_keyed_fact_is
     before = memory
     _run(tmp_path)
     assert (tmp_path / "MEMORY.md").read_text(encoding="utf-8") == before
+
+
+def test_a_cards_field_naming_an_amount_in_any_currency_is_promoted() -> None:
+    """An amount lasts, whatever the currency's sign ("¥120,000", "₹50,000", "$5"); a count does not."""
+    day = date(2026, 3, 22)
+    for text in ("**目标：** 显卡部署资金 (¥120,000)", "**Budget:** ₹50,000 a month", "**Cost:** $5/month"):
+        assert promotion.promoted("fact", text, day, in_card=True), text
+    assert not promotion.promoted("fact", "**Scans so far:** 146", day, in_card=True)

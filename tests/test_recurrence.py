@@ -9,7 +9,7 @@ import pytest
 
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.offline.classify import OfflineClassifier
-from memory_sleep.engines.recurrence import Recurrence, note_shapes
+from memory_sleep.engines.recurrence import Recurrence, is_stamp, judged_line, note_shapes
 from memory_sleep.models import Classification
 
 from .item_helpers import note_item
@@ -166,3 +166,43 @@ def test_a_reading_under_an_action_section_is_routine_when_its_key_recurs() -> N
     assert _under_follow_ups("**Backup**: ok, 86.7 GB", earlier).discard_reason == "routine"
     verdict = _under_follow_ups("- [ ] **Backup:** free 20 GB on db-1", earlier)
     assert (verdict.verdict, verdict.category) == ("KEEP", "action")
+
+
+def test_an_item_led_by_a_stamp_is_judged_by_what_follows_the_stamp() -> None:
+    """A stamp whose key recurs every day ("**时间：** <date> <time>") says when the item was written;
+    the instruction below it is what the item says, and it is no routine line."""
+    earlier = [(date(2026, 3, day), f"**时间：** 2026-03-{day} 0{day % 10}:19") for day in (20, 21, 22, 23)]
+    stamped = '**时间：** 2026-03-29 08:19\n**指令：** "群聊的事先放一放，其他的先更新"'
+    verdict = _verdict(stamped, earlier)
+    assert (verdict.verdict, verdict.category, verdict.promote) == ("KEEP", "fact", True)
+    # the stamp alone, or a stamp over a line that recurs, is routine as before
+    assert _verdict("**时间：** 2026-03-29 08:19", earlier).discard_reason == "routine"
+    beat = [(date(2026, 3, day), f"**时间：** 2026-03-{day} 08:00\nHEARTBEAT_OK") for day in (20, 21, 22)]
+    shapes = Recurrence().with_notes((day, note_shapes([judged_line(text)])) for day, text in beat)
+    context = ClassifyContext(projects=[], memory=[], recurrence=shapes)
+    item = note_item("**时间：** 2026-03-29 08:00\nHEARTBEAT_OK", TODAY)
+    assert OfflineClassifier().classify([item], context)[0].verdict == "DISCARD"
+
+
+@pytest.mark.parametrize(
+    ("line", "stamp"),
+    [
+        ("**时间：** 2026-03-22 08:19", True),
+        ("**Checked:** 00:07", True),
+        ("[14:02]", True),
+        ("Time: 00:29 - 00:34 UTC", True),
+        ("**Time:** 14:02 deploy to prod", False),
+        ("Brain: 3571 memories", False),
+        ("Port: 8080", False),
+    ],
+)
+def test_a_stamp_only_says_when(line: str, stamp: bool) -> None:
+    assert is_stamp(line) is stamp
+    assert judged_line(f"{line}\nthe line below") == ("the line below" if stamp else line)
+
+
+def test_a_line_of_a_language_without_spaces_that_names_a_time_is_no_stamp() -> None:
+    """ "验证外网服务访问状态（11:45）" says what was done at 11:45: its words are not masked away."""
+    assert not is_stamp("- ✅ 验证外网服务访问状态（11:45）")
+    assert is_stamp("**最后更新**：2026-03-26 08:54")
+    assert not is_stamp("Deploy at 14:00")

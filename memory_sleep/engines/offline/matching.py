@@ -76,7 +76,11 @@ VALUE_KINDS: dict[str, re.Pattern[str]] = {
         r"\b(?:[\w-]+\.)+(?:internal|local|com|io|net|org|dev|app|example|cloud)\b|\b[a-z]+-[a-z]+\d*-\d+\b"
     ),
     "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
-    "money": re.compile(r"[$€£]\s?\d(?:[\d,.]*\d)?(?:\s?[kKmM]\b)?|\b\d(?:[\d,.]*\d)?\s?(?:USD|EUR|GBP)\b"),
+    # a currency sign, any currency's ("¥120,000", "₹500", "$40k"), or an ISO code after the amount
+    "money": re.compile(
+        r"[$¢£¤¥\u20a0-\u20c0\ufe69\uff04\uffe0\uffe1\uffe5\uffe6]\s?\d(?:[\d,.]*\d)?(?:\s?[kKmM]\b)?"
+        r"|\b\d(?:[\d,.]*\d)?\s?(?:USD|EUR|GBP|CNY|JPY|INR)\b"
+    ),
     "version": re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b"),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b"),
     "duration": re.compile(r"\b\d+(?:\.\d+)?\s?(?:(?:ms|s|sec|min|minutes|h|hours|days|weeks|months)\b|%)"),
