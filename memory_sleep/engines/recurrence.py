@@ -173,14 +173,37 @@ class Recurrence:
         """The day later notes showed the line (of a note of `day`) to be a reading of a series: its
         shape said with ROUTINE_READINGS different values within WINDOW_DAYS days, over two days or
         more, counting only other values than the line's own on other days. The same line said again
-        (a task copied day after day, a fact restated) is no series; a line with no value, or naming
-        another day or a version, never is. None while no such day has come."""
+        (a task copied day after day, a fact restated) is no series; a line with no value or naming
+        another day never is, nor by its shape one naming a version. Or a reading whose key came with
+        other values on ROUTINE_DAYS days (_key_series). None while no such day has come."""
         head, values = line[:SHAPE_CHARS], _values(line)
-        if not values or _names_another_day(head, day) or _VERSION.search(head):
+        if not values or _names_another_day(head, day):
             return None
-        shapes = {line_shape(line), sentence_shape(line)} - {None}
-        found = [self._series(shape, values, day) for shape in shapes if shape is not None]
+        key = key_shape(line)
+        found = [self._key_series(key, line_shape(line), values, day)] if key is not None else []
+        if not _VERSION.search(head):
+            shapes = {line_shape(line), sentence_shape(line)} - {None}
+            found.extend(self._series(shape, values, day) for shape in shapes if shape is not None)
         return min((seen for seen in found if seen is not None), default=None)
+
+    def _key_series(self, key: str, own: str, values: tuple[str, ...], day: date) -> date | None:
+        """The day a reading's key ("Deploy:", "dependabot:") came, with other values than the line's own,
+        on ROUTINE_DAYS days of the window: the reading that key's routine verdict (is_routine) would
+        have found on a later day, a release's version included, as it is there. A day that said only
+        the line's own values again (a fact restated) does not count."""
+        by_day = self.days_by_shape.get(key, {})
+        same = self.days_by_shape.get(_said(own, values), {})
+        recorded = self.days_by_shape.get(_SAID, {})
+
+        def other(seen: date) -> bool:
+            said = by_day[seen]
+            return seen == day or (said - same.get(seen, 0) if seen in recorded else said - 1) > 0
+
+        for shown in sorted(seen for seen in by_day if day < seen and (seen - day).days < WINDOW_DAYS):
+            window = [seen for seen in by_day if seen <= shown and (shown - seen).days < WINDOW_DAYS]
+            if other(shown) and sum(other(seen) for seen in window) >= ROUTINE_DAYS:
+                return shown
+        return None
 
     def _series(self, shape: str, values: tuple[str, ...], day: date) -> date | None:
         by_day = self.days_by_shape.get(shape, {})
