@@ -527,14 +527,18 @@ def test_a_line_recording_a_secret_stays_in_its_note(text: str) -> None:
     assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "other")
 
 
-def test_a_decision_naming_a_secret_is_kept_redacted() -> None:
-    item = redact_items(
-        [
-            note_item(
-                "Decision: the eval runner reads the key from ANTHROPIC_API_KEY=sk-ant-api03-"
-                + "Q9w_E8r-T7y" * 9
-            )
-        ]
-    )[0]
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        (
+            "Decision: the eval runner reads the key from ANTHROPIC_API_KEY=sk-ant-api03-"
+            + "Q9w_E8r-T7y" * 9,
+            "decision",
+        ),
+        ("- [ ] rotate the leaked key sk-ant-api03-" + "Q9w_E8r-T7y" * 9 + " by 2026-11-27", "action"),
+    ],
+)
+def test_a_decision_or_a_task_naming_a_secret_is_kept_redacted(text: str, category: str) -> None:
+    item = redact_items([note_item(text)])[0]
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
-    assert (verdict.verdict, verdict.category) == ("KEEP", "decision")
+    assert (verdict.verdict, verdict.category) == ("KEEP", category)

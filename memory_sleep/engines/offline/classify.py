@@ -131,9 +131,12 @@ def _verdict(
     if routine.is_metadata(first_line):
         return _discard("routine", "fields about the note (only tags, or a row of keys), not a statement")
     category = _keep_category(item, text, opens)
-    if category not in ("decision", "lesson") and holds_secret(first_line):
+    if holds_secret(first_line) and not (
+        category in ("decision", "lesson") or (category == "action" and sets_a_task(item.text, item.day))
+    ):
         # what the line records is a credential: the note keeps it and recall finds it there; MEMORY.md,
-        # read into every session, gets no pointer to a secret
+        # read into every session, gets no pointer to a secret (a choice, a lesson or a task naming one
+        # says more than where it is: they stay, redacted)
         return _discard("other", "records a secret (redacted): left in its note")
     first_raw = item.text.split("\n", 1)[0]
     if category not in ("decision", "lesson") and recurrence.is_routine(
