@@ -6,13 +6,14 @@ read and kept in its state, so a run sees the recent days' shapes without readin
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
 from memory_sleep.language import LEAD_INS
 
@@ -195,14 +196,15 @@ class Recurrence:
         same = self.days_by_shape.get(_said(own, values), {})
         recorded = self.days_by_shape.get(_SAID, {})
 
-        def other(seen: date) -> bool:
-            said = by_day[seen]
+        def other(seen: date, said: int) -> bool:
             return seen == day or (said - same.get(seen, 0) if seen in recorded else said - 1) > 0
 
-        for shown in sorted(seen for seen in by_day if day < seen and (seen - day).days < WINDOW_DAYS):
-            window = [seen for seen in by_day if seen <= shown and (shown - seen).days < WINDOW_DAYS]
-            if other(shown) and sum(other(seen) for seen in window) >= ROUTINE_DAYS:
-                return shown
+        said_other = sorted(seen for seen, said in by_day.items() if other(seen, said))
+        for index, shown in enumerate(said_other):
+            if day < shown and (shown - day).days < WINDOW_DAYS and index + 1 >= ROUTINE_DAYS:
+                first = bisect.bisect_left(said_other, shown - timedelta(days=WINDOW_DAYS - 1))
+                if index + 1 - first >= ROUTINE_DAYS:
+                    return shown
         return None
 
     def _series(self, shape: str, values: tuple[str, ...], day: date) -> date | None:
