@@ -9,6 +9,7 @@ import pytest
 
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.offline.classify import OfflineClassifier
+from memory_sleep.engines.redact import redact_items
 from memory_sleep.models import Classification, EntryView, ItemKind, NoteItem
 
 from .item_helpers import note_item
@@ -505,3 +506,39 @@ def test_a_person_named_with_their_organisation_is_people_context(text: str) -> 
 )
 def test_an_abbreviation_in_brackets_names_no_organisation(text: str) -> None:
     assert _classify(text).category != "relationship"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "OpenAI key for the eval harness (temporary): sk-proj-" + "Rif5j58Kx2WzrLw3" * 4,
+        "- staging admin login — user: admin, password: Passw0rd!mbFM",
+        "10:21 set ANTHROPIC_API_KEY=sk-ant-api03-"
+        + "akPNPekbLovJz" * 6
+        + " in the .env for the eval runner",
+        "`git remote set-url origin https://ghp_sroAx4wWDEpFlBseDvj4SIWhr2jXKYrkvpC7@github.com/org/app.git`",
+    ],
+)
+def test_a_line_recording_a_secret_stays_in_its_note(text: str) -> None:
+    """Redacted, a credential line is a pointer to its note: the note keeps it, recall finds it there, and
+    MEMORY.md, read into every session, gets none."""
+    item = redact_items([note_item(text)])[0]
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "other")
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        (
+            "Decision: the eval runner reads the key from ANTHROPIC_API_KEY=sk-ant-api03-"
+            + "Q9w_E8r-T7y" * 9,
+            "decision",
+        ),
+        ("- [ ] rotate the leaked key sk-ant-api03-" + "Q9w_E8r-T7y" * 9 + " by 2026-11-27", "action"),
+    ],
+)
+def test_a_decision_or_a_task_naming_a_secret_is_kept_redacted(text: str, category: str) -> None:
+    item = redact_items([note_item(text)])[0]
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict, verdict.category) == ("KEEP", category)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
+
 from memory_sleep.config import Config
 from memory_sleep.cycle.undo import undo_last_run
 from memory_sleep.engines.offline.curate import OfflineCurator
@@ -73,8 +75,39 @@ def test_a_series_is_recognised_from_later_days_with_other_values() -> None:
     )  # two readings are no series yet
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        [
+            "**Deploy:** Beacon v0.5.1 → staging",
+            "**Deploy:** Meridian v0.10.7 → staging",
+            "**Deploy:** Beacon v0.5.2 → prod",
+        ],
+        [
+            "- dependabot: merged 33 PRs for Nimbus",
+            "dependabot: merged 5 PRs for Sable",
+            "dependabot: merged 12 PRs for Cobalt",
+        ],
+    ],
+)
+def test_a_reading_whose_key_comes_again_with_other_values_is_a_series(said: list[str]) -> None:
+    """The readings of one key name another project or release each time, so no two lines share a shape;
+    the key coming on three days is what makes the third one routine on its day, and the first ones
+    readings once it has come."""
+    days = [_day(0), _day(3), _day(5)]
+    recurrence = Recurrence().with_notes(
+        (day, note_shapes([line])) for day, line in zip(days, said, strict=True)
+    )
+    assert recurrence.series_day(said[0], days[0]) == days[2]
+    assert recurrence.is_routine(said[2], days[2])
+    two = Recurrence().with_notes(
+        (day, note_shapes([line])) for day, line in zip(days[:2], said, strict=False)
+    )
+    assert two.series_day(said[0], days[0]) is None  # two days are no routine yet
+
+
 def test_a_line_said_again_with_the_same_values_is_no_series() -> None:
-    for line in (TASK, FACT, "- Nightly export: 120 rows to bucket exports-eu"):
+    for line in (TASK, FACT, "- Nightly export: 120 rows to bucket exports-eu", "**Port:** 8343"):
         said = Recurrence().with_notes((_day(offset), note_shapes([line])) for offset in range(6))
         assert said.series_day(line, _day(0)) is None, line
 

@@ -6,6 +6,7 @@ read and kept in its state, so a run sees the recent days' shapes without readin
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 import re
@@ -13,7 +14,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
 from memory_sleep.language import LEAD_INS
 from memory_sleep.models import NoteItem
@@ -214,14 +215,38 @@ class Recurrence:
         """The day later notes showed the line (of a note of `day`) to be a reading of a series: its
         shape said with ROUTINE_READINGS different values within WINDOW_DAYS days, over two days or
         more, counting only other values than the line's own on other days. The same line said again
-        (a task copied day after day, a fact restated) is no series; a line with no value, or naming
-        another day or a version, never is. None while no such day has come."""
+        (a task copied day after day, a fact restated) is no series; a line with no value or naming
+        another day never is, nor by its shape one naming a version. Or a reading whose key came with
+        other values on ROUTINE_DAYS days (_key_series). None while no such day has come."""
         head, values = line[:SHAPE_CHARS], _values(line)
-        if not values or _names_another_day(head, day) or _VERSION.search(head):
+        if not values or _names_another_day(head, day):
             return None
-        shapes = {line_shape(line), sentence_shape(line)} - {None}
-        found = [self._series(shape, values, day) for shape in shapes if shape is not None]
+        key = key_shape(line)
+        found = [self._key_series(key, line_shape(line), values, day)] if key is not None else []
+        if not _VERSION.search(head):
+            shapes = {line_shape(line), sentence_shape(line)} - {None}
+            found.extend(self._series(shape, values, day) for shape in shapes if shape is not None)
         return min((seen for seen in found if seen is not None), default=None)
+
+    def _key_series(self, key: str, own: str, values: tuple[str, ...], day: date) -> date | None:
+        """The day a reading's key ("Deploy:", "dependabot:") came, with other values than the line's own,
+        on ROUTINE_DAYS days of the window: the reading that key's routine verdict (is_routine) would
+        have found on a later day, a release's version included, as it is there. A day that said only
+        the line's own values again (a fact restated) does not count."""
+        by_day = self.days_by_shape.get(key, {})
+        same = self.days_by_shape.get(_said(own, values), {})
+        recorded = self.days_by_shape.get(_SAID, {})
+
+        def other(seen: date, said: int) -> bool:
+            return seen == day or (said - same.get(seen, 0) if seen in recorded else said - 1) > 0
+
+        said_other = sorted(seen for seen, said in by_day.items() if other(seen, said))
+        for index, shown in enumerate(said_other):
+            if day < shown and (shown - day).days < WINDOW_DAYS and index + 1 >= ROUTINE_DAYS:
+                first = bisect.bisect_left(said_other, shown - timedelta(days=WINDOW_DAYS - 1))
+                if index + 1 - first >= ROUTINE_DAYS:
+                    return shown
+        return None
 
     def _series(self, shape: str, values: tuple[str, ...], day: date) -> date | None:
         by_day = self.days_by_shape.get(shape, {})

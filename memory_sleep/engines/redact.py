@@ -51,6 +51,7 @@ _LEADING_MARKUP = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\[[ xX]\]\s*)?(?:\d{1
 _LABELLED_MARKER = re.compile(
     r"(?:[\w.-]+[\"'`]?\s*(?:[:=]|=>)\s*)?[\"'`]?\[redacted [a-z ]+(?:, see [^\]]+)?\][\"'`]?"
 )
+_MARKER_WITH_SOURCE = re.compile(r"\[redacted [a-z ]+, see [^\]]+\]")
 _CANDIDATE = re.compile(
     r"[A-Za-z0-9+/=_-]{16,}|://[^\s/@]+:[^\s/@]+@|(?i:pass|pwd|secret|token|key|credential|BEGIN)"
 )
@@ -67,6 +68,11 @@ def marker(kind: str, source: str | None) -> str:
     """What replaces a secret: its kind and the note it came from (which still holds it); in the note
     itself (`memory-sleep redact`), its kind only."""
     return f"[redacted {kind}, see {source}]" if source else f"[redacted {kind}]"
+
+
+def holds_secret(text: str) -> bool:
+    """Text a run redacted a secret in: it holds a marker naming the note that keeps the secret."""
+    return _MARKER_WITH_SOURCE.search(text) is not None
 
 
 def only_secrets(text: str) -> bool:

@@ -13,6 +13,7 @@ from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.cards import KEYED
 from memory_sleep.engines.offline import cues, matching, promotion, routine, sections, statements
 from memory_sleep.engines.recurrence import Recurrence, said
+from memory_sleep.engines.redact import holds_secret
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
 
@@ -131,6 +132,13 @@ def _verdict(
     if routine.is_metadata(first_line):
         return _discard("routine", "fields about the note (only tags, or a row of keys), not a statement")
     category = _keep_category(item, text, opens)
+    if holds_secret(first_line) and not (
+        category in ("decision", "lesson") or (category == "action" and sets_a_task(item.text, item.day))
+    ):
+        # what the line records is a credential: the note keeps it and recall finds it there; MEMORY.md,
+        # read into every session, gets no pointer to a secret (a choice, a lesson or a task naming one
+        # says more than where it is: they stay, redacted)
+        return _discard("other", "records a secret (redacted): left in its note")
     first_raw = item.text.split("\n", 1)[0]
     if category not in ("decision", "lesson") and recurrence.is_routine(
         first_raw, item.day, by_key=category != "action" or not sets_a_task(item.text, item.day)
