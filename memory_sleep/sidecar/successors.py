@@ -105,6 +105,11 @@ def with_successors(
     return _sorted(ranked)
 
 
+def names_entry(ended_by: str) -> bool:
+    """Whether an ending names the entry GC merged or superseded it into, by id, rather than a line."""
+    return _GC_LINK.match(ended_by) is not None
+
+
 def ending_row(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] | None:
     """The row an ending names, None if it is not indexed, False if it names none: a note or MEMORY.md
     line (a line GC compacted away keeps its ending, so the chain goes on through it), or the entry GC

@@ -34,8 +34,8 @@ from pydantic import ValidationError
 
 from memory_sleep.models import Strict
 from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.evidence import evidence_ids
 from memory_sleep.sidecar.search import within_budget
-from memory_sleep.sidecar.successors import ending_row
 from memory_sleep.sidecar.tokenize import query_terms
 from memory_sleep.text import tokens
 from memory_sleep.workspace.archive import ended_statements, records_since, says_the_same
@@ -140,18 +140,28 @@ def derive_validity(
         for key, span in zip(keys, spans, strict=True)
     ]
     counts = _term_counts(store, {term for found in terms for term in found})
-    ended: Ended = {}
     matched: dict[str, Matched] = {}
-    for key, wanted, (old, ending, start, until) in zip(keys, terms, spans, strict=True):
+    found: list[Matched] = []
+    for key, wanted, (old, _, start, until) in zip(keys, terms, spans, strict=True):
         chosen = within_budget({term: counts[term] for term in wanted if term in counts}, CANDIDATES * 2)
         last = kept.get(key)
         if last is not None and _still(store, last, chosen, start, until, changes):
-            found = last
+            found.append(last)
         else:
-            found = _match(store, old.text, wanted, chosen, start, until)
-        matched[key] = found
-        evidence = _evidence(store, ending.by) if found.ids else None
-        for entry_id in found.ids:
+            found.append(_match(store, old.text, wanted, chosen, start, until))
+        matched[key] = found[-1]
+    # the item an ending names as its evidence (the note line of a supersede or close, the entry GC
+    # merged or superseded it into) states the change, and in doing so may repeat every word of what
+    # it ended ("`flag` (X): off", then "X flag `flag` changed from off to on"); it is the new word,
+    # never ended by its own ending
+    named = evidence_ids(
+        store,
+        (ending.by for (_, ending, _, _), its in zip(spans, found, strict=True) if its.ids and ending.by),
+    )
+    ended: Ended = {}
+    for (_, ending, _, until), its in zip(spans, found, strict=True):
+        evidence = named[ending.by] if its.ids and ending.by else None
+        for entry_id in its.ids:
             if entry_id != evidence:
                 ended[entry_id] = (until, ending.status, ending.by)
     return ended, ValidityState(
@@ -160,15 +170,6 @@ def derive_validity(
         last_id=max([earlier_id, *(marks.last for marks in days.values())]),
         matched=matched,
     )
-
-
-def _evidence(store: SidecarStore, ended_by: str | None) -> int | None:
-    """The id of the item an ending names as its evidence (the note line of a supersede or close, the
-    entry GC merged or superseded it into): that item states the change, and in doing so may repeat
-    every word of what it ended ("`flag` (X): off", then "X flag `flag` changed from off to on"); it
-    is the new word, never ended by its own ending."""
-    row = ending_row(store, ended_by) if ended_by else None
-    return row.id if row else None
 
 
 def _match(
