@@ -313,3 +313,33 @@ def test_two_tables_under_one_header_are_two_tables() -> None:
     old = "| Parameter | Value | Note |; | starting capital | $1,000 | cautious |; | max drawdown | 30% | hard stop |"
     new = "| Parameter | Value | Note |\n| NOAA confidence | ≥85% | forecast data |\n| stop loss | 5% a day |"
     assert _decide([("Facts", old)], new).op == "add"
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Replacing Solr with Vespa for Lyra search — the people who ran it have left",
+        "Swapped Solr for Vespa in Lyra search, it was too slow",
+        "Suche für Lyra von Solr auf Vespa umgestellt",
+    ],
+)
+def test_the_old_value_framed_by_the_words_of_a_change_is_gone(new: str) -> None:
+    """'Replacing X with Y', 'swapped X for Y', 'von X auf Y': the language files' frames around an
+    old value name it like 'from X to' does; the entry of the subject holding it changes, not the one
+    of another subject with the same value."""
+    entries = [
+        ("Decisions", "Decision (Vega search): Solr"),
+        ("Decisions", "Decision (Lyra search): Solr"),
+    ]
+    assert matching.replaced_values(new) == ("Solr",)
+    operation = _decide(entries, new, "decision")
+    assert (operation.op, operation.target) == ("supersede", "E1")
+
+
+def test_a_thing_replaced_that_no_entry_holds_changes_nothing() -> None:
+    operation = _decide(
+        [("Decisions", "Decision (Lyra search): Solr")],
+        "Replacing the flaky login test with a mock",
+        "decision",
+    )
+    assert operation.op == "add"
