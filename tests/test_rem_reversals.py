@@ -343,3 +343,60 @@ def test_a_thing_replaced_that_no_entry_holds_changes_nothing() -> None:
         "decision",
     )
     assert operation.op == "add"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "Decided Lyra search runs on pgvector, because it unblocks the work",
+            "Decision (Lyra search): Solr",
+        ),
+        (
+            "Decision (Lyra search): Solr",
+            "Decided Lyra search runs on pgvector, because it unblocks the work",
+        ),
+        ("Lyra billing owner is Raj since March", "Lyra billing owner: Mei"),
+    ],
+)
+def test_a_key_that_names_a_sentence_subject_with_another_name_is_a_new_value(old: str, new: str) -> None:
+    """The same key with a new value, told once as a key and once as a sentence's subject."""
+    category: Category = "decision" if "Decid" in old + new else "fact"
+    section = "Decisions" if category == "decision" else "Facts"
+    operation = _decide([(section, old)], new, category, topic="Lyra")
+    assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+@pytest.mark.parametrize(
+    ("entries", "new"),
+    [
+        # the key's word is not the sentence's subject: what Lyra uses SQS for, the key may not be
+        (["Decided: Lyra uses SQS for the job queue, because it is cheap"], "Decision (Lyra queue): Kafka"),
+        # a subject of more words: "public API" is not all of what "API" may name
+        (["Decided: Lyra public API is REST — simpler"], "Decision (Lyra API): GraphQL"),
+        # two entries fit: nothing says which one the key names
+        (
+            ["Decided Lyra search runs on pgvector", "Lyra search is run by contractors"],
+            "Decision (Lyra search): Solr",
+        ),
+    ],
+)
+def test_a_key_line_without_its_subject_alone_in_one_entry_is_added_beside(
+    entries: list[str], new: str
+) -> None:
+    operation = _decide([("Decisions", text) for text in entries], new, "decision", topic="Lyra")
+    assert operation.op == "add"
+
+
+def test_a_fact_key_with_a_name_leaves_a_sentence_that_gives_no_name_alone() -> None:
+    operation = _decide(
+        [("Facts", "Lyra billing owner is on leave this week")], "Lyra billing owner: Mei", "fact", "Lyra"
+    )
+    assert operation.op == "add"
+
+
+def test_a_fact_key_with_a_name_leaves_a_sentence_of_a_state_alone() -> None:
+    operation = _decide(
+        [("Facts", "Lyra frontend is slow on Safari")], "Lyra frontend: React", "fact", "Lyra"
+    )
+    assert operation.op == "add"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from memory_sleep.engines.offline import matching, statements
 from memory_sleep.models import KeptItem
-from memory_sleep.text import jaccard, tokens
+from memory_sleep.text import jaccard, tokens, word_sequence
 
 _RESCHEDULED = 0.6
 _RESCHEDULED_WORDS = 4
@@ -59,6 +59,15 @@ def contradicted(
     own_subject = about(text, projects)
     best, best_score = None, 0.0
     own_releases = statements.releases(text)
+    keyed = [
+        candidate
+        for candidate in candidates
+        if _named_in_key(text, candidate.text, projects, choice=kept.category == "decision")
+        and _section_fits(kept, candidate)
+        and _one_thing(kept, candidate, text, projects)
+    ]
+    if len(keyed) == 1:
+        return keyed[0]  # two entries fit: which one the key names, nothing says
     for candidate in candidates:
         if _table(candidate.text):
             continue
@@ -91,7 +100,7 @@ def contradicted(
                 matching.people_differ(
                     statements.first_clause(text), statements.first_clause(candidate.text), projects
                 )
-                or (kept.category == "decision" and candidate.section != "Decisions")  # a port is no policy
+                or not _section_fits(kept, candidate)  # a port is no policy
             )
         )
         if same and _new_value(text, candidate.text, own_subject == other):
@@ -108,6 +117,53 @@ def contradicted(
         ):
             return candidate  # "Dan ... has a new address: dan.z@..." after "contact: Dan, dan@..."
     return best
+
+
+def _section_fits(kept: KeptItem, candidate: Candidate) -> bool:
+    return kept.category != "decision" or candidate.section == "Decisions"
+
+
+_NAME_WORDS = 3
+
+
+def _named_in_key(text: str, other: str, projects: frozenset[str], *, choice: bool) -> bool:
+    """One of the two is a `Key: value` line whose key names just what the other's subject names, and
+    gives as its value a name the other does not hold, where the other's first clause says another
+    value of that subject and holds no typed value: "Decision (Lyra search): Typesense" and "Decided
+    Lyra search runs on pgvector". The same key with a new value, the key told once as a key and once
+    as a sentence's subject. Of two decisions (`choice`) what the sentence says is the choice; of facts
+    only a name right after the verb is a value ("Lyra billing owner is Raj", not "... is on leave" nor
+    "Lyra frontend is slow on Safari"). A subject of other words ("Lyra public API", "the job queue"
+    after "uses X for"), a value of several words or a typed value (those the typed values compare)
+    are no evidence."""
+    for keyed, said in ((text, other), (other, text)):
+        key = statements.subject_key(keyed, projects)
+        if key is None or set(key.split()) != matching.subject(said) - projects:
+            continue  # the cheap test first: REM asks it of every entry sharing a word with the item
+        if (
+            _table(said)
+            or statements.KEY_VALUE.match(said)
+            or not statements.names_a_subject(keyed, projects)
+        ):
+            continue
+        value = statements.first_clause(statements.value_part(keyed)).strip(" `*'\".,")
+        claim = matching.predicate(statements.first_clause(matching.current_claim(said)))
+        if (
+            0 < len(value.split()) <= _NAME_WORDS
+            and not matching.typed_values(value)
+            and not matching.typed_values(claim)
+            and (statements.informative(tokens(claim)) if choice else _names_first(claim, projects))
+            and not tokens(value) & tokens(said)
+        ):
+            return True
+    return False
+
+
+def _names_first(claim: str, projects: frozenset[str]) -> bool:
+    """What a predicate says after its verb starts with a name: "is Raj since March", "runs on Postgres";
+    not "is slow on Safari" (a state, whatever it names after) nor "is owned by Raj"."""
+    words = word_sequence(" ".join(claim.split()[1:]))
+    return bool(words) and words[0] in matching.names(claim, projects)
 
 
 def _table(text: str) -> bool:
