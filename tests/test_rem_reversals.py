@@ -357,11 +357,13 @@ def test_a_thing_replaced_that_no_entry_holds_changes_nothing() -> None:
             "Decided Lyra search runs on pgvector, because it unblocks the work",
         ),
         ("Lyra billing owner is Raj since March", "Lyra billing owner: Mei"),
+        ("Decision — queue for Lyra is SQS; it is cheap", "Decision (Lyra queue): Kafka — the team knows it"),
+        ("Mei reports to Raj", "Mei reports to: Wei"),
     ],
 )
 def test_a_key_that_names_a_sentence_subject_with_another_name_is_a_new_value(old: str, new: str) -> None:
     """The same key with a new value, told once as a key and once as a sentence's subject."""
-    category: Category = "decision" if "Decid" in old + new else "fact"
+    category: Category = "decision" if "Decision" in old + new or "Decided" in old else "fact"
     section = "Decisions" if category == "decision" else "Facts"
     operation = _decide([(section, old)], new, category, topic="Lyra")
     assert (operation.op, operation.target) == ("supersede", "E0")
@@ -398,5 +400,12 @@ def test_a_fact_key_with_a_name_leaves_a_sentence_that_gives_no_name_alone() -> 
 def test_a_fact_key_with_a_name_leaves_a_sentence_of_a_state_alone() -> None:
     operation = _decide(
         [("Facts", "Lyra frontend is slow on Safari")], "Lyra frontend: React", "fact", "Lyra"
+    )
+    assert operation.op == "add"
+
+
+def test_a_sentence_that_opens_with_the_key_says_a_new_value_only_with_a_name() -> None:
+    operation = _decide(
+        [("People", "Mei reports to the board on billing matters")], "Mei reports to: Wei", "relationship"
     )
     assert operation.op == "add"

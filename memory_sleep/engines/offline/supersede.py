@@ -62,9 +62,7 @@ def contradicted(
     keyed = [
         candidate
         for candidate in candidates
-        if _named_in_key(text, candidate.text, projects, choice=kept.category == "decision")
-        and _section_fits(kept, candidate)
-        and _one_thing(kept, candidate, text, projects)
+        if _section_fits(kept, candidate) and _named_in_key(kept, candidate, text, projects)
     ]
     if len(keyed) == 1:
         return keyed[0]  # two entries fit: which one the key names, nothing says
@@ -126,44 +124,66 @@ def _section_fits(kept: KeptItem, candidate: Candidate) -> bool:
 _NAME_WORDS = 3
 
 
-def _named_in_key(text: str, other: str, projects: frozenset[str], *, choice: bool) -> bool:
-    """One of the two is a `Key: value` line whose key names just what the other's subject names, and
-    gives as its value a name the other does not hold, where the other's first clause says another
-    value of that subject and holds no typed value: "Decision (Lyra search): Typesense" and "Decided
-    Lyra search runs on pgvector". The same key with a new value, the key told once as a key and once
-    as a sentence's subject. Of two decisions (`choice`) what the sentence says is the choice; of facts
-    only a name right after the verb is a value ("Lyra billing owner is Raj", not "... is on leave" nor
-    "Lyra frontend is slow on Safari"). A subject of other words ("Lyra public API", "the job queue"
-    after "uses X for"), a value of several words or a typed value (those the typed values compare)
-    are no evidence."""
-    for keyed, said in ((text, other), (other, text)):
-        key = statements.subject_key(keyed, projects)
-        if key is None or set(key.split()) != matching.subject(said) - projects:
-            continue  # the cheap test first: REM asks it of every entry sharing a word with the item
+def _named_in_key(kept: KeptItem, candidate: Candidate, text: str, projects: frozenset[str]) -> bool:
+    """One of the two is a `Key: value` line whose key is just what the other is about, and gives as
+    its value a name the other does not hold, where the other says another value of it in its first
+    clause, no typed value: "Decision (Lyra search): Typesense" and "Decided Lyra search runs on
+    pgvector", "Mei reports to: Wei" and "Mei reports to Raj". The same key with a new value, the key
+    told once as a key and once in a sentence. A sentence that opens with the key's own words is about
+    the same thing, and its value is what follows them, which must be a name ("Raj", not "the board
+    on Fridays"); a sentence whose subject is the key's words must be of the item's project or named
+    thing, and says its value after its verb: of two decisions anything (what a decision says is the
+    choice), of facts a name first ("Lyra billing owner is Raj", not "... is on leave" nor "Lyra
+    frontend is slow on Safari"). A subject of other words ("Lyra public API", "the job queue" after
+    "uses X for"), a value of several words or a typed value (those the typed values compare) are no
+    evidence."""
+    for keyed, said in ((text, candidate.text), (candidate.text, text)):
+        rest, opens = _said_of_key(keyed, said, projects)
         if (
-            _table(said)
+            rest is None
+            or not (opens or _one_thing(kept, candidate, text, projects))
+            or _table(said)
             or statements.KEY_VALUE.match(said)
             or not statements.names_a_subject(keyed, projects)
         ):
             continue
         value = statements.first_clause(statements.value_part(keyed)).strip(" `*'\".,")
-        claim = matching.predicate(statements.first_clause(matching.current_claim(said)))
+        rest = statements.first_clause(rest)
         if (
             0 < len(value.split()) <= _NAME_WORDS
             and not matching.typed_values(value)
-            and not matching.typed_values(claim)
-            and (statements.informative(tokens(claim)) if choice else _names_first(claim, projects))
+            and not matching.typed_values(rest)
+            and (
+                _names_first(rest, projects) if opens or kept.category != "decision" else word_sequence(rest)
+            )
             and not tokens(value) & tokens(said)
         ):
             return True
     return False
 
 
-def _names_first(claim: str, projects: frozenset[str]) -> bool:
-    """What a predicate says after its verb starts with a name: "is Raj since March", "runs on Postgres";
-    not "is slow on Safari" (a state, whatever it names after) nor "is owned by Raj"."""
-    words = word_sequence(" ".join(claim.split()[1:]))
-    return bool(words) and words[0] in matching.names(claim, projects)
+def _said_of_key(keyed: str, said: str, projects: frozenset[str]) -> tuple[str | None, bool]:
+    """What `said` says of the key of `keyed`: its predicate after the verb when its subject is just
+    the key's words ("on pgvector" in "Decided Lyra search runs on pgvector" for "Decision (Lyra
+    search):"), or its words after the key's own when it opens with them ("Raj" in "Mei reports to Raj"
+    for "Mei reports to:"), and whether it opens with them; None when it is about something else.
+    Cheap tests first: REM asks it of every entry sharing a word with the item."""
+    key = statements.subject_key(keyed, projects)
+    if key is None:
+        return None, False
+    if set(key.split()) == matching.subject(said) - projects:
+        return " ".join(matching.predicate(matching.current_claim(said)).split()[1:]), False  # less its verb
+    match = statements.KEY_VALUE.match(keyed)
+    opening = match.group(1).strip(" *`").lower() + " " if match else "\n"
+    plain = said.strip(" *`")
+    return (plain[len(opening) :], True) if plain.lower().startswith(opening) else (None, False)
+
+
+def _names_first(rest: str, projects: frozenset[str]) -> bool:
+    """What a statement says of its subject starts with a name: "Raj since March", "on Postgres"; not
+    "slow on Safari" (a state, whatever it names after) nor "owned by Raj"."""
+    words = word_sequence(rest)
+    return bool(words) and words[0] in matching.names(rest, projects)
 
 
 def _table(text: str) -> bool:
