@@ -128,12 +128,12 @@ def _named_in_key(kept: KeptItem, candidate: Candidate, text: str, projects: fro
     """One of the two is a `Key: value` line whose key is just what the other is about, and gives as
     its value a name the other does not hold, where the other says another value of it in its first
     clause, no typed value: "Decision (Lyra search): Typesense" and "Decided Lyra search runs on
-    pgvector", "Mei reports to: Wei" and "Mei reports to Raj". The same key with a new value, the key
+    pgvector", "Ines reports to: Oskar" and "Ines reports to Tomas". The same key with a new value, the key
     told once as a key and once in a sentence. A sentence that opens with the key's own words is about
-    the same thing, and its value is what follows them, which must be a name ("Raj", not "the board
+    the same thing, and its value is what follows them, which must be a name ("Tomas", not "the board
     on Fridays"); a sentence whose subject is the key's words must be of the item's project or named
     thing, and says its value after its verb: of two decisions anything (what a decision says is the
-    choice), of facts a name first ("Lyra billing owner is Raj", not "... is on leave" nor "Lyra
+    choice), of facts a name first ("Lyra billing owner is Tomas", not "... is on leave" nor "Lyra
     frontend is slow on Safari"). A subject of other words ("Lyra public API", "the job queue" after
     "uses X for"), a value of several words or a typed value (those the typed values compare) are no
     evidence."""
@@ -165,8 +165,8 @@ def _named_in_key(kept: KeptItem, candidate: Candidate, text: str, projects: fro
 def _said_of_key(keyed: str, said: str, projects: frozenset[str]) -> tuple[str | None, bool]:
     """What `said` says of the key of `keyed`: its predicate after the verb when its subject is just
     the key's words ("on pgvector" in "Decided Lyra search runs on pgvector" for "Decision (Lyra
-    search):"), or its words after the key's own when it opens with them ("Raj" in "Mei reports to Raj"
-    for "Mei reports to:"), and whether it opens with them; None when it is about something else.
+    search):"), or its words after the key's own when it opens with them ("Tomas" in "Ines reports to Tomas"
+    for "Ines reports to:"), and whether it opens with them; None when it is about something else.
     Cheap tests first: REM asks it of every entry sharing a word with the item."""
     key = statements.subject_key(keyed, projects)
     if key is None:
@@ -180,8 +180,8 @@ def _said_of_key(keyed: str, said: str, projects: frozenset[str]) -> tuple[str |
 
 
 def _names_first(rest: str, projects: frozenset[str]) -> bool:
-    """What a statement says of its subject starts with a name: "Raj since March", "on Postgres"; not
-    "slow on Safari" (a state, whatever it names after) nor "owned by Raj"."""
+    """What a statement says of its subject starts with a name: "Tomas since March", "on Postgres"; not
+    "slow on Safari" (a state, whatever it names after) nor "owned by Tomas"."""
     words = word_sequence(rest)
     return bool(words) and words[0] in matching.names(rest, projects)
 
