@@ -32,6 +32,7 @@ class Changes:
     old_value_in_text: str = ""
     negation: str = ""
     instead: str = ""
+    old_between: str = ""
     dropped: str = ""
     repeat: str = ""
     before_label: str = ""
@@ -133,6 +134,17 @@ NEGATIONS = _phrases("negation")
 """Words before a value that is not, or no longer, current: "not 5432", "no longer on Slack"."""
 INSTEAD = _phrases("instead")
 """Words before the value another one replaces: "instead of Dev"."""
+
+
+def _frame(phrase: str) -> tuple[str, str]:
+    before, dots, after = phrase.partition("...")
+    if not (dots and before.strip() and after.strip()):
+        raise ValueError(f"old_between {phrase!r}: write the words around the old value as 'from ... to'")
+    return before.strip(), after.strip()
+
+
+OLD_BETWEEN = tuple(_frame(phrase) for phrase in _phrases("old_between"))
+"""The words before and after a value that is gone, the new one after them: ("replacing", "with")."""
 DROPPED = _phrases("dropped")
 """Words after a value that is gone: "the rebuilt dashboard is dropped"."""
 REPEAT_MARKS = _phrases("repeat")

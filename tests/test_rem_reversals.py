@@ -313,3 +313,99 @@ def test_two_tables_under_one_header_are_two_tables() -> None:
     old = "| Parameter | Value | Note |; | starting capital | $1,000 | cautious |; | max drawdown | 30% | hard stop |"
     new = "| Parameter | Value | Note |\n| NOAA confidence | ≥85% | forecast data |\n| stop loss | 5% a day |"
     assert _decide([("Facts", old)], new).op == "add"
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Replacing Solr with Vespa for Lyra search — the people who ran it have left",
+        "Swapped Solr for Vespa in Lyra search, it was too slow",
+        "Suche für Lyra von Solr auf Vespa umgestellt",
+    ],
+)
+def test_the_old_value_framed_by_the_words_of_a_change_is_gone(new: str) -> None:
+    """'Replacing X with Y', 'swapped X for Y', 'von X auf Y': the language files' frames around an
+    old value name it like 'from X to' does; the entry of the subject holding it changes, not the one
+    of another subject with the same value."""
+    entries = [
+        ("Decisions", "Decision (Vega search): Solr"),
+        ("Decisions", "Decision (Lyra search): Solr"),
+    ]
+    assert matching.replaced_values(new) == ("Solr",)
+    operation = _decide(entries, new, "decision")
+    assert (operation.op, operation.target) == ("supersede", "E1")
+
+
+def test_a_thing_replaced_that_no_entry_holds_changes_nothing() -> None:
+    operation = _decide(
+        [("Decisions", "Decision (Lyra search): Solr")],
+        "Replacing the flaky login test with a mock",
+        "decision",
+    )
+    assert operation.op == "add"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "Decided Lyra search runs on pgvector, because it unblocks the work",
+            "Decision (Lyra search): Solr",
+        ),
+        (
+            "Decision (Lyra search): Solr",
+            "Decided Lyra search runs on pgvector, because it unblocks the work",
+        ),
+        ("Lyra billing owner is Raj since March", "Lyra billing owner: Mei"),
+        ("Decision — queue for Lyra is SQS; it is cheap", "Decision (Lyra queue): Kafka — the team knows it"),
+        ("Mei reports to Raj", "Mei reports to: Wei"),
+    ],
+)
+def test_a_key_that_names_a_sentence_subject_with_another_name_is_a_new_value(old: str, new: str) -> None:
+    """The same key with a new value, told once as a key and once as a sentence's subject."""
+    category: Category = "decision" if "Decision" in old + new or "Decided" in old else "fact"
+    section = "Decisions" if category == "decision" else "Facts"
+    operation = _decide([(section, old)], new, category, topic="Lyra")
+    assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+@pytest.mark.parametrize(
+    ("entries", "new"),
+    [
+        # the key's word is not the sentence's subject: what Lyra uses SQS for, the key may not be
+        (["Decided: Lyra uses SQS for the job queue, because it is cheap"], "Decision (Lyra queue): Kafka"),
+        # a subject of more words: "public API" is not all of what "API" may name
+        (["Decided: Lyra public API is REST — simpler"], "Decision (Lyra API): GraphQL"),
+        # two entries fit: nothing says which one the key names
+        (
+            ["Decided Lyra search runs on pgvector", "Lyra search is run by contractors"],
+            "Decision (Lyra search): Solr",
+        ),
+    ],
+)
+def test_a_key_line_without_its_subject_alone_in_one_entry_is_added_beside(
+    entries: list[str], new: str
+) -> None:
+    operation = _decide([("Decisions", text) for text in entries], new, "decision", topic="Lyra")
+    assert operation.op == "add"
+
+
+def test_a_fact_key_with_a_name_leaves_a_sentence_that_gives_no_name_alone() -> None:
+    operation = _decide(
+        [("Facts", "Lyra billing owner is on leave this week")], "Lyra billing owner: Mei", "fact", "Lyra"
+    )
+    assert operation.op == "add"
+
+
+def test_a_fact_key_with_a_name_leaves_a_sentence_of_a_state_alone() -> None:
+    operation = _decide(
+        [("Facts", "Lyra frontend is slow on Safari")], "Lyra frontend: React", "fact", "Lyra"
+    )
+    assert operation.op == "add"
+
+
+def test_a_sentence_that_opens_with_the_key_says_a_new_value_only_with_a_name() -> None:
+    operation = _decide(
+        [("People", "Mei reports to the board on billing matters")], "Mei reports to: Wei", "relationship"
+    )
+    assert operation.op == "add"

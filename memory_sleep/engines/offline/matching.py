@@ -16,6 +16,7 @@ from memory_sleep.language import (
     LEAD_IN_WORDS,
     LEAD_INS,
     NEGATIONS,
+    OLD_BETWEEN,
     OLD_VALUE_IN_TEXT,
     OLD_VALUE_MARKS,
 )
@@ -105,6 +106,20 @@ _NOT = _any_of(NEGATIONS)  # "not 5432", "no longer on Slack"
 _INSTEAD = _any_of(INSTEAD)  # "instead of Dev"
 # the old value of "from ... to": "$4,000/month" and "Enterprise (45 seats)" are one value each
 _FROM_VALUE = r"(?:[^,;()]|,(?=\d)|\([^()]{1,20}\)){1,40}?"
+
+
+def _between(value: str) -> str:
+    """The frames of the language files around an old value ("from ... to", "replacing ... with"), the
+    value as `value` (one group, or none)."""
+    return (
+        "(?:"
+        + "|".join(
+            rf"\b{_any_of((before,))}\s+{value}\s+{_any_of((after,))}\b" for before, after in OLD_BETWEEN
+        )
+        + ")"
+    )
+
+
 # "4 → 16": the word or two before an arrow. Tried at every offset it costs most of a search, and
 # finds nothing in a text without an arrow, which each pattern below searches without it (its second
 # form: `_arrowless`)
@@ -112,8 +127,9 @@ _ARROW_OLD = (r"(?P<arrow>(?:\S+\s+)?\S+)\s*(?:→|->)(?=\s*[^\s\d]*\d)", r"(?P<
 _SUPERSEDED_VALUE = [
     re.compile(
         r"\(" + _MARKED + r"\b[^)]*\)"
-        r"|\bfrom\s+" + _FROM_VALUE + r"\s+to\b"
         r"|"
+        + _between(_FROM_VALUE)
+        + r"|"
         + arrow
         + r"|[;,]\s*[^;,()]{1,40}?"
         + _DROPPED_TAIL
@@ -134,8 +150,13 @@ _FROM_OLD = re.compile(
 _OLD_VALUE = [
     re.compile(
         r"\(" + _MARKED + r"\s*:?\s+(?P<paren>[^)\s]+[^)]{0,60})\)"  # a URL is one value, however long
-        r"|\bfrom\s+(?P<from>" + _FROM_VALUE + r")\s+to\b"
-        r"|" + arrow + r"|\b" + _INSTEAD + r"\s+(?P<instead>[^,;.()]{1,40})"
+        r"|"
+        + _between("(" + _FROM_VALUE + ")")
+        + r"|"
+        + arrow
+        + r"|\b"
+        + _INSTEAD
+        + r"\s+(?P<instead>[^,;.()]{1,40})"
         r"|\b" + _NOT + r"\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
         r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
         + _DROPPED_TAIL

@@ -49,6 +49,7 @@ def releases(text: str) -> frozenset[str]:
     return frozenset(version.lower() for version in RELEASE.findall(first_clause(text)))
 
 
+@lru_cache(maxsize=16_384)
 def subject_key(text: str, projects: frozenset[str]) -> str | None:
     """The key of a `Key: value` statement, unless the key is a label such as "Decided" or "TODO" or
     only a project's name ("Borealis: Contoso pays for Team")."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from memory_sleep.engines.offline import matching, statements
 from memory_sleep.models import KeptItem
-from memory_sleep.text import jaccard, tokens
+from memory_sleep.text import jaccard, tokens, word_sequence
 
 _RESCHEDULED = 0.6
 _RESCHEDULED_WORDS = 4
@@ -59,6 +59,13 @@ def contradicted(
     own_subject = about(text, projects)
     best, best_score = None, 0.0
     own_releases = statements.releases(text)
+    keyed = [
+        candidate
+        for candidate in candidates
+        if _section_fits(kept, candidate) and _named_in_key(kept, candidate, text, projects)
+    ]
+    if len(keyed) == 1:
+        return keyed[0]  # two entries fit: which one the key names, nothing says
     for candidate in candidates:
         if _table(candidate.text):
             continue
@@ -91,7 +98,7 @@ def contradicted(
                 matching.people_differ(
                     statements.first_clause(text), statements.first_clause(candidate.text), projects
                 )
-                or (kept.category == "decision" and candidate.section != "Decisions")  # a port is no policy
+                or not _section_fits(kept, candidate)  # a port is no policy
             )
         )
         if same and _new_value(text, candidate.text, own_subject == other):
@@ -108,6 +115,75 @@ def contradicted(
         ):
             return candidate  # "Dan ... has a new address: dan.z@..." after "contact: Dan, dan@..."
     return best
+
+
+def _section_fits(kept: KeptItem, candidate: Candidate) -> bool:
+    return kept.category != "decision" or candidate.section == "Decisions"
+
+
+_NAME_WORDS = 3
+
+
+def _named_in_key(kept: KeptItem, candidate: Candidate, text: str, projects: frozenset[str]) -> bool:
+    """One of the two is a `Key: value` line whose key is just what the other is about, and gives as
+    its value a name the other does not hold, where the other says another value of it in its first
+    clause, no typed value: "Decision (Lyra search): Typesense" and "Decided Lyra search runs on
+    pgvector", "Ines reports to: Oskar" and "Ines reports to Tomas". The same key with a new value, the key
+    told once as a key and once in a sentence. A sentence that opens with the key's own words is about
+    the same thing, and its value is what follows them, which must be a name ("Tomas", not "the board
+    on Fridays"); a sentence whose subject is the key's words must be of the item's project or named
+    thing, and says its value after its verb: of two decisions anything (what a decision says is the
+    choice), of facts a name first ("Lyra billing owner is Tomas", not "... is on leave" nor "Lyra
+    frontend is slow on Safari"). A subject of other words ("Lyra public API", "the job queue" after
+    "uses X for"), a value of several words or a typed value (those the typed values compare) are no
+    evidence."""
+    for keyed, said in ((text, candidate.text), (candidate.text, text)):
+        rest, opens = _said_of_key(keyed, said, projects)
+        if (
+            rest is None
+            or not (opens or _one_thing(kept, candidate, text, projects))
+            or _table(said)
+            or statements.KEY_VALUE.match(said)
+            or not statements.names_a_subject(keyed, projects)
+        ):
+            continue
+        value = statements.first_clause(statements.value_part(keyed)).strip(" `*'\".,")
+        rest = statements.first_clause(rest)
+        if (
+            0 < len(value.split()) <= _NAME_WORDS
+            and not matching.typed_values(value)
+            and not matching.typed_values(rest)
+            and (
+                _names_first(rest, projects) if opens or kept.category != "decision" else word_sequence(rest)
+            )
+            and not tokens(value) & tokens(said)
+        ):
+            return True
+    return False
+
+
+def _said_of_key(keyed: str, said: str, projects: frozenset[str]) -> tuple[str | None, bool]:
+    """What `said` says of the key of `keyed`: its predicate after the verb when its subject is just
+    the key's words ("on pgvector" in "Decided Lyra search runs on pgvector" for "Decision (Lyra
+    search):"), or its words after the key's own when it opens with them ("Tomas" in "Ines reports to Tomas"
+    for "Ines reports to:"), and whether it opens with them; None when it is about something else.
+    Cheap tests first: REM asks it of every entry sharing a word with the item."""
+    key = statements.subject_key(keyed, projects)
+    if key is None:
+        return None, False
+    if set(key.split()) == matching.subject(said) - projects:
+        return " ".join(matching.predicate(matching.current_claim(said)).split()[1:]), False  # less its verb
+    match = statements.KEY_VALUE.match(keyed)
+    opening = match.group(1).strip(" *`").lower() + " " if match else "\n"
+    plain = said.strip(" *`")
+    return (plain[len(opening) :], True) if plain.lower().startswith(opening) else (None, False)
+
+
+def _names_first(rest: str, projects: frozenset[str]) -> bool:
+    """What a statement says of its subject starts with a name: "Tomas since March", "on Postgres"; not
+    "slow on Safari" (a state, whatever it names after) nor "owned by Tomas"."""
+    words = word_sequence(rest)
+    return bool(words) and words[0] in matching.names(rest, projects)
 
 
 def _table(text: str) -> bool:
