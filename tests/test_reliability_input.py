@@ -123,7 +123,8 @@ def test_a_note_that_cannot_be_read_is_skipped_and_the_rest_indexed(
     report = run_offline(fixture_workspace, config=Config())
     monkeypatch.undo()
     assert [w for w in report.record.warnings if w.startswith(f"memory/{name}:")] == [
-        f"memory/{name}: cannot be read (Permission denied); skipped. Make it readable (`chmod u+r memory/{name}`)."
+        f"memory/{name}: cannot be read (Permission denied); skipped. Make it readable by you "
+        f"(`chmod u+r {fixture_workspace.absolute() / 'memory' / name}`, or run as its owner)."
     ]
     assert (fixture_workspace / "memory" / name).read_text() == "- Decided: the vault key rotates monthly\n"
     assert not [w for w in report.record.warnings if w.startswith("vector sidecar not updated")]
@@ -638,3 +639,4 @@ def test_a_sleep_log_that_cannot_be_read_is_replaced_with_a_warning_and_undo_bri
     assert json.loads(log.read_bytes())["warnings"] == report.record.warnings
     SafeWriter(fixture_workspace, Workspace.open(fixture_workspace).state_dir / "snapshots").undo()
     assert log.read_bytes() == damaged
+

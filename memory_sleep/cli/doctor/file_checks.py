@@ -67,7 +67,8 @@ def sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
 
 
 def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
-    from memory_sleep.workspace.notes import NoteReadError, read_note
+    from memory_sleep.workspace.note_read import NoteReadError
+    from memory_sleep.workspace.notes import read_note
 
     found = discover(workspace)
     for problem in found.problems:
@@ -85,20 +86,9 @@ def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
     for note in found.notes:
         try:
             parsed = read_note(note, config.max_note_bytes)
-        except NoteReadError as error:
+        except NoteReadError as error:  # the run's words (workspace/note_read.py), the fix apart
             unreadable += 1
-            yield Check("notes", "fail", str(error))
-            continue
-        except OSError as error:  # the words of the run's warning (nrem.py), with the fix
-            unreadable += 1
-            yield Check(
-                "notes",
-                "fail",
-                f"{note.relative}: cannot be read ({error.strerror}); skipped",
-                f"make it readable by you (`chmod u+r {note.path}`, or run as its owner)"
-                if isinstance(error, PermissionError)
-                else None,
-            )
+            yield Check("notes", "fail", f"{error.relative}: {error.reason}; skipped", error.fix)
             continue
         if parsed.warning:
             yield Check("notes", "warn", parsed.warning)
