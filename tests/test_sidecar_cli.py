@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,8 @@ def test_index_recall_and_stats_from_the_command_line(fixture_workspace: Path) -
     assert [hit["rank"] for hit in hits] == [1, 2, 3]
     assert {"source", "line", "day", "text", "score"} <= hits[0].keys()
     text = runner.invoke(main, ["recall", "TLS certificate", str(fixture_workspace), "-k", "1"])
-    assert text.exit_code == 0 and text.output.startswith(" 1. memory/")
+    # the entry in MEMORY.md or a note: near-equal scores (0.863 and 0.845 in hybrid)
+    assert text.exit_code == 0 and re.match(r" 1\. (MEMORY\.md|memory/[\w.-]+):\d+  2026-", text.output)
     not_logged = runner.invoke(main, ["recall", "TLS", str(fixture_workspace), "--dry-run", "--json"])
     assert not_logged.exit_code == 0
     stats = json.loads(runner.invoke(main, ["stats", str(fixture_workspace), "--json"]).output)
@@ -80,3 +82,4 @@ def test_a_sidecar_failure_warns_and_leaves_the_markdown_run_complete(
 def test_run_with_the_sidecar_disabled_creates_no_database(fixture_workspace: Path) -> None:
     run_offline(fixture_workspace, config=Config(sidecar=SidecarConfig(enabled=False)))
     assert not (fixture_workspace / "memory" / ".sleep" / "sidecar.db").exists()
+
