@@ -8,7 +8,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -640,3 +640,19 @@ def test_a_sleep_log_that_cannot_be_read_is_replaced_with_a_warning_and_undo_bri
     SafeWriter(fixture_workspace, Workspace.open(fixture_workspace).state_dir / "snapshots").undo()
     assert log.read_bytes() == damaged
 
+
+def test_a_note_dated_after_today_is_said_once_with_what_to_do(fixture_workspace: Path) -> None:
+    """A run reads a future-dated note as written (its items dated then, in MEMORY.md for good if the
+    name is a typo) and used to say nothing: it says so the run that reads its items, not every night."""
+    ahead = (fixture_workspace / "memory" / "2026-12-24.md", "- Decided: the party moves to the annex.\n")
+    ahead[0].write_text(ahead[1])
+    (fixture_workspace / "memory" / f"{FIXTURE_TODAY + timedelta(days=1)}.md").write_text("- Met Ana.\n")
+    first = run_offline(fixture_workspace, config=Config())
+    said = [w for w in first.record.warnings if "after today" in w]
+    assert said == [
+        f"memory/2026-12-24.md: dated 29 days after today ({FIXTURE_TODAY}); what it says (1 new item) was "
+        "read as written, dated 2026-12-24. If the date is a typo, take this run back (`memory-sleep undo`), "
+        "rename the note to the day it was written, and run again."
+    ]  # tomorrow is no typo where the agent's day begins earlier (time zones)
+    again = run_offline(fixture_workspace, FIXTURE_TODAY + timedelta(days=1), config=Config())
+    assert not [w for w in again.record.warnings if "after today" in w]

@@ -140,6 +140,12 @@ class NoteFile:
     def relative(self) -> str:
         return f"memory/{self.name}"
 
+    def days_ahead(self, today: date) -> int:
+        """How many days after `today` the note is dated: 0 for today and before, and for tomorrow,
+        no typo where the agent's day begins before this machine's (time zones)."""
+        ahead = (self.day - today).days
+        return ahead if ahead > 1 else 0
+
 
 @dataclass
 class Discovery:

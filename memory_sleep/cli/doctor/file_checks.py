@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import date, timedelta
+from datetime import date
 
 from memory_sleep.cli.doctor.report import Check
 from memory_sleep.config import Config
@@ -73,12 +73,11 @@ def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
     found = discover(workspace)
     for problem in found.problems:
         yield Check("notes", "fail", problem)
-    # tomorrow is no typo where the agent's day begins before this machine's (time zones)
-    for note in (note for note in found.notes if note.day > today + timedelta(days=1)):
+    for note in (note for note in found.notes if note.days_ahead(today)):
         yield Check(
             "notes",
             "warn",
-            f"{note.relative}: dated {counted((note.day - today).days, 'day')} after today ({today}); "
+            f"{note.relative}: dated {counted(note.days_ahead(today), 'day')} after today ({today}); "
             "it is read as written, and what it says is dated then",
             "if the date is a typo, rename it to the day it was written",
         )
