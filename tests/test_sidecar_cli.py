@@ -83,3 +83,24 @@ def test_run_with_the_sidecar_disabled_creates_no_database(fixture_workspace: Pa
     run_offline(fixture_workspace, config=Config(sidecar=SidecarConfig(enabled=False)))
     assert not (fixture_workspace / "memory" / ".sleep" / "sidecar.db").exists()
 
+
+def test_recall_says_when_nothing_is_indexed_and_what_to_do(tmp_path: Path) -> None:
+    """Recall said only "No match" before any run or index, when nothing could match."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "2026-11-24.md").write_text("- Decided: the cache moves to 10.0.9.42\n")
+    runner = CliRunner()
+    todo = (
+        f"Run `memory-sleep run {tmp_path}` (it consolidates the notes into MEMORY.md and indexes them), or "
+        f"`memory-sleep index {tmp_path}`"
+    )
+    first = runner.invoke(main, ["recall", "cache", str(tmp_path)])
+    assert first.exit_code == 0 and first.output.startswith("No sidecar yet: nothing is indexed")
+    assert todo in first.output
+    second = runner.invoke(main, ["recall", "cache", str(tmp_path), "--json"])
+    assert second.exit_code == 0 and json.loads(second.stdout) == []
+    assert second.stderr.startswith("The sidecar is empty: nothing is indexed") and todo in second.stderr
+    assert runner.invoke(main, ["index", str(tmp_path)]).exit_code == 0
+    assert runner.invoke(main, ["recall", "cache", str(tmp_path)]).output.startswith(
+        " 1. memory/2026-11-24.md"
+    )
+    assert runner.invoke(main, ["recall", "zebra", str(tmp_path), "--mode", "text"]).output == "No match.\n"
