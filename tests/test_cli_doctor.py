@@ -274,3 +274,18 @@ def test_a_refused_run_is_said_once_to_be_refused(fixture_workspace: Path) -> No
     checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks
     last_run = next(check for check in checks if check.area == "last run")
     assert " refused: MEMORY.md " in last_run.message and "Refused" not in last_run.message
+
+
+def test_a_linked_notes_folder_fails_the_doctor_as_it_stops_every_run(
+    fixture_workspace: Path, tmp_path: Path
+) -> None:
+    """The doctor said "Healthy" of a workspace whose memory/ is a link, which every run refuses."""
+    elsewhere = tmp_path / "notes-elsewhere"
+    (fixture_workspace / "memory").rename(elsewhere)
+    (fixture_workspace / "memory").symlink_to(elsewhere)
+    code, report = doctor_json(fixture_workspace)
+    memory = fixture_workspace / "memory"
+    assert code == 1 and (
+        f"{memory}: is a link; memory-sleep never writes through links. Replace it with the folder it points "
+        f"to: `rm {memory} && mv {elsewhere.resolve()} {memory}`."
+    ) in findings(report, "fail")

@@ -247,7 +247,12 @@ def test_a_link_to_outside_is_never_written_through(
     code, output = _cli_run(fixture_workspace)
     assert code == 1
     message = f"{shown.format(root=fixture_workspace)}: is a link; memory-sleep never writes through links."
-    assert f"Error: {message} Replace it with a {kind}." in output, output
+    fix = (  # the workspace's own folders, refused before any write, say how to put the folder back
+        f"Replace it with the folder it points to: `rm {target} && mv {outside.resolve()} {target}`."
+        if shown.startswith("{root}")
+        else f"Replace it with a {kind}."
+    )
+    assert f"Error: {message} {fix}" in output, output
     assert (snapshot_tree(outside) if outside.is_dir() else {"": outside.read_bytes()}) == outside_before
     after = snapshot_tree(fixture_workspace)
     log = after.pop("memory/sleep-log.json", None)  # a failed run leaves its record, nothing else
