@@ -36,7 +36,8 @@ from hypothesis import strategies as st
 from memory_sleep.models import ProjectFields
 from memory_sleep.workspace.layout import NoteFile
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
-from memory_sleep.workspace.notes import NoteReadError, read_note
+from memory_sleep.workspace.note_read import NoteReadError
+from memory_sleep.workspace.notes import read_note
 
 PIECES = [
     "\n", "\n", "\n", "\r\n", "\r", "  ", "\t", "    ", "- ", "* ", "+ ", "1. ", "2) ", "- [ ] ", "- [x] ",

@@ -15,13 +15,15 @@ from memory_sleep.language import STOPWORDS
 
 CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, ideographs, hangul
 _MARKUP = re.compile(r"[*_`~>#]|\[[ xX]\]")
+_DIGIT = re.compile(r"\d")
+WORD_MARKS = "_.:/-"  # what joins letters into one word: "db.internal", "v0.6.5", "node-18"
 
 
 def _compiled(cjk: str) -> tuple[re.Pattern[str], ...]:
     """Runs of CJK characters or of any other script's letters and digits, words ("db.internal",
     "do-fra1-01" stay one word), a CJK character, spaces between two; without `cjk`, never a CJK one."""
     letters = rf"[^\W_{cjk}]+"
-    word = re.compile(rf"{letters}(?:[_.:/-]+{letters})*")
+    word = re.compile(rf"{letters}(?:[{re.escape(WORD_MARKS)}]+{letters})*")
     if not cjk:
         never = re.compile("(?!)")
         return re.compile(letters), word, never, never
@@ -86,14 +88,20 @@ def cjk_bigrams(run: str) -> list[str]:
     return [run] if len(run) == 1 else [a + b for a, b in pairwise(run)]
 
 
-def terms(text: str) -> list[str]:
-    """Every term the search index sees, in order: words, and CJK runs as bigrams."""
+def terms(text: str, whole: bool = False) -> list[str]:
+    """Every term the search index sees, in order: words, and CJK runs as bigrams; with `whole`, then
+    each word joined by marks that holds a digit as it is written ("v0.6.5", "10.0.9.42", "node-18"),
+    beside its parts: an identifier, whose parts alone ("v0", "6") say little, where the parts of
+    "fine-tuning" or "db.internal" are words of their own."""
     found: list[str] = []
-    for piece in words_and_runs(clean(text)):
+    cleaned = clean(text)
+    for piece in words_and_runs(cleaned):
         if is_cjk(piece):
             found.extend(cjk_bigrams(piece))
         else:
             found.append(piece)
+    if whole:
+        found.extend(word for word in _WORD.findall(cleaned) if not word.isalnum() and _DIGIT.search(word))
     return found
 
 

@@ -185,3 +185,15 @@ def test_counts_agree_with_their_nouns() -> None:
         if bare_count.search(line)
     ]
     assert not found, found
+
+
+def test_status_says_a_note_no_run_can_read_is_a_problem_not_pending(fixture_workspace: Path) -> None:
+    """A binary or oversized note was listed as "not consolidated yet" for ever: no run reads it."""
+    (fixture_workspace / "memory" / "2026-11-20.md").write_bytes(b"\x00\x01binary\x00")
+    report = json.loads(
+        CliRunner().invoke(main, ["status", str(fixture_workspace), "--today", TODAY, "--json"]).stdout
+    )
+    assert "memory/2026-11-20.md" not in report["pending_notes"] and len(report["pending_notes"]) == 21
+    assert report["problems"] == [
+        "memory/2026-11-20.md: binary data, not a text note; skipped. Move it out of memory/."
+    ]

@@ -75,7 +75,12 @@ def test_a_broken_workspace_says_what_to_fix(fixture_workspace: Path) -> None:
     assert code == 1 and not report["ok"]
     failed = findings(report, "fail")
     assert any("memory-sleep.toml: not valid TOML" in message for message in failed)
-    assert "memory/2026-11-20.md: binary data, not a text note; skipped. Move it out of memory/." in failed
+    binary = next(c for c in report["checks"] if c["message"].startswith("memory/2026-11-20.md"))
+    assert (binary["level"], binary["message"], binary["fix"]) == (
+        "fail",
+        "memory/2026-11-20.md: binary data, not a text note; skipped",
+        "Move it out of memory/.",
+    )
     assert any(
         message.startswith("memory/2026-02-30.md: 2026-02-30 is not a calendar date") for message in failed
     )
@@ -168,16 +173,14 @@ def test_notes_a_run_would_skip_or_misdate_are_named_with_their_fix(
     (memory / "2026-11-26.md").write_text("- Written where the day began earlier.\n")
     (memory / "11-29-2026.md").write_text("- month first\n")
     (memory / "10-11-2026.md").write_text("- either way\n")
-    from memory_sleep.workspace import notes as notes_module
+    real = Path.read_bytes
 
-    real = notes_module.read_note
-
-    def read_note(note: Any, max_bytes: int) -> Any:  # as root, chmod 000 cannot make a file unreadable
-        if note.name == "2026-11-24.md":
+    def read_bytes(path: Path) -> bytes:  # as root, chmod 000 cannot make a file unreadable
+        if path.name == "2026-11-24.md":
             raise PermissionError(13, "Permission denied")
-        return real(note, max_bytes)
+        return real(path)
 
-    monkeypatch.setattr(notes_module, "read_note", read_note)
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
     result = CliRunner().invoke(main, ["doctor", str(fixture_workspace), "--json", "--today", "2026-11-25"])
     notes = {c["message"]: c for c in json.loads(result.output)["checks"] if c["area"] == "notes"}
     assert result.exit_code == 1 and "the check itself failed" not in result.output
@@ -185,7 +188,7 @@ def test_notes_a_run_would_skip_or_misdate_are_named_with_their_fix(
     assert unreadable["level"] == "fail"
     assert (
         unreadable["fix"]
-        == f"make it readable by you (`chmod u+r {memory / '2026-11-24.md'}`, or run as its owner)"
+        == f"Make it readable by you (`chmod u+r {memory.absolute() / '2026-11-24.md'}`, or run as its owner)."
     )
     future = notes[
         "memory/2026-12-24.md: dated 29 days after today (2026-11-25); it is read as written, and what it "
@@ -271,3 +274,18 @@ def test_a_refused_run_is_said_once_to_be_refused(fixture_workspace: Path) -> No
     checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks
     last_run = next(check for check in checks if check.area == "last run")
     assert " refused: MEMORY.md " in last_run.message and "Refused" not in last_run.message
+
+
+def test_a_linked_notes_folder_fails_the_doctor_as_it_stops_every_run(
+    fixture_workspace: Path, tmp_path: Path
+) -> None:
+    """The doctor said "Healthy" of a workspace whose memory/ is a link, which every run refuses."""
+    elsewhere = tmp_path / "notes-elsewhere"
+    (fixture_workspace / "memory").rename(elsewhere)
+    (fixture_workspace / "memory").symlink_to(elsewhere)
+    code, report = doctor_json(fixture_workspace)
+    memory = fixture_workspace / "memory"
+    assert code == 1 and (
+        f"{memory}: is a link; memory-sleep never writes through links. Replace it with the folder it points "
+        f"to: `rm {memory} && mv {elsewhere.resolve()} {memory}`."
+    ) in findings(report, "fail")

@@ -92,3 +92,16 @@ def test_a_second_run_tokenizes_only_the_texts_the_first_did_not(
     monkeypatch.undo()
     assert found == HybridCandidates(OfflineEmbedder(), per_item=3).for_items(items, more)
     assert second._terms == {entry.text: index_terms(entry.text) for entry in more}
+
+
+def test_terms_kept_by_an_earlier_tokenizer_are_read_again(tmp_path: Path) -> None:
+    kept = KeptVectors(tmp_path)
+    text = "Deployed v0.6.5 to prod"
+    kept.save({text: np.ones(4, dtype=np.float32)}, "e/4", {text: ["deploy", "v0", "6", "5", "to", "prod"]})
+    with np.load(tmp_path / NAME) as data:  # as the version before whole words wrote it: no terms_version
+        before = {key: data[key] for key in data.files if key != "terms_version"}
+    with open(tmp_path / NAME, "wb") as handle:
+        np.savez(handle, **before)
+    assert KeptVectors(tmp_path).found_terms([text]) == {}
+    kept.save({text: np.ones(4, dtype=np.float32)}, "e/4", {text: index_terms(text)})
+    assert KeptVectors(tmp_path).found_terms([text]) == {text: index_terms(text)}

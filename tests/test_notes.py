@@ -10,7 +10,8 @@ import pytest
 
 from memory_sleep.models import NoteItem
 from memory_sleep.workspace.layout import NoteFile, Workspace, discover
-from memory_sleep.workspace.notes import NoteReadError, parse_note_text, read_note
+from memory_sleep.workspace.note_read import NoteReadError
+from memory_sleep.workspace.notes import parse_note_text, read_note
 
 NOTE = NoteFile(
     path=Path("/nonexistent/memory/2026-11-12.md"), name="2026-11-12.md", day=date(2026, 11, 12), topic=None
@@ -312,6 +313,32 @@ def test_note_over_max_bytes_is_refused_naming_the_file(tmp_path: Path) -> None:
         "memory/2026-11-12.md: 1,200 bytes, over max_note_bytes (1,199); skipped. "
         "Split the file, or raise max_note_bytes in memory-sleep.toml."
     )
+
+
+def test_a_note_that_cannot_be_read_says_why_and_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One error type for every note that cannot be read: the run, the index and the doctor all word
+    it from its file, reason and fix (root reads everything, so the refusal is simulated)."""
+    note = note_file(tmp_path, "2026-11-12.md", b"- a\n")
+    real = Path.read_bytes
+
+    def refused(path: Path) -> bytes:
+        if path == note.path:
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(Path, "read_bytes", refused)
+    with pytest.raises(NoteReadError) as caught:
+        read_note(note, 1000)
+    error = caught.value
+    assert (error.relative, error.reason) == ("memory/2026-11-12.md", "cannot be read (Permission denied)")
+    assert error.fix == f"Make it readable by you (`chmod u+r {note.path.absolute()}`, or run as its owner)."
+    assert (
+        error.said("not indexed")
+        == f"memory/2026-11-12.md: cannot be read (Permission denied); not indexed. {error.fix}"
+    )
+    assert str(error) == error.said("skipped")
 
 
 # ---- discover() -------------------------------------------------------------------------------

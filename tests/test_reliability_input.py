@@ -8,7 +8,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +123,8 @@ def test_a_note_that_cannot_be_read_is_skipped_and_the_rest_indexed(
     report = run_offline(fixture_workspace, config=Config())
     monkeypatch.undo()
     assert [w for w in report.record.warnings if w.startswith(f"memory/{name}:")] == [
-        f"memory/{name}: cannot be read (Permission denied); skipped. Make it readable (`chmod u+r memory/{name}`)."
+        f"memory/{name}: cannot be read (Permission denied); skipped. Make it readable by you "
+        f"(`chmod u+r {fixture_workspace.absolute() / 'memory' / name}`, or run as its owner)."
     ]
     assert (fixture_workspace / "memory" / name).read_text() == "- Decided: the vault key rotates monthly\n"
     assert not [w for w in report.record.warnings if w.startswith("vector sidecar not updated")]
@@ -246,7 +247,12 @@ def test_a_link_to_outside_is_never_written_through(
     code, output = _cli_run(fixture_workspace)
     assert code == 1
     message = f"{shown.format(root=fixture_workspace)}: is a link; memory-sleep never writes through links."
-    assert f"Error: {message} Replace it with a {kind}." in output, output
+    fix = (  # the workspace's own folders, refused before any write, say how to put the folder back
+        f"Replace it with the folder it points to: `rm {target} && mv {outside.resolve()} {target}`."
+        if shown.startswith("{root}")
+        else f"Replace it with a {kind}."
+    )
+    assert f"Error: {message} {fix}" in output, output
     assert (snapshot_tree(outside) if outside.is_dir() else {"": outside.read_bytes()}) == outside_before
     after = snapshot_tree(fixture_workspace)
     log = after.pop("memory/sleep-log.json", None)  # a failed run leaves its record, nothing else
@@ -638,3 +644,20 @@ def test_a_sleep_log_that_cannot_be_read_is_replaced_with_a_warning_and_undo_bri
     assert json.loads(log.read_bytes())["warnings"] == report.record.warnings
     SafeWriter(fixture_workspace, Workspace.open(fixture_workspace).state_dir / "snapshots").undo()
     assert log.read_bytes() == damaged
+
+
+def test_a_note_dated_after_today_is_said_once_with_what_to_do(fixture_workspace: Path) -> None:
+    """A run reads a future-dated note as written (its items dated then, in MEMORY.md for good if the
+    name is a typo) and used to say nothing: it says so the run that reads its items, not every night."""
+    ahead = (fixture_workspace / "memory" / "2026-12-24.md", "- Decided: the party moves to the annex.\n")
+    ahead[0].write_text(ahead[1])
+    (fixture_workspace / "memory" / f"{FIXTURE_TODAY + timedelta(days=1)}.md").write_text("- Met Ana.\n")
+    first = run_offline(fixture_workspace, config=Config())
+    said = [w for w in first.record.warnings if "after today" in w]
+    assert said == [
+        f"memory/2026-12-24.md: dated 29 days after today ({FIXTURE_TODAY}); what it says (1 new item) was "
+        "read as written, dated 2026-12-24. If the date is a typo, take this run back (`memory-sleep undo`), "
+        "rename the note to the day it was written, and run again."
+    ]  # tomorrow is no typo where the agent's day begins earlier (time zones)
+    again = run_offline(fixture_workspace, FIXTURE_TODAY + timedelta(days=1), config=Config())
+    assert not [w for w in again.record.warnings if "after today" in w]

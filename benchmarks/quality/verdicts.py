@@ -18,7 +18,8 @@ from pathlib import Path
 
 from memory_sleep.config import Config
 from memory_sleep.workspace.layout import NoteFile, Workspace, discover
-from memory_sleep.workspace.notes import NoteReadError, read_note
+from memory_sleep.workspace.note_read import NoteReadError
+from memory_sleep.workspace.notes import read_note
 from memory_sleep.workspace.state import ItemRecord, NoteState, StateStore
 
 from .truthdata import GroundTruth, ItemTruth

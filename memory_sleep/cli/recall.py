@@ -127,12 +127,17 @@ def recall(
         raise click.UsageError(f'the query comes first: memory-sleep recall "{workspace}" {query}')
     from memory_sleep.sidecar import display
     from memory_sleep.sidecar.recall import open_sidecar
+    from memory_sleep.sidecar.store import DB_NAME
 
+    space = Workspace.open(workspace)
+    built = (space.state_dir / DB_NAME).is_file()
     with open_sidecar(workspace, clock=clock_for(today)) as sidecar:
         unlogged = None if dry_run else sidecar.store.read_only
         find = sidecar.search if dry_run or unlogged else sidecar.recall
         day = as_of.date() if as_of else None
         hits = find(query, k=k, scope=scope, mode=mode, as_of=day, include_discarded=include_discarded)  # type: ignore[arg-type]
+        missing = sidecar.config.store == "sqlite" and not built
+        empty = None if hits else display.nothing_indexed(missing, sidecar.store.entry_count(), space.root)
     if unlogged:
         click.echo(
             f"Warning: cannot log this recall ({unlogged}): the hits are shown, but forgetting will not "
@@ -141,8 +146,10 @@ def recall(
         )
     if as_json:
         click.echo(json.dumps([hit.as_dict() for hit in hits], indent=2, ensure_ascii=False))
+        if empty:
+            click.echo(empty, err=True)
         return
-    click.echo("\n".join(display.hit_lines(hits)))
+    click.echo(empty or "\n".join(display.hit_lines(hits)))
 
 
 @main.command(context_settings=CONTEXT)

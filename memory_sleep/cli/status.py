@@ -8,7 +8,8 @@ from typing import Any
 
 from memory_sleep.config import Config
 from memory_sleep.gc.review import read_reviews, review_line
-from memory_sleep.workspace.layout import Workspace, discover
+from memory_sleep.workspace.layout import NoteFile, Workspace, discover
+from memory_sleep.workspace.note_read import NoteReadError, decode, read_bytes
 from memory_sleep.workspace.note_secrets import Sighting, by_note, sightings_in_notes
 from memory_sleep.workspace.sleep_log import read_sleep_log
 from memory_sleep.workspace.state import StateStore
@@ -22,7 +23,13 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
     waiting, expired = waiting_requests(workspace.root, config.engine.agent.expire_hours)
     found = discover(workspace)
     log = read_sleep_log(workspace.sleep_log.read_bytes() if workspace.sleep_log.exists() else None)
-    pending = [n.relative for n in found.notes if _changed(n.path, state.seen.get(n.name))]
+    changed = {
+        note.relative: _unreadable(note, config.max_note_bytes)
+        for note in found.notes
+        if _changed(note.path, state.seen.get(note.name))
+    }
+    pending = [relative for relative, problem in changed.items() if problem is None]
+    unreadable = [problem for problem in changed.values() if problem is not None]  # no run will read them
     secrets = sightings_in_notes(found.notes, workspace)
     recent = [n.relative for n in found.notes if n.day >= today - timedelta(days=config.lookback_days)]
     last_run = (
@@ -41,7 +48,7 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
         "notes_folded_into_weekly": len(state.folded),
         "memory_md_bytes": workspace.memory_md.stat().st_size if workspace.memory_md.exists() else 0,
         "stray_files": list(found.strays),
-        "problems": list(found.problems),
+        "problems": [*found.problems, *unreadable],
         "secrets_in_notes": [{"note": s.note, "line": s.line, "kind": s.kind} for s in secrets],
         "decisions_waiting": [request.summary() for request in waiting],
         "decisions_expired": expired,
@@ -51,6 +58,15 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
 
 def _reviews_line(reviews: list[str]) -> str:
     return "none" if not reviews else "".join(f"\n  {line}" for line in reviews)
+
+
+def _unreadable(note: NoteFile, max_bytes: int) -> str | None:
+    """The run's warning for a note it cannot read (so no run consolidates it), or None."""
+    try:
+        decode(note.relative, read_bytes(note.path, note.relative, max_bytes), max_bytes)
+    except NoteReadError as error:
+        return str(error)
+    return None
 
 
 def _changed(path: Path, seen: tuple[int, int] | None) -> bool:

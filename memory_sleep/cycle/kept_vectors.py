@@ -19,6 +19,8 @@ from typing import BinaryIO
 import numpy as np
 import numpy.typing as npt
 
+from memory_sleep.sidecar.tokenize import INDEX_TERMS_VERSION
+
 NAME = "candidate-vectors.npz"
 Vector = npt.NDArray[np.float32]
 
@@ -67,6 +69,7 @@ class KeptVectors:
                 matrix=matrix,
                 term_digests=term_digests.reshape(-1, 16),
                 terms=np.frombuffer(listed, dtype=np.uint8),
+                terms_version=np.array(INDEX_TERMS_VERSION),
             )
 
         try:
@@ -83,6 +86,8 @@ class KeptVectors:
                 self._embedder = str(data["embedder"])
                 digests, matrix = data["digests"], data["matrix"]
                 term_digests = data.get("term_digests")
+                if int(data.get("terms_version", 1)) != INDEX_TERMS_VERSION:
+                    term_digests = None  # another tokenizer's terms: read again
                 listed = json.loads(data["terms"].tobytes()) if term_digests is not None else []
         except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return self._rows  # none yet, or damaged: embedded again

@@ -19,8 +19,9 @@ from memory_sleep.models import Classification, NoteItem
 from memory_sleep.sidecar.sources import NOISE
 from memory_sleep.text import counted
 from memory_sleep.workspace.layout import NoteFile
+from memory_sleep.workspace.note_read import NoteReadError
 from memory_sleep.workspace.note_secrets import run_warnings, sightings_in_items
-from memory_sleep.workspace.notes import NoteReadError, read_note
+from memory_sleep.workspace.notes import read_note
 from memory_sleep.workspace.state import ItemRecord, NoteState
 
 RECORD_TEXT_CHARS = 600
@@ -73,12 +74,6 @@ def run_nrem(
             parsed = read_note(note, max_note_bytes)
         except NoteReadError as error:
             result.warnings.append(str(error))
-            continue
-        except OSError as error:
-            result.warnings.append(
-                f"{note.relative}: cannot be read ({error.strerror}); skipped. "
-                f"Make it readable (`chmod u+r {note.relative}`)."
-            )
             continue
         if parsed.warning:
             result.warnings.append(parsed.warning)

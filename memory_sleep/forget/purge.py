@@ -20,10 +20,11 @@ from memory_sleep.forget.scope import ForgetError, derived_caches, locked, read_
 from memory_sleep.sidecar.embed import Embedder
 from memory_sleep.sidecar.recall import Clock, open_sidecar
 from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.sidecar.sources import SourceReadError, decode, noise_ids, read_items, source_files
+from memory_sleep.sidecar.sources import noise_ids, read_items, source_files
 from memory_sleep.text import counted
 from memory_sleep.workspace.atomic import sha256
 from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.note_read import NoteReadError, decode, read_bytes
 from memory_sleep.workspace.writer import SafeWriter
 
 DAY = 86_400.0
@@ -101,8 +102,8 @@ def _still_in_their_file(workspace: Workspace, rows: Iterable[EntryRow], max_byt
         if source.key not in by_source:
             continue
         try:
-            text = decode(source, source.path.read_bytes(), max_bytes)
-        except (OSError, SourceReadError):
+            text = decode(source.relative, read_bytes(source.path, source.relative), max_bytes)
+        except NoteReadError:
             continue
         hashes = {item.content_hash for item in read_items(source, text, noise_ids(workspace, source))}
         held.update(row.id for row in by_source[source.key] if row.content_hash in hashes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_sleep.text import counted, shorten
@@ -45,9 +46,22 @@ def index_dict(report: IndexReport) -> dict[str, object]:
     }
 
 
+def nothing_indexed(missing: bool, entries: int, workspace: Path) -> str | None:
+    """Why a recall found nothing when nothing could match: no sidecar until this recall made one,
+    or one with no entry; None when entries were searched."""
+    if entries and not missing:
+        return None
+    why = "No sidecar yet" if missing else "The sidecar is empty"
+    return (
+        f"{why}: nothing is indexed, so nothing can match. Run `memory-sleep run {workspace}` (it "
+        f"consolidates the notes into MEMORY.md and indexes them), or `memory-sleep index {workspace}` to "
+        "index the notes as they are."
+    )
+
+
 def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:
     if not hits:
-        return ["No match. Run `memory-sleep index` first if the sidecar is empty."]
+        return ["No match."]
     lines = []
     for hit in hits:
         where = f"{hit.source}:{hit.line}"

@@ -28,9 +28,7 @@ from memory_sleep.sidecar.sources import (
     IMPORTANCE,
     SourceFile,
     SourceItem,
-    SourceReadError,
     content_hash,
-    decode,
     noise_ids,
     read_items,
     source_files,
@@ -40,6 +38,7 @@ from memory_sleep.sidecar.tokenize import fts_document
 from memory_sleep.sidecar.validity import update_validity
 from memory_sleep.text import jaccard, terms, tokens
 from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.note_read import NoteReadError, decode, read_bytes
 
 # soft deletes the indexer makes itself, and so undoes when the text comes back; a forgetting
 # pass's soft deletes are never undone by indexing
@@ -231,14 +230,10 @@ def _plan_source(
     ):
         return None
     try:
-        raw = source.path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as error:  # one unreadable file is not indexed; the others are
-        report.warnings.append(
-            f"{source.relative}: cannot be read ({error.strerror}); not indexed. "
-            f"Make it readable (`chmod u+r {source.relative}`)."
-        )
+        raw = read_bytes(source.path, source.relative)
+    except NoteReadError as error:  # one unreadable file is not indexed; the others are
+        if not error.missing:
+            report.warnings.append(error.said("not indexed"))
         return None
     digest = content_hash(raw)
     row = SourceRow(source.key, source.relative, source.kind, stat.st_size, stat.st_mtime_ns, digest)
@@ -249,9 +244,9 @@ def _plan_source(
         plan.moves = [(r.id, r.line_start, r.line_end) for r in existing if r.source_path != source.relative]
         return plan
     try:
-        text = decode(source, raw, max_bytes)
-    except SourceReadError as error:
-        report.warnings.append(str(error))
+        text = decode(source.relative, raw, max_bytes)
+    except NoteReadError as error:
+        report.warnings.append(error.said("not indexed"))
         return None
     if source.kind == "archive":  # the items of the text last read as kept, made items only when new
         archived, kept = read_archive(store, source, text)

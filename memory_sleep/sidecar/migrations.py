@@ -6,6 +6,7 @@ ISO date the source gives the entry (a note's day, an entry's trailing date).
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
 import time
@@ -13,9 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memory_sleep.errors import StoreError
+from memory_sleep.text import counted
 
 MigrationStep = Callable[[sqlite3.Connection], None]
 _NAME = re.compile(r"^m(\d{3})_\w+$")
+log = logging.getLogger("memory_sleep")
 
 
 @dataclass(frozen=True)
@@ -176,21 +179,28 @@ def m002_query_log(db: sqlite3.Connection) -> None:
 def m003_term_counts(db: sqlite3.Connection) -> None:
     """Full-text terms stemmed in Python (no porter in FTS5), with each term's document count, so a
     query can leave out terms so common that ranking their matches would cost more than they tell."""
-    from memory_sleep.sidecar.tokenize import fts_document
-
     _run(
         db,
         "DROP TABLE entries_fts",
         "CREATE VIRTUAL TABLE entries_fts USING fts5 (tokens, tokenize = 'unicode61 remove_diacritics 2')",
         "CREATE TABLE fts_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID",
     )
+    _fill_text_index(db)
+
+
+def _fill_text_index(db: sqlite3.Connection) -> int:
+    """Index every entry's text in the (empty) full-text table and count its terms; how many entries."""
+    from memory_sleep.sidecar.tokenize import fts_document
+
     counts: dict[str, int] = {}
-    for entry_id, context, text in db.execute("SELECT id, context, text FROM entries").fetchall():
+    rows = db.execute("SELECT id, context, text FROM entries").fetchall()
+    for entry_id, context, text in rows:
         tokens = fts_document(f"{context}: {text}" if context else text)
         db.execute("INSERT INTO entries_fts (rowid, tokens) VALUES (?, ?)", (entry_id, tokens))
         for term in set(tokens.split()):
             counts[term] = counts.get(term, 0) + 1
     db.executemany("INSERT INTO fts_terms (term, docs) VALUES (?, ?)", counts.items())
+    return len(rows)
 
 
 @MIGRATIONS.register
@@ -329,3 +339,25 @@ def m009_day_items(db: sqlite3.Connection) -> None:
         "DROP INDEX entries_by_day",
         "CREATE INDEX entries_by_day ON entries (day, id, kind, content_hash)",
     )
+
+
+@MIGRATIONS.register
+def m010_whole_words(db: sqlite3.Connection) -> None:
+    """Words joined by marks ("v0.6.5", "10.0.9.42", "node-18") indexed whole beside their parts, where
+    the full-text index held only the parts (a recall of "v0.6.5" looked for "v0"). The index is built
+    again from the entries' texts in this migration's one transaction: a crash halfway leaves the old
+    index, built again on the next open."""
+    from memory_sleep.sidecar.tokenize import FTS_TOKENIZE
+
+    _run(
+        db,
+        "DROP TABLE entries_fts",
+        f"CREATE VIRTUAL TABLE entries_fts USING fts5 (tokens, tokenize = '{FTS_TOKENIZE}')",
+        "DELETE FROM fts_terms",
+    )
+    if entries := _fill_text_index(db):
+        log.warning(
+            "memory-sleep: rebuilt the sidecar's full-text index (%s) so that recall finds versions, "
+            "addresses and joined names such as v0.6.5 whole; done once, nothing to do.",
+            counted(entries, "entry", "entries"),
+        )

@@ -122,23 +122,6 @@ def source_files(workspace: Workspace) -> list[SourceFile]:
     return found
 
 
-def decode(source: SourceFile, raw: bytes, max_bytes: int) -> str:
-    if len(raw) > max_bytes:
-        raise SourceReadError(
-            f"{source.relative}: {len(raw):,} bytes, over max_note_bytes ({max_bytes:,}); not indexed. Split the file."
-        )
-    if b"\x00" in raw:
-        raise SourceReadError(
-            f"{source.relative}: binary data, not a text note; not indexed. Move it out of memory/."
-        )
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise SourceReadError(
-            f"{source.relative}: not valid UTF-8 (byte {error.start}); not indexed. Re-save it as UTF-8."
-        ) from None
-
-
 def noise_ids(workspace: Workspace, source: SourceFile) -> Noise:
     """The daily-note items the last run discarded as noise, with the reason; none before a run has
     read the note."""

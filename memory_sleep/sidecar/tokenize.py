@@ -1,12 +1,21 @@
 """Terms for the full-text index and its queries: the shared tokenizer's terms (memory_sleep/text.py),
-words lightly stemmed, CJK bigrams as they are, stopwords left out of queries."""
+words lightly stemmed, CJK bigrams as they are, words joined by marks ("v0.6.5") also whole,
+stopwords left out of queries."""
 
 from __future__ import annotations
 
 import functools
+from collections import Counter
 
 from memory_sleep.language import STOPWORDS
-from memory_sleep.text import is_cjk, terms
+from memory_sleep.text import WORD_MARKS, is_cjk, terms
+
+# The full-text table's tokenizer: terms come split and stemmed from Python, separated by spaces, and
+# a word joined by marks stays one token (the SQL literal doubles its quotes).
+FTS_TOKENIZE = f"unicode61 remove_diacritics 2 tokenchars ''{WORD_MARKS}''"
+# Which reading `index_terms` gives a text; a new one when it reads texts differently, so that terms
+# kept by an earlier version (cycle/kept_vectors.py) are read again, not mixed with this one's.
+INDEX_TERMS_VERSION = 2
 
 
 def _undouble(base: str) -> str:
@@ -35,8 +44,8 @@ def stem(word: str) -> str:
 
 
 def index_terms(text: str) -> list[str]:
-    """The terms the full-text index stores: words stemmed, CJK bigrams as they are."""
-    return [term if is_cjk(term) else stem(term) for term in terms(text)]
+    """The terms the full-text index stores: words stemmed, CJK bigrams as they are, joined words whole."""
+    return [term if is_cjk(term) else stem(term) for term in terms(text, whole=True)]
 
 
 def fts_document(text: str) -> str:
@@ -45,9 +54,18 @@ def fts_document(text: str) -> str:
 
 
 def query_terms(text: str) -> list[str]:
-    """A query's distinct content terms, as the index stores them (stopwords and 1-letter words out)."""
-    wanted = (term for term in terms(text) if (term not in STOPWORDS and len(term) > 1) or is_cjk(term))
-    return list(dict.fromkeys(term if is_cjk(term) else stem(term) for term in wanted))
+    """A query's distinct content terms, as the index stores them (stopwords and 1-letter words out).
+    A word joined by marks is asked for whole, not by its parts as well: a line holding it would
+    match it three times over ("glm-4.6v", "glm", "6v") and outrank the lines that answer the rest."""
+    found = terms(text, whole=True)
+    parts = Counter(part for term in found if not term.isalnum() for part in terms(term))
+    asked = []
+    for term in found:
+        if parts[term]:  # a part of a joined word, asked for whole
+            parts[term] -= 1
+        elif (term not in STOPWORDS and len(term) > 1) or is_cjk(term):
+            asked.append(term)
+    return list(dict.fromkeys(term if is_cjk(term) else stem(term) for term in asked))
 
 
 def fts_match(wanted: list[str]) -> str:

@@ -121,10 +121,19 @@ def unwritable(path: Path) -> str | None:
 
 def refuse_linked_folders(*folders: Path) -> None:
     for folder in folders:
-        if folder.is_symlink():
-            raise WorkspaceError(
-                f"{folder}: is a link; memory-sleep never writes through links. Replace it with a folder."
-            )
+        if problem := linked_folder(folder):
+            raise WorkspaceError(problem)
+
+
+def linked_folder(folder: Path) -> str | None:
+    """What to do about a folder of the workspace that is a link; None when it is not one."""
+    if not folder.is_symlink():
+        return None
+    target = Path(os.path.realpath(folder))
+    return (
+        f"{folder}: is a link; memory-sleep never writes through links. Replace it with the folder it "
+        f"points to: `rm {folder} && mv {target} {folder}`."
+    )
 
 
 @dataclass(frozen=True)
@@ -139,6 +148,12 @@ class NoteFile:
     @property
     def relative(self) -> str:
         return f"memory/{self.name}"
+
+    def days_ahead(self, today: date) -> int:
+        """How many days after `today` the note is dated: 0 for today and before, and for tomorrow,
+        no typo where the agent's day begins before this machine's (time zones)."""
+        ahead = (self.day - today).days
+        return ahead if ahead > 1 else 0
 
 
 @dataclass

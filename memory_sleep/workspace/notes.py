@@ -15,6 +15,7 @@ from markdown_it.token import Token
 from memory_sleep.models import ItemKind, NoteItem
 from memory_sleep.text import normalize, stable_id
 from memory_sleep.workspace.layout import NoteFile
+from memory_sleep.workspace.note_read import decode, read_bytes
 
 # Only block structure is used. The default maxNesting (20) silently drops the rest of a file after
 # ten levels of nested bullets; inline parsing is off because, unbounded, it recurses on "[[[[...".
@@ -49,30 +50,11 @@ class ParsedNote:
     warning: str | None = None
 
 
-class NoteReadError(Exception):
-    """A note that cannot be read at all; the message names the file and the fix."""
-
-
 def read_note(note: NoteFile, max_bytes: int) -> ParsedNote:
-    """Read and split a note; unreadable notes raise NoteReadError with a message for the user."""
-    size = note.path.stat().st_size
-    if size > max_bytes:
-        raise NoteReadError(
-            f"{note.relative}: {size:,} bytes, over max_note_bytes ({max_bytes:,}); skipped. "
-            "Split the file, or raise max_note_bytes in memory-sleep.toml."
-        )
-    raw = note.path.read_bytes()
-    if b"\x00" in raw:
-        raise NoteReadError(
-            f"{note.relative}: binary data, not a text note; skipped. Move it out of memory/."
-        )
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise NoteReadError(
-            f"{note.relative}: not valid UTF-8 (byte {error.start}); skipped. Re-save it as UTF-8."
-        ) from None
-    return parse_note_text(note, text)
+    """Read and split a note; a note that cannot be read raises NoteReadError (the file, why, the fix)."""
+    return parse_note_text(
+        note, decode(note.relative, read_bytes(note.path, note.relative, max_bytes), max_bytes)
+    )
 
 
 def parse_note_text(note: NoteFile, text: str) -> ParsedNote:

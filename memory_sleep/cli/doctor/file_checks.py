@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import date, timedelta
+from datetime import date
 
 from memory_sleep.cli.doctor.report import Check
 from memory_sleep.config import Config
@@ -67,17 +67,17 @@ def sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
 
 
 def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
-    from memory_sleep.workspace.notes import NoteReadError, read_note
+    from memory_sleep.workspace.note_read import NoteReadError
+    from memory_sleep.workspace.notes import read_note
 
     found = discover(workspace)
     for problem in found.problems:
         yield Check("notes", "fail", problem)
-    # tomorrow is no typo where the agent's day begins before this machine's (time zones)
-    for note in (note for note in found.notes if note.day > today + timedelta(days=1)):
+    for note in (note for note in found.notes if note.days_ahead(today)):
         yield Check(
             "notes",
             "warn",
-            f"{note.relative}: dated {counted((note.day - today).days, 'day')} after today ({today}); "
+            f"{note.relative}: dated {counted(note.days_ahead(today), 'day')} after today ({today}); "
             "it is read as written, and what it says is dated then",
             "if the date is a typo, rename it to the day it was written",
         )
@@ -85,20 +85,9 @@ def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
     for note in found.notes:
         try:
             parsed = read_note(note, config.max_note_bytes)
-        except NoteReadError as error:
+        except NoteReadError as error:  # the run's words (workspace/note_read.py), the fix apart
             unreadable += 1
-            yield Check("notes", "fail", str(error))
-            continue
-        except OSError as error:  # the words of the run's warning (nrem.py), with the fix
-            unreadable += 1
-            yield Check(
-                "notes",
-                "fail",
-                f"{note.relative}: cannot be read ({error.strerror}); skipped",
-                f"make it readable by you (`chmod u+r {note.path}`, or run as its owner)"
-                if isinstance(error, PermissionError)
-                else None,
-            )
+            yield Check("notes", "fail", f"{error.relative}: {error.reason}; skipped", error.fix)
             continue
         if parsed.warning:
             yield Check("notes", "warn", parsed.warning)
