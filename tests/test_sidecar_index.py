@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memory_sleep.config import Config
 from memory_sleep.sidecar import FunctionEmbedder, OfflineEmbedder
 from memory_sleep.sidecar.tokenize import stem
 from memory_sleep.sidecar.vectors import VectorIndex
@@ -294,3 +295,22 @@ def test_a_store_indexed_before_the_vectors_were_realigned_is_re_embedded_once(t
         first = sidecar.index()
         second = sidecar.index()
     assert (first.reembedded, second.reembedded) == (4, 0)
+
+
+def test_the_tools_own_files_are_indexed_whatever_max_note_bytes_says(tmp_path: Path) -> None:
+    # max_note_bytes guards against a pasted note; MEMORY.md (and archive.md, the weekly files) grow
+    # with the years and were dropped from recall once past it ("Split the file", of a file the tool
+    # writes itself)
+    memory = (Path(__file__).parent.parent / "fixtures" / "expected" / "MEMORY.md").read_text(
+        encoding="utf-8"
+    )
+    folder = make_workspace(tmp_path, {"2026-11-20.md": NOTE, "2026-11-21.md": NOTE + "x" * 2048}, memory)
+    with open_at(folder, _hashing(), Config(max_note_bytes=2048)) as sidecar:
+        report = sidecar.index()
+        indexed = {row[1] for row in rows(sidecar.store)}
+    assert len(memory.encode()) > 2048
+    assert indexed == {"MEMORY.md", "note:2026-11-20.md"}
+    assert report.warnings == [
+        "memory/2026-11-21.md: 2,241 bytes, over max_note_bytes (2,048); not indexed. "
+        "Split the file, or raise max_note_bytes in memory-sleep.toml."
+    ]

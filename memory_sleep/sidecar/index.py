@@ -244,7 +244,9 @@ def _plan_source(
         plan.moves = [(r.id, r.line_start, r.line_end) for r in existing if r.source_path != source.relative]
         return plan
     try:
-        text = decode(source.relative, raw, max_bytes)
+        # max_note_bytes guards against a note pasted wrong; archive.md, MEMORY.md and the weekly
+        # files are the tool's own and grow with the years, so they are indexed whatever their size
+        text = decode(source.relative, raw, max_bytes if source.kind == "note" else None)
     except NoteReadError as error:
         report.warnings.append(error.said("not indexed"))
         return None

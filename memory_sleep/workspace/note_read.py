@@ -39,9 +39,9 @@ def read_bytes(path: Path, relative: str, max_bytes: int | None = None) -> bytes
         ) from None
 
 
-def decode(relative: str, raw: bytes, max_bytes: int) -> str:
-    """The text of a file's bytes: UTF-8 (a BOM allowed), no NUL, at most `max_bytes`."""
-    if len(raw) > max_bytes:
+def decode(relative: str, raw: bytes, max_bytes: int | None) -> str:
+    """The text of a file's bytes: UTF-8 (a BOM allowed), no NUL, at most `max_bytes` (None: any size)."""
+    if max_bytes is not None and len(raw) > max_bytes:
         raise _too_big(relative, len(raw), max_bytes)
     if b"\x00" in raw:
         raise NoteReadError(relative, "binary data, not a text note", "Move it out of memory/.")
