@@ -91,6 +91,15 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Orion v0.12.2 scope changed: SSO instead of audit log v2",
         ),
         ("**Orion v0.6.8**: audit log v2", "Orion v0.7.2 now ships the new cache flow; audit log v2 slips"),
+        # two releases: the release left out is another in the newer
+        ("Audit log v2 goes out with Orion v0.13.8", "For the record, Orion v0.13.7 will ship audit log v2"),
+        # two keys: a word of one stands where the other has another
+        ("Orion exporter stack: Elixir 1.17", "Orion api stack: Elixir 1.17"),
+        # two subjects: a word of one stands where the other has another
+        (
+            "Orion canary database host is db-orion-canary-12.internal",
+            "Orion staging database host is db-orion-staging-16.internal",
+        ),
     ],
 )
 def test_a_later_line_about_another_thing_marks_nothing(tmp_path: Path, old: str, new: str) -> None:
@@ -212,6 +221,37 @@ def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(
     assert (
         _hit(hits, "memory/2026-11-10.md").status_line() == "older, see memory/2026-11-14.md:3 (2026-11-14)"
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a version alone: the value
+        ("Orion is pinned to Python 3.12", "Orion is pinned to Python 3.11"),
+        # a day may be the value
+        (
+            "TLS cert for billing.orion.io expires 2026-12-02 (Raj)",
+            "done: Raj renewed the billing.orion.io TLS cert (new expiry 2027-02-17)",
+        ),
+        # no verb ends the subject: the name may be the value
+        ("Felix owns Orion notifier", "Wei owns Orion notifier"),
+        # a lead-in before the subject changes nothing of what it is about
+        (
+            "For the record, Orion qa database host is db-orion-qa-17.internal",
+            "(repeating for the summary) Orion qa database host is db-orion-qa-21.internal",
+        ),
+        (
+            "For the record, Orion is pinned to Python 3.12",
+            "(repeating for the summary) Orion is pinned to Python 3.11",
+        ),
+    ],
+)
+def test_a_later_line_changing_one_value_marks_the_older(tmp_path: Path, old: str, new: str) -> None:
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": f"- {old}", "2026-11-14": f"- {new}"}))
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(old, k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status == "older"
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from memory_sleep.cycle import weekly
 from memory_sleep.cycle.plan import DocumentEditor
 from memory_sleep.sidecar.display import hit_lines
 from memory_sleep.sidecar.search import Hit
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records, records_since
 from memory_sleep.workspace.layout import Workspace
-from memory_sleep.workspace.memory_doc import MemoryDocument
+from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 from memory_sleep.workspace.writer import SafeWriter
 from tests.conftest import run_offline
 from tests.sidecar_helpers import make_workspace, open_at
@@ -378,3 +379,32 @@ def test_the_line_that_superseded_an_entry_is_never_ended_by_its_own_supersede(t
     old = _hit(hits, "memory/2026-11-10.md", "off")
     assert new.status is None and hits.index(new) < hits.index(old)
     assert old.status_line() == "superseded 2026-11-15 by memory/2026-11-14.md:3"
+
+
+def test_a_line_changing_back_is_no_copy_of_the_change_it_undoes(tmp_path: Path) -> None:
+    """ "Orion moved from Python 3.11 to 3.12" holds every word of "Orion moved from Python 3.12 to
+    3.11": when GC superseded the first change by the second (an entry not indexed any more), the
+    second's note line and its weekly copy are the new word, not copies of the old one."""
+    notes = {
+        "2026-11-10.md": "# 2026-11-10\n\n- Orion moved from Python 3.12 to 3.11\n",
+        "2026-11-14.md": "# 2026-11-14\n\n- Orion moved from Python 3.11 to 3.12\n",
+    }
+    ending = Ending("superseded", date(2026, 11, 16), "entry 2055: Orion moved from Python 3.11 to 3.12")
+    entry = "- [Orion] Orion moved from Python 3.12 to 3.11 (2026-11-10)"
+    folder = _archived(tmp_path, notes, entry, "gc:contradiction", ending)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Python for Orion", k=5)
+    assert _hit(hits, "memory/2026-11-14.md", "3.11 to 3.12").status is None
+    assert _hit(hits, "memory/2026-11-10.md", "3.12 to 3.11").status == "superseded"
+
+
+def test_a_weekly_line_changing_back_is_not_marked_with_the_ending_of_the_change_it_undoes() -> None:
+    old = Entry("Orion moved from Python 3.12 to 3.11", None, date(2026, 11, 10))
+    ending = Ending("superseded", date(2026, 11, 16), "entry 2055: Orion moved from Python 3.11 to 3.12")
+    endings = weekly._Endings([(old, ending)])
+    week = (date(2026, 11, 9), date(2026, 11, 15))
+    back = "Orion moved from Python 3.11 to 3.12 (2026-11-14)"
+    assert weekly._marked(back, week, endings) == back
+    said = "Orion moved from Python 3.12 to 3.11 (2026-11-10)"
+    assert weekly._marked(said, week, endings) == f"{said} {ending.render()}"

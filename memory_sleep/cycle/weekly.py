@@ -8,9 +8,16 @@ from datetime import date, timedelta
 
 from memory_sleep.cycle.plan import Edit
 from memory_sleep.engines.base import Summarizer
+from memory_sleep.engines.offline.matching import changes_away
 from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.text import shorten, tokens
-from memory_sleep.workspace.archive import Ending, may_say_the_same, says_the_same, stated_day
+from memory_sleep.workspace.archive import (
+    Ending,
+    may_say_the_same,
+    says_the_same,
+    stated_day,
+    without_ending,
+)
 from memory_sleep.workspace.layout import NoteFile
 from memory_sleep.workspace.memory_doc import Entry
 from memory_sleep.workspace.state import NoteState
@@ -172,6 +179,7 @@ def _marked(line: str, week: tuple[date, date], ended: _Endings) -> str:
             since <= day < ending.day
             and week[0] <= day <= week[1]
             and says_the_same(old_words, words, restated=day != since)
+            and not changes_away(old.text, without_ending(line))
         ):
             return f"{line} {ending.render()}"
     return line

@@ -11,14 +11,16 @@ Two links, both read from what the files say, never guessed from meaning:
   at 10:50, Jitsi" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), or whose
   value a newer result says is gone as the offline engine reads a change ("(was Y)", "from Y to X":
   engines/offline/matching.py) and shares another word with (two, for a one-word value), is older
-  than it: the newer ranks first and the older is marked "older, see NEWER" (unless each one's subject
-  names a version or day the other never says: two releases). The offline engine adds a
-  new value beside an old entry rather than supersede wrongly, and an entry moved out for room is
-  never superseded; this keeps both findable and puts the newer first. A result that has ended
-  otherwise than by a supersede (its project finished, it was done) is still the latest word, shown
-  with its own status, and a newer result still ranks above it. The newer result need not be a
-  candidate of the question: a change worded unlike it is looked up by the older result's own rarest
-  words (`with_later_statements`, one full-text query for the k best results).
+  than it: the newer ranks first and the older is marked "older, see NEWER" (unless they are said of
+  two things: each one's subject names a version or day the other never says, the older's words left
+  out hold a release the newer says another of, or their heads have words of one where the other
+  has others: two releases or hosts). The offline engine adds a new value beside an
+  old entry rather than supersede wrongly, and an entry moved out for room is never superseded;
+  this keeps both findable and puts the newer first. A result that has ended otherwise than by a
+  supersede (its project finished, it was done) is still the latest word, shown with its own status,
+  and a newer result still ranks above it. The newer result need not be a candidate of the question:
+  a change worded unlike it is looked up by the older result's own rarest words
+  (`with_later_statements`, one full-text query for the k best results).
 """
 
 from __future__ import annotations
@@ -35,9 +37,11 @@ from typing import Literal
 from memory_sleep.engines.offline.matching import (
     current_claim,
     mentions_value,
+    predicate,
     replaced_values,
     subject_phrase,
 )
+from memory_sleep.engines.offline.statements import swapped
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import is_cjk, tokens, word_sequence
@@ -52,6 +56,7 @@ _KEYED = re.compile(
 )  # the last "Key: value"; a key is on one line ("next: X\n  owner: Y" has the key "owner")
 _NUMBER = re.compile(r"\d")
 _WHICH = re.compile(r"v?\d+(?:\.\d+)+|\d{4}-\d{2}-\d{2}")  # a version, a day: which release, which event
+_RELEASE = re.compile(r"v\d+(?:\.\d+)+")  # "v0.13.8": a release; a bare "3.12" may be a value
 _STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
 # gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
@@ -306,10 +311,24 @@ class Statement:
         return key, next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
 
     @cached_property
+    def head(self) -> str:
+        """What it is said of and the first word said of it: its last key and that key's first value
+        word ("Retention for Quokka invoices 14"), else its subject and verb ("Quokka canary database
+        host is"); "" when no key, verb or colon ends its subject ("Pim owns the notifier")."""
+        text = _STAMP.sub("", self.text.replace("*", "").strip())
+        keyed = _KEYED.match(text)
+        if keyed is not None:
+            return " ".join([keyed["key"], *word_sequence(keyed["value"])[:1]])
+        said = predicate(text)
+        return " ".join([subject_phrase(text), *word_sequence(said)[:1]]) if said else ""
+
+    @cached_property
     def which(self) -> frozenset[str]:
-        """The versions and days its subject names: which release or which day's event it is about
-        ("Quokka v0.12.2 scope changed: ...", "Pim's leave from 2026-12-09 is now ...")."""
-        return frozenset(word for word in tokens(subject_phrase(self.text)) if _WHICH.fullmatch(word))
+        """The versions and days its subject or its key names: which release or which day's event it
+        is about ("Quokka v0.12.2 scope changed: ...", "Pim's leave from 2026-12-09 is now ...",
+        "Again: scope of Quokka v0.13.1: ...")."""
+        named = tokens(subject_phrase(self.text)) | self.key
+        return frozenset(word for word in named if _WHICH.fullmatch(word))
 
     @cached_property
     def pairs(self) -> frozenset[str]:
@@ -363,11 +382,13 @@ def _restates(older: Statement, newer: Statement) -> bool:
             return not _other_release(older, newer)
     if _count(shared, older.pairs) < SHARED_WORDS:
         return False
-    left_out = _count(older.words - newer.words, older.pairs)
+    left = older.words - newer.words
+    left_out = _count(left, older.pairs)
     return (
-        left_out <= OLDER_ONLY_WORDS
-        or (left_out <= OLDER_ONLY_WORDS + 1 and not (older.words - newer.words) & older.names)
-    ) and not _other_release(older, newer)
+        left_out <= OLDER_ONLY_WORDS or (left_out <= OLDER_ONLY_WORDS + 1 and not left & older.names)
+    ) and not (
+        _other_release(older, newer) or _release_left_out(older, newer, left) or _other_subject(older, newer)
+    )
 
 
 def _other_release(older: Statement, newer: Statement) -> bool:
@@ -375,6 +396,25 @@ def _other_release(older: Statement, newer: Statement) -> bool:
     audit log v2" and "Quokka v0.12.2 scope changed: ... instead of audit log v2" are two releases;
     "Python for Quokka: 3.12" and "Quokka moved from Python 3.12 to 3.11" change one value."""
     return bool(older.which - newer.said and newer.which - older.said)
+
+
+def _release_left_out(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
+    """The words the older leaves out hold a release ("v0.13.8") the newer says another of: "Audit log
+    v2 goes out with Quokka v0.13.8" and "Quokka v0.13.7 will ship audit log v2" are two releases. A
+    bare version is a value ("pinned to Python 3.12", then "3.11"), and so may a day be ("expires
+    2026-12-02", then "renewed (new expiry 2027-02-17)")."""
+    return any(_RELEASE.fullmatch(word) for word in left) and any(
+        _RELEASE.fullmatch(word) for word in newer.words - older.said
+    )
+
+
+def _other_subject(older: Statement, newer: Statement) -> bool:
+    """Their heads differ by words of one standing where the other has others, between words both
+    have (statements.swapped): "Quokka exporter stack: Elixir 1.17" and "Quokka api stack: Elixir
+    1.17", "Quokka canary database host is X" and "Quokka staging database host is Y" are said of two
+    things. A lead-in before the head ("For the record, ...", "(repeating for the summary) ...") and
+    a value after it ("Python for Quokka: 3.11", then "... 3.12") change nothing of what it is about."""
+    return bool(older.head and newer.head) and swapped(older.head, newer.head)
 
 
 def _other_things(older: Statement, newer: Statement) -> bool:

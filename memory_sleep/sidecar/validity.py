@@ -32,19 +32,20 @@ from typing import NamedTuple
 
 from pydantic import ValidationError
 
+from memory_sleep.engines.offline.matching import changes_away
 from memory_sleep.models import Strict
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.evidence import evidence_ids
 from memory_sleep.sidecar.search import within_budget
 from memory_sleep.sidecar.tokenize import query_terms
 from memory_sleep.text import tokens
-from memory_sleep.workspace.archive import ended_statements, records_since, says_the_same
+from memory_sleep.workspace.archive import ended_statements, records_since, says_the_same, without_ending
 from memory_sleep.workspace.layout import Workspace
 
 Ended = dict[int, tuple[str, str, str | None]]  # entry id: (valid_to, status, ended_by)
 CANDIDATES = 100
 STATE_KEY = "validity_state"
-VERSION = 2  # of what a statement matches: a state of another version is dropped
+VERSION = 3  # of what a statement matches: a state of another version is dropped
 _KINDS = ("note", "weekly", "archive")
 _TERMS_AT_ONCE = 500
 # items added or edited since the last pass whose terms are read at once: beyond that (a large
@@ -181,7 +182,10 @@ def _match(
     said = tokens(text)
     rows = store.dated_matches(chosen, _KINDS, start, until, CANDIDATES)
     ids = [
-        entry_id for entry_id, day, line in rows if says_the_same(said, tokens(line), restated=day != start)
+        entry_id
+        for entry_id, day, line in rows
+        if says_the_same(said, tokens(line), restated=day != start)
+        and not changes_away(text, without_ending(line))
     ]
     return Matched(terms=terms, chosen=chosen, full=len(rows) >= CANDIDATES, ids=ids)
 

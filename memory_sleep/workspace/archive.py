@@ -203,6 +203,13 @@ def _displayed(line: str) -> tuple[str, tuple[str, str | None, date | None]] | N
     return None if entry is None else (entry.key, (entry.text, entry.topic, entry.day))
 
 
+def without_ending(line: str) -> str:
+    """A summary line without the ending marked after it ("... [superseded 2026-11-02 by ...]"), which
+    quotes what ended it: the line's own words are before it."""
+    match = _ENDING.match(line)
+    return match["rest"] if match else line
+
+
 def stated_day(line: str) -> date | None:
     """The day a summary line states for its item ("... (2026-11-25)", maybe followed by its ending)."""
     match = _STATED_DAY.search(line)

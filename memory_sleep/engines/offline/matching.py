@@ -177,6 +177,7 @@ _GONE = re.compile(
 _LOOKS_LIKE_VALUE = re.compile(r"[\dA-Z@#/:]")
 _PLAIN_VALUE = re.compile(r"v?[\d.,:/-]+[a-z%]{0,3}")
 _NUMBER = re.compile(r"(?<![\w.:/@#$€£-])\d+(?![\w.:/%-])")
+_DIGIT = re.compile(r"\d")
 
 
 @lru_cache(maxsize=16_384)
@@ -316,6 +317,24 @@ def mentions_value(text: str, value: str) -> bool:
 def current_claim(text: str) -> str:
     """What a statement claims now: without "(previously: ...)" notes and the values it says are gone."""
     return _without_superseded(without_history(text))
+
+
+def changes_away(old: str, line: str) -> bool:
+    """`line` says a value `old` claims is gone, or claims one `old` says is gone: it is the change, not
+    another copy of `old`, however many words they share ("Quokka moved from Python 3.11 to 3.12"
+    holds every word of "Quokka moved from Python 3.12 to 3.11")."""
+    return _drops(old, line) or _drops(line, old)
+
+
+def _drops(claimant: str, line: str) -> bool:
+    """`line` says gone a value that `claimant` claims now: all of it, or all its words with a digit
+    ("from Python 3.12 to 3.11" claims 3.11, which "from Python 3.11 to 3.12" says is gone)."""
+    claim = current_claim(claimant)
+    for value in replaced_values(line):
+        numbered = [word for word in value.split() if _DIGIT.search(word)]
+        if mentions_value(claim, value) or (numbered and all(mentions_value(claim, w) for w in numbered)):
+            return True
+    return False
 
 
 def _without_superseded(text: str) -> str:
