@@ -256,12 +256,32 @@ def test_the_same_value_of_another_component_is_no_repeat() -> None:
 
 def test_a_lesson_told_again_under_another_lead_in_is_the_same_lesson() -> None:
     operation = _decide(
-        "TIL benchmarks on a laptop on battery are worthless; plug in or use ovh-gra-06",
+        "TIL benchmarks on a laptop on battery are worthless; plug in or use ovh-gra-05",
         "Takeaway: benchmarks on a laptop on battery are worthless; plug in or use ovh-gra-05",
         "lesson",
         "Lessons",
     )
     assert (operation.op, operation.target) == ("noop", "E1")
+
+
+def test_a_lesson_told_again_with_another_value_is_news_of_it() -> None:
+    """The same lesson naming another host updates its entry: the newer wording is no repeat."""
+    operation = _decide(
+        "TIL benchmarks on a laptop on battery are worthless; plug in or use ovh-gra-06",
+        "Takeaway: benchmarks on a laptop on battery are worthless; plug in or use ovh-gra-05",
+        "lesson",
+        "Lessons",
+    )
+    assert (operation.op, operation.target) == ("update", "E1")
+
+
+def test_one_value_of_two_subjects_is_no_restatement() -> None:
+    operation = _decide(
+        "Ember notifier runs on t3.medium instances",
+        "Ember exporter instance type: t3.medium",
+        topic="Ember",
+    )
+    assert operation.op == "add"
 
 
 def test_a_change_of_another_subject_replaces_no_entry_holding_its_old_value() -> None:
@@ -769,3 +789,39 @@ def test_two_tasks_due_the_same_day_in_a_cjk_date_are_two_tasks() -> None:
     )
     kept = KeptItem(item=item, category="action", topic="Quasar", deadline=date(2026, 10, 25))
     assert OfflineIntegrator().integrate([kept], [known])[0].op == "add"
+
+
+def test_a_correction_of_an_absence_that_has_ended_is_kept() -> None:
+    """ "Now 3 days (was 4 days)" corrects the record of a leave already over (its entry archived): a
+    change, added for the stale pass to file, not a repeat left in the note."""
+    item = note_item("Mei's leave from 2026-11-13 is now 3 days (was 4 days)", day=date(2026, 11, 24))
+    kept = KeptItem(item=item, category="relationship", topic=None)
+    assert OfflineIntegrator().integrate([kept], [])[0].op == "add"
+
+
+def test_one_link_named_in_two_ways_is_a_restatement() -> None:
+    operation = _decide(
+        "Ember exporter dashboard: https://grafana.example.io/d/70e6cbd/ember-exporter",
+        "For the record, the Ember exporter Grafana board is https://grafana.example.io/d/70e6cbd/ember-exporter",
+        topic="Ember",
+    )
+    assert operation.op == "noop"
+
+
+def test_one_host_named_in_two_ways_is_a_restatement() -> None:
+    operation = _decide(
+        "Ember staging database host is db-ember-staging-38.internal",
+        "For the record, Ember staging DB: db-ember-staging-38.internal",
+        topic="Ember",
+    )
+    assert operation.op == "noop"
+
+
+def test_the_same_values_of_a_subject_worded_anew_are_a_restatement() -> None:
+    operation = _decide(
+        "first cost estimate: streaming runs at about $63/day on the cluster, against about $19/day for "
+        "the nightly batch job",
+        "cost ~$63/day vs ~$19/day for the nightly batch (≈3.3x)",
+        topic="Ember",
+    )
+    assert operation.op == "noop"

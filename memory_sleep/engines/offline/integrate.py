@@ -133,7 +133,7 @@ def _decide(
             known = tokens(statements.first_clause(_LESSON_LEAD.sub("", candidate.text)))
             if len(lesson) < 3 or jaccard(lesson, known) < 0.8:
                 continue
-            if statements.informative(lesson) <= known:
+            if statements.informative(lesson) <= known and not matching.values_conflict(text, candidate.text):
                 return _noop(item_id, candidate, "the same lesson, told again")
             return _change(item_id, "update", candidate.ref, text, "the same lesson, learned again elsewhere")
     if best is not None and _holds(best, text, words, best_score, kept.category, projects):
@@ -164,7 +164,7 @@ def _decide(
     if rival is not None:
         return _change(item_id, "supersede", rival.ref, text, "newer statement on the same subject")
     for score, candidate in scored:
-        if candidate.section == section and _restates(text, candidate.text, score):
+        if candidate.section == section and _restates(text, candidate.text, score, projects):
             return _noop(item_id, candidate, "restates a fact already in memory")
     for score, candidate in scored:
         if score < _RELATED:
@@ -288,7 +288,9 @@ def _absence_operation(
             return _noop(item_id, candidate, "the same absence, told again")
         if known.start == away.start or known.start.isoformat() in gone:
             return _change(item_id, "supersede", candidate.ref, line, "new dates for an absence")
-    if away.end < day:  # the stale pass would archive it as finished business the night it came in
+    if (
+        away.end < day and not gone
+    ):  # the stale pass would archive it as finished business the night it came in
         return Operation(
             item_id=item_id, op="noop", reason="an absence that ended before the note: left in it"
         )
@@ -344,12 +346,18 @@ def _same_deadline_task(
     return None
 
 
-def _restates(a: str, b: str, word_similarity: float) -> bool:
+def _restates(a: str, b: str, word_similarity: float, projects: frozenset[str]) -> bool:
     """Both name the same host, URL or identifier, and either the wording or more values agree; two
-    different URLs on one host ("grafana.example.net/d/22d4546", ".../d9be78b") are two things."""
+    different URLs on one host ("grafana.example.net/d/22d4546", ".../d9be78b") are two things, and so
+    are two subjects with one value ("Vela notifier runs on t3.medium instances" and "Vela exporter
+    instance type: t3.medium")."""
     a, b = matching.current_claim(a), matching.current_claim(b)
     if matching.values_conflict(a, b, _LINKS):
         return False
+    if matching.shared_values(a, b, matching.IDENTITY_KINDS) == 0 and matching.subjects_differ(
+        a, b, projects
+    ):
+        return False  # one URL or host is one thing however each names it ("dashboard", "Grafana board")
     shared = set(statements.VALUE.findall(a.lower())) & set(statements.VALUE.findall(b.lower()))
     distinctive = any(len(value) >= 6 and any(ch.isalpha() for ch in value) for value in shared)
     return distinctive and (word_similarity >= _RESTATED or len(shared) >= 2)

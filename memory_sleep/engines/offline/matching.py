@@ -20,6 +20,7 @@ from memory_sleep.language import (
     OLD_VALUE_IN_TEXT,
     OLD_VALUE_MARKS,
 )
+from memory_sleep.sidecar.tokenize import stem
 from memory_sleep.text import is_cjk, shorten, tokens, without_history, word_sequence
 
 _LABEL = re.compile(
@@ -454,6 +455,18 @@ def says_gone(text: str, other: str) -> bool:
     return any(mentions_value(claim, value) for value in replaced_values(text))
 
 
+def subjects_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """The head of each one's subject (its last two words, less the names in `ignore`, project names)
+    has a word the other never names, whatever values they share: "Vela notifier runs on t3.medium
+    instances" and "Vela exporter instance type: t3.medium" are two things with one value, not one
+    thing in two wordings ("cost ~$63/day vs ~$19/day for the nightly batch" and "first cost estimate:
+    ... $63/day ..., against about $19/day for the nightly batch job")."""
+    words_a, words_b = {stem(word) for word in tokens(a)}, {stem(word) for word in tokens(b)}
+    own = {stem(word) for word in subject_head(a, ignore)} - words_b
+    theirs = {stem(word) for word in subject_head(b, ignore)} - words_a
+    return bool(own) and bool(theirs)
+
+
 def people_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
     """Each names someone the other does not ("Proseware contact: Jo" and "Dev is Proseware's
     CTO"): two people of one company, not one person's new address. Give it the statements' subjects
@@ -462,9 +475,11 @@ def people_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
     return bool(names_a - names_b) and bool(names_b - names_a)
 
 
-def shared_values(a: str, b: str) -> int:
+def shared_values(a: str, b: str, kinds: frozenset[str] | None = None) -> int:
+    """How many values of the same kind (of `kinds`, default any) both name."""
     values_a, values_b = typed_values(a), typed_values(b)
-    return sum(len(values_a[kind] & values_b[kind]) for kind in values_a.keys() & values_b.keys())
+    shared = values_a.keys() & values_b.keys() & (kinds or values_a.keys())
+    return sum(len(values_a[kind] & values_b[kind]) for kind in shared)
 
 
 _WORD = re.compile(r"\b[^\W\d_]{3,}\b")
