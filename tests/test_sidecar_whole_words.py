@@ -43,7 +43,8 @@ def test_versions_addresses_and_joined_names_are_found_whole(tmp_path: Path) -> 
     assert "staging" in _top(root, "staging")  # and ordinary words
     assert query_terms("v0.6.5") == ["v0.6.5"]  # whole, not also "v0"
     assert query_terms("node-18 on node 20") == ["node", "20", "node-18"]
-    assert query_terms("fine-tuning db.internal") == ["fine", "tun", "db", "internal"]  # words, not identifiers
+    # words, not identifiers
+    assert query_terms("fine-tuning db.internal") == ["fine", "tun", "db", "internal"]
 
 
 def _as_before_whole_words(path: Path) -> None:
@@ -77,14 +78,20 @@ def _tokenizer(path: Path) -> str:
     return str(sql)
 
 
-def test_an_old_sidecar_is_rebuilt_once_on_the_next_recall(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def _old_sidecar(tmp_path: Path) -> tuple[Path, Path]:
+    """A workspace indexed, its sidecar then put back as the version before whole words made it."""
     root = make_workspace(tmp_path, NOTES)
     with open_at(root) as sidecar:
         sidecar.index()
     path = root / "memory" / ".sleep" / DB_NAME
     _as_before_whole_words(path)
+    return root, path
+
+
+def test_an_old_sidecar_is_rebuilt_once_on_the_next_recall(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root, path = _old_sidecar(tmp_path)
     assert "tokenchars" not in _tokenizer(path)
     with caplog.at_level(logging.WARNING, logger="memory_sleep"):
         assert "v0.6.5" in _top(root, "v0.6.5")
@@ -97,11 +104,7 @@ def test_an_old_sidecar_is_rebuilt_once_on_the_next_recall(
 def test_a_rebuild_that_crashes_halfway_is_done_again_next_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = make_workspace(tmp_path, NOTES)
-    with open_at(root) as sidecar:
-        sidecar.index()
-    path = root / "memory" / ".sleep" / DB_NAME
-    _as_before_whole_words(path)
+    root, path = _old_sidecar(tmp_path)
     real = tokenize_module.fts_document
     calls: list[str] = []
 
