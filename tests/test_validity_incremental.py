@@ -266,3 +266,20 @@ def test_the_terms_the_store_reads_are_those_its_full_text_index_matches() -> No
     assert store.dated_terms(0, ["2026-11-11"], ("note",), 0) is None  # more items than asked for
     for term in terms:
         assert store.dated_matches([term], ("note",), "2026-11-11", "2026-11-12", 1)
+
+
+def test_a_day_a_statement_names_is_no_term_it_is_matched_by(tmp_path: Path) -> None:
+    """Every summary line states its own day, so a day named in a statement ("renew the Orion TLS cert
+    by 2026-11-20"), indexed whole, was its rarest term: matching it found the lines of that day, filled
+    the limit, and the statement was matched again every night (1.1 s a night at 365 days)."""
+    folder = _nights(tmp_path)
+    busy = "".join(f"- standup item {n} for 2026-11-20\n" for n in range(CANDIDATES))
+    (folder / "memory" / "2026-11-11.md").write_text(
+        "# 2026-11-11\n\n- Orion staging server IP is 10.0.0.5\n" + busy, encoding="utf-8"
+    )
+    _index_and_check(folder)
+    with open_at(folder) as sidecar:
+        with _counting_matches(sidecar) as asked:
+            sidecar.index()
+        assert not any(matched.full for matched in load_state(sidecar.store).matched.values())  # type: ignore[union-attr]
+    assert not asked

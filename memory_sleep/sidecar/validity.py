@@ -45,7 +45,7 @@ from memory_sleep.workspace.layout import Workspace
 Ended = dict[int, tuple[str, str, str | None]]  # entry id: (valid_to, status, ended_by)
 CANDIDATES = 100
 STATE_KEY = "validity_state"
-VERSION = 3  # of what a statement matches: a state of another version is dropped
+VERSION = 4  # of what a statement matches: a state of another version is dropped
 _KINDS = ("note", "weekly", "archive")
 _TERMS_AT_ONCE = 500
 # items added or edited since the last pass whose terms are read at once: beyond that (a large
@@ -53,6 +53,9 @@ _TERMS_AT_ONCE = 500
 _PROBED_AT_MOST = 20_000
 # a term the full-text tokenizer reads as itself, one token: a MATCH of it finds the items holding it
 _WORD = re.compile("[a-z0-9]+")
+# a day as one term ("2025-12-02"): every summary line of that day states it, so as a statement's
+# rarest term it found the day's lines, not the statement's, and filled the limit every night
+_DAY_TERM = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 class Matched(Strict):
@@ -137,7 +140,7 @@ def derive_validity(
     ]
     keys = [_key(old.text, start, until) for old, _, start, until in spans]
     terms = [
-        kept[key].terms if key in kept else query_terms(span[0].text)
+        kept[key].terms if key in kept else _statement_terms(span[0].text)
         for key, span in zip(keys, spans, strict=True)
     ]
     counts = _term_counts(store, {term for found in terms for term in found})
@@ -171,6 +174,11 @@ def derive_validity(
         last_id=max([earlier_id, *(marks.last for marks in days.values())]),
         matched=matched,
     )
+
+
+def _statement_terms(text: str) -> list[str]:
+    """The terms a statement is matched by: its words, not the days it names (its span dates them)."""
+    return [term for term in query_terms(text) if not _DAY_TERM.fullmatch(term)]
 
 
 def _match(
