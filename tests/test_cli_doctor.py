@@ -289,3 +289,20 @@ def test_a_linked_notes_folder_fails_the_doctor_as_it_stops_every_run(
         f"{memory}: is a link; memory-sleep never writes through links. Replace it with the folder it points "
         f"to: `rm {memory} && mv {elsewhere.resolve()} {memory}`."
     ) in findings(report, "fail")
+
+
+def test_a_section_the_tool_owns_twice_in_memory_md_is_named_with_the_fix(fixture_workspace: Path) -> None:
+    # a hand-merged MEMORY.md with a second Decisions section ("Key decisions" is a name for it): runs
+    # add to the first only, so one kind of entry ends up in two places
+    run_offline(fixture_workspace)
+    memory = fixture_workspace / "MEMORY.md"
+    memory.write_text(
+        memory.read_text(encoding="utf-8")
+        + "\n## Key decisions\n- keep Postgres 14 for billing (2026-11-02)\n",
+        encoding="utf-8",
+    )
+    code, report = doctor_json(fixture_workspace)
+    assert code == 0
+    assert [m for m in findings(report, "warn") if m.startswith("MEMORY.md")] == [
+        "MEMORY.md: 2 sections are '## Decisions' (or a name for it); runs add new entries to the first only"
+    ]

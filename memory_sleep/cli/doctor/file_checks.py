@@ -34,7 +34,17 @@ def sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
         from memory_sleep.workspace.memory_doc import MemoryDocument
 
         size, limit = len(raw), config.memory_max_bytes
-        tool = tool_bytes(MemoryDocument.parse(raw.decode("utf-8")))
+        document = MemoryDocument.parse(raw.decode("utf-8"))
+        titles = [section.title for section in document.sections if section.owned]
+        for title in sorted({title for title in titles if titles.count(title) > 1}):
+            yield Check(
+                "sizes",
+                "warn",
+                f"MEMORY.md: {titles.count(title)} sections are '## {title}' (or a name for it);"
+                " runs add new entries to the first only",
+                f"move the entries of the other '{title}' sections into the first, and delete their headings",
+            )
+        tool = tool_bytes(document)
         if tool > limit:
             yield Check(
                 "sizes",
