@@ -203,6 +203,9 @@ _MONTHS = {
     )
     for m in names
 }
+CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:]*\d)")
+"""A time of day, seconds or not ("14:02", "08:19:33"), not part of a longer run of digits and colons
+("1:2:30:45", a ratio "16:9:4")."""
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from memory_sleep.engines.offline import matching, repeats
+from memory_sleep.engines.offline import repeats, values
 
 
 @pytest.mark.parametrize(
@@ -21,7 +21,7 @@ from memory_sleep.engines.offline import matching, repeats
     ],
 )
 def test_old_values_are_named_by_the_words_of_each_language_file(text: str, gone: tuple[str, ...]) -> None:
-    assert matching.replaced_values(text) == gone
+    assert values.replaced_values(text) == gone
 
 
 def test_a_note_says_it_repeats_in_each_language_file() -> None:
@@ -57,7 +57,7 @@ PIECES = (
 def test_a_text_without_an_arrow_is_read_alike_without_the_arrow_pattern(pieces: list[str]) -> None:
     text = "".join(pieces)
     assume("->" not in text)
-    for full, arrowless in (matching._OLD_VALUE, matching._SUPERSEDED_VALUE):
+    for full, arrowless in (values._OLD_VALUE, values._SUPERSEDED_VALUE):
         assert [(m.span(), m.groupdict()) for m in arrowless.finditer(text)] == [
             (m.span(), m.groupdict()) for m in full.finditer(text)
         ]
@@ -66,5 +66,5 @@ def test_a_text_without_an_arrow_is_read_alike_without_the_arrow_pattern(pieces:
 @pytest.mark.parametrize("arrow", ["→", "->"])
 def test_a_value_before_an_arrow_is_gone(arrow: str) -> None:
     text = f"Worker concurrency 4 {arrow} 16 (was 2)"
-    assert matching.replaced_values(text) == ("concurrency 4", "4", "2")
-    assert "4" not in matching.current_claim(text).split()
+    assert values.replaced_values(text) == ("concurrency 4", "4", "2")
+    assert "4" not in values.current_claim(text).split()

@@ -66,7 +66,7 @@ def test_the_checker_names_each_number_date_name_handle_and_open_action_a_merge_
 
 
 def test_the_checker_imports_on_its_own() -> None:
-    # gc/details.py reads values with the offline engine's matching.py, whose package builds the
+    # gc/details.py reads values with the offline engine's values.py, whose package builds the
     # offline engine, whose gardener uses the checker: a cycle unless the engine imports it late
     subprocess.run([sys.executable, "-c", "import memory_sleep.gc.details"], check=True)
 

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from memory_sleep.engines.offline import matching, repeats
+from memory_sleep.engines.offline import repeats, values
 from memory_sleep.engines.offline.curate import has_history
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import Category, EntryView, KeptItem, Operation
@@ -93,10 +93,10 @@ def test_a_decision_moved_to_another_date_supersedes_it_whatever_the_reason() ->
 
 def test_not_followed_by_a_plain_word_names_no_old_value() -> None:
     assert (
-        matching.replaced_values("Atlas staging is at staging.atlas.internal:8443 — NOT the :443 vhost") == ()
+        values.replaced_values("Atlas staging is at staging.atlas.internal:8443 — NOT the :443 vhost") == ()
     )
-    assert matching.replaced_values("the old cert, not one of the cert-manager ones") == ()
-    assert matching.replaced_values("Meridian exporter listens on 8000, not 5432") == ("5432",)
+    assert values.replaced_values("the old cert, not one of the cert-manager ones") == ()
+    assert values.replaced_values("Meridian exporter listens on 8000, not 5432") == ("5432",)
     operation = _decide(
         "New: Dana Whitfield — finance controller. Prefers numbers in a spreadsheet (one row per customer)",
         "billing.fernhill.io certificate expires 2026-12-02, not one of the cert-manager ones",
@@ -108,7 +108,7 @@ def test_not_followed_by_a_plain_word_names_no_old_value() -> None:
 
 def test_a_value_said_to_be_gone_is_the_value_alone() -> None:
     text = "New ingest dashboard at https://grafana.example.net/d/d9b/ingest (old one https://grafana.example.net/d/283/ingest is gone)"
-    assert matching.replaced_values(text) == ("https://grafana.example.net/d/283/ingest",)
+    assert values.replaced_values(text) == ("https://grafana.example.net/d/283/ingest",)
 
 
 def test_another_link_on_the_same_host_is_no_repeat() -> None:
@@ -226,8 +226,8 @@ def test_a_setting_is_what_its_number_measures() -> None:
 def test_an_old_value_with_a_thousands_comma_or_a_parenthesis_is_one_value() -> None:
     budget = "Tundra budget changed from $4,000/month to €2,050/month"
     plan = "Wonka moved from Enterprise (45 seats) to Starter (42 seats) on Ember"
-    assert matching.replaced_values(budget) == ("$4,000/month",)
-    assert matching.replaced_values(plan) == ("Enterprise (45 seats)",)
+    assert values.replaced_values(budget) == ("$4,000/month",)
+    assert values.replaced_values(plan) == ("Enterprise (45 seats)",)
     assert has_history(budget) and has_history(plan)  # a changed fact is trimmed last
 
 
@@ -339,8 +339,8 @@ def test_a_person_who_moved_replaces_their_own_entry_not_another_persons_with_th
 
 def test_what_is_dropped_from_a_release_is_its_old_scope() -> None:
     line = "Beacon v1.11.4 now ships SSO; the rebuilt dashboard was dropped"
-    assert matching.replaced_values(line) == ("the rebuilt dashboard",)
-    assert matching.replaced_values("Ember 2.3 ships webhooks, audit log v2 was dropped") == ("audit log v2",)
+    assert values.replaced_values(line) == ("the rebuilt dashboard",)
+    assert values.replaced_values("Ember 2.3 ships webhooks, audit log v2 was dropped") == ("audit log v2",)
     same = _decide("Scope of Beacon v1.11.4: the rebuilt dashboard plus bugfixes", line, topic="Beacon")
     other = _decide(
         "Scope of Beacon v1.11.4: the rebuilt dashboard plus bugfixes",
@@ -477,11 +477,9 @@ def test_an_entry_said_again_after_a_remark_of_its_own_is_a_noop(new: str, op: s
 
 def test_where_someone_works_from_is_no_old_value() -> None:
     """A bare "from X" names an old value only after a verb of change."""
-    assert matching.typed_values("Tom works from Europe/Berlin time") == {
-        "zone": frozenset({"europe/berlin"})
-    }
-    assert matching.typed_values("Billing moved to 10.0.0.2 from 10.0.0.1") == {"ip": frozenset({"10.0.0.2"})}
-    assert matching.typed_values("we quoted Acme $7,050 for the work") == {"money": frozenset({"$7,050"})}
+    assert values.typed_values("Tom works from Europe/Berlin time") == {"zone": frozenset({"europe/berlin"})}
+    assert values.typed_values("Billing moved to 10.0.0.2 from 10.0.0.1") == {"ip": frozenset({"10.0.0.2"})}
+    assert values.typed_values("we quoted Acme $7,050 for the work") == {"money": frozenset({"$7,050"})}
 
 
 def test_the_same_zone_or_address_of_the_same_subject_is_a_repeat() -> None:
@@ -555,7 +553,7 @@ def test_a_handle_with_a_dash_is_its_own_value() -> None:
 def test_an_offline_supersede_notes_the_old_value_alone_when_only_a_value_changed(
     old: str, new: str, noted: str
 ) -> None:
-    assert matching.noting_change(new, old) == noted
+    assert values.noting_change(new, old) == noted
 
 
 def test_words_alone_never_supersede_a_value_named_or_typed_does() -> None:

@@ -28,7 +28,7 @@ NOTES = {
 
 NOT_FOR_RECALL = (
     "memory_sleep.cycle.runner",
-    "memory_sleep.engines.offline.classify",  # the engine's phases (recall reads changes with matching.py)
+    "memory_sleep.engines.offline.classify",  # the engine's phases (recall reads changes with values.py)
     "memory_sleep.engines.offline.integrate",
     "memory_sleep.sidecar.index",
     "memory_sleep.workspace.notes",

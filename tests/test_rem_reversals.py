@@ -10,7 +10,7 @@ from datetime import date
 import pytest
 
 from memory_sleep.engines.base import ClassifyContext
-from memory_sleep.engines.offline import matching
+from memory_sleep.engines.offline import matching, values
 from memory_sleep.engines.offline.classify import OfflineClassifier
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import Category, EntryView, KeptItem, Operation
@@ -254,7 +254,7 @@ def test_an_old_value_of_several_words_is_all_gone_from_what_a_change_claims() -
     """ "from on for everyone to off": the whole old value is gone, not its first words only, so the
     change shares no word with another flag that is on for everyone."""
     change = "Kestrel flag `async_ingest` changed from on for everyone to off"
-    assert "everyone" not in matching.current_claim(change)
+    assert "everyone" not in values.current_claim(change)
     other_flag = ("Facts", "`usage_billing` (Kestrel): on for everyone")
     assert _decide([other_flag], change, topic="Kestrel").op == "add"
     same_flag = ("Facts", "Kestrel flag `async_ingest` is on for everyone in prod")
@@ -265,14 +265,14 @@ def test_an_old_value_of_several_words_is_all_gone_from_what_a_change_claims() -
 def test_a_long_url_the_note_says_is_gone_is_the_old_value() -> None:
     old = "https://grafana.example.net/d/badd653/kestrel-exporter-overview"
     new = f"New Kestrel exporter dashboard at https://grafana.example.net/d/9ee4050/kestrel (old one {old} is gone)"
-    assert matching.replaced_values(new) == (old,)
+    assert values.replaced_values(new) == (old,)
     operation = _decide([("Facts", f"The Kestrel exporter Grafana board is {old}")], new, topic="Kestrel")
     assert (operation.op, operation.target) == ("supersede", "E0")
 
 
 def test_a_percentage_is_a_value() -> None:
     """ "on for 10%" states a value: a change to it is no echo of a task that names no share."""
-    assert matching.typed_values("Kestrel flag `sso` is on for 10%")["duration"] == {"10%"}
+    assert values.typed_values("Kestrel flag `sso` is on for 10%")["duration"] == {"10%"}
     assert matching.values_conflict("rollout at 10% of users", "rollout at 50% of users")
     kept = KeptItem(
         item=note_item("Kestrel flag `sso` changed from on for everyone to on for 10%"),
@@ -331,7 +331,7 @@ def test_the_old_value_framed_by_the_words_of_a_change_is_gone(new: str) -> None
         ("Decisions", "Decision (Vega search): Solr"),
         ("Decisions", "Decision (Lyra search): Solr"),
     ]
-    assert matching.replaced_values(new) == ("Solr",)
+    assert values.replaced_values(new) == ("Solr",)
     operation = _decide(entries, new, "decision")
     assert (operation.op, operation.target) == ("supersede", "E1")
 

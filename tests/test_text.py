@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory_sleep import text
-from memory_sleep.text import CJK_RANGES, deadline_in, tokens, word_sequence
+from memory_sleep.text import CJK_RANGES, CLOCK, deadline_in, tokens, word_sequence
 
 PATTERNS = ("_TERM", "_WORD", "_CJK", "_SPACE_BETWEEN_CJK")
 
@@ -94,3 +94,17 @@ def test_a_calendar_date_beats_the_weekday_said_with_it() -> None:
     assert deadline_in("App Store / Play submission by Fri 2026-11-20", date(2026, 11, 12)) == date(
         2026, 11, 20
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "clocks"),
+    [
+        ("[14:02] deployed", ["14:02"]),
+        ("**Time:** 2026-03-22 08:19:33 UTC", ["08:19:33"]),  # seconds are part of the time, not left behind
+        ("2026-03-22T08:19 build", ["08:19"]),
+        ("ratio 16:9:4, build 1:2:30:45", []),  # a run of digits and colons longer than a time
+        ("port 12:345", []),
+    ],
+)
+def test_a_clock_is_a_time_of_day_whole(text: str, clocks: list[str]) -> None:
+    assert CLOCK.findall(text) == clocks

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 from memory_sleep.cycle.plan import Edit
 from memory_sleep.engines.base import Summarizer
-from memory_sleep.engines.offline.matching import changes_away
+from memory_sleep.engines.offline.values import changes_away
 from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.text import shorten, tokens
 from memory_sleep.workspace.archive import (

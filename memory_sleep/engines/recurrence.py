@@ -18,6 +18,7 @@ from datetime import date, timedelta
 
 from memory_sleep.language import LEAD_INS
 from memory_sleep.models import NoteItem
+from memory_sleep.text import CLOCK
 
 # a line is routine when its shape, or the key of a reading, comes on ROUTINE_DAYS of the last
 # WINDOW_DAYS days: a weekly report is routine by its third week
@@ -52,7 +53,6 @@ _VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)?\b")
 _IDENTIFIER = re.compile(r"[a-z0-9./:@-]*[a-z0-9][-/.:@][a-z0-9][a-z0-9./:@-]*")
 SENTENCE_WORDS = 3  # words besides values and identifiers that make a sentence, not a field naming one
 _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{1,2})月(\d{1,2})日")
-_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:]*\d)")
 _STAMP_KEY = re.compile(r"^[^:：\d]{1,40}?[:：]\s*(.*)")  # "创建时间：2026-03-23", "Checked: 00:07"
 _WORDS = re.compile(r"[^\W\d_]+")
 _ZONE = re.compile(r"[A-Za-z]{1,4}")  # "UTC", "WITA", "AM": a zone or half of the day, no word
@@ -109,12 +109,12 @@ def is_stamp(line: str) -> bool:
     """A line that only says when: a date or a clock time, alone or as a key's value ("**Time:**
     2026-03-22 08:19", "[14:02]", "02:00 AM UTC"), with no word of what happened (in a language
     without spaces too: "验证服务状态（11:45）" says what)."""
-    if len(line) > SHAPE_CHARS or not (_DATE.search(line) or _CLOCK.search(line)):
+    if len(line) > SHAPE_CHARS or not (_DATE.search(line) or CLOCK.search(line)):
         return False
     plain = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line))
     match = _STAMP_KEY.match(plain)
     value = match.group(1) if match else plain
-    rest = _CLOCK.sub(" ", _DATE.sub(" ", value))
+    rest = CLOCK.sub(" ", _DATE.sub(" ", value))
     return all(_ZONE.fullmatch(word) for word in _WORDS.findall(rest))
 
 

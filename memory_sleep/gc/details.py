@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory_sleep.engines.offline.matching import mentions_value, typed_values
+from memory_sleep.engines.offline.values import mentions_value, typed_values
 from memory_sleep.engines.related import covers
 from memory_sleep.text import tokens
 from memory_sleep.workspace.memory_blocks import SECTION_FOR

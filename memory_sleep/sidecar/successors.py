@@ -10,7 +10,7 @@ Two links, both read from what the files say, never guessed from meaning:
   with a value of its own, or repeats with the first number of the old value ("team sync: Wednesdays
   at 10:50, Jitsi" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), or whose
   value a newer result says is gone as the offline engine reads a change ("(was Y)", "from Y to X":
-  engines/offline/matching.py) and shares another word with (two, for a one-word value), is older
+  engines/offline/values.py) and shares another word with (two, for a one-word value), is older
   than it: the newer ranks first and the older is marked "older, see NEWER" (unless they are said of
   two things: each one's subject names a version or day the other never says, the older's words left
   out hold a release the newer says another of, or their heads have words of one where the other
@@ -34,19 +34,13 @@ from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Literal
 
-from memory_sleep.engines.offline.matching import (
-    current_claim,
-    mentions_value,
-    predicate,
-    replaced_values,
-    subject_phrase,
-)
+from memory_sleep.engines.offline.matching import predicate, subject_phrase
 from memory_sleep.engines.offline.statements import swapped
+from memory_sleep.engines.offline.values import current_claim, mentions_value, replaced_values
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.text import is_cjk, tokens, word_sequence
+from memory_sleep.text import CLOCK, is_cjk, tokens, word_sequence
 
-_CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
 _NAME = re.compile(r"\b[A-Z][\w.-]*")
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
@@ -57,7 +51,7 @@ _KEYED = re.compile(
 _NUMBER = re.compile(r"\d")
 _WHICH = re.compile(r"v?\d+(?:\.\d+)+|\d{4}-\d{2}-\d{2}")  # a version, a day: which release, which event
 _RELEASE = re.compile(r"v\d+(?:\.\d+)+")  # "v0.13.8": a release; a bare "3.12" may be a value
-_STAMP = re.compile(r"^[\W_]*\d{1,2}:\d{2}(?::\d{2})?[\W_]*")  # "[13:03] ", "**14:29** "
+_STAMP = re.compile(r"^[\W_]*" + CLOCK.pattern + r"[\W_]*")  # "[13:03] ", "**14:29** "
 # gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
@@ -305,7 +299,7 @@ class Statement:
         keyed = _KEYED.match(_STAMP.sub("", self.text.replace("*", "").strip()))
         if keyed is None:
             return frozenset(), None
-        key = frozenset(word for word in tokens(keyed["key"]) if not _CLOCK.fullmatch(word))
+        key = frozenset(word for word in tokens(keyed["key"]) if not CLOCK.fullmatch(word))
         if len(key) < KEY_WORDS:
             return frozenset(), None
         return key, next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
@@ -359,7 +353,7 @@ def _stated(text: str, weekly: bool) -> Statement:
         text = _STATED_DAY.sub("", text)
     said = tokens(text)
     return Statement(
-        said.difference(word for word in said if ":" in word and _CLOCK.fullmatch(word)), said, text
+        said.difference(word for word in said if ":" in word and CLOCK.fullmatch(word)), said, text
     )
 
 

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from pydantic import ValidationError
 
-from memory_sleep.engines.offline.matching import changes_away
+from memory_sleep.engines.offline.values import changes_away
 from memory_sleep.models import Strict
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.evidence import evidence_ids

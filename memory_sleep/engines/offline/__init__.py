@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def offline_engine() -> Engine:
-    # imported here, not above: recall reads the values a line says are gone with matching.py, and
+    # imported here, not above: recall reads the values a line says are gone with values.py, and
     # importing the package must not load the whole engine (its parsers, ~0.15 s) for that
     from memory_sleep.engines.base import Engine
     from memory_sleep.engines.offline.brief import OfflineBriefer

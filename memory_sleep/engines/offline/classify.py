@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from memory_sleep.engines import pairs
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.cards import KEYED
-from memory_sleep.engines.offline import cues, matching, promotion, routine, sections, statements
+from memory_sleep.engines.offline import cues, matching, promotion, routine, sections, statements, values
 from memory_sleep.engines.recurrence import Recurrence, said
 from memory_sleep.engines.redact import holds_secret
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
@@ -168,7 +168,7 @@ def _verdict(
         and not cues.CHECKBOX_OPEN.match(item.text)
         and sections.section_category(item.headings, item.lead) in (None, "action")
         and deadline_in(text, item.day) is None
-        and not matching.replaced_values(text)
+        and not values.replaced_values(text)
     ):
         return _discard("routine", "a line of the activity log: what was done, not what holds")
     if category is None:
@@ -224,7 +224,7 @@ def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
         and len(words) <= len(known_words) + 2
         and not matching.values_conflict(text, known_text)
         and not _new_value_for_key(text, known_text)
-        and not matching.says_gone(text, known_text)
+        and not values.says_gone(text, known_text)
         and not statements.reordered(text, known_text)
         and not statements.swapped(text, known_text)
         for known_text, known_words in known
@@ -248,7 +248,7 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     for category, pattern in _CATEGORY_ORDER:
         if pattern.search(text):
             return category
-    if (key_match and key_match.group(2).strip()) or matching.replaced_values(text):
+    if (key_match and key_match.group(2).strip()) or values.replaced_values(text):
         return "fact"  # a keyed value, or one that names the value it replaced ("(was 2026-10-19)")
     if "\n" not in text and cues.DECLARATIVE.match(text) and not sections.is_log_line(text):
         return "fact"  # a plain statement of how something is: "Grus prod DB is Postgres 14"

@@ -9,7 +9,16 @@ from difflib import SequenceMatcher
 from memory_sleep.engines.offline import cues, matching, sections
 from memory_sleep.language import STILL_OPEN
 from memory_sleep.models import Closure, EntryView, KeptItem
-from memory_sleep.text import cjk_bigrams, clean, is_cjk, similarity, tokens, word_sequence, words_and_runs
+from memory_sleep.text import (
+    CLOCK,
+    cjk_bigrams,
+    clean,
+    is_cjk,
+    similarity,
+    tokens,
+    word_sequence,
+    words_and_runs,
+)
 
 _DONE_SIMILARITY = 0.25
 _SWAP_WORDS = 2
@@ -32,7 +41,6 @@ _STILL_OPEN = re.compile(
     "(?<!\\w)(?:" + "|".join(r"\s+".join(map(re.escape, mark.split())) for mark in STILL_OPEN) + ")", re.I
 )
 _NEXT = re.compile(r"\n|\\n|次は|下一步|[,;、，。]\s*(?:next|then|als nächstes|luego)\b", re.I)
-_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 _CONFIRMED = re.compile(r"\(\s*\w+ confirmed\s*\)", re.I)
 _DATE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\.?(?!\d)|（[^）]*まで）"
@@ -132,7 +140,7 @@ def _planned_in(action: EntryView, kept: KeptItem) -> bool:
     if not to_do or any(map(cues.DONE.search, headings)):  # "✅ Completed tasks" lists work done
         return False
     later = set(kept.item.headings) - set(headings)
-    return not any(_CLOCK.search(heading) for heading in later)
+    return not any(CLOCK.search(heading) for heading in later)
 
 
 def _reports(done: str, action: str, shared: frozenset[str], projects: set[str]) -> bool:
@@ -258,7 +266,7 @@ def _task(text: str, projects: set[str]) -> list[str]:
 
 def _cleaned(text: str) -> str:
     """The text without clock times, due dates, who confirmed it, labels and the assignee in front."""
-    text = _DATE.sub(" ", _CONFIRMED.sub(" ", _CLOCK.sub(" ", text)))
+    text = _DATE.sub(" ", _CONFIRMED.sub(" ", CLOCK.sub(" ", text)))
     for _ in range(3):  # "[x] Closed: Ben: ..."
         text = _LEAD.sub("", text.strip().lstrip("-*+[]xX✓✅ "))
     return text

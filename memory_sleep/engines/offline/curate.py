@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date
 
-from memory_sleep.engines.offline import absences, classify, matching, references, routine
+from memory_sleep.engines.offline import absences, classify, references, routine, values
 from memory_sleep.engines.recurrence import Recurrence, judged_line
 from memory_sleep.models import Classification, EntryJudgement, EntryView, KeptItem, NoteItem, ProjectFields
 
@@ -90,10 +90,10 @@ def _judge(entry: EntryView, today: date) -> EntryJudgement | None:
 
 def has_history(text: str) -> bool:
     """The entry replaced an older value: REM noted it ("(previously: ...)") or the note named it ("(was 5432)")."""
-    return "(previously: " in text or bool(matching.replaced_values(text))
+    return "(previously: " in text or bool(values.replaced_values(text))
 
 
 def _past_event(text: str, today: date) -> bool:
     """Every date the entry names is over: an event that happened, not a fact that holds."""
-    days = matching.typed_values(matching.current_claim(text)).get("date", frozenset())
+    days = values.typed_values(values.current_claim(text)).get("date", frozenset())
     return bool(days) and all(day < today.isoformat() for day in days)

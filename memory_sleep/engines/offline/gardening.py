@@ -15,15 +15,9 @@ from collections.abc import Sequence
 
 from memory_sleep.engines.base import PairJudgement
 from memory_sleep.engines.offline.closing import another_task
-from memory_sleep.engines.offline.matching import (
-    changed_value,
-    current_claim,
-    measure_alike,
-    people_differ,
-    subject,
-    typed_values,
-)
+from memory_sleep.engines.offline.matching import measure_alike, people_differ, subject
 from memory_sleep.engines.offline.statements import first_clause, other_releases
+from memory_sleep.engines.offline.values import changed_value, current_claim, typed_values
 from memory_sleep.engines.related import covers
 from memory_sleep.gc.details import is_open_action, key_details, lost_details, names_in
 from memory_sleep.models import EntryView

@@ -9,7 +9,16 @@ from collections.abc import Sequence
 from datetime import date
 
 from memory_sleep.engines import pairs
-from memory_sleep.engines.offline import absences, closing, cues, matching, repeats, statements, supersede
+from memory_sleep.engines.offline import (
+    absences,
+    closing,
+    cues,
+    matching,
+    repeats,
+    statements,
+    supersede,
+    values,
+)
 from memory_sleep.engines.offline.supersede import Candidate
 from memory_sleep.engines.offline.wording import entry_text, plain
 from memory_sleep.models import Category, EntryView, KeptItem, Operation, OperationKind
@@ -86,7 +95,7 @@ class OfflineIntegrator:
             written = operation.text or text
             if operation.op == "supersede" and operation.target:
                 old = candidates.text_of(operation.target)
-                operation = operation.model_copy(update={"text": matching.noting_change(written, old)})
+                operation = operation.model_copy(update={"text": values.noting_change(written, old)})
             operations.append(operation)
             if operation.op == "add" and kept.promote:  # an item not promoted is never added
                 section = SECTION_FOR.get(kept.category, "Facts")
@@ -199,7 +208,7 @@ def _holds(
         and jaccard(words, candidate.words) >= 0.5
         and len(words - candidate.words) <= max(1, _NEW_WORDS * len(words))
         and (category == "lesson" or not matching.values_conflict(text, candidate.text))
-        and not matching.says_gone(text, candidate.text)
+        and not values.says_gone(text, candidate.text)
         and not statements.reordered(text, candidate.text)
         and not statements.swapped(text, candidate.text)
         and not matching.people_differ(
@@ -242,11 +251,11 @@ def _echoed(
     or says one is gone (back to an old value): then the item may be news, and the rules below place it.
     A change ("renamed to @ola_dev (was @ola)") repeats an echo of its new value only while no entry
     still states the value it says is gone."""
-    if not kept.echoes or any(matching.says_gone(text, candidate.text) for _, candidate in scored):
+    if not kept.echoes or any(values.says_gone(text, candidate.text) for _, candidate in scored):
         return None  # nothing near it, or memory still holds a value it says is gone: a change
     ahead = _remark_ahead(kept, text, projects)  # "Again for the record: X" says X
     # "... to @ola_dev (was @ola)": what it says now, memory holds
-    claim = matching.current_claim(ahead[1] if ahead else text)
+    claim = values.current_claim(ahead[1] if ahead else text)
     contested: bool | None = None
     for echo in map(plain, map(without_history, kept.echoes)):
         if not repeats.echoes(claim, echo, projects) or statements.reordered(text, echo):
@@ -259,7 +268,7 @@ def _echoed(
                 score >= _RELATED
                 and (
                     matching.values_conflict(text, candidate.text)
-                    or matching.says_gone(candidate.text, text)
+                    or values.says_gone(candidate.text, text)
                     or statements.demotes(text, candidate.text)
                 )
                 and repeats.same_thing(text, candidate.text, projects)
@@ -278,7 +287,7 @@ def _absence_operation(
     the first day it says is gone): a repeat is a noop, other dates supersede; else it is new, unless
     it had ended before the note of `day` told of it. It is written in one shape with its last day,
     whatever shape the note gave it."""
-    gone = matching.replaced_values(text)
+    gone = values.replaced_values(text)
     line = absences.describe(away, text)
     for candidate in candidates:
         known = absences.absence(candidate.text)
@@ -351,7 +360,7 @@ def _restates(a: str, b: str, word_similarity: float, projects: frozenset[str]) 
     different URLs on one host ("grafana.example.net/d/22d4546", ".../d9be78b") are two things, and so
     are two subjects with one value ("Vela notifier runs on t3.medium instances" and "Vela exporter
     instance type: t3.medium")."""
-    a, b = matching.current_claim(a), matching.current_claim(b)
+    a, b = values.current_claim(a), values.current_claim(b)
     if matching.values_conflict(a, b, _LINKS):
         return False
     if matching.shared_values(a, b, matching.IDENTITY_KINDS) == 0 and matching.subjects_differ(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date
 
 from memory_sleep.engines.cards import KEYED
-from memory_sleep.engines.offline import matching
+from memory_sleep.engines.offline import values
 from memory_sleep.engines.recurrence import key_shape
 from memory_sleep.models import Category
 
@@ -29,17 +29,17 @@ def promoted(category: Category, text: str, day: date, in_card: bool) -> bool:
     if category != "fact":
         return True
     keyed = KEYED.match(first)
-    value = matching.typed_values(keyed.group(1)) if keyed else {}
+    value = values.typed_values(keyed.group(1)) if keyed else {}
     if value.keys() <= _MOMENT and value.keys() >= _TIMESTAMP and max(value["date"]) <= day.isoformat():
         return False  # a stamp: when something happened (not a time planned ahead), not what holds
-    if not in_card or matching.replaced_values(text):
+    if not in_card or values.replaced_values(text):
         return True
     return _names_lasting_value(text)
 
 
 def _names_lasting_value(text: str) -> bool:
     """An address, host, link, amount, handle, zone, version or a day (no clock time)."""
-    kinds = matching.typed_values(text)
+    kinds = values.typed_values(text)
     versions = kinds.get("version", frozenset())  # "v2.1", "1.5.7"; "0.09" is a reading
     return bool(
         kinds.keys() & LASTING
@@ -51,7 +51,7 @@ def _names_lasting_value(text: str) -> bool:
 def _reading(line: str) -> bool:
     """A keyed value of a few words around a measurement ("Pending: 7"), naming no day, nor any
     lasting value."""
-    kinds = matching.typed_values(line)
+    kinds = values.typed_values(line)
     return (
         key_shape(line) is not None
         and not kinds.keys() & {"date", "weekday"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from memory_sleep.engines.offline import cues, matching, statements
+from memory_sleep.engines.offline import cues, matching, statements, values
 from memory_sleep.language import BEFORE_LABELS, NEGATIONS, OLD_VALUE_MARKS, REPEAT_MARKS
 from memory_sleep.sidecar.tokenize import stem
 from memory_sleep.text import tokens, word_sequence
@@ -71,7 +71,7 @@ def same_address(text: str, other: str, projects: frozenset[str]) -> bool:
     "Oli works from Europe/London time" (the same names, or what each is about named in the other)."""
     if matching.values_conflict(text, other):
         return False
-    own, theirs = matching.typed_values(text), matching.typed_values(other)
+    own, theirs = values.typed_values(text), values.typed_values(other)
     if not any(own.get(kind, frozenset()) & theirs.get(kind, frozenset()) for kind in _ADDRESS_KINDS):
         return False
     if any(own.get(kind, frozenset()) - theirs.get(kind, frozenset()) for kind in _ADDRESS_KINDS):
@@ -86,7 +86,7 @@ def same_address(text: str, other: str, projects: frozenset[str]) -> bool:
 def new_address(text: str, other: str, projects: frozenset[str]) -> bool:
     """The same person gets another time zone, e-mail, handle or channel: "Eva timezone:
     America/Sao_Paulo" after "Eva works from America/Los_Angeles time"."""
-    own, theirs = matching.typed_values(text), matching.typed_values(other)
+    own, theirs = values.typed_values(text), values.typed_values(other)
     kinds = [kind for kind in _PERSONAL_KINDS if kind in own and kind in theirs]
     if not kinds or not all(own[kind].isdisjoint(theirs[kind]) for kind in kinds):
         return False
@@ -96,7 +96,7 @@ def new_address(text: str, other: str, projects: frozenset[str]) -> bool:
 
 def _people(text: str, projects: frozenset[str]) -> frozenset[str]:
     """The capitalised names a statement gives, less project names and a time zone's words."""
-    zones = matching.typed_values(text).get("zone", frozenset())
+    zones = values.typed_values(text).get("zone", frozenset())
     return matching.names(text, projects) - {
         word for zone in zones for word in re.findall(r"[^\W\d_]+", zone)
     }
@@ -113,11 +113,11 @@ def repeats(text: str, other: str, other_words: frozenset[str], projects: frozen
         statements.informative(said) or said
     ):
         return True
-    values = {kind: found for kind, found in matching.typed_values(text).items() if kind != "number"}
-    held = matching.typed_values(other)
-    if not values or any(found.isdisjoint(held.get(kind, frozenset())) for kind, found in values.items()):
+    named = {kind: found for kind, found in values.typed_values(text).items() if kind != "number"}
+    held = values.typed_values(other)
+    if not named or any(found.isdisjoint(held.get(kind, frozenset())) for kind, found in named.items()):
         return False
-    value_words = {word for found in values.values() for value in found for word in tokens(value)}
+    value_words = {word for found in named.values() for value in found for word in tokens(value)}
     return bool((said - value_words) & other_words)
 
 
@@ -137,10 +137,10 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
     the new export flow" and "... the new sso flow"), unless both state the same values of the same
     subject in other words. "Yara owns Vela gateway" echoes "Vela gateway is Yara's area"; "(again)
     Quokka keeps exports for 30 days" echoes "Quokka exports retention: 30 days"."""
-    claim, other_claim = matching.current_claim(text), matching.current_claim(other)
-    if matching.replaced_values(text) or matching.values_conflict(claim, other_claim):
+    claim, other_claim = values.current_claim(text), values.current_claim(other)
+    if values.replaced_values(text) or matching.values_conflict(claim, other_claim):
         return False
-    own, theirs = matching.typed_values(claim), matching.typed_values(other_claim)
+    own, theirs = values.typed_values(claim), values.typed_values(other_claim)
     if any(not found <= theirs.get(kind, frozenset()) for kind, found in own.items()):
         return False
     named = {
@@ -152,7 +152,7 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
     held = other_claim.lower()
     if not (tokens(claim) & projects) <= tokens(other_claim):
         return False  # "Quokka API style: REST" is not "Decided: Vela public API is REST"
-    if any(not matching.mentions_value(held, name.strip(".,:;")) for name in named if name.strip(".,:;")):
+    if any(not values.mentions_value(held, name.strip(".,:;")) for name in named if name.strip(".,:;")):
         return False
     if _says_other_of_it(claim, other_claim):
         return False
@@ -191,8 +191,8 @@ def _same_values_of_its_subject(claim: str, other: str, projects: frozenset[str]
     `claim` says): a key in one is a verb in the other ("Vela notifier is written in Python 3.12" and
     "Vela notifier stack: Python 3.12"), not another thing ("Vela api stack: Python 3.12", "Vela needs
     Python 3.12") nor more said of it ("... Python 3.12 and deployed nightly")."""
-    values = matching.typed_values(claim)
-    if not values or values != matching.typed_values(other):
+    claimed = values.typed_values(claim)
+    if not claimed or claimed != values.typed_values(other):
         return False
     own, theirs = _stems(matching.subject(claim) - projects), _stems(matching.subject(other) - projects)
     said, held = _stems(tokens(claim)), _stems(tokens(other))
@@ -254,7 +254,7 @@ def same_thing(text: str, other: str, projects: frozenset[str]) -> bool:
 
 
 def _unvalued(text: str) -> str:
-    for pattern in matching.VALUE_KINDS.values():
+    for pattern in values.VALUE_KINDS.values():
         text = pattern.sub(" ", text)
     return re.sub(r"\d+", " ", text)
 

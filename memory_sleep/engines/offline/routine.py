@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from memory_sleep.engines.offline import matching
+from memory_sleep.engines.offline import values
 
 STACK_TRACE = re.compile(
     r"^Exception in thread\b"
@@ -30,7 +30,7 @@ def is_metadata(line: str) -> bool:
     """A line of fields about the note rather than a statement: a key whose value is only tags, or two
     or more `Key: value` fields on one line between "|" ("Type: [task] | Priority: P0 | Status: done")."""
     plain = _MARKUP.sub("", line).strip()
-    if _TAGS_ONLY.match(plain) and (len(_TAG.findall(plain)) > 1 or not matching.typed_values(plain)):
+    if _TAGS_ONLY.match(plain) and (len(_TAG.findall(plain)) > 1 or not values.typed_values(plain)):
         return True  # one "#billing-eng" alone may be a channel: a value, not a tag
     parts = plain.split("|")
     return len(parts) >= 2 and all(_FIELD.match(part) for part in parts)

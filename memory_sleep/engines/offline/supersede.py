@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory_sleep.engines.offline import matching, statements
+from memory_sleep.engines.offline import matching, statements, values
 from memory_sleep.models import KeptItem
 from memory_sleep.text import jaccard, tokens, word_sequence
 
@@ -151,8 +151,8 @@ def _named_in_key(kept: KeptItem, candidate: Candidate, text: str, projects: fro
         rest = statements.first_clause(rest)
         if (
             0 < len(value.split()) <= _NAME_WORDS
-            and not matching.typed_values(value)
-            and not matching.typed_values(rest)
+            and not values.typed_values(value)
+            and not values.typed_values(rest)
             and (
                 _names_first(rest, projects) if opens or kept.category != "decision" else word_sequence(rest)
             )
@@ -172,7 +172,7 @@ def _said_of_key(keyed: str, said: str, projects: frozenset[str]) -> tuple[str |
     if key is None:
         return None, False
     if set(key.split()) == matching.subject(said) - projects:
-        return " ".join(matching.predicate(matching.current_claim(said)).split()[1:]), False  # less its verb
+        return " ".join(matching.predicate(values.current_claim(said)).split()[1:]), False  # less its verb
     match = statements.KEY_VALUE.match(keyed)
     opening = match.group(1).strip(" *`").lower() + " " if match else "\n"
     plain = said.strip(" *`")
@@ -214,16 +214,16 @@ def _named_change(
     names its subject ("Finn moved to ... (was Asia/Shanghai)" changes "Finn is in Asia/Shanghai",
     not "Wren moved to Asia/Shanghai"), never one about a sibling thing or another release. A task
     (a ref in `tasks`) must share a word of what the statement is about and name no one else."""
-    gone = matching.replaced_values(text)
+    gone = values.replaced_values(text)
     if not gone:
         return None
-    anchors = statements.informative(tokens(matching.current_claim(text))) - projects
+    anchors = statements.informative(tokens(values.current_claim(text))) - projects
     own_subject = matching.subject(text) - projects
     best, best_score = None, (False, 0)
     for candidate in candidates:
         if statements.other_releases(text, candidate.text):
             continue  # "v1.12.0 ships SSO; the dashboard slips" leaves the scope of v1.11.4 alone
-        claim = matching.current_claim(candidate.text)
+        claim = values.current_claim(candidate.text)
         held = [value for value in gone if _holds(claim, value) and _only_count(value, claim)]
         if not held or siblings(text, candidate.text, projects):
             continue
@@ -242,17 +242,17 @@ def _named_change(
 def _holds(claim: str, value: str) -> bool:
     """`claim` states `value` ("Postgres 15"), or its last word with the words naming it elsewhere: "Node
     version for Corvus: 22.9" holds the "Node 22.9" of "bumped Node 22.9 → 20.12"."""
-    if matching.mentions_value(claim, value):
+    if values.mentions_value(claim, value):
         return True
     *name, last = value.split()
     naming = tokens(" ".join(name))  # "and write": no word names the value
-    return bool(naming) and matching.mentions_value(claim, last) and naming <= tokens(claim)
+    return bool(naming) and values.mentions_value(claim, last) and naming <= tokens(claim)
 
 
 def _only_count(value: str, claim: str) -> bool:
     """A bare number names an old value only in a statement that gives no other number: "384" in
     "13 new tests (371→384), ~120 lines src added" is one count among others, not the value changed."""
-    return not value.isdigit() or matching.typed_values(claim).get("number", frozenset()) <= {value}
+    return not value.isdigit() or values.typed_values(claim).get("number", frozenset()) <= {value}
 
 
 _NAMING_KINDS = frozenset({*matching.IDENTITY_KINDS, "date", "money", "zone"})  # "22.9" is a bare number
@@ -261,11 +261,11 @@ _NAMING_KINDS = frozenset({*matching.IDENTITY_KINDS, "date", "money", "zone"})  
 def _distinctive(value: str) -> bool:
     """A value that names one thing ("Postgres 15", "s3://raw-events", "2026-12-13", "$2,750"), not
     a bare amount ("14 days", "384") nor a plain word ("Development"), which any statement may hold."""
-    if matching.typed_values(value).keys() & _NAMING_KINDS:
+    if values.typed_values(value).keys() & _NAMING_KINDS:
         return True
     letters = sum(ch.isalpha() for ch in value)
     spelled = any(not ch.isalpha() and not ch.isspace() for ch in value)
-    return letters >= 4 and spelled and not matching.VALUE_KINDS["duration"].fullmatch(value)
+    return letters >= 4 and spelled and not values.VALUE_KINDS["duration"].fullmatch(value)
 
 
 def _whole_value(text: str, claim: str, value: str) -> bool:
@@ -321,7 +321,7 @@ def _new_value(text: str, other: str, identical_subject: bool) -> bool:
     "Python 3.13" and "v0.2.4 will ship"), and the two are not separate dated events."""
     if _separate_events(text, other, identical_subject):
         return False
-    own, theirs = matching.typed_values(text), matching.typed_values(other)
+    own, theirs = values.typed_values(text), values.typed_values(other)
     changed = {kind for kind in own.keys() & theirs.keys() if own[kind].isdisjoint(theirs[kind])}
     return bool(changed - {"number", "version"}) or (bool(changed) and matching.measure_alike(text, other))
 
@@ -330,7 +330,7 @@ def _separate_events(text: str, other: str, identical_subject: bool) -> bool:
     """Two different dates name two events ("on leave from Nov 4 for 5 days", "on leave from Dec 2
     for 3 days"), not a change, unless the date is all the two statements say about exactly the same
     thing ("the Fabrikam contract renews on ...")."""
-    own_values, other_values = matching.typed_values(text), matching.typed_values(other)
+    own_values, other_values = values.typed_values(text), values.typed_values(other)
     if "date" not in own_values or "date" not in other_values:
         return False
     if not own_values["date"].isdisjoint(other_values["date"]):
