@@ -166,7 +166,7 @@ def _holds_any(hit: Hit, items: list[NoteItem]) -> bool:
 
     return any(
         (hit.source == item.file and item.line_start <= hit.line <= item.line_end)
-        or (hit.source == "MEMORY.md" and says_same(item.text, hit.text) >= SAME)
+        or (hit.source == "MEMORY.md" and says_same(item.written, hit.text) >= SAME)
         for item in items
     )
 
@@ -179,7 +179,7 @@ def _answers(hit: Hit, current: str, answers: list[NoteItem]) -> bool:
     said = current_text(hit.text)
     if _states(said, current):
         return True
-    return _holds_any(hit, [item for item in answers if _numbers(said) <= _numbers(item.text)])
+    return _holds_any(hit, [item for item in answers if _numbers(said) <= _numbers(item.written)])
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

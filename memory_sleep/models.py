@@ -35,14 +35,22 @@ class NoteItem:
     line_start: int  # 1-based
     line_end: int
     kind: ItemKind
-    text: str
+    text: str  # what the item says: as written, less the stamps leading it
     headings: tuple[str, ...] = ()
     project_hint: str | None = None
     lead: str | None = None  # the line ending in ':' that introduces this item
+    # the lines leading the item that only say when ("**时间：** 2026-03-22 08:19\n"; workspace/stamps.py):
+    # when it was written, not what; read apart, so that no phase judges, places or counts the item by them
+    stamp: str = ""
 
     @property
     def source(self) -> str:
         return f"{self.file}:{self.line_start}"
+
+    @property
+    def written(self) -> str:
+        """The item as the note has it, its lines from line_start on."""
+        return self.stamp + self.text
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,13 +14,14 @@ from memory_sleep.models import EntryJudgement, EntryView, ItemKind, KeptItem, N
 from memory_sleep.sidecar.embed import OfflineEmbedder
 from memory_sleep.workspace.archive import ArchiveRecord
 from memory_sleep.workspace.memory_doc import MemoryDocument
+from memory_sleep.workspace.stamps import split_stamps
 
 
 def note_item(text: str, day: date = date(2026, 11, 20), kind: ItemKind = "line") -> NoteItem:
-    """One item of the day's note, at line 3."""
-    return NoteItem(
-        id="i1", file=f"memory/{day.isoformat()}.md", day=day, line_start=3, line_end=3, kind=kind, text=text
-    )
+    """One item of the day's note, at line 3, read as the parser reads it (its leading stamps apart)."""
+    stamp, said = split_stamps(text)
+    file = f"memory/{day.isoformat()}.md"
+    return NoteItem(id="i1", file=file, day=day, line_start=3, line_end=3, kind=kind, text=said, stamp=stamp)
 
 
 class ScriptedIntegrator:

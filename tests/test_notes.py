@@ -61,6 +61,16 @@ def test_each_timestamped_or_key_line_is_its_own_item(stamp_lines: list[str]) ->
     assert spans(text) == [(n, n, "line", line) for n, line in enumerate(stamp_lines, start=1)]
 
 
+def test_an_item_says_what_follows_the_stamps_leading_it() -> None:
+    """A line that only says when, leading an item, is read apart: the item's text is what it says, the
+    stamp is kept beside it, and the two are the item as written. A stamp alone is what it says."""
+    text = "- **时间：** 2026-03-22 08:19\n  **指令：** 群聊的事先放一放\n\n[14:02]\n"
+    first, alone = items(text)
+    assert (first.stamp, first.text) == ("- **时间：** 2026-03-22 08:19\n", "  **指令：** 群聊的事先放一放")
+    assert first.written == "- **时间：** 2026-03-22 08:19\n  **指令：** 群聊的事先放一放"
+    assert (alone.stamp, alone.text, alone.line_start) == ("", "[14:02]", 4)
+
+
 def test_wrapped_paragraph_lines_form_one_item_and_stamped_lines_split_from_it() -> None:
     text = (
         "We talked about the migration plan and\n"

@@ -9,8 +9,9 @@ import pytest
 
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.offline.classify import OfflineClassifier
-from memory_sleep.engines.recurrence import Recurrence, is_stamp, judged_line, note_shapes
+from memory_sleep.engines.recurrence import Recurrence, note_shapes
 from memory_sleep.models import Classification
+from memory_sleep.workspace.stamps import is_stamp, split_stamps
 
 from .item_helpers import note_item
 
@@ -178,7 +179,7 @@ def test_an_item_led_by_a_stamp_is_judged_by_what_follows_the_stamp() -> None:
     # the stamp alone, or a stamp over a line that recurs, is routine as before
     assert _verdict("**时间：** 2026-03-29 08:19", earlier).discard_reason == "routine"
     beat = [(date(2026, 3, day), f"**时间：** 2026-03-{day} 08:00\nHEARTBEAT_OK") for day in (20, 21, 22)]
-    shapes = Recurrence().with_notes((day, note_shapes([judged_line(text)])) for day, text in beat)
+    shapes = Recurrence().with_notes((day, note_shapes([note_item(text, day).text])) for day, text in beat)
     context = ClassifyContext(projects=[], memory=[], recurrence=shapes)
     item = note_item("**时间：** 2026-03-29 08:00\nHEARTBEAT_OK", TODAY)
     assert OfflineClassifier().classify([item], context)[0].verdict == "DISCARD"
@@ -198,7 +199,8 @@ def test_an_item_led_by_a_stamp_is_judged_by_what_follows_the_stamp() -> None:
 )
 def test_a_stamp_only_says_when(line: str, stamp: bool) -> None:
     assert is_stamp(line) is stamp
-    assert judged_line(f"{line}\nthe line below") == ("the line below" if stamp else line)
+    said = "the line below"
+    assert split_stamps(f"{line}\n{said}") == ((f"{line}\n", said) if stamp else ("", f"{line}\n{said}"))
 
 
 def test_a_line_of_a_language_without_spaces_that_names_a_time_is_no_stamp() -> None:

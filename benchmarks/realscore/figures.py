@@ -119,7 +119,7 @@ def score_workspace(
     wrong = tuple(e.item.source for e in superseded if not _right_supersede(e, lines, items))
     opened = [e for e in labelled if e.label.open_action]
     actions = [entry.text for section, entry in final.entries() if section.title == ACTIONS]
-    found = [e for e in opened if best_match(e.item.text, actions)[0] >= SAME]
+    found = [e for e in opened if best_match(e.item.written, actions)[0] >= SAME]
     closure_labels = load_closure_labels(original.parent / "labels" / "closures" / f"{labels.workspace}.json")
     closures = count_closures(closed_actions(folder / "memory" / "archive.md"), closure_labels, items)
     classified = [
@@ -154,7 +154,7 @@ def score_workspace(
 
 
 def _source(entry: Written, changed: Sequence[Labelled]) -> Labelled | None:
-    scored = [(says_same(e.item.text, entry.text), e) for e in changed]
+    scored = [(says_same(e.item.written, entry.text), e) for e in changed]
     best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
     return best[1] if best[0] >= SAME else None
 
@@ -163,11 +163,11 @@ def _right_supersede(entry: Labelled, lines: Sequence[str], items: NoteItems) ->
     target = entry.label.supersedes
     if target is None:
         return False
-    score, line = best_match(entry.item.text, lines)
+    score, line = best_match(entry.item.written, lines)
     if line is None or score < SAME:
         return True  # the note of it is gone (archived away, rewritten): nothing shows it wrong
     earlier = items.find(target.file, target.line, target.prefix)
-    return says_same(earlier.text, previous_value(line) or "") >= SAME
+    return says_same(earlier.written, previous_value(line) or "") >= SAME
 
 
 def recalled(labels: WorkspaceLabels, folder: Path, items: NoteItems, today: date) -> int:
@@ -183,7 +183,7 @@ def recalled(labels: WorkspaceLabels, folder: Path, items: NoteItems, today: dat
             hits = sidecar.search(question.question, k=TOP)
             count += any(
                 (hit.source == answer.file and answer.line_start <= hit.line <= answer.line_end)
-                or (hit.source == "MEMORY.md" and says_same(answer.text, hit.entry.text) >= SAME)
+                or (hit.source == "MEMORY.md" and says_same(answer.written, hit.entry.text) >= SAME)
                 for hit in hits
                 for answer in answers
             )

@@ -108,7 +108,7 @@ class NoteItems:
 
     def find(self, file: str, line: int, text_prefix: str) -> NoteItem:
         """The item at `line` if its text starts as labelled, else the nearest item that does."""
-        candidates = [i for i in self.of(file) if prefix(i.text) == text_prefix]
+        candidates = [i for i in self.of(file) if prefix(i.written) == text_prefix]
         near = sorted(
             (abs(i.line_start - line), i.line_start, i)
             for i in candidates

@@ -13,7 +13,7 @@ from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.engines.base import Classifier, ClassifyContext
 from memory_sleep.engines.cards import card_fields, section_openers
 from memory_sleep.engines.pairs import Pair, pairs, stated
-from memory_sleep.engines.recurrence import Recurrence, after_stamps, judged_line, note_shapes
+from memory_sleep.engines.recurrence import Recurrence, note_shapes
 from memory_sleep.engines.redact import only_secrets, redact_items
 from memory_sleep.models import Classification, NoteItem
 from memory_sleep.sidecar.sources import NOISE
@@ -80,7 +80,7 @@ def run_nrem(
         result.files_read.append(note.relative)
         raw = note.path.read_bytes()
         stat = note.path.stat()
-        shapes = note_shapes(judged_line(item.text) for item in parsed.items)
+        shapes = note_shapes(item.text.split("\n", 1)[0] for item in parsed.items)
         read_shapes.append((note.day, shapes))
         cards |= card_fields(parsed.items)
         openers |= section_openers(parsed.items)
@@ -151,7 +151,7 @@ def record(item: NoteItem, verdict: Classification) -> ItemRecord:
         category=verdict.category,
         discard_reason=verdict.discard_reason,
         topic=verdict.topic,
-        text=after_stamps(item.text)[:RECORD_TEXT_CHARS] if keep or verdict.closes_action else "",
+        text=item.text[:RECORD_TEXT_CHARS] if keep or verdict.closes_action else "",
         deadline=verdict.deadline,
         closes_action=verdict.closes_action,
         promote=verdict.promote,

@@ -27,7 +27,7 @@ from memory_sleep.cycle.file_changes import decode_memory, file_changes, only_ch
 from memory_sleep.cycle.plan import Applied, DocumentEditor, Edit
 from memory_sleep.cycle.report import RunOptions, RunReport
 from memory_sleep.engines.base import ClassifyContext, Engine
-from memory_sleep.engines.recurrence import WINDOW_DAYS, Recurrence, said
+from memory_sleep.engines.recurrence import WINDOW_DAYS, Recurrence
 from memory_sleep.errors import GuardError
 from memory_sleep.gc import review
 from memory_sleep.models import KeptItem, NoteItem
@@ -103,7 +103,7 @@ class Planner:
             self.say("NREM: classifying new note items")
             result = self._nrem(found, document)
         kept = [
-            KeptItem(item=said(i), category=c.category, topic=c.topic, deadline=c.deadline, promote=c.promote)
+            KeptItem(item=i, category=c.category, topic=c.topic, deadline=c.deadline, promote=c.promote)
             for i, c in result.classified
             if c.verdict == "KEEP" and c.category
         ]

@@ -7,7 +7,6 @@ read and kept in its state, so a run sees the recent days' shapes without readin
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import hashlib
 import re
 import unicodedata
@@ -17,8 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memory_sleep.language import LEAD_INS
-from memory_sleep.models import NoteItem
-from memory_sleep.text import CLOCK
+from memory_sleep.workspace.stamps import DATE
 
 # a line is routine when its shape, or the key of a reading, comes on ROUTINE_DAYS of the last
 # WINDOW_DAYS days: a weekly report is routine by its third week
@@ -52,10 +50,6 @@ _VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)?\b")
 # "#ops-alerts", "src/app/main.ts"), read after markup is dropped and values masked
 _IDENTIFIER = re.compile(r"[a-z0-9./:@-]*[a-z0-9][-/.:@][a-z0-9][a-z0-9./:@-]*")
 SENTENCE_WORDS = 3  # words besides values and identifiers that make a sentence, not a field naming one
-_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{1,2})月(\d{1,2})日")
-_STAMP_KEY = re.compile(r"^[^:：\d]{1,40}?[:：]\s*(.*)")  # "创建时间：2026-03-23", "Checked: 00:07"
-_WORDS = re.compile(r"[^\W\d_]+")
-_ZONE = re.compile(r"[A-Za-z]{1,4}")  # "UTC", "WITA", "AM": a zone or half of the day, no word
 
 
 def _masked(line: str) -> str:
@@ -105,43 +99,8 @@ def sentence_shape(line: str) -> str | None:
     return _digest(sentence) if len(words) >= SENTENCE_WORDS else None
 
 
-def is_stamp(line: str) -> bool:
-    """A line that only says when: a date or a clock time, alone or as a key's value ("**Time:**
-    2026-03-22 08:19", "[14:02]", "02:00 AM UTC"), with no word of what happened (in a language
-    without spaces too: "验证服务状态（11:45）" says what)."""
-    if len(line) > SHAPE_CHARS or not (_DATE.search(line) or CLOCK.search(line)):
-        return False
-    plain = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line))
-    match = _STAMP_KEY.match(plain)
-    value = match.group(1) if match else plain
-    rest = CLOCK.sub(" ", _DATE.sub(" ", value))
-    return all(_ZONE.fullmatch(word) for word in _WORDS.findall(rest))
-
-
-def after_stamps(text: str) -> str:
-    """An item's text from its first line that says more than when ("**Time:** 2026-03-22 08:19", then
-    "**Instruction:** hold the group chats"): a stamp leading an item says when it was written, the
-    lines after it what. An item that is only stamps is itself."""
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if line.strip() and not is_stamp(line):
-            return "\n".join(lines[index:])
-    return text
-
-
-def said(item: NoteItem) -> NoteItem:
-    """The item as judged and placed: without the stamps leading it (after_stamps)."""
-    body = after_stamps(item.text)
-    return item if body == item.text else dataclasses.replace(item, text=body)
-
-
-def judged_line(text: str) -> str:
-    """The line an item is judged by as a line (its shape, a reading's key): the first after its stamps."""
-    return after_stamps(text).split("\n", 1)[0]
-
-
 def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
-    """How often each shape occurs among a note's items (by each item's judged_line), keys included."""
+    """How often each shape occurs among a note's items (by each item's first line), keys included."""
     shapes: Counter[str] = Counter()
     readings: dict[str, set[tuple[str, ...]]] = {}
     keys: set[str] = set()  # a series is read from a line's own shape and its sentence's, not its key's
@@ -289,7 +248,7 @@ class Recurrence:
 
 def _names_another_day(text: str, day: date) -> bool:
     """An ISO date ("2026-11-21") or a CJK one ("11月21日") other than `day`."""
-    for match in _DATE.finditer(text):
+    for match in DATE.finditer(text):
         year, month, of_month, cjk_month, cjk_day = match.groups()
         named = (int(year), int(month), int(of_month)) if year else (day.year, int(cjk_month), int(cjk_day))
         if named != (day.year, day.month, day.day):

@@ -234,14 +234,14 @@ def note_items(source: SourceFile, text: str, noise: Noise | None = None) -> lis
                 continue
         parts = [item.project_hint, *headings, item.lead]
         context = " · ".join(dict.fromkeys(part for part in parts if part))
-        own_day = stated_day(item.text) if kind == "weekly" else None
+        own_day = stated_day(item.written) if kind == "weekly" else None
         items.append(
             SourceItem(
                 kind,
                 item.line_start,
                 item.line_end,
                 context,
-                item.text,
+                item.written,
                 own_day or source.day,
                 scope,
                 expires,
@@ -259,7 +259,7 @@ def _chosen(items: Iterator[NoteItem], noise: Noise) -> list[NoteItem]:
     repeats: dict[str, list[tuple[int, NoteItem]]] = {}  # chosen too if their shape stays rare
     for position, item in enumerate(items):
         if item.id in noise:
-            shape = _shape(item.text)
+            shape = _shape(item.written)
             shapes[shape] += 1
             if shapes[shape] > 1:
                 if shapes[shape] <= RARE_NOISE:

@@ -46,7 +46,7 @@ def sightings_in_items(items: Iterable[NoteItem]) -> list[Sighting]:
     """The secrets of note items (their text as read, before redaction), at their line in the note."""
     found = []
     for item in items:
-        for sighting in sightings_in_text(item.text, item.file):
+        for sighting in sightings_in_text(item.written, item.file):
             found.append(Sighting(item.file, item.line_start + sighting.line - 1, sighting.kind))
     return found
 

@@ -16,6 +16,7 @@ from memory_sleep.models import ItemKind, NoteItem
 from memory_sleep.text import normalize, stable_id
 from memory_sleep.workspace.layout import NoteFile
 from memory_sleep.workspace.note_read import decode, read_bytes
+from memory_sleep.workspace.stamps import split_stamps
 
 # Only block structure is used. The default maxNesting (20) silently drops the rest of a file after
 # ten levels of nested bullets; inline parsing is off because, unbounded, it recurses on "[[[[...".
@@ -182,6 +183,7 @@ def _items(
             continue
         norm = normalize(body)
         seen[norm] += 1
+        stamp, said = split_stamps(body.strip())
         yield NoteItem(
             id=stable_id(note.name, norm, str(seen[norm])),
             file=file,
@@ -189,10 +191,11 @@ def _items(
             line_start=start + 1,
             line_end=end,
             kind=kind,
-            text=body.strip(),
+            text=said,
             headings=path,
             project_hint=project_hint,
             lead=lead,
+            stamp=stamp,
         )
         if kind in ("line", "paragraph") and _LEAD_IN.match(body.strip()):
             lead = _LEAD_IN.match(body.strip()).group(1)  # type: ignore[union-attr]

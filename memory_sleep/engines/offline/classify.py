@@ -12,7 +12,7 @@ from memory_sleep.engines import pairs
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.cards import KEYED
 from memory_sleep.engines.offline import cues, matching, promotion, routine, sections, statements, values
-from memory_sleep.engines.recurrence import Recurrence, said
+from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.engines.redact import holds_secret
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
@@ -70,9 +70,8 @@ class OfflineClassifier:
         verdicts = []
         for item in items:
             topic = _topic(item, strong, weak)
-            judged = said(item)
-            text = _plain(judged.text)
-            verdict = _verdict(judged, text, memory, context.recurrence, item.id in context.openers, topic)
+            text = _plain(item.text)
+            verdict = _verdict(item, text, memory, context.recurrence, item.id in context.openers, topic)
             kept = self._kept.setdefault(item.file, deque(maxlen=_KEPT_PER_NOTE))
             form = (verdict.category, bool(cues.CHECKBOX_OPEN.match(item.text)))
             alike = [(known, words) for known, words, its_form in kept if its_form == form]

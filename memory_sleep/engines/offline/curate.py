@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 
 from memory_sleep.engines.offline import absences, classify, references, routine, values
-from memory_sleep.engines.recurrence import Recurrence, judged_line
+from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.models import Classification, EntryJudgement, EntryView, KeptItem, NoteItem, ProjectFields
 
 _FINISHED = ("completed", "cancelled")  # a project's status starts with one of these when it is over
@@ -56,7 +56,7 @@ class OfflineCurator:
                 item.category != "action" or classify.sets_a_task(item.item.text, item.item.day)
             ):
                 continue
-            shown = recurrence.series_day(judged_line(item.item.text), item.item.day)
+            shown = recurrence.series_day(item.item.text.split("\n", 1)[0], item.item.day)
             if shown is not None:
                 found.append(
                     Classification(
