@@ -308,6 +308,37 @@ def test_a_line_keyed_with_a_full_width_colon_is_read_as_keyed(text: str) -> Non
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "- Key trade-offs:\n  - one database per tenant\n  - nightly exports over live sync",
+        "- Known gaps:\n  - the digest still echoes the speaker\n  - rate limits never seen live",
+        "- 关键取舍：\n  - 本地 M1 作为固定运行环境\n  - 视觉输入走云端 API",
+    ],
+)
+def test_a_key_over_a_list_of_worded_entries_is_a_fact(text: str) -> None:
+    """A label that is a key (as in "Key: value") over a nested list is what the key holds laid out as a
+    list: kept as the same key with its value on one line would be."""
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an entry that opens with a command or path, a number or a mark: what was run and what it gave
+        "- Commands:\n  - `make seed`\n  - `make serve`",
+        "- Counts:\n  - 12 files\n  - 3 tables",
+        "- 产出：\n  - `docs/setup.md`\n  - `scripts/start.sh`",
+        # no key but a sentence saying what was done, over what it did
+        "- Added regression coverage for the runtime repair:\n  - dry-run expects the new path\n  - timeouts end the run",
+    ],
+)
+def test_a_list_of_what_was_run_or_done_under_a_label_is_not_kept_as_its_value(text: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "other")
+
+
+@pytest.mark.parametrize(
     "text", ["**Still to configure:**", "**待配置：**", "- 下一步需要处理的问题：", "**优势：**"]
 )
 def test_a_label_that_introduces_the_lines_below_is_no_statement(text: str) -> None:

@@ -14,10 +14,9 @@ from memory_sleep.models import NoteItem
 CARD_FIELDS = 3  # a section of at least this many `Key: value` items, most of its items, is a card
 # "- **Key:** value", "**Key**: value", "Key: value" (a key of at most three words), with an ASCII or a
 # full-width colon; "shadow run over the weekend: 0 diffs" is a sentence, not a field
-KEYED = re.compile(
-    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*[^*\n]{1,60}?(?:[:：]\*\*|\*\*\s*[:：])|[^\s:：]{1,24}(?:\s[^\s:：]{1,24}){0,2}(?::\s|：))"
-    r"\s*(\S.*)"
-)
+_KEY = r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*[^*\n]{1,60}?(?:[:：]\*\*|\*\*\s*[:：])|[^\s:：]{1,24}(?:\s[^\s:：]{1,24}){0,2}(?::(?=\s|$)|：))"
+KEYED = re.compile(_KEY + r"\s*(\S.*)")
+LABEL = re.compile(_KEY + r"\s*$")  # a key alone on its line: its value is laid out below it
 
 
 def section_openers(items: Iterable[NoteItem]) -> set[str]:

@@ -10,7 +10,7 @@ from datetime import date, timedelta
 
 from memory_sleep.engines import pairs
 from memory_sleep.engines.base import ClassifyContext
-from memory_sleep.engines.cards import KEYED
+from memory_sleep.engines.cards import KEYED, LABEL
 from memory_sleep.engines.offline import cues, matching, promotion, routine, sections, statements, values
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.engines.redact import holds_secret
@@ -31,6 +31,9 @@ _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
 _MEASUREMENT_CELL = re.compile(r"\|\s*(?:(?:[\d.,:]+\s?[^\W\d_]{0,3}\s*)+|[^\w\s|]+\s*)(?=\|)")
 _MEASUREMENTS_IN_OUTPUT = 4
 _LEAD_IN = re.compile(r"^[^\n]{2,118}:$")
+# a line of a nested list whose item opens with a word: not a command, path or identifier (a code
+# span), a number or a mark
+_WORDED_ENTRY = re.compile(r"^\s+(?:[-*+]|\d+[.)])\s+(?:\*\*)?[^\W\d_]")
 # an arrow standing between words ("GitHub → Gumroad", not "384→389"), or a tree's branch opening a line
 _DRAWING = re.compile(r"(?:^|\s)[→←↔⇒⇐](?:\s|$)|^\s*[├└│┌]")
 _FENCE_WITH_LANGUAGE = re.compile(r"^(?:`{3,}|~{3,})[ \t]*\w")  # "```bash": code, whatever it draws
@@ -255,12 +258,28 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
         return "fact"  # "Key: value" however long the value
     if opens and _statement(text):
         return "fact"  # the sentence a section opens with: what the section is about
+    if _listed_values(item.text):
+        return "fact"  # a key over a list of worded entries: its value laid out as a list
     # nothing else but a due date after tomorrow ("... （11月2日まで）"): a task, not a plan for the next
     # day ("meeting tomorrow 10:30")
     due = deadline_in(text, item.day)
     if due is not None and due > item.day + timedelta(days=1):
         return "action"
     return None
+
+
+def _listed_values(raw: str) -> bool:
+    """A key alone on its first line (cards.LABEL: a key as in "Key: value", not a sentence saying what was
+    done) over a nested list each line of which is an item opening with a word ("- Trade-offs:" over
+    "  - one database per tenant", ...): what the key holds, laid out as a list, as "Key: value" however
+    long the value is a fact. A list with a line that opens with a command, path or identifier (a code
+    span), a number or a mark ("- Checks:" over "  - `pytest tests/` 3 passed") records what was run."""
+    lines = [line for line in raw.split("\n")[1:] if line.strip()]
+    return (
+        bool(lines)
+        and bool(LABEL.match(raw.split("\n", 1)[0]))
+        and all(_WORDED_ENTRY.match(line) for line in lines)
+    )
 
 
 def _statement(text: str) -> bool:
