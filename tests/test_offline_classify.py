@@ -165,6 +165,23 @@ def test_a_line_whose_shape_recurs_across_days_is_routine_whatever_its_words() -
 
 
 @pytest.mark.parametrize(
+    ("text", "routine"),
+    [
+        ("HEARTBEAT_OK\nHEARTBEAT_OK\nHEARTBEAT_OK", True),
+        ("[09:00] sync ok, 0 new mails\n[09:30] sync ok, 2 new mails\n[10:00] sync ok, 1 new mails", True),
+        ("HEARTBEAT_OK\nHEARTBEAT_OK", False),  # twice: no more than a line and its copy
+        ("Port: 8080\nHost: db-01\nRegion: eu-west-1", False),  # three fields, three shapes
+    ],
+)
+def test_one_line_written_again_and_again_in_one_item_is_routine_on_the_first_day(
+    text: str, routine: bool
+) -> None:
+    """No other day's notes are needed: the item's own lines recur, as a routine line's do in a day."""
+    verdict = _classify(text, kind="paragraph")
+    assert (verdict.discard_reason == "routine") == routine
+
+
+@pytest.mark.parametrize(
     ("heading", "text", "category"),
     [
         ("🔮 Potential Next Steps", "- Wire the evaluator into the nightly loop", "action"),

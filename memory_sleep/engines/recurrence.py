@@ -99,6 +99,14 @@ def sentence_shape(line: str) -> str | None:
     return _digest(sentence) if len(words) >= SENTENCE_WORDS else None
 
 
+def written_again(text: str) -> bool:
+    """An item that is one line written ROUTINE_IN_ONE_NOTE times or more, back to back ("HEARTBEAT_OK"
+    on three lines, "[09:00] sync ok" then "[09:30] sync ok" ...): its shape recurs within the item as a
+    routine line's does within a day's notes, on the first day as on any other."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    return len(lines) >= ROUTINE_IN_ONE_NOTE and len({line_shape(line) for line in lines}) == 1
+
+
 def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
     """How often each shape occurs among a note's items (by each item's first line), keys included."""
     shapes: Counter[str] = Counter()
