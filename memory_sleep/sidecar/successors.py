@@ -417,8 +417,8 @@ def _other_event(older: Statement, newer: Statement, left: frozenset[str]) -> bo
     """The words the older leaves out are the first day it names and a number beside it, and the newer
     says another day: "Pim is out from 2026-11-19 for 4 days" and "Pim is out from 2026-12-27 for 14
     days" are two leaves; the first day says which event, the number its value. The same first day
-    with another end and length is the same leave changed ("2026-11-29 to 2026-12-08 (10 days)", then
-    "2026-11-29 to 2026-12-12 (14 days)"), and a day alone left out may be the value ("expires
+    with another end and length is the same leave changed ("from 2026-11-29 until 2026-12-08, 10
+    days", then "... until 2026-12-12, 14 days"), and a day alone left out may be the value ("expires
     2026-12-02", then "renewed (new expiry 2027-02-17)")."""
     first = _DAY.search(older.text)
     return (
