@@ -10,7 +10,9 @@ wordings no rule was tuned on, and `all`. A result states a value of the fact wh
 item about that fact (score_quality.py's StatementIndex) and holds the value. Per question: the
 first result stating any of its values states the current one
 ("current first"); no result in the top 5 states only an old value without its status ("old
-unmarked"); the current value is in the top 5 (recall@5). The same on the labelled real dev notes'
+unmarked"); the current value is in the top 5 (recall@5). Facts whose value never changed ("steady"),
+asked the same way: how many have their value in the top 5, and of those how many show it only on
+results marked "older" (a false mark: a newer line taken for a change of it). The same on the labelled real dev notes'
 questions that have a `current` value (benchmarks/realnotes/labels). Recall@5 on benchmarks/data/recall_queries.json
 is measured on fixtures/workspace after one run. Times: `memory-sleep recall` as a whole process
 (median of 10) and in-process search (median of 50) on that workspace and on a synthetic one of
@@ -74,14 +76,17 @@ def question(truth: GroundTruth, fact: KeyedTruth) -> str:
 
 
 def changed_facts(days: int, seed: int, half: Half, scratch: Path) -> dict[str, float]:
+    """Asked about each changed fact, and each steady one (a value that never changed, which no result
+    should show only as "older": a false mark hides a true value), in the words of its first statement."""
     truth = generate_workspace(scratch / "generated", days, seed=seed, half=half)
     run_dir = scratch / "run"
     start, end = date.fromisoformat(truth["start"]), date.fromisoformat(truth["end"])
     simulate(scratch / "generated", run_dir, start, end, "offline")
     now = datetime.combine(end + timedelta(days=1), datetime.min.time(), UTC).timestamp() + 43_200
     questions = [fact for fact in truth["facts"] + truth["decisions"] if len(fact["values"]) > 1]
+    steady = [fact for fact in truth["facts"] + truth["decisions"] if len(fact["values"]) == 1]
     index = StatementIndex(truth, TruthText(scratch / "generated", truth))
-    first = unmarked = found = 0
+    first = unmarked = found = steady_found = steady_older = 0
     with open_sidecar(run_dir, Config(), build_embedder(Config().sidecar), clock=lambda: now) as sidecar:
         sidecar.index()
         for fact in questions:
@@ -97,12 +102,20 @@ def changed_facts(days: int, seed: int, half: Half, scratch: Path) -> dict[str, 
                     for hit, value in zip(hits, said, strict=True)
                 )
             )
+        for fact in steady:
+            hits = sidecar.search(question(truth, fact), k=5)
+            stating = [hit for hit in hits if _value_said(index, fact, hit) == fact["final"].lower()]
+            steady_found += int(bool(stating))
+            steady_older += int(bool(stating) and all(hit.status == "older" for hit in stating))
     total = max(1, len(questions))
     return {
         "questions": len(questions),
         "current first": first / total,
         "old value unmarked": unmarked / total,
         "current in top 5": found / total,
+        "steady facts": len(steady),
+        "steady: value in top 5": steady_found,
+        "steady: value shown only marked older": steady_older,
     }
 
 

@@ -100,6 +100,11 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Orion canary database host is db-orion-canary-12.internal",
             "Orion staging database host is db-orion-staging-16.internal",
         ),
+        # two leaves: the first day (which leave) and its length are others in the newer
+        (
+            "Pim is out from 2026-11-19 for 4 days; Teo covers",
+            "Pim is out from 2026-12-27 for 14 days; Teo covers",
+        ),
     ],
 )
 def test_a_later_line_about_another_thing_marks_nothing(tmp_path: Path, old: str, new: str) -> None:
@@ -232,6 +237,11 @@ def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(
         (
             "TLS cert for billing.orion.io expires 2026-12-02 (Raj)",
             "done: Raj renewed the billing.orion.io TLS cert (new expiry 2027-02-17)",
+        ),
+        # the same first day: the same leave, its end and length changed
+        (
+            "Pim is out from 2026-11-29 until 2026-12-08, 10 days",
+            "Pim is out from 2026-11-29 until 2026-12-12, 14 days",
         ),
         # no verb ends the subject: the name may be the value
         ("Felix owns Orion notifier", "Wei owns Orion notifier"),

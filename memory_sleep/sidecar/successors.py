@@ -13,7 +13,8 @@ Two links, both read from what the files say, never guessed from meaning:
   engines/offline/values.py) and shares another word with (two, for a one-word value), is older
   than it: the newer ranks first and the older is marked "older, see NEWER" (unless they are said of
   two things: each one's subject names a version or day the other never says, the older's words left
-  out hold a release the newer says another of, or their heads have words of one where the other
+  out hold a release the newer says another of, or its first day and a number beside it (another
+  event: two leaves of one person), or their heads have words of one where the other
   has others: two releases or hosts). The offline engine adds a new value beside an
   old entry rather than supersede wrongly, and an entry moved out for room is never superseded;
   this keeps both findable and puts the newer first. A result that has ended otherwise than by a
@@ -51,6 +52,7 @@ _KEYED = re.compile(
 _NUMBER = re.compile(r"\d")
 _WHICH = re.compile(r"v?\d+(?:\.\d+)+|\d{4}-\d{2}-\d{2}")  # a version, a day: which release, which event
 _RELEASE = re.compile(r"v\d+(?:\.\d+)+")  # "v0.13.8": a release; a bare "3.12" may be a value
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _STAMP = re.compile(r"^[\W_]*" + CLOCK.pattern + r"[\W_]*")  # "[13:03] ", "**14:29** "
 # gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
@@ -362,7 +364,7 @@ def _restates(older: Statement, newer: Statement) -> bool:
     is gone, shares another of its words (two for a one-word value) and is not about other things
     (`_other_things`), or repeats all the older's words but one, or but two that are not capitalised
     (a name it lacks makes it about another person or thing); in these last two ways, never of
-    another release or day's event (`_other_release`)."""
+    another release or day's event (`_other_release`, `_release_left_out`, `_other_event`)."""
     if older.key and older.key == newer.key:
         return True  # the same key with a value of its own
     if older.value and older.key <= newer.said and older.value in newer.said:
@@ -381,7 +383,10 @@ def _restates(older: Statement, newer: Statement) -> bool:
     return (
         left_out <= OLDER_ONLY_WORDS or (left_out <= OLDER_ONLY_WORDS + 1 and not left & older.names)
     ) and not (
-        _other_release(older, newer) or _release_left_out(older, newer, left) or _other_subject(older, newer)
+        _other_release(older, newer)
+        or _release_left_out(older, newer, left)
+        or _other_event(older, newer, left)
+        or _other_subject(older, newer)
     )
 
 
@@ -399,6 +404,22 @@ def _release_left_out(older: Statement, newer: Statement, left: frozenset[str]) 
     2026-12-02", then "renewed (new expiry 2027-02-17)")."""
     return any(_RELEASE.fullmatch(word) for word in left) and any(
         _RELEASE.fullmatch(word) for word in newer.words - older.said
+    )
+
+
+def _other_event(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
+    """The words the older leaves out are the first day it names and a number beside it, and the newer
+    says another day: "Pim is out from 2026-11-19 for 4 days" and "Pim is out from 2026-12-27 for 14
+    days" are two leaves; the first day says which event, the number its value. The same first day
+    with another end and length is the same leave changed ("from 2026-11-29 until 2026-12-08, 10
+    days", then "... until 2026-12-12, 14 days"), and a day alone left out may be the value ("expires
+    2026-12-02", then "renewed (new expiry 2027-02-17)")."""
+    first = _DAY.search(older.text)
+    return (
+        first is not None
+        and first.group() in left
+        and any(_NUMBER.search(word) and word != first.group() for word in left)
+        and any(_DAY.fullmatch(word) for word in newer.words - older.said)
     )
 
 
