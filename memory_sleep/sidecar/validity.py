@@ -36,7 +36,7 @@ from pydantic import Field, ValidationError
 from memory_sleep.engines.offline.matching import changes_away
 from memory_sleep.models import Strict
 from memory_sleep.sidecar.boundary import SidecarStore
-from memory_sleep.sidecar.evidence import evidence_ids
+from memory_sleep.sidecar.evidence import Evidence, evidence_since
 from memory_sleep.sidecar.search import within_budget
 from memory_sleep.sidecar.tokenize import query_terms
 from memory_sleep.text import tokens
@@ -81,6 +81,10 @@ class ValidityState(Strict):
     generation: int | None = None
     schema_version: int | None = None
     counts: dict[str, int] = Field(default_factory=dict)
+    # per ending naming a line, the item it names; per file holding such lines, its content hash and
+    # count of rows then: an ending whose file's rows are as they were names the same item
+    evidence: dict[str, int | None] = Field(default_factory=dict)
+    files: dict[str, str] = Field(default_factory=dict)
 
 
 class Day(NamedTuple):
@@ -172,15 +176,18 @@ def derive_validity(
     # merged or superseded it into) states the change, and in doing so may repeat every word of what
     # it ended ("`flag` (X): off", then "X flag `flag` changed from off to on"); it is the new word,
     # never ended by its own ending
-    named = evidence_ids(
+    evidence = evidence_since(
         store,
         (ending.by for (_, ending, _, _), its in zip(spans, found, strict=True) if its.ids and ending.by),
+        Evidence(previous.evidence, previous.files) if previous else None,
+        previous.generation if previous else None,
     )
+    named = evidence.ids
     ended: Ended = {}
     for (_, ending, _, until), its in zip(spans, found, strict=True):
-        evidence = named[ending.by] if its.ids and ending.by else None
+        said = named[ending.by] if its.ids and ending.by else None
         for entry_id in its.ids:
-            if entry_id != evidence:
+            if entry_id != said:
                 ended[entry_id] = (until, ending.status, ending.by)
     return ended, ValidityState(
         days={day: marks.digest for day, marks in days.items()},
@@ -190,6 +197,8 @@ def derive_validity(
         generation=generation,
         schema_version=schema,
         counts=sizes,
+        evidence=evidence.ids,
+        files=evidence.files,
     )
 
 
