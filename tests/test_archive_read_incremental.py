@@ -1,126 +1,171 @@
-"""The index pass reads only the lines appended to archive.md since the last pass, and gets exactly the
-items a whole read gives: after appends, a hand edit, an undo, a file that does not end a line, and
-with the kept state missing, of another path or version, or unreadable."""
+"""The index pass reads only the lines appended to archive.md since the last pass, and meets only the
+rows holding their content, and leaves exactly the rows a whole read of the file leaves: after appends,
+repeats, a hand edit, an undo, a file that does not end a line, a row erased for good, a file gone and
+back, and with the kept state missing, of another version, or unreadable."""
 
 from __future__ import annotations
 
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 import pytest
 
 from memory_sleep.sidecar import archive_read, sources
-from memory_sleep.sidecar.archive_read import STATE_KEY, ArchiveRead, read_archive, source_item
-from memory_sleep.sidecar.boundary import SidecarStore
-from memory_sleep.sidecar.sources import SourceFile, SourceItem, read_items
-from memory_sleep.workspace.archive import ARCHIVE_HEADER
+from memory_sleep.sidecar.archive_read import STATE_KEY, ArchiveRead
+from memory_sleep.sidecar.recall import Sidecar
 from tests.sidecar_helpers import open_at
 from tests.validity_helpers import run_nights
 
 KEY = "sk-ant-api03-" + "A" * 90  # a secret: redacted with the line it stands on
-FIRST = (
-    f"{ARCHIVE_HEADER}\n## 2026-11-12\n"
-    "- Orion uses MySQL for the main database (2026-11-10) — from Decisions; replaced"
-    " [superseded 2026-11-12 by memory/2026-11-12.md:3]\n"
-    "- Atlas ships on Fridays — from Decisions; MEMORY.md over memory_max_bytes (4,000)\n"
-    f"- Orion deploy key is {KEY} — from Facts; replaced [superseded 2026-11-12]\n"
-)
 # under the last heading above it, then a heading of its own, and a repeat of an item above
 APPENDED = (
-    "- Orion staging IP is 10.0.0.5 (2026-11-11) — from Facts; replaced [superseded 2026-11-12]\n"
-    "\n## 2026-11-14\n"
-    "- Atlas ships on Fridays — from Decisions; MEMORY.md over memory_max_bytes (4,000)\n"
-    "- Lisbon offsite venue to book (2026-11-10) — from Todo; done [done 2026-11-14]\n"
+    "- Orion staging IP is 10.0.0.7 (2026-11-11) — from Facts; replaced [superseded 2026-11-18]\n"
+    "\n## 2026-11-19\n"
+    f"- Orion deploy key is {KEY} — from Facts; replaced [superseded 2026-11-19]\n"
+    "- Atlas ships on Mondays — from Decisions; MEMORY.md over memory_max_bytes (4,000)\n"
+    "- Atlas ships on Mondays — from Decisions; MEMORY.md over memory_max_bytes (4,000)\n"
 )
-SOURCE = SourceFile("archive.md", Path("memory/archive.md"), "memory/archive.md", "archive")
+ROWS = (
+    "SELECT id, line_start, context, text, day, content_hash, deleted_at IS NULL, deleted_reason, importance"
+    " FROM entries WHERE kind = 'archive' ORDER BY id"
+)
+Change = Callable[[Path, Sidecar], None]
 
 
-class _Meta:
-    """The sidecar's meta table, which is all read_archive reads."""
+def _append(text: str) -> Change:
+    def change(folder: Path, _: Sidecar) -> None:
+        with (folder / "memory" / "archive.md").open("a", encoding="utf-8") as archive:
+            archive.write(text)
 
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    def meta(self, key: str) -> str | None:
-        return self.values.get(key)
+    return change
 
 
-def _read(meta: _Meta, text: str, source: SourceFile = SOURCE) -> list[SourceItem]:
-    items, state = read_archive(cast(SidecarStore, meta), source, text)
-    if state is not None:
-        meta.values[STATE_KEY] = state
-    return [source_item(item) for item in items]
+def _rewrite(edit: Callable[[str], str]) -> Change:
+    def change(folder: Path, _: Sidecar) -> None:
+        archive = folder / "memory" / "archive.md"
+        archive.write_text(edit(archive.read_text(encoding="utf-8")), encoding="utf-8")
+
+    return change
 
 
-def _full(text: str, source: SourceFile = SOURCE) -> list[tuple[object, ...]]:
-    return _shown(read_items(source, text))
+def _first_line(text: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith("- "))
 
 
-def _shown(items: list[SourceItem]) -> list[tuple[object, ...]]:
-    return [(item, item.content_hash) for item in items]
+def _erase(folder: Path, sidecar: Sidecar) -> None:
+    erased = next(iter(sidecar.store.db.execute("SELECT min(id) FROM entries WHERE kind = 'archive'")))[0]
+    sidecar.store.hard_delete([erased], [])
 
 
-def test_appended_lines_are_read_alone_and_the_items_are_the_whole_read(
-    monkeypatch: pytest.MonkeyPatch,
+def _gone_and_back(folder: Path, sidecar: Sidecar) -> None:
+    archive = folder / "memory" / "archive.md"
+    text = archive.read_text(encoding="utf-8")
+    archive.unlink()
+    sidecar.index()
+    archive.write_text(text, encoding="utf-8")
+
+
+def _state(update: dict[str, object] | None) -> Change:
+    def change(_: Path, sidecar: Sidecar) -> None:
+        raw = sidecar.store.meta(STATE_KEY)
+        assert raw is not None
+        value = (
+            "{not json" if update is None else ArchiveRead.model_validate_json(raw).model_copy(update=update)
+        )
+        with sidecar.store.transaction():
+            sidecar.store.set_meta(STATE_KEY, value if isinstance(value, str) else value.model_dump_json())
+
+    return change
+
+
+def _nights_rows(tmp_path: Path, changes: list[Change]) -> list[list[tuple[object, ...]]]:
+    """The archive rows after each change and an index pass, read from the kept state and (a copy)
+    read whole."""
+    folder = run_nights(tmp_path / "nights")
+    with open_at(folder) as sidecar:
+        sidecar.index()  # with open_at's embedder
+    found = []
+    for whole in (False, True):
+        copy = shutil.copytree(folder, tmp_path / f"whole-{whole}")
+        with open_at(copy) as sidecar:
+            rows = []
+            for change in changes:
+                change(copy, sidecar)
+                if whole:
+                    with sidecar.store.transaction():
+                        sidecar.store.delete_meta(STATE_KEY)
+                sidecar.index()
+                rows.append(list(sidecar.store.db.execute(ROWS)))
+            found.append(rows)
+    assert found[0] == found[1]
+    return found[0]
+
+
+def test_appended_lines_alone_are_read_and_met_and_the_rows_are_the_whole_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    meta = _Meta()
-    assert _shown(_read(meta, FIRST)) == _full(FIRST)
-    redacted: Counter[str] = Counter()
-    real = sources.redact
+    folder = run_nights(tmp_path)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        lines = len((folder / "memory" / "archive.md").read_text(encoding="utf-8").splitlines())
+        redacted: Counter[str] = Counter()
+        real = sources.redact
 
-    def counted(text: str, where: str | None) -> str:
-        redacted[str(where)] += 1
-        return real(text, where)
+        def counted(text: str, where: str | None) -> str:
+            redacted[str(where)] += 1
+            return real(text, where)
 
-    monkeypatch.setattr(sources, "redact", counted)
-    grown = FIRST + APPENDED
-    items = _read(meta, grown)
-    assert set(redacted) == {"memory/archive.md:9", "memory/archive.md:12", "memory/archive.md:13"}
-    assert _shown(items) == _full(grown)
-    assert any(KEY not in item.text and "Orion deploy key" in item.text for item in items)
-    assert [item.day for item in items if "staging" in item.text or "Lisbon" in item.text] == [
-        sources.date(2026, 11, 11),
-        sources.date(2026, 11, 10),
-    ]
+        monkeypatch.setattr(sources, "redact", counted)
+        monkeypatch.setattr(sidecar.store, "entries_of_source", None)  # no file's rows read whole
+        _append(APPENDED)(folder, sidecar)
+        report = sidecar.index()
+    assert set(redacted) == {f"memory/archive.md:{lines + n}" for n in (1, 4, 5, 6)}
+    assert report.added == 3  # the repeat of the line above it is one item
+    rows = _nights_rows(tmp_path / "again", [_append(APPENDED)])[-1]
+    assert any(KEY not in str(row[3]) and "Orion deploy key" in str(row[3]) for row in rows)
 
 
 @pytest.mark.parametrize(
-    "change",
+    "changes",
     [
-        "hand edit",
-        "undo",
-        "no final newline",
-        "state missing",
-        "state unreadable",
-        "state of another version",
-        "another path",
+        pytest.param([_append(APPENDED), _append(APPENDED)], id="appended twice"),
+        pytest.param([_rewrite(lambda text: text + _first_line(text) + "\n")], id="a line read before again"),
+        pytest.param(
+            [
+                _rewrite(lambda text: text.replace(_first_line(text) + "\n", "")),
+                _rewrite(lambda text: text + APPENDED),
+                _rewrite(lambda text: text + "\n## 2026-11-20\n" + _first_line(text) + "\n"),
+            ],
+            id="a line removed by hand comes back",
+        ),
+        pytest.param(
+            [_rewrite(lambda text: text.replace("Orion", "Orion's")), _append(APPENDED)], id="hand edit"
+        ),
+        pytest.param(
+            [
+                _append(APPENDED),
+                _rewrite(lambda text: text.replace(APPENDED, "")),
+                _append(APPENDED[:120] + "\n"),
+            ],
+            id="undo",
+        ),
+        pytest.param(
+            [_append(APPENDED.rstrip("\n")), _append("\n" + APPENDED)], id="no final newline, then one"
+        ),
+        pytest.param([_erase, _append(APPENDED)], id="a row erased for good"),
+        pytest.param([_gone_and_back, _append(APPENDED)], id="the file gone and back"),
+        pytest.param([_state(None), _append(APPENDED)], id="state unreadable"),
+        pytest.param(
+            [_state({"version": archive_read.VERSION + 1}), _append(APPENDED)], id="another version"
+        ),
+        pytest.param([_state({"rows": 1}), _append(APPENDED)], id="another count of rows"),
     ],
 )
-def test_every_change_reads_what_a_whole_read_gives(change: str) -> None:
-    meta = _Meta()
-    _read(meta, FIRST + APPENDED)
-    text, source = FIRST + APPENDED + APPENDED.replace("Lisbon", "Porto"), SOURCE
-    if change == "hand edit":
-        text = text.replace("Orion uses MySQL", "Orion uses MariaDB")
-    elif change == "undo":
-        text = FIRST
-    elif change == "no final newline":
-        text = text.rstrip("\n")
-    elif change == "state missing":
-        meta.values.clear()
-    elif change == "state unreadable":
-        meta.values[STATE_KEY] = "{not json"
-    elif change == "state of another version":
-        kept = ArchiveRead.model_validate_json(meta.values[STATE_KEY])
-        meta.values[STATE_KEY] = kept.model_copy(
-            update={"version": archive_read.VERSION + 1}
-        ).model_dump_json()
-    else:
-        source = SourceFile("archive.md", Path("notes/archive.md"), "notes/archive.md", "archive")
-    assert _shown(_read(meta, text, source)) == _full(text, source)
-    assert _shown(_read(meta, text + APPENDED, source)) == _full(text + APPENDED, source)
+def test_every_change_leaves_the_rows_a_whole_read_leaves(tmp_path: Path, changes: list[Change]) -> None:
+    rows = _nights_rows(tmp_path, changes)
+    assert rows[-1]
 
 
 def test_the_index_keeps_the_archive_rows_a_fresh_index_makes(tmp_path: Path) -> None:
@@ -145,48 +190,16 @@ def test_the_index_keeps_the_archive_rows_a_fresh_index_makes(tmp_path: Path) ->
     assert rows[0] and rows[0] == rows[1]
 
 
-def test_an_archive_not_ending_a_line_leaves_no_copy_of_the_last_read(tmp_path: Path) -> None:
-    """Nothing to start from next time: the kept items of the last read go (a scrubbed line with them)."""
+def test_an_archive_not_ending_a_line_keeps_no_state(tmp_path: Path) -> None:
     folder = run_nights(tmp_path)
     archive = folder / "memory" / "archive.md"
+    text = archive.read_text(encoding="utf-8")
     with open_at(folder) as sidecar:
         sidecar.index()
         assert sidecar.store.meta(STATE_KEY) is not None
-        archive.write_text(FIRST.rstrip("\n"), encoding="utf-8")
+        archive.write_text(text.rstrip("\n"), encoding="utf-8")
         sidecar.index()
         assert sidecar.store.meta(STATE_KEY) is None
-        archive.write_text(FIRST, encoding="utf-8")
+        archive.write_text(text, encoding="utf-8")
         sidecar.index()
         assert sidecar.store.meta(STATE_KEY) is not None
-
-
-def test_a_kept_item_whose_row_was_erased_comes_back_as_a_whole_read_brings_it(tmp_path: Path) -> None:
-    """A kept item is made an item again only when the index needs a row for it: its row erased for
-    good (a purge), the next pass over the grown archive adds it back as reading the file whole does."""
-    folder = run_nights(tmp_path / "nights")
-    found = []
-    for whole in (False, True):
-        copy = shutil.copytree(folder, tmp_path / f"whole-{whole}")
-        with open_at(copy) as sidecar:
-            sidecar.index()
-            store = sidecar.store
-            first = "SELECT id, text FROM entries WHERE kind = 'archive' AND deleted_at IS NULL ORDER BY id"
-            erased, text = next(iter(store.db.execute(first)))
-            store.hard_delete([erased], [])
-            if whole:
-                with store.transaction():
-                    store.delete_meta(STATE_KEY)
-            with (copy / "memory" / "archive.md").open("a", encoding="utf-8") as archive:
-                archive.write(APPENDED)
-            sidecar.index()
-            assert store.meta(STATE_KEY) is not None
-            found.append(
-                sorted(
-                    store.db.execute(
-                        "SELECT line_start, context, text, day, content_hash, deleted_at IS NULL, importance"
-                        " FROM entries WHERE kind = 'archive'"
-                    )
-                )
-            )
-            assert text in {row[2] for row in found[-1]}
-    assert found[0] == found[1]

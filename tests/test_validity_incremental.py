@@ -4,19 +4,20 @@ deletion for good and a hand-edited archive."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from memory_sleep.sidecar import evidence, validity
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.recall import Sidecar
 from memory_sleep.sidecar.rows import NewEntry
 from memory_sleep.sidecar.store import Store
 from memory_sleep.sidecar.tokenize import fts_document
-from memory_sleep.sidecar.validity import CANDIDATES, STATE_KEY, Ended, derive_validity, load_state
+from memory_sleep.sidecar.validity import CANDIDATES, STATE_KEY, Day, Ended, derive_validity, load_state
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.writer import SafeWriter
 from tests.sidecar_helpers import open_at
@@ -46,8 +47,10 @@ def _index_and_check(folder: Path) -> Ended:
     with open_at(folder) as sidecar:
         sidecar.index()
         assert load_state(sidecar.store) is not None
-        full, _ = derive_validity(sidecar.store, Workspace.open(folder))
+        full, state = derive_validity(sidecar.store, Workspace.open(folder))
         assert _stored(sidecar.store) == full
+        kept = load_state(sidecar.store)  # its days digested again only where they changed
+        assert kept is not None and (kept.days, kept.day_ids) == (state.days, state.day_ids)
     return full
 
 
@@ -89,6 +92,75 @@ def test_a_new_note_matches_again_only_the_statements_its_days_touch(tmp_path: P
         full, _ = derive_validity(sidecar.store, Workspace.open(folder))
         assert _stored(sidecar.store) == full
     assert statements >= 3 and not asked  # nothing new dated within any statement's days
+
+
+def test_a_night_digests_again_only_the_days_an_item_joined_or_left(tmp_path: Path) -> None:
+    """A year of days is not read every night: the new note's day, a day an item was edited in, and
+    a day that lost an item for good are digested again; the others keep the last pass's digests,
+    which are what digesting them gives."""
+    folder = _nights(tmp_path)
+    (folder / "memory" / "2026-11-19.md").write_text("# 2026-11-19\n\n- a quiet day\n", encoding="utf-8")
+    _index_and_check(folder)  # after the pass that embedded every item again with open_at's embedder
+    (folder / "memory" / "2026-11-20.md").write_text(
+        "# 2026-11-20\n\n- another quiet day\n", encoding="utf-8"
+    )
+    note = folder / "memory" / "2026-11-11.md"
+    note.write_text(note.read_text(encoding="utf-8").replace("8 GB", "16 GB"), encoding="utf-8")
+    with open_at(folder) as sidecar:
+        gone = max(
+            entry_id
+            for (entry_id,) in sidecar.store.db.execute("SELECT id FROM entries WHERE day = '2026-11-10'")
+        )
+        sidecar.store.hard_delete([gone], [])
+        digested: list[set[str] | None] = []
+        real = validity.day_digests
+
+        def counted(store: SidecarStore, earlier_id: int, only: set[str] | None = None) -> dict[str, Day]:
+            digested.append(only)
+            return real(store, earlier_id, only)
+
+        validity.day_digests = counted  # type: ignore[assignment]
+        try:
+            sidecar.index()
+        finally:
+            validity.day_digests = real  # type: ignore[assignment]
+    assert digested == [{"2026-11-10", "2026-11-11", "2026-11-20"}]
+    _index_and_check(folder)
+
+
+def test_an_ending_names_the_item_it_named_until_its_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The item an ending names is looked up again only when the rows of its note changed: a night
+    adding another note asks for none; a line inserted at the top of a named note moves every row of
+    it (the rows keep their contents: no day is digested again), and its endings are asked again."""
+    folder = _nights(tmp_path)
+    (folder / "memory" / "2026-11-19.md").write_text("# 2026-11-19\n\n- a quiet day\n", encoding="utf-8")
+    _index_and_check(folder)  # after the pass that embedded every item again with open_at's embedder
+    asked: list[str] = []
+    real = evidence.evidence_ids
+
+    def counted(store: SidecarStore, endings: Iterable[str]) -> dict[str, int | None]:
+        wanted = list(endings)
+        asked.extend(wanted)
+        return real(store, wanted)
+
+    def index_counting() -> list[str]:
+        asked.clear()
+        with monkeypatch.context() as patched, open_at(folder) as sidecar:
+            patched.setattr(evidence, "evidence_ids", counted)
+            sidecar.index()
+        _index_and_check(folder)
+        return list(asked)
+
+    (folder / "memory" / "2026-11-20.md").write_text(
+        "# 2026-11-20\n\n- another quiet day\n", encoding="utf-8"
+    )
+    assert index_counting() == []
+    named = folder / "memory" / "2026-11-13.md"
+    named.write_text("\n" + named.read_text(encoding="utf-8"), encoding="utf-8")
+    again = index_counting()
+    assert again and all("2026-11-13.md" in ended_by for ended_by in again)
 
 
 def test_items_added_or_edited_in_statements_days_match_again_only_the_statements_whose_terms_they_hold(

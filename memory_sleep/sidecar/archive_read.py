@@ -1,34 +1,40 @@
-"""archive.md's items, read again each night only where the file grew.
+"""archive.md read again each night only where the file grew, and its rows met only where it grew.
 
 archive.md is append-only and every run appends to it, so the index pass reads it every night; read
-whole, a year of history cost more than the rest of the pass. The items of the text last read (secrets
-redacted, repeats dropped, each with its content hash) are kept in the sidecar's meta
-(`archive_items`), with a digest of that text. When the file still starts with that text, only the
-lines after it are read, from the heading day above them; otherwise (edited by hand, undone, another
-path, a state of another version or unreadable) the file is read whole, as the first pass did. The
-kept items stay as they were kept (`KeptLine`) until the index needs one as a new row: a year of
-archive is not made items again each night.
+whole, and its items matched against every row of it, a year of history cost more than the rest of the
+pass. What the last pass read is kept in the sidecar's meta (`archive_items`): the length and digest
+of the text, its lines and last heading's day, the content hash of the file as the index last stored
+it, and how many rows the file had after that pass. When the file still starts with that text, the
+index stored that pass, and the file's rows are as many as then (none erased for good), the rows of
+the text read are those that pass left: each of its items holds one row that is not deleted as
+removed, and no other row of the file is live. Only the lines after it are read (from the heading
+day above them), and only the rows holding their items' content are read: an item whose content a
+row holds (not deleted as removed) repeats one read before and is dropped as a whole read drops it;
+the others are synced as a whole read syncs them. Anything else (edited by hand, undone, another
+path, erased rows, a state of another version or unreadable) is read whole, as the first pass did.
 """
 
 from __future__ import annotations
 
 import hashlib
 from datetime import date
-from typing import NamedTuple
 
 from pydantic import ValidationError
 
 from memory_sleep.models import Strict
 from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.rows import ENTRY_COLUMNS, INDEX_REASONS, EntryRow, SourceRow
 from memory_sleep.sidecar.sources import SourceFile, SourceItem, record_items, unique_items
 from memory_sleep.workspace.archive import records_in
 
 STATE_KEY = "archive_items"
-VERSION = 1  # of how items are read from archive.md: a state of another version is dropped
+VERSION = 2  # of what is kept of the text read: a state of another version is dropped
+_AT_ONCE = 500
 
 
 class ArchiveRead(Strict):
-    """The items of the text last read: its length, digest, lines and last heading's day."""
+    """The text last read (its length, digest, lines and last heading's day), the file's content hash
+    as the index stored it then, and its rows after that pass."""
 
     version: int = VERSION
     path: str
@@ -36,59 +42,75 @@ class ArchiveRead(Strict):
     digest: str
     lines: int
     day: str | None
-    items: list[tuple[int, str, str, str | None, str]]  # line, context, text, day, content hash
+    stored: str
+    rows: int
 
 
-class KeptLine(NamedTuple):
-    """An item of the text last read, as it was kept; `source_item` makes it the item it stands for."""
+class Appended:
+    """The items of the lines appended since the last pass that no row of the text read holds, the
+    rows of the file holding their content, and the state to keep once they are synced."""
 
-    line_start: int
-    context: str
-    text: str
-    day: str | None
-    content_hash: str
+    def __init__(self, items: list[SourceItem], rows: list[EntryRow], kept: ArchiveRead) -> None:
+        self.items, self.rows, self.kept = items, rows, kept
 
-    @property
-    def line_end(self) -> int:
-        return self.line_start
+    def state(self, inserted: int) -> str:
+        return self.kept.model_copy(update={"rows": self.kept.rows + inserted}).model_dump_json()
 
 
-ArchiveItem = SourceItem | KeptLine
-
-
-def source_item(item: ArchiveItem) -> SourceItem:
-    """The item `read_items` gives for it."""
-    return _item(*item) if isinstance(item, KeptLine) else item
-
-
-def read_archive(store: SidecarStore, source: SourceFile, text: str) -> tuple[list[ArchiveItem], str | None]:
-    """The items of archive.md's `text`, as `read_items` gives them (those of the text last read as
-    kept: `source_item` for each), and the state to keep for the next pass (None when `text` does not
-    end a line: it is then read whole next time)."""
-    last = _last_read(store, source, text)
+def appended(
+    store: SidecarStore, source: SourceFile, text: str, stored: SourceRow | None, row: SourceRow
+) -> Appended | None:
+    """What the lines appended to archive.md's `text` since the last pass add, when that pass's state
+    holds (None: read the file whole). `stored` is the file as the index stored it last, `row` as this
+    pass stores it."""
+    last = _last_read(store, source, text, stored)
+    if last is None or not text.endswith("\n"):
+        return None
     lines = text.splitlines()
-    if last is None:
-        last = ArchiveRead(path=source.relative, chars=0, digest=_digest(""), lines=0, day=None, items=[])
-    unique: dict[str, ArchiveItem] = {kept[4]: KeptLine(*kept) for kept in last.items}
     records, day = records_in(lines[last.lines :], last.lines + 1, date_or_none(last.day))
-    for content, item in unique_items(source, record_items(records), {}).items():
-        unique.setdefault(content, item)  # the first of identical items stands for all
-    items = list(unique.values())
-    if not text.endswith("\n"):
-        return items, None
-    state = ArchiveRead.model_construct(  # made here, not read: validating a year's items cost ~0.03 s
+    items = unique_items(source, record_items(records), {})
+    rows = _rows_holding(store, source.key, list(items))
+    read_before = {found.content_hash for found in rows if not _removed(found)}
+    kept = ArchiveRead(
         path=source.relative,
         chars=len(text),
         digest=_digest(text),
         lines=len(lines),
         day=day.isoformat() if day else None,
-        items=[_kept(item) for item in items],
+        stored=row.content_hash,
+        rows=last.rows,
     )
-    return items, state.model_dump_json()
+    return Appended(
+        [item for content, item in items.items() if content not in read_before],
+        [found for found in rows if found.content_hash not in read_before],
+        kept,
+    )
 
 
-def _last_read(store: SidecarStore, source: SourceFile, text: str) -> ArchiveRead | None:
-    """The kept state, when `text` starts with the text it was read from."""
+def whole_read(source: SourceFile, text: str, row: SourceRow, rows: int) -> str | None:
+    """The state to keep after reading `text` whole, its file then having `rows` rows (None when
+    `text` does not end a line: it is read whole next time too)."""
+    if not text.endswith("\n"):
+        return None
+    lines = text.splitlines()
+    _, day = records_in(lines)
+    state = ArchiveRead(
+        path=source.relative,
+        chars=len(text),
+        digest=_digest(text),
+        lines=len(lines),
+        day=day.isoformat() if day else None,
+        stored=row.content_hash,
+        rows=rows,
+    )
+    return state.model_dump_json()
+
+
+def _last_read(
+    store: SidecarStore, source: SourceFile, text: str, stored: SourceRow | None
+) -> ArchiveRead | None:
+    """The kept state, when `text` starts with the text it was read from, the index stored that pass
+    and the file has as many rows as it left."""
     raw = store.meta(STATE_KEY)
     if raw is None:
         return None
@@ -96,22 +118,49 @@ def _last_read(store: SidecarStore, source: SourceFile, text: str) -> ArchiveRea
         last = ArchiveRead.model_validate_json(raw)
     except ValidationError:
         return None
-    if last.version != VERSION or last.path != source.relative or _digest(text[: last.chars]) != last.digest:
+    if (
+        last.version != VERSION
+        or last.path != source.relative
+        or stored is None
+        or stored.content_hash != last.stored
+        or _digest(text[: last.chars]) != last.digest
+        or row_count(store, source.key) != last.rows
+    ):
         return None
     return last
 
 
-def _kept(item: ArchiveItem) -> tuple[int, str, str, str | None, str]:
-    if isinstance(item, KeptLine):
-        return item  # kept as it was
-    day = item.day.isoformat() if item.day else None
-    return (item.line_start, item.context, item.text, day, item.content_hash)
+def _in_namespace(store: SidecarStore) -> tuple[str, tuple[str, ...]]:
+    return ("", ()) if store.namespace is None else (" AND namespace = ?", (store.namespace,))
 
 
-def _item(line: int, context: str, text: str, day: str | None, content_hash: str) -> SourceItem:
-    item = SourceItem("archive", line, line, context, text, date_or_none(day))
-    item.__dict__["content_hash"] = content_hash  # as its cached property computed it when first read
-    return item
+def row_count(store: SidecarStore, key: str) -> int:
+    """How many rows (live or deleted) the file has."""
+    where, params = _in_namespace(store)
+    found = store.db.execute(f"SELECT count(*) FROM entries WHERE source_key = ?{where}", (key, *params))
+    return int(found.fetchone()[0])
+
+
+def _rows_holding(store: SidecarStore, key: str, contents: list[str]) -> list[EntryRow]:
+    """The file's rows holding any of `contents`, in id order."""
+    where, params = _in_namespace(store)
+    found: list[EntryRow] = []
+    for start in range(0, len(contents), _AT_ONCE):
+        chunk = contents[start : start + _AT_ONCE]
+        found.extend(
+            EntryRow.read(values)
+            for values in store.db.execute(
+                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE source_key = ?{where}"
+                f" AND content_hash IN ({','.join('?' * len(chunk))})",
+                (key, *params, *chunk),
+            )
+        )
+    return sorted(found, key=lambda found_row: found_row.id)
+
+
+def _removed(row: EntryRow) -> bool:
+    """Deleted by the index as no longer in its file (not by GC or a user: those rows keep their item)."""
+    return row.deleted_at is not None and row.deleted_reason in INDEX_REASONS
 
 
 def date_or_none(day: str | None) -> date | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.successors import ending_place, ending_row, names_entry
@@ -44,6 +45,75 @@ def evidence_ids(store: SidecarStore, endings: Iterable[str]) -> dict[str, int |
         row = ending_row(store, ended_by)
         found[ended_by] = row.id if row else None
     return found
+
+
+class Evidence(NamedTuple):
+    """Per ending, the id of the item it names; and per file holding a named line, its mark (content
+    hash and count of rows) when they were looked up."""
+
+    ids: dict[str, int | None]
+    files: dict[str, str]
+
+
+def evidence_since(
+    store: SidecarStore, endings: Iterable[str], last: Evidence | None, generation: int | None
+) -> Evidence:
+    """`evidence_ids` of `endings`, taking the last pass's (`last`, at store `generation`) for an
+    ending naming a line of a file whose rows are as they were: the same bytes indexed (a row moves
+    only when they change), as many rows (none erased for good), and none stamped since (added,
+    rewritten, deleted or restored). The rows holding a line are all `ending_row` reads."""
+    wanted = list(dict.fromkeys(endings))
+    files = _file_marks(store)
+    stamped = _stamped_files(store, generation) if last is not None and generation is not None else None
+    kept: dict[str, int | None] = {}
+    for ended_by in wanted:
+        place = None if names_entry(ended_by) else ending_place(ended_by)
+        if (
+            stamped is None
+            or last is None
+            or place is None
+            or ended_by not in last.ids
+            or place[0] in stamped
+            or place[0] not in files
+            or last.files.get(place[0]) != files[place[0]]
+        ):
+            continue
+        kept[ended_by] = last.ids[ended_by]
+    found = evidence_ids(store, (ended_by for ended_by in wanted if ended_by not in kept))
+    found.update(kept)
+    named = {
+        place[0] for ended_by in wanted if not names_entry(ended_by) and (place := ending_place(ended_by))
+    }
+    return Evidence(
+        {ended_by: found[ended_by] for ended_by in wanted}, {key: files[key] for key in named if key in files}
+    )
+
+
+def _in_namespace(store: SidecarStore) -> tuple[str, tuple[str, ...]]:
+    return ("", ()) if store.namespace is None else (" WHERE namespace = ?", (store.namespace,))
+
+
+def _file_marks(store: SidecarStore) -> dict[str, str]:
+    """Per indexed file, its content hash and how many rows (live or deleted) it has."""
+    where, params = _in_namespace(store)
+    counts = dict(
+        store.db.execute(f"SELECT source_key, count(*) FROM entries{where} GROUP BY source_key", params)
+    )
+    return {
+        str(key): f"{content_hash} {counts.get(key, 0)}"
+        for key, content_hash in store.db.execute(f"SELECT key, content_hash FROM sources{where}", params)
+    }
+
+
+def _stamped_files(store: SidecarStore, generation: int) -> set[str]:
+    """The files with a row stamped after `generation` (added, rewritten, deleted or restored)."""
+    where, params = _in_namespace(store)
+    where = where.replace("WHERE", "AND")
+    # the stamp alone in the condition: the store reads only the rows stamped since
+    rows = store.db.execute(
+        f"SELECT source_key FROM entries WHERE vector_generation > ?{where}", (generation, *params)
+    )
+    return {str(key) for (key,) in rows}
 
 
 def _starting_last(rows: list[tuple[int, int, bool]], live: bool) -> list[int]:

@@ -19,11 +19,11 @@ import numpy as np
 from memory_sleep.errors import StoreError
 from memory_sleep.gc.ttl import inline_expiry
 from memory_sleep.sidecar.archive_read import STATE_KEY as ARCHIVE_READ_KEY
-from memory_sleep.sidecar.archive_read import read_archive, source_item
+from memory_sleep.sidecar.archive_read import appended, whole_read
 from memory_sleep.sidecar.attribution import Sources
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder, Vectors
-from memory_sleep.sidecar.rows import day_timestamp
+from memory_sleep.sidecar.rows import INDEX_REASONS, day_timestamp
 from memory_sleep.sidecar.sources import (
     IMPORTANCE,
     SourceFile,
@@ -42,7 +42,6 @@ from memory_sleep.workspace.note_read import NoteReadError, decode, read_bytes
 
 # soft deletes the indexer makes itself, and so undoes when the text comes back; a forgetting
 # pass's soft deletes are never undone by indexing
-INDEX_REASONS = ("item-removed", "source-removed")
 PAIR_SIMILARITY = 0.35
 
 
@@ -77,7 +76,7 @@ class _SourcePlan:
     moves: list[tuple[int, int, int]] = field(default_factory=list)
     restores: list[int] = field(default_factory=list)
     deletes: list[int] = field(default_factory=list)
-    # archive.md's items as read, for the next pass to start from ("": none to keep, drop the last)
+    # what was read of archive.md, for the next pass to start from ("": none to keep, drop the last)
     archive_read: str | None = None
 
 
@@ -238,9 +237,9 @@ def _plan_source(
     digest = content_hash(raw)
     row = SourceRow(source.key, source.relative, source.kind, stat.st_size, stat.st_mtime_ns, digest)
     plan = _SourcePlan(source=row, previous_hash=previous.content_hash if previous else None)
-    existing = store.entries_of_source(source.key)
     if previous and previous.content_hash == digest:
         # touched or moved, same bytes: only the path and the file's stamp change
+        existing = store.entries_of_source(source.key)
         plan.moves = [(r.id, r.line_start, r.line_end) for r in existing if r.source_path != source.relative]
         return plan
     try:
@@ -250,13 +249,33 @@ def _plan_source(
     except NoteReadError as error:
         report.warnings.append(error.said("not indexed"))
         return None
-    if source.kind == "archive":  # the items of the text last read as kept, made items only when new
-        archived, kept = read_archive(store, source, text)
-        plan.archive_read = kept or ""
-        _sync(plan, existing, archived, lambda item: _new_entry(source, source_item(item), default_scope))
-        return plan
+    if source.kind == "archive":
+        return _plan_archive(store, source, text, previous, plan, default_scope)
     items = read_items(source, text, noise_ids(workspace, source))
-    _sync(plan, existing, items, lambda item: _new_entry(source, item, default_scope))
+    _sync(
+        plan, store.entries_of_source(source.key), items, lambda item: _new_entry(source, item, default_scope)
+    )
+    return plan
+
+
+def _plan_archive(
+    store: SidecarStore,
+    source: SourceFile,
+    text: str,
+    previous: SourceRow | None,
+    plan: _SourcePlan,
+    default_scope: str,
+) -> _SourcePlan:
+    """archive.md's plan: only its appended lines and the rows holding their content, when the last
+    pass's state holds; else the whole file against all its rows."""
+    found = appended(store, source, text, previous, plan.source)
+    if found is not None:
+        _sync(plan, found.rows, found.items, lambda item: _new_entry(source, item, default_scope))
+        plan.archive_read = found.state(len(plan.inserts))
+        return plan
+    existing = store.entries_of_source(source.key)
+    _sync(plan, existing, read_items(source, text), lambda item: _new_entry(source, item, default_scope))
+    plan.archive_read = whole_read(source, text, plan.source, len(existing) + len(plan.inserts)) or ""
     return plan
 
 

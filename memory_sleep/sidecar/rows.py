@@ -16,6 +16,8 @@ Endings = Mapping[int, tuple[str, str, str | None]]  # entry id: (valid_to, stat
 STORED_ENDINGS = (
     "SELECT id, valid_to, status, ended_by, ended_by IS NOT NULL AND ended_by LIKE '%(gc:%' FROM entries"
 )
+# why the index soft-deletes a row: its item left its file, or the file is gone
+INDEX_REASONS = ("item-removed", "source-removed")
 ENTRY_COLUMNS = (
     "id, source_key, source_path, kind, line_start, line_end, context, text, content_hash, day, scope,"
     " importance, created_at, updated_at, last_accessed_at, access_count, expires_at, deleted_at,"

@@ -16,8 +16,9 @@ were edited in place holds one of its matches or an item holding one of those te
 are told apart by their ids (above the last pass's highest), items edited by a day's ids digesting
 as they did while its contents do not. The garbage collector's compaction adds items to old days
 every night and the week's summary is rewritten in place: neither matches a statement again unless
-it could change what it matches. A state that does not read back, or of another version, is
-dropped: everything is matched again, as the first pass did.
+it could change what it matches. Only the days an item may have joined or left since are digested
+again (`_joined`): a year of history is not read every night. A state that does not read back, or
+of another version, is dropped: everything is matched again, as the first pass did.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ from itertools import groupby
 from operator import itemgetter
 from typing import NamedTuple
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from memory_sleep.engines.offline.values import changes_away
 from memory_sleep.models import Strict
 from memory_sleep.sidecar.boundary import SidecarStore
-from memory_sleep.sidecar.evidence import evidence_ids
+from memory_sleep.sidecar.evidence import Evidence, evidence_since
 from memory_sleep.sidecar.search import within_budget
 from memory_sleep.sidecar.tokenize import query_terms
 from memory_sleep.text import tokens
@@ -74,6 +75,16 @@ class ValidityState(Strict):
     day_ids: dict[str, str]  # day: digest of their ids alone
     last_id: int  # the highest id among them
     matched: dict[str, Matched]  # statement (its text, first and last day): what it matched
+    # the store's generation and schema when the days were digested, and each day's count of items:
+    # a day no item joined since (none added, rewritten or restored: each bumps the generation) that
+    # holds as many items as then is as it was, and is not digested again (None: digest every day)
+    generation: int | None = None
+    schema_version: int | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    # per ending naming a line, the item it names; per file holding such lines, its content hash and
+    # count of rows then: an ending whose file's rows are as they were names the same item
+    evidence: dict[str, int | None] = Field(default_factory=dict)
+    files: dict[str, str] = Field(default_factory=dict)
 
 
 class Day(NamedTuple):
@@ -132,7 +143,14 @@ def derive_validity(
         text = ""
     statements = ended_statements(records_since(text, date.min))
     earlier_id = previous.last_id if previous else 0
-    days = day_digests(store, earlier_id)
+    generation, schema = store.generation(), store.schema_version()
+    sizes = day_counts(store)
+    days = day_digests(store, earlier_id, _joined(store, sizes, previous, schema))
+    if previous is not None:  # the days not digested again are as the last pass digested them
+        for day in sizes.keys() - days.keys():
+            days[day] = Day(
+                previous.days[day], previous.day_ids[day], previous.days[day], previous.day_ids[day], [], 0
+            )
     kept = previous.matched if previous else {}
     changes = _changes(store, days, previous) if previous else Changes([], [], [], set(), 0)
     spans = [
@@ -158,21 +176,29 @@ def derive_validity(
     # merged or superseded it into) states the change, and in doing so may repeat every word of what
     # it ended ("`flag` (X): off", then "X flag `flag` changed from off to on"); it is the new word,
     # never ended by its own ending
-    named = evidence_ids(
+    evidence = evidence_since(
         store,
         (ending.by for (_, ending, _, _), its in zip(spans, found, strict=True) if its.ids and ending.by),
+        Evidence(previous.evidence, previous.files) if previous else None,
+        previous.generation if previous else None,
     )
+    named = evidence.ids
     ended: Ended = {}
     for (_, ending, _, until), its in zip(spans, found, strict=True):
-        evidence = named[ending.by] if its.ids and ending.by else None
+        said = named[ending.by] if its.ids and ending.by else None
         for entry_id in its.ids:
-            if entry_id != evidence:
+            if entry_id != said:
                 ended[entry_id] = (until, ending.status, ending.by)
     return ended, ValidityState(
         days={day: marks.digest for day, marks in days.items()},
         day_ids={day: marks.ids for day, marks in days.items()},
         last_id=max([earlier_id, *(marks.last for marks in days.values())]),
         matched=matched,
+        generation=generation,
+        schema_version=schema,
+        counts=sizes,
+        evidence=evidence.ids,
+        files=evidence.files,
     )
 
 
@@ -225,16 +251,63 @@ def _still(
     return not any(store.dated_matches(chosen, _KINDS, day, _day_after(day), 1) for day in edited)
 
 
-def day_digests(store: SidecarStore, earlier_id: int) -> dict[str, Day]:
-    """Per day, digests of the items of the matched kinds dated that day: any item added, edited (its
-    content hash) or deleted for good changes its day's; and those of its items up to `earlier_id`."""
-    where, params = ("", ()) if store.namespace is None else (" AND namespace = ?", (store.namespace,))
+def _in_namespace(store: SidecarStore) -> tuple[str, tuple[str, ...]]:
+    return ("", ()) if store.namespace is None else (" AND namespace = ?", (store.namespace,))
+
+
+def day_counts(store: SidecarStore) -> dict[str, int]:
+    """How many items of the matched kinds each day has (the store counts them from its index)."""
+    where, params = _in_namespace(store)
     marks = ",".join("?" * len(_KINDS))
     rows = store.db.execute(
-        f"SELECT day, id, kind, content_hash FROM entries WHERE day IS NOT NULL AND kind IN ({marks}){where}"
-        " ORDER BY day, id",
+        f"SELECT day, count(*) FROM entries WHERE day IS NOT NULL AND kind IN ({marks}){where} GROUP BY day",
         (*_KINDS, *params),
     )
+    return {str(day): int(count) for day, count in rows}
+
+
+def _joined(
+    store: SidecarStore, counts: dict[str, int], previous: ValidityState | None, schema: int
+) -> set[str] | None:
+    """The days whose items may have changed since the last pass (None: every day): a day an item
+    joined (added, or rewritten or restored into it: each stamps the item with a newer generation)
+    and a day holding another number of items (one left: deleted for good or rewritten into another
+    day). Any other day holds the same items, unchanged."""
+    if previous is None or previous.generation is None or previous.schema_version != schema:
+        return None
+    where, params = _in_namespace(store)
+    # the stamp alone in the condition: asked for days and kinds too, SQLite read the day index whole
+    rows = store.db.execute(
+        f"SELECT day, kind FROM entries WHERE vector_generation > ?{where}", (previous.generation, *params)
+    )
+    joined = {str(day) for day, kind in rows if day is not None and kind in _KINDS}
+    joined.update(day for day, count in counts.items() if previous.counts.get(day) != count)
+    return joined | (counts.keys() - previous.days.keys())
+
+
+def day_digests(store: SidecarStore, earlier_id: int, only: set[str] | None = None) -> dict[str, Day]:
+    """Per day (of `only`, or every day), digests of the items of the matched kinds dated that day:
+    any item added, edited (its content hash) or deleted for good changes its day's; and those of its
+    items up to `earlier_id`."""
+    where, params = _in_namespace(store)
+    marks = ",".join("?" * len(_KINDS))
+    query = (
+        f"SELECT day, id, kind, content_hash FROM entries WHERE day IS NOT NULL AND kind IN ({marks}){where}"
+    )
+    if only is None:
+        rows: list[tuple[str, int, str, str]] = list(
+            store.db.execute(f"{query} ORDER BY day, id", (*_KINDS, *params))
+        )
+    else:
+        wanted, rows = sorted(only), []
+        for start in range(0, len(wanted), _TERMS_AT_ONCE):
+            chunk = wanted[start : start + _TERMS_AT_ONCE]
+            rows.extend(
+                store.db.execute(
+                    f"{query} AND day IN ({','.join('?' * len(chunk))}) ORDER BY day, id",
+                    (*_KINDS, *params, *chunk),
+                )
+            )
     days: dict[str, Day] = {}
     for day, items in groupby(rows, key=lambda row: str(row[0])):
         group = list(items)  # ids ascend within the day
