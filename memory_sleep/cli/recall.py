@@ -18,6 +18,7 @@ from memory_sleep.cli.main import (
     clock_for,
     main,
 )
+from memory_sleep.errors import WorkspaceError
 from memory_sleep.workspace.layout import Workspace
 
 
@@ -119,6 +120,9 @@ def recall(
     time, returned ids and ranks) and counts an access of every entry it returns: the forgetting pass
     scores and replays that log. On a read-only workspace the hits are printed with a warning that
     the recall was not logged.
+
+    Exit codes: 0 when the search ran, found or not ("No match.", `[]` with --json); 1 when nothing
+    can be searched (no sidecar yet, or an empty one: the message says what to run first).
     """
     # set before numpy loads OpenBLAS: its worker threads, started then, cost the process ~20 ms of CPU
     # and do no work here (vectors.py multiplies in blocks that OpenBLAS runs on one thread)
@@ -144,12 +148,12 @@ def recall(
             "count them as used. Make the workspace writable to log recalls again.",
             err=True,
         )
+    if empty:  # cannot search (exit 1), unlike a search that found nothing ("No match.", exit 0)
+        raise WorkspaceError(empty)
     if as_json:
         click.echo(json.dumps([hit.as_dict() for hit in hits], indent=2, ensure_ascii=False))
-        if empty:
-            click.echo(empty, err=True)
         return
-    click.echo(empty or "\n".join(display.hit_lines(hits)))
+    click.echo("\n".join(display.hit_lines(hits)))
 
 
 @main.command(context_settings=CONTEXT)
