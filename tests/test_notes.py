@@ -388,10 +388,14 @@ def test_discover_sorts_daily_notes_and_reports_strays(tmp_path: Path) -> None:
         "memory/.DS_Store",
         "memory/2026-1-12.md",
         "memory/2026-11-12.txt",
-        "memory/2026-11-14.md",
         "memory/notes.txt",
     ]
-    assert found.problems == []
+    # a folder named like a note was a stray that doctor took for a misnamed note ("rename it to
+    # memory/2026-11-14.md: that note exists, merge it"), and a run warned it was "not named" like one
+    assert found.problems == [
+        "memory/2026-11-14.md: a folder, named like a daily note; not read. Daily notes are files: rename "
+        "it, and save what it holds as memory/2026-11-14.md."
+    ]
 
 
 def test_discover_reads_a_topic_note_named_with_an_underscore(tmp_path: Path) -> None:
