@@ -29,7 +29,8 @@ from memory_sleep.workspace.layout import Workspace
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_handle_errors
 def index(workspace: Path, dry_run: bool, today: datetime | None, as_json: bool) -> None:
-    """Index MEMORY.md entries, weekly summaries and daily-note items into the vector sidecar.
+    """Index MEMORY.md (the tool's entries and what you wrote), weekly summaries and daily-note items
+    into the vector sidecar.
 
     Incremental: only changed files are read and only changed items embedded. `memory-sleep run`
     does this too, after writing the markdown.
