@@ -423,11 +423,14 @@ def test_discover_skips_a_link_pointing_outside_the_workspace(tmp_path: Path) ->
     outside.write_text("- private\n")
     os.symlink(outside, workspace.notes_dir / "2026-11-13.md")
     os.symlink(workspace.notes_dir / "2026-11-12.md", workspace.notes_dir / "2026-11-14.md")
+    os.symlink(workspace.notes_dir / "gone.md", workspace.notes_dir / "2026-11-15.md")
     found = discover(workspace)
     assert [n.name for n in found.notes] == ["2026-11-12.md", "2026-11-14.md"]
     assert found.problems == [
         f"memory/2026-11-13.md: a link to {outside.resolve()}, outside the workspace; skipped. "
-        "Copy the note into memory/ instead."
+        "Copy the note into memory/ instead.",
+        f"memory/2026-11-15.md: a link to {workspace.notes_dir / 'gone.md'}, which does not exist; not read. "
+        "Point it at the note, or remove it.",
     ]
 
 

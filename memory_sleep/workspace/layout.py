@@ -185,6 +185,12 @@ def discover(workspace: Workspace) -> Discovery:
                 "Copy the note into memory/ instead."
             )
             continue
+        if path.is_symlink() and not path.exists():
+            found.problems.append(
+                f"{relative}: a link to {path.readlink()}, which does not exist; not read. "
+                "Point it at the note, or remove it."
+            )
+            continue
         if not path.is_file():
             what = "a folder" if path.is_dir() else "not a regular file"
             found.problems.append(
