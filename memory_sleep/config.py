@@ -199,6 +199,7 @@ class Config(_Section):
     briefing_max_bytes: int = Field(default=2048, ge=256, le=2048)
     memory_max_bytes: int = Field(default=16_384, ge=1024)
     max_removal_share: float = Field(default=0.25, ge=0, le=1)
+    max_rewrite_share: float = Field(default=0.25, ge=0)
     move_folded_notes: bool = False
     max_note_bytes: int = Field(default=2_000_000, ge=1024)
     history_runs: int = Field(default=30, ge=1)

@@ -84,8 +84,22 @@ def test_run_with_the_sidecar_disabled_creates_no_database(fixture_workspace: Pa
     assert not (fixture_workspace / "memory" / ".sleep" / "sidecar.db").exists()
 
 
+def test_recall_after_a_run_over_an_empty_workspace_says_to_write_notes_not_to_run(tmp_path: Path) -> None:
+    """It said "Run `memory-sleep run`", just after that run."""
+    runner = CliRunner()
+    assert runner.invoke(main, ["init", str(tmp_path), "-q"]).exit_code == 0
+    assert runner.invoke(main, ["run", str(tmp_path), "-q", "--today", "2026-11-24"]).exit_code == 0
+    found = runner.invoke(main, ["recall", "cache", str(tmp_path)])
+    assert found.exit_code == 1 and found.stderr.startswith(
+        f"Error: Nothing to search yet: {tmp_path} has no daily notes and nothing in MEMORY.md. Write notes "
+    )
+    (tmp_path / "MEMORY.md").write_text("# MEMORY.md\n\n## Notes\n- the cache is Redis\n", encoding="utf-8")
+    assert "memory-sleep index" in runner.invoke(main, ["recall", "cache", str(tmp_path)]).stderr
+
+
 def test_recall_says_when_nothing_is_indexed_and_what_to_do(tmp_path: Path) -> None:
-    """Recall said only "No match" before any run or index, when nothing could match."""
+    """Recall said only "No match" before any run or index, when nothing could match; then it said so
+    but exited 0, so that a script or an agent could not tell "nothing found" from "cannot search"."""
     (tmp_path / "memory").mkdir()
     (tmp_path / "memory" / "2026-11-24.md").write_text("- Decided: the cache moves to 10.0.9.42\n")
     runner = CliRunner()
@@ -94,13 +108,17 @@ def test_recall_says_when_nothing_is_indexed_and_what_to_do(tmp_path: Path) -> N
         f"`memory-sleep index {tmp_path}`"
     )
     first = runner.invoke(main, ["recall", "cache", str(tmp_path)])
-    assert first.exit_code == 0 and first.output.startswith("No sidecar yet: nothing is indexed")
-    assert todo in first.output
+    assert first.exit_code == 1 and first.stderr.startswith("Error: No sidecar yet: nothing is indexed")
+    assert todo in first.stderr and not first.stdout
     second = runner.invoke(main, ["recall", "cache", str(tmp_path), "--json"])
-    assert second.exit_code == 0 and json.loads(second.stdout) == []
-    assert second.stderr.startswith("The sidecar is empty: nothing is indexed") and todo in second.stderr
+    assert second.exit_code == 1 and not second.stdout
+    assert second.stderr.startswith("Error: The sidecar is empty: nothing is indexed")
+    assert todo in second.stderr
     assert runner.invoke(main, ["index", str(tmp_path)]).exit_code == 0
     assert runner.invoke(main, ["recall", "cache", str(tmp_path)]).output.startswith(
         " 1. memory/2026-11-24.md"
     )
-    assert runner.invoke(main, ["recall", "zebra", str(tmp_path), "--mode", "text"]).output == "No match.\n"
+    nothing = runner.invoke(main, ["recall", "zebra", str(tmp_path), "--mode", "text"])
+    assert nothing.exit_code == 0 and nothing.output == "No match.\n"
+    nothing = runner.invoke(main, ["recall", "zebra", str(tmp_path), "--mode", "text", "--json"])
+    assert nothing.exit_code == 0 and json.loads(nothing.stdout) == []

@@ -247,10 +247,13 @@ def test_a_cache_patched_with_more_than_5_percent_of_its_rows_is_saved_for_the_n
     assert np.array_equal(saved.matrix, rebuilt.matrix)
 
 
-def test_memory_md_entries_and_project_summaries_carry_their_lines(tmp_path: Path) -> None:
+def test_memory_md_entries_summaries_and_what_a_person_wrote_carry_their_lines(tmp_path: Path) -> None:
+    """The intro and the sections the tool does not keep were not indexed: recall never found them."""
     memory = (
         "# MEMORY.md\n\nIntro by hand.\n\n## Decisions\n- [Atlas] Use Postgres for the job queue (2026-11-17)\n"
-        "- Retro every other Thursday\n\n## Projects\n\n### Atlas\n- Status: cutover prep\n- Next: runbook\n"
+        "- Retro every other Thursday\n\n## Notes\n- the cat is called Miso\n\n### Wifi\n| net | pw |\n"
+        "|---|---|\n| home | on the fridge |\n\n## Projects\n\n### Atlas\n- Status: cutover prep\n"
+        "- Next: runbook\n"
     )
     folder = make_workspace(tmp_path, {}, memory)
     with open_at(folder, OfflineEmbedder()) as sidecar:
@@ -258,9 +261,12 @@ def test_memory_md_entries_and_project_summaries_carry_their_lines(tmp_path: Pat
         found = sidecar.store.entries_of_source("MEMORY.md")
     summary = [(row.kind, row.line_start, row.context, row.text, row.day) for row in found]
     assert summary == [
+        ("memory", 3, "MEMORY.md", "Intro by hand.", None),
         ("memory", 6, "Decisions · Atlas", "Use Postgres for the job queue", "2026-11-17"),
         ("memory", 7, "Decisions", "Retro every other Thursday", None),
-        ("project", 11, "Projects · Atlas", "Status: cutover prep; Next: runbook", None),
+        ("memory", 10, "Notes", "- the cat is called Miso", None),
+        ("memory", 13, "Notes · Wifi", "| net | pw |\n|---|---|\n| home | on the fridge |", None),
+        ("project", 19, "Projects · Atlas", "Status: cutover prep; Next: runbook", None),
     ]
 
 

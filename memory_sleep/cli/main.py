@@ -182,6 +182,12 @@ def main() -> None:
     is_flag=True,
     help="Go on when MEMORY.md was emptied or cut since the last run (refused otherwise), from it as it is now.",
 )
+@click.option(
+    "--accept-mass-change",
+    is_flag=True,
+    help="Go on when the notes would rewrite or archive more of MEMORY.md than max_rewrite_share "
+    "(refused otherwise: a note of many similar lines).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the run's record as JSON.")
 @click.option("-v", "--verbose", count=True, help="Say more (every warning and file).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
@@ -204,6 +210,7 @@ def run(
     config_file: Path | None,
     wait: float | None,
     accept_memory_reset: bool,
+    accept_mass_change: bool,
     as_json: bool,
     verbose: int,
     quiet: bool,
@@ -242,6 +249,7 @@ def run(
         phases=tuple(phases) or PHASES,
         dry_run=dry_run,
         accept_memory_reset=accept_memory_reset,
+        accept_mass_change=accept_mass_change,
     )
     with _progress(quiet or as_json) as progress:
         report = run_cycle(

@@ -18,6 +18,7 @@ from memory_sleep.cli.main import (
     clock_for,
     main,
 )
+from memory_sleep.errors import WorkspaceError
 from memory_sleep.workspace.layout import Workspace
 
 
@@ -28,7 +29,8 @@ from memory_sleep.workspace.layout import Workspace
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_handle_errors
 def index(workspace: Path, dry_run: bool, today: datetime | None, as_json: bool) -> None:
-    """Index MEMORY.md entries, weekly summaries and daily-note items into the vector sidecar.
+    """Index MEMORY.md (the tool's entries and what you wrote), weekly summaries and daily-note items
+    into the vector sidecar.
 
     Incremental: only changed files are read and only changed items embedded. `memory-sleep run`
     does this too, after writing the markdown.
@@ -119,6 +121,9 @@ def recall(
     time, returned ids and ranks) and counts an access of every entry it returns: the forgetting pass
     scores and replays that log. On a read-only workspace the hits are printed with a warning that
     the recall was not logged.
+
+    Exit codes: 0 when the search ran, found or not ("No match.", `[]` with --json); 1 when nothing
+    can be searched (no sidecar yet, or an empty one: the message says what to run first).
     """
     # set before numpy loads OpenBLAS: its worker threads, started then, cost the process ~20 ms of CPU
     # and do no work here (vectors.py multiplies in blocks that OpenBLAS runs on one thread)
@@ -144,12 +149,12 @@ def recall(
             "count them as used. Make the workspace writable to log recalls again.",
             err=True,
         )
+    if empty:  # cannot search (exit 1), unlike a search that found nothing ("No match.", exit 0)
+        raise WorkspaceError(empty)
     if as_json:
         click.echo(json.dumps([hit.as_dict() for hit in hits], indent=2, ensure_ascii=False))
-        if empty:
-            click.echo(empty, err=True)
         return
-    click.echo(empty or "\n".join(display.hit_lines(hits)))
+    click.echo("\n".join(display.hit_lines(hits)))
 
 
 @main.command(context_settings=CONTEXT)

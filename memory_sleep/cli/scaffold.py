@@ -27,6 +27,7 @@ KEY_NOTES: dict[str, str] = {
     "briefing_max_bytes": "hard limit of memory/briefing.md (at most 2048)",
     "memory_max_bytes": "the tool's entries in MEMORY.md stay under this; text you wrote never counts",
     "max_removal_share": "a run may shrink MEMORY.md by at most this share of its entries",
+    "max_rewrite_share": "a run's notes may rewrite or archive at most this share of its entries (50 always)",
     "move_folded_notes": "true: move folded notes to memory/archive/daily/",
     "max_note_bytes": "larger notes are skipped with a message",
     "history_runs": "earlier runs kept in sleep-log.json",

@@ -1,13 +1,15 @@
-"""Refuse or trim a run that would empty MEMORY.md, drop too much of it, or grow the tool's part of it
-past its limit; refuse a fold that would lose a kept line, or a briefing over its limit."""
+"""Refuse or trim a run that would empty MEMORY.md, drop too much of it, have its notes rewrite an
+implausible share of it, or grow the tool's part of it past its limit; refuse a fold that would lose a
+kept line, or a briefing over its limit."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 
 from memory_sleep.cycle.briefing import BRIEFING
-from memory_sleep.cycle.plan import DocumentEditor, Edit
+from memory_sleep.cycle.plan import DocumentEditor, Edit, EditOp
 from memory_sleep.engines.base import Curator
 from memory_sleep.errors import GuardError
 from memory_sleep.models import EntryJudgement
@@ -20,6 +22,8 @@ _TRIM_ORDER = {"Action items": 0, "Facts": 1, "Decisions": 2}  # on the same day
 _FINISHED_PENALTY = timedelta(days=365)
 _CURRENT_BONUS = timedelta(days=14)
 _HISTORY_BONUS = timedelta(days=60)
+FEWEST_REWRITES = 50  # a run's notes may always change this many entries, however few MEMORY.md holds
+_REWRITES: tuple[EditOp, ...] = ("update", "supersede", "archive")  # each archives an entry's text
 
 
 def removal_allowance(entries_before: int, share: float) -> int:
@@ -40,6 +44,37 @@ def check_removals(before: Sequence[Entry], document: MemoryDocument, share: flo
             f"Refused: this run would shrink MEMORY.md from {len(before)} to {counted(after, 'entry', 'entries')}, over max_removal_share "
             f"({share:.0%}). Nothing was changed. Check the notes, or raise max_removal_share in memory-sleep.toml."
         )
+
+
+def rewrite_allowance(entries: int, share: float) -> int:
+    """How many entries a run's notes may rewrite or archive: `share` of the `entries` MEMORY.md holds
+    and gains this run, at least FEWEST_REWRITES."""
+    return max(FEWEST_REWRITES, int(entries * share))
+
+
+def check_rewrites(plan: Sequence[Edit], entries_before: int, share: float) -> None:
+    """Raise GuardError if the notes' items would update, supersede or archive entries more often than
+    `rewrite_allowance` of MEMORY.md's entries before the run and those the run adds. A note of many
+    similar lines (a log, a value pasted line by line) reads as one fact changing again and again: one
+    1.9 MB note made 34,960 supersedes in one run, each archived. Nights of real notes change a few."""
+    changes = [edit for edit in plan if edit.item and edit.op in _REWRITES]
+    held = entries_before + sum(1 for edit in plan if edit.op == "add")
+    allowance = rewrite_allowance(held, share)
+    if len(changes) <= allowance:
+        return
+    ops = Counter(edit.op for edit in changes)
+    done = ", ".join(f"{ops[op]:,} {op}" for op in _REWRITES if ops[op])
+    note, most = Counter((edit.evidence or "?").rsplit(":", 1)[0] for edit in changes).most_common(1)[0]
+    raise GuardError(
+        f"Refused: the notes would rewrite or archive MEMORY.md's entries {len(changes):,} times in one run "
+        f"({done}; {most:,} by {note}), for {counted(held, 'entry', 'entries')} it holds with this run's "
+        f"additions: over max_rewrite_share ({share:.0%}, at least {FEWEST_REWRITES}). A note of many "
+        "similar lines (a log, a value pasted line by line) reads as one fact changing again and again. "
+        "Nothing was changed; the notes stay and the next run reads them again. See the plan: "
+        "`memory-sleep run --dry-run --accept-mass-change`. Then move such a note out of memory/, or, if "
+        "the changes are right, run once with --accept-mass-change (or raise max_rewrite_share in "
+        "memory-sleep.toml)."
+    )
 
 
 def check_files(plan: Sequence[Edit], pending: Mapping[str, Sequence[str]], briefing_max_bytes: int) -> None:

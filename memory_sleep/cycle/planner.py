@@ -330,6 +330,8 @@ class Planner:
         )
         self._apply(editor, trimmed)
         guards.check_removals(entries_before, document, self.config.max_removal_share)
+        if not self.options.accept_mass_change:
+            guards.check_rewrites(self.edits, len(entries_before), self.config.max_rewrite_share)
         present = {}
         for _, entry in document.entries():
             record = self.state.entries.get(entry.key)

@@ -24,6 +24,7 @@ class RunOptions:
     phases: tuple[str, ...] = PHASES
     dry_run: bool = False
     accept_memory_reset: bool = False
+    accept_mass_change: bool = False
     gc: tuple[str, ...] | None = (
         None  # GC strategies to run now (`memory-sleep gc`); None: the scheduled ones
     )

@@ -16,6 +16,7 @@ from memory_sleep.sidecar.rows import ENTRY_COLUMNS, EntryRow
 from memory_sleep.sidecar.successors import ending_place
 from memory_sleep.workspace.archive import ended_statements, records_since
 from memory_sleep.workspace.layout import Workspace
+from memory_sleep.workspace.memory_blocks import PROJECTS, SECTION_FOR
 
 SECTION_CATEGORY = {
     "Decisions": "decision",
@@ -24,6 +25,7 @@ SECTION_CATEGORY = {
     "People": "relationship",
     "Action items": "action",
 }
+TOOL_SECTIONS = frozenset({*SECTION_FOR.values(), PROJECTS})
 RATED_AT = "gc_importance_rated_at"
 LAST_RUN_AT = "gc_last_run_at"
 
@@ -33,7 +35,8 @@ def _in_namespace(store: SidecarStore) -> tuple[str, tuple[str, ...]]:
 
 
 def live_by_scope(store: SidecarStore) -> dict[str, list[EntryRow]]:
-    """Every live entry (project summaries aside: they are rewritten whole each run), by scope, in id order."""
+    """Every live entry (project summaries aside: they are rewritten whole each run; and what a person
+    wrote in MEMORY.md outside the tool's sections, which the tool never removes), by scope, in id order."""
     where, params = _in_namespace(store)
     scopes: dict[str, list[EntryRow]] = defaultdict(list)
     cursor = store.db.execute(
@@ -43,6 +46,8 @@ def live_by_scope(store: SidecarStore) -> dict[str, list[EntryRow]]:
     while rows := cursor.fetchmany(10_000):
         for row in rows:
             entry = EntryRow.read(row)
+            if entry.kind == "memory" and entry.source_path == "MEMORY.md" and not memory_section(entry):
+                continue
             scopes[entry.scope].append(entry)
     return dict(scopes)
 
@@ -63,10 +68,12 @@ def set_importance(store: SidecarStore, ratings: Mapping[int, float]) -> None:
 
 
 def memory_section(entry: EntryRow) -> str | None:
-    """The MEMORY.md section an entry of MEMORY.md sits in (its context starts with it)."""
+    """The section of MEMORY.md the tool keeps that an entry sits in (its context starts with it); None
+    for any other entry, what a person wrote outside those sections included."""
     if entry.kind != "memory" or entry.source_path != "MEMORY.md":
         return None
-    return entry.context.split(" · ")[0]
+    section = entry.context.split(" · ")[0]
+    return section if section in TOOL_SECTIONS else None
 
 
 def replacing(workspace: Workspace | None, entries: Iterable[EntryRow]) -> frozenset[int]:

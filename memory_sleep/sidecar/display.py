@@ -51,12 +51,29 @@ def nothing_indexed(missing: bool, entries: int, workspace: Path) -> str | None:
     or one with no entry; None when entries were searched."""
     if entries and not missing:
         return None
+    if not missing and not _anything_to_index(workspace):
+        return (
+            f"Nothing to search yet: {workspace} has no daily notes and nothing in MEMORY.md. Write notes to "
+            f"memory/YYYY-MM-DD.md; `memory-sleep run {workspace}` then consolidates and indexes them."
+        )
     why = "No sidecar yet" if missing else "The sidecar is empty"
     return (
         f"{why}: nothing is indexed, so nothing can match. Run `memory-sleep run {workspace}` (it "
         f"consolidates the notes into MEMORY.md and indexes them), or `memory-sleep index {workspace}` to "
         "index the notes as they are."
     )
+
+
+def _anything_to_index(folder: Path) -> bool:
+    """Whether the workspace holds a file the sidecar indexes items of: after a run over an empty
+    workspace, "run it" is no advice."""
+    from memory_sleep.sidecar.sources import memory_items, source_files
+    from memory_sleep.workspace.layout import Workspace
+
+    files = source_files(Workspace.open(folder))
+    if any(source.kind != "memory" for source in files):
+        return True
+    return any(memory_items(source.path.read_text(encoding="utf-8", errors="replace")) for source in files)
 
 
 def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:

@@ -162,11 +162,17 @@ def unique_items(
 
 
 def memory_items(text: str) -> list[SourceItem]:
-    """Entries (with their section and topic) and project summaries of MEMORY.md, with line numbers."""
+    """Entries (with their section and topic) and project summaries of MEMORY.md, and what a person
+    wrote in it outside the tool's sections (`handwritten_items`), with line numbers."""
     document = MemoryDocument.parse(text)
     items = []
     line = 1 + document.preamble.count("\n")
+    intro_end = line
+    handwritten: dict[int, tuple[int, str]] = {}  # the sections the tool does not keep, by first line
     for section in document.sections:
+        if not section.owned:
+            rendered = section.render(document.newline)
+            handwritten[line] = (line + rendered.count("\n") + (not rendered.endswith("\n")), section.title)
         line += section.heading_raw.count("\n")
         for block in section.blocks:
             rendered = _block_text(block, document.newline)
@@ -182,6 +188,29 @@ def memory_items(text: str) -> list[SourceItem]:
                         SourceItem("project", line, line + height - 1, f"Projects · {block.name}", body, None)
                     )
             line += rendered.count("\n")
+    return sorted(
+        [*items, *handwritten_items(text, handwritten, intro_end)], key=lambda item: item.line_start
+    )
+
+
+def handwritten_items(text: str, sections: dict[int, tuple[int, str]], intro_end: int) -> list[SourceItem]:
+    """The items (bullets, lines, paragraphs, tables: as a note splits them) of MEMORY.md's intro (its
+    lines before `intro_end`) and of the sections the tool does not keep (`sections`: each one's first
+    line, with the line after it and its title), each in the context of its section and headings,
+    undated: so that recall finds what a person wrote there, not only the tool's entries."""
+    items = []
+    memory = NoteFile(path=Path("MEMORY.md"), name="MEMORY.md", day=date.min, topic=None)
+    for item in parse_note_text(memory, text).items:
+        at = item.line_start
+        found = [title for start, (stop, title) in sections.items() if start <= at < stop]
+        if not found and at >= intro_end:
+            continue  # in a section of the tool's: indexed as its entries
+        headings = list(item.headings)
+        if found:
+            title = found[0]
+            headings = headings[headings.index(title) :] if title in headings else [title]
+        context = " · ".join(dict.fromkeys(part for part in (*headings, item.lead) if part))
+        items.append(SourceItem("memory", at, item.line_end, context, item.text, None))
     return items
 
 

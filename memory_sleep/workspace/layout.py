@@ -185,8 +185,18 @@ def discover(workspace: Workspace) -> Discovery:
                 "Copy the note into memory/ instead."
             )
             continue
+        if path.is_symlink() and not path.exists():
+            found.problems.append(
+                f"{relative}: a link to {path.readlink()}, which does not exist; not read. "
+                "Point it at the note, or remove it."
+            )
+            continue
         if not path.is_file():
-            found.strays.append(relative)
+            what = "a folder" if path.is_dir() else "not a regular file"
+            found.problems.append(
+                f"{relative}: {what}, named like a daily note; not read. Daily notes are files: rename it, "
+                f"and save what it holds as memory/{name}."
+            )
             continue
         year, month, day_of_month, topic = match.groups()
         try:

@@ -1,0 +1,84 @@
+"""A run whose notes would rewrite an implausible share of MEMORY.md is refused, recorded, and can be
+accepted: one 1.9 MB note of many similar lines once made 34,960 supersedes in a single run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memory_sleep.cli.main import main
+from memory_sleep.cycle.guards import FEWEST_REWRITES, check_rewrites
+from memory_sleep.cycle.plan import Edit
+from memory_sleep.errors import GuardError
+
+from .conftest import snapshot_tree
+
+DAY = "2026-11-24"
+NOTE = f"memory/{DAY}.md"
+
+
+def similar_lines_note(template: str, values: Iterable[object]) -> str:
+    """A daily note of one line per value: the same sentence again and again, one value changing, as
+    an agent logging a setting line by line writes it."""
+    return f"# {DAY}\n\n" + "".join(f"- {template.format(value)}\n" for value in values)
+
+
+def _workspace(tmp_path: Path, note: str) -> Path:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / NOTE).write_text(note, encoding="utf-8")
+    (tmp_path / "memory-sleep.toml").write_text("[sidecar]\nenabled = false\n", encoding="utf-8")
+    return tmp_path
+
+
+def _run(folder: Path, *flags: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["run", str(folder), "--engine", "offline", "--today", DAY, *flags])
+    return result.exit_code, result.output
+
+
+def test_a_note_of_many_similar_lines_is_refused_recorded_and_kept(tmp_path: Path) -> None:
+    lines = 3 * FEWEST_REWRITES
+    folder = _workspace(tmp_path, similar_lines_note("Decided: the retry limit is {} attempts", range(lines)))
+    before = snapshot_tree(folder)
+    code, output = _run(folder)
+    assert code == 1, output
+    assert f"rewrite or archive MEMORY.md's entries {lines - 1} times in one run" in output
+    assert f"{lines - 1} supersede; {lines - 1} by {NOTE}" in output
+    assert "--accept-mass-change" in output and "max_rewrite_share" in output
+    after = snapshot_tree(folder)
+    log = json.loads(after.pop("memory/sleep-log.json"))
+    assert after == before  # the note stays, nothing else was written
+    assert log["status"] == "refused" and "Refused: the notes would rewrite" in log["error"]
+    code, output = _run(folder, "--accept-mass-change")
+    assert code == 0, output
+    memory = (folder / "MEMORY.md").read_text(encoding="utf-8")
+    assert f"retry limit is {lines - 1} attempts" in memory and memory.count("\n- ") == 1
+
+
+def test_a_dry_run_with_the_flag_shows_the_plan_and_writes_nothing(tmp_path: Path) -> None:
+    folder = _workspace(tmp_path, similar_lines_note("Decided: the retry limit is {} attempts", range(60)))
+    before = snapshot_tree(folder, skip_state=False)
+    code, output = _run(folder, "--dry-run", "--accept-mass-change")
+    assert code == 0, output
+    assert output.count("\n  supersede ") == 59
+    assert snapshot_tree(folder, skip_state=False) == before
+
+
+def _edits(op: str, count: int, note: str = NOTE) -> list[Edit]:
+    return [Edit(op=op, entry="E:x", item=f"i{n}", text="x", evidence=f"{note}:{n}") for n in range(count)]  # type: ignore[arg-type]
+
+
+def test_a_share_of_what_memory_holds_is_allowed_and_at_least_the_floor() -> None:
+    check_rewrites(_edits("supersede", FEWEST_REWRITES), 0, 0.25)
+    check_rewrites([*_edits("update", 100), *_edits("archive", 100)], 800, 0.25)
+    check_rewrites(_edits("add", 400) + _edits("supersede", 100), 0, 0.25)  # the run's own entries count
+    with pytest.raises(GuardError, match=r"201 times in one run \(101 update, 100 archive; 201 by"):
+        check_rewrites([*_edits("update", 101), *_edits("archive", 100)], 800, 0.25)
+
+
+def test_edits_no_note_item_caused_are_not_counted() -> None:
+    trimmed = [Edit(op="archive", entry="E:x", text="x", reason="for room") for _ in range(500)]
+    check_rewrites(trimmed, 10, 0.25)
