@@ -71,15 +71,7 @@ def appended(
     items = unique_items(source, record_items(records), {})
     rows = _rows_holding(store, source.key, list(items))
     read_before = {found.content_hash for found in rows if not _removed(found)}
-    kept = ArchiveRead(
-        path=source.relative,
-        chars=len(text),
-        digest=_digest(text),
-        lines=len(lines),
-        day=day.isoformat() if day else None,
-        stored=row.content_hash,
-        rows=last.rows,
-    )
+    kept = _read_state(source, text, len(lines), day, row, last.rows)
     return Appended(
         [item for content, item in items.items() if content not in read_before],
         [found for found in rows if found.content_hash not in read_before],
@@ -94,16 +86,23 @@ def whole_read(source: SourceFile, text: str, row: SourceRow, rows: int) -> str 
         return None
     lines = text.splitlines()
     _, day = records_in(lines)
-    state = ArchiveRead(
+    return _read_state(source, text, len(lines), day, row, rows).model_dump_json()
+
+
+def _read_state(
+    source: SourceFile, text: str, lines: int, day: date | None, row: SourceRow, rows: int
+) -> ArchiveRead:
+    """What a pass keeps of archive.md read up to the end of `text` (`lines` lines): its size, digest,
+    line count, last day, the stored row's hash and the file's row count."""
+    return ArchiveRead(
         path=source.relative,
         chars=len(text),
         digest=_digest(text),
-        lines=len(lines),
+        lines=lines,
         day=day.isoformat() if day else None,
         stored=row.content_hash,
         rows=rows,
     )
-    return state.model_dump_json()
 
 
 def _last_read(
