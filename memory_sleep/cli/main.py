@@ -185,7 +185,7 @@ def main() -> None:
 @click.option(
     "--accept-mass-change",
     is_flag=True,
-    help="Go on when the notes would rewrite or archive more of MEMORY.md than max_rewrite_share "
+    help="Go on when one note would rewrite or archive more of MEMORY.md than max_rewrite_share "
     "(refused otherwise: a note of many similar lines).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the run's record as JSON.")
