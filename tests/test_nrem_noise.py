@@ -46,3 +46,32 @@ def test_the_shape_of_a_pasted_megabyte_line_is_read_from_its_start() -> None:
     long_line = "- Decided: " + "x" * 1_000_000
     assert line_shape(long_line) == line_shape(long_line[:SHAPE_CHARS] + "y" * 10)
     assert key_shape(long_line) is None
+
+
+def test_a_line_said_again_within_the_items_of_one_note_recurs_as_one_said_in_items_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """One line written again and again, a few times in each of two paragraphs (no blank line
+    between its copies): the day's notes say it ROUTINE_IN_ONE_NOTE times and more, counted by every
+    line of every item, not by each item's first line only."""
+    from memory_sleep.engines.recurrence import ROUTINE_IN_ONE_NOTE
+
+    beat, other = "[ping] queue empty", "looked at the queue, still empty"
+    paragraphs = [[beat] * (ROUTINE_IN_ONE_NOTE - 1), [beat] * (ROUTINE_IN_ONE_NOTE - 1) + [other]]
+    decision = "- Decided: the billing export moves to Postgres 16; Raj signs off the cutover."
+    text = "\n\n".join(["# 2026-11-24", *("\n".join(lines) for lines in paragraphs), decision]) + "\n"
+    path = tmp_path / "2026-11-24.md"
+    path.write_text(text, encoding="utf-8")
+    note = NoteFile(path=path, name=path.name, day=date(2026, 11, 24), topic=None)
+    context = ClassifyContext(projects=[], memory=[])
+    result = run_nrem(
+        [(note, None)], OfflineClassifier(), context, 2_000_000, 7, HybridCandidates(OfflineEmbedder())
+    )
+    records = result.note_states[path.name].items.values()
+    assert sorted((r.line, r.discard_reason) for r in records) == [
+        (3, "routine"),
+        (3 + ROUTINE_IN_ONE_NOTE, "routine"),
+    ]
+    assert [(c.verdict, i.line_start) for i, c in result.classified] == [
+        ("KEEP", 4 + 2 * ROUTINE_IN_ONE_NOTE)
+    ]

@@ -176,8 +176,16 @@ def test_a_line_whose_shape_recurs_across_days_is_routine_whatever_its_words() -
 def test_one_line_written_again_and_again_in_one_item_is_routine_on_the_first_day(
     text: str, routine: bool
 ) -> None:
-    """No other day's notes are needed: the item's own lines recur, as a routine line's do in a day."""
-    verdict = _classify(text, kind="paragraph")
+    """No other day's notes are needed: the item's own lines recur in its day's shapes (every line of
+    every item counts there), as a routine line's do in a day."""
+    from memory_sleep.engines.recurrence import Recurrence, note_shapes
+
+    item = note_item(text, kind="paragraph")
+    recurrence = Recurrence().with_notes(
+        [(item.day, note_shapes(text.split("\n")[:1], text.split("\n")[1:]))]
+    )
+    context = ClassifyContext(projects=["Meridian"], memory=[], recurrence=recurrence)
+    verdict = OfflineClassifier().classify([item], context)[0]
     assert (verdict.discard_reason == "routine") == routine
 
 

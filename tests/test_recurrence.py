@@ -208,3 +208,20 @@ def test_a_line_of_a_language_without_spaces_that_names_a_time_is_no_stamp() -> 
     assert not is_stamp("- ✅ 验证外网服务访问状态（11:45）")
     assert is_stamp("**最后更新**：2026-03-26 08:54")
     assert not is_stamp("Deploy at 14:00")
+
+
+def test_lines_inside_items_count_on_their_own_day_only() -> None:
+    """A line said again inside items counts toward its day's ROUTINE_IN_ONE_NOTE; other days see each
+    item's first line only: a field inside one item a day (a project's "Tests: 17 tests" under its
+    name) is no line written on its own day after day."""
+    from memory_sleep.engines.recurrence import ROUTINE_DAYS, ROUTINE_IN_ONE_NOTE
+
+    field, first = "Tests: 17 tests, all green", "Prompt kit: a zero-dependency template engine"
+    earlier = [(date(2026, 3, 20 + offset), note_shapes([first], [field])) for offset in range(ROUTINE_DAYS)]
+    across = Recurrence().with_notes(earlier)
+    assert not across.is_routine(field, TODAY)
+    assert across.is_routine(first, TODAY)  # the first lines came on ROUTINE_DAYS days
+    within = Recurrence().with_notes([(TODAY, note_shapes([field], [field] * (ROUTINE_IN_ONE_NOTE - 1)))])
+    assert within.is_routine(field, TODAY)
+    once_fewer = Recurrence().with_notes([(TODAY, note_shapes([field], [field] * (ROUTINE_IN_ONE_NOTE - 2)))])
+    assert not once_fewer.is_routine(field, TODAY)

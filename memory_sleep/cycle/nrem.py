@@ -80,7 +80,10 @@ def run_nrem(
         result.files_read.append(note.relative)
         raw = note.path.read_bytes()
         stat = note.path.stat()
-        shapes = note_shapes(item.text.split("\n", 1)[0] for item in parsed.items)
+        shapes = note_shapes(
+            (item.text.split("\n", 1)[0] for item in parsed.items),
+            (line for item in parsed.items for line in item.text.split("\n")[1:]),
+        )
         read_shapes.append((note.day, shapes))
         cards |= card_fields(parsed.items)
         openers |= section_openers(parsed.items)

@@ -32,6 +32,7 @@ _DISTINCT = "="  # before a shape: how many different values a note gave it, whe
 # most ROUTINE_READINGS different values in the note; more is a series whatever the values); alone,
 # the key says the note's shapes record their values (a state written before they did says nothing)
 _SAID = "~"
+_WITHIN = "+"  # before a shape: how often the note's items said it besides on their first lines
 SHAPE_CHARS = 400  # a shape is read from a line's start: masking a pasted 1 MB line must stay cheap
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -99,16 +100,13 @@ def sentence_shape(line: str) -> str | None:
     return _digest(sentence) if len(words) >= SENTENCE_WORDS else None
 
 
-def written_again(text: str) -> bool:
-    """An item that is one line written ROUTINE_IN_ONE_NOTE times or more, back to back ("HEARTBEAT_OK"
-    on three lines, "[09:00] sync ok" then "[09:30] sync ok" ...): its shape recurs within the item as a
-    routine line's does within a day's notes, on the first day as on any other."""
-    lines = [line for line in text.split("\n") if line.strip()]
-    return len(lines) >= ROUTINE_IN_ONE_NOTE and len({line_shape(line) for line in lines}) == 1
-
-
-def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
-    """How often each shape occurs among a note's items (by each item's first line), keys included."""
+def note_shapes(first_lines: Iterable[str], inner_lines: Iterable[str] = ()) -> dict[str, int]:
+    """How often each shape occurs among a note's items (by each item's first line), keys included;
+    and, for the day's own count (ROUTINE_IN_ONE_NOTE), how often among the items' other lines: a line
+    said again within one item ("[heartbeat] no new messages" six times in a paragraph) recurs within
+    the day as one said in items of its own does. Other days see only first lines: a field inside
+    one item each day (a card's "Tests: 17") is no line of its own written day after day."""
+    inner = Counter(shape for line in inner_lines if line.strip() for shape in _shapes(line))
     shapes: Counter[str] = Counter()
     readings: dict[str, set[tuple[str, ...]]] = {}
     keys: set[str] = set()  # a series is read from a line's own shape and its sentence's, not its key's
@@ -130,7 +128,13 @@ def note_shapes(first_lines: Iterable[str]) -> dict[str, int]:
         for values in values_said
         if values
     }
-    return {**shapes, **distinct, **said, _SAID: 1} if shapes else {}
+    within = {_WITHIN + shape: count for shape, count in inner.items()}
+    return {**shapes, **distinct, **said, _SAID: 1, **within} if shapes else {}
+
+
+def _shapes(line: str) -> set[str]:
+    """The line's own shape, its key's and its sentence's."""
+    return {shape for shape in (line_shape(line), key_shape(line), sentence_shape(line)) if shape is not None}
 
 
 def _said(shape: str, values: tuple[str, ...]) -> str:
@@ -244,7 +248,8 @@ class Recurrence:
         by_day = self.days_by_shape.get(shape)
         if not by_day:
             return False
-        if by_day.get(day, 0) >= ROUTINE_IN_ONE_NOTE:
+        within = self.days_by_shape.get(_WITHIN + shape, {})
+        if by_day.get(day, 0) + within.get(day, 0) >= ROUTINE_IN_ONE_NOTE:
             return True
         recent = [seen for seen in by_day if seen <= day and (day - seen).days < WINDOW_DAYS]
         if readings and len(recent) >= 2:

@@ -12,7 +12,7 @@ from memory_sleep.engines import pairs
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.cards import KEYED, LABEL
 from memory_sleep.engines.offline import cues, matching, promotion, routine, sections, statements, values
-from memory_sleep.engines.recurrence import Recurrence, written_again
+from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.engines.redact import holds_secret
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
@@ -142,11 +142,8 @@ def _verdict(
         # says more than where it is: they stay, redacted)
         return _discard("other", "records a secret (redacted): left in its note")
     first_raw = item.text.split("\n", 1)[0]
-    if category not in ("decision", "lesson") and (
-        recurrence.is_routine(
-            first_raw, item.day, by_key=category != "action" or not sets_a_task(item.text, item.day)
-        )
-        or written_again(item.text)
+    if category not in ("decision", "lesson") and recurrence.is_routine(
+        first_raw, item.day, by_key=category != "action" or not sets_a_task(item.text, item.day)
     ):
         return _discard("routine", "its shape recurs day after day: a routine line")
     if item.kind == "quote" and category != "decision":
