@@ -64,8 +64,13 @@ parsed, read_bytes = [], Path.read_bytes
 Path.read_bytes = lambda path: parsed.append(path.name) or read_bytes(path)
 from memory_sleep.cli.main import main
 main(["recall", "Orion booth code", sys.argv[1], "--dry-run"], standalone_mode=False)
+import time
 status = Path("/proc/self/status")
-threads = [line.split()[1] for line in status.read_text().splitlines() if line.startswith("Threads:")] if status.exists() else []
+for _ in range(200):  # a joined thread's OS thread can linger a moment; a pool's threads stay
+    threads = [line.split()[1] for line in status.read_text().splitlines() if line.startswith("Threads:")] if status.exists() else []
+    if threads in ([], ["1"]):
+        break
+    time.sleep(0.01)
 print(json.dumps({"modules": sorted(sys.modules), "compiled": compiled, "parsed": parsed, "threads": threads}))
 """
 
