@@ -203,6 +203,8 @@ _MONTHS = {
     )
     for m in names
 }
+LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")  # a list item's mark and the space after it
+INLINE_MARKUP = re.compile(r"[*_`~#>|]")  # emphasis, code, heading, quote and table marks
 CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:]*\d)")
 """A time of day, seconds or not ("14:02", "08:19:33"), not part of a longer run of digits and colons
 ("1:2:30:45", a ratio "16:9:4")."""
@@ -211,6 +213,7 @@ _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\.?\s+([A-Za-z]{3,9})\b")  # "3 Dec", "1st of"
 _CJK_DATE = re.compile(r"(\d{1,2})月(\d{1,2})日")  # 12月7日
+DATE = re.compile(f"{_ISO_DATE.pattern}|{_CJK_DATE.pattern}")  # a day written out: ISO or CJK
 _SLASH_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
 _DEADLINE_CUE = re.compile(
     r"\b(by|before|due|deadline|until|no later than|eod|eow|bis|antes del?|today|tonight|tomorrow)\b|まで|までに",

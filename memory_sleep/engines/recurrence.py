@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memory_sleep.language import LEAD_INS
-from memory_sleep.workspace.stamps import DATE
+from memory_sleep.text import DATE, INLINE_MARKUP, LIST_MARK
 
 # a line is routine when its shape, or the key of a reading, comes on ROUTINE_DAYS of the last
 # WINDOW_DAYS days: a weekly report is routine by its third week
@@ -35,8 +35,6 @@ _SAID = "~"
 _WITHIN = "+"  # before a shape: how often the note's items said it besides on their first lines
 SHAPE_CHARS = 400  # a shape is read from a line's start: masking a pasted 1 MB line must stay cheap
 
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_INLINE_MARKUP = re.compile(r"[*_`~#>|]")
 _HAS_DIGIT = re.compile(r"\S*\d\S*(?:\s[a-z%]{1,3}\b)?")  # "21.9 GB" and "3 PRs" are one value
 _HEX = re.compile(r"\b[0-9a-f]{7,}\b")
 # a setting's name before its value ("cache_ttl_s=64"): the name is what the line is about, the value
@@ -54,7 +52,7 @@ SENTENCE_WORDS = 3  # words besides values and identifiers that make a sentence,
 
 
 def _masked(line: str) -> str:
-    text = _undecorated(_INLINE_MARKUP.sub("", _LIST_MARK.sub("", line[:SHAPE_CHARS].lower())))
+    text = _undecorated(INLINE_MARKUP.sub("", LIST_MARK.sub("", line[:SHAPE_CHARS].lower())))
     text = _HEX.sub("#", _HAS_DIGIT.sub("#", _ASSIGNED.sub(r"\1 ", text)))
     return _LEADING_MASKS.sub("", _SPACE.sub(" ", text).strip())  # a timestamp before the line
 
@@ -143,7 +141,7 @@ def _said(shape: str, values: tuple[str, ...]) -> str:
 
 def _values(line: str) -> tuple[str, ...]:
     """What a line's shape masks: its numbers, hashes and identifiers ("77%", "db-01")."""
-    text = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line[:SHAPE_CHARS].lower()))
+    text = INLINE_MARKUP.sub("", LIST_MARK.sub("", line[:SHAPE_CHARS].lower()))
     return tuple(_HAS_DIGIT.findall(text) + _HEX.findall(text) + _IDENTIFIER.findall(text))
 
 

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import re
 
-from memory_sleep.text import CLOCK
+from memory_sleep.text import CLOCK, DATE, INLINE_MARKUP, LIST_MARK
 
-DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{1,2})月(\d{1,2})日")
 _STAMP_CHARS = 400  # a longer line says more than when, whatever it holds
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_INLINE_MARKUP = re.compile(r"[*_`~#>|]")
 _STAMP_KEY = re.compile(r"^[^:：\d]{1,40}?[:：]\s*(.*)")  # "创建时间：2026-03-23", "Checked: 00:07"
 _WORDS = re.compile(r"[^\W\d_]+")
 _ZONE = re.compile(r"[A-Za-z]{1,4}")  # "UTC", "WITA", "AM": a zone or half of the day, no word
@@ -22,7 +19,7 @@ def is_stamp(line: str) -> bool:
     without spaces too: "验证服务状态（11:45）" says what)."""
     if len(line) > _STAMP_CHARS or not (DATE.search(line) or CLOCK.search(line)):
         return False
-    plain = _INLINE_MARKUP.sub("", _LIST_MARK.sub("", line))
+    plain = INLINE_MARKUP.sub("", LIST_MARK.sub("", line))
     match = _STAMP_KEY.match(plain)
     value = match.group(1) if match else plain
     rest = CLOCK.sub(" ", DATE.sub(" ", value))
