@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from memory_sleep.gc.note_categories import NoteCategories
-from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.boundary import SidecarStore, in_namespace
 from memory_sleep.sidecar.rows import ENTRY_COLUMNS, EntryRow
 from memory_sleep.sidecar.successors import ending_place
 from memory_sleep.workspace.archive import ended_statements, records_since
@@ -30,14 +30,10 @@ RATED_AT = "gc_importance_rated_at"
 LAST_RUN_AT = "gc_last_run_at"
 
 
-def _in_namespace(store: SidecarStore) -> tuple[str, tuple[str, ...]]:
-    return ("", ()) if store.namespace is None else (" AND namespace = ?", (store.namespace,))
-
-
 def live_by_scope(store: SidecarStore) -> dict[str, list[EntryRow]]:
     """Every live entry (project summaries aside: they are rewritten whole each run; and what a person
     wrote in MEMORY.md outside the tool's sections, which the tool never removes), by scope, in id order."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     scopes: dict[str, list[EntryRow]] = defaultdict(list)
     cursor = store.db.execute(
         f"SELECT {ENTRY_COLUMNS} FROM entries WHERE deleted_at IS NULL AND kind != 'project'{where} ORDER BY id",
@@ -130,7 +126,7 @@ def days_written(entries: Sequence[EntryRow]) -> dict[int, int]:
 
 def neighbour_counts(store: SidecarStore, scope: str) -> dict[int, int]:
     """SleepGate's near-duplicate counts of the scope's entries (none until a pass counted them)."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     rows = store.db.execute(
         "SELECT d.entry_id, d.neighbours FROM entry_density d JOIN entries e ON e.id = d.entry_id"
         f" WHERE e.scope = ?{where.replace('namespace', 'e.namespace')}",

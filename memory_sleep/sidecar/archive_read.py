@@ -22,7 +22,7 @@ from datetime import date
 from pydantic import ValidationError
 
 from memory_sleep.models import Strict
-from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.boundary import SidecarStore, in_namespace
 from memory_sleep.sidecar.rows import ENTRY_COLUMNS, INDEX_REASONS, EntryRow, SourceRow
 from memory_sleep.sidecar.sources import SourceFile, SourceItem, record_items, unique_items
 from memory_sleep.workspace.archive import records_in
@@ -129,20 +129,16 @@ def _last_read(
     return last
 
 
-def _in_namespace(store: SidecarStore) -> tuple[str, tuple[str, ...]]:
-    return ("", ()) if store.namespace is None else (" AND namespace = ?", (store.namespace,))
-
-
 def row_count(store: SidecarStore, key: str) -> int:
     """How many rows (live or deleted) the file has."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     found = store.db.execute(f"SELECT count(*) FROM entries WHERE source_key = ?{where}", (key, *params))
     return int(found.fetchone()[0])
 
 
 def _rows_holding(store: SidecarStore, key: str, contents: list[str]) -> list[EntryRow]:
     """The file's rows holding any of `contents`, in id order."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     found: list[EntryRow] = []
     for start in range(0, len(contents), _AT_ONCE):
         chunk = contents[start : start + _AT_ONCE]

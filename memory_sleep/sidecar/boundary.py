@@ -162,3 +162,11 @@ class VectorSearch(Protocol):
     def allowed(self, ids: Iterable[int], scope: str | None) -> list[bool]:
         """Which of `ids` are live (and in `scope`, if given)."""
         ...
+
+
+def in_namespace(
+    store: SidecarStore, column: str = "namespace", keyword: str = "AND"
+) -> tuple[str, tuple[str, ...]]:
+    """A WHERE clause's ` AND column = ?` (or ` WHERE ...`) and its parameter when the store is one
+    namespace of a shared database (Postgres); nothing for a store of its own."""
+    return ("", ()) if store.namespace is None else (f" {keyword} {column} = ?", (store.namespace,))

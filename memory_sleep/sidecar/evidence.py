@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.boundary import SidecarStore, in_namespace
 from memory_sleep.sidecar.successors import ending_place, ending_row, names_entry
 
 _PLACES_AT_ONCE = 400  # two parameters each
@@ -89,13 +89,9 @@ def evidence_since(
     )
 
 
-def _in_namespace(store: SidecarStore) -> tuple[str, tuple[str, ...]]:
-    return ("", ()) if store.namespace is None else (" WHERE namespace = ?", (store.namespace,))
-
-
 def _file_marks(store: SidecarStore) -> dict[str, str]:
     """Per indexed file, its content hash and how many rows (live or deleted) it has."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store, keyword="WHERE")
     counts = dict(
         store.db.execute(f"SELECT source_key, count(*) FROM entries{where} GROUP BY source_key", params)
     )
@@ -107,7 +103,7 @@ def _file_marks(store: SidecarStore) -> dict[str, str]:
 
 def _stamped_files(store: SidecarStore, generation: int) -> set[str]:
     """The files with a row stamped after `generation` (added, rewritten, deleted or restored)."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store, keyword="WHERE")
     where = where.replace("WHERE", "AND")
     # the stamp alone in the condition: the store reads only the rows stamped since
     rows = store.db.execute(
@@ -126,7 +122,7 @@ def _holding(
     store: SidecarStore, places: set[tuple[str, int]]
 ) -> dict[tuple[str, int], list[tuple[int, int, bool]]]:
     """Per (source key, line), the rows whose lines hold it: (id, line_start, live)."""
-    where, params = ("", ()) if store.namespace is None else (" AND e.namespace = ?", (store.namespace,))
+    where, params = in_namespace(store, "e.namespace")
     ordered = sorted(places)
     found: dict[tuple[str, int], list[tuple[int, int, bool]]] = defaultdict(list)
     for start in range(0, len(ordered), _PLACES_AT_ONCE):

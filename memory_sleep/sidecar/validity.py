@@ -35,7 +35,7 @@ from pydantic import Field, ValidationError
 
 from memory_sleep.engines.offline.values import changes_away
 from memory_sleep.models import Strict
-from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.boundary import SidecarStore, in_namespace
 from memory_sleep.sidecar.evidence import Evidence, evidence_since
 from memory_sleep.sidecar.search import within_budget
 from memory_sleep.sidecar.tokenize import query_terms
@@ -251,13 +251,9 @@ def _still(
     return not any(store.dated_matches(chosen, _KINDS, day, _day_after(day), 1) for day in edited)
 
 
-def _in_namespace(store: SidecarStore) -> tuple[str, tuple[str, ...]]:
-    return ("", ()) if store.namespace is None else (" AND namespace = ?", (store.namespace,))
-
-
 def day_counts(store: SidecarStore) -> dict[str, int]:
     """How many items of the matched kinds each day has (the store counts them from its index)."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     marks = ",".join("?" * len(_KINDS))
     rows = store.db.execute(
         f"SELECT day, count(*) FROM entries WHERE day IS NOT NULL AND kind IN ({marks}){where} GROUP BY day",
@@ -275,7 +271,7 @@ def _joined(
     day). Any other day holds the same items, unchanged."""
     if previous is None or previous.generation is None or previous.schema_version != schema:
         return None
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     # the stamp alone in the condition: asked for days and kinds too, SQLite read the day index whole
     rows = store.db.execute(
         f"SELECT day, kind FROM entries WHERE vector_generation > ?{where}", (previous.generation, *params)
@@ -289,7 +285,7 @@ def day_digests(store: SidecarStore, earlier_id: int, only: set[str] | None = No
     """Per day (of `only`, or every day), digests of the items of the matched kinds dated that day:
     any item added, edited (its content hash) or deleted for good changes its day's; and those of its
     items up to `earlier_id`."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     marks = ",".join("?" * len(_KINDS))
     query = (
         f"SELECT day, id, kind, content_hash FROM entries WHERE day IS NOT NULL AND kind IN ({marks}){where}"

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memory_sleep.sidecar.boundary import Cursor, SidecarStore
+from memory_sleep.sidecar.boundary import Cursor, SidecarStore, in_namespace
 from memory_sleep.sleepgate.build import Build
 
 Ids = npt.NDArray[np.int64]
@@ -28,7 +28,7 @@ class EntrySignals:
 
 def entry_signals(store: SidecarStore) -> EntrySignals:
     """When each live entry was last written, accessed or restored, and its access count."""
-    where, params = _in_namespace(store, "e.namespace")
+    where, params = in_namespace(store, "e.namespace")
     rows = store.db.execute(
         f"SELECT e.id, coalesce({store.day_noon_sql}, e.updated_at), coalesce(e.last_accessed_at, 0),"
         " coalesce(r.restored_at, 0), e.access_count, e.importance FROM entries e"
@@ -40,12 +40,6 @@ def entry_signals(store: SidecarStore) -> EntrySignals:
     return EntrySignals(
         columns[:, 0].astype(np.int64), touched, columns[:, 4].astype(np.int64), columns[:, 5]
     )
-
-
-def _in_namespace(store: SidecarStore, column: str = "namespace") -> tuple[str, tuple[str, ...]]:
-    """A WHERE clause's `AND column = ?` and its parameter when the store is one namespace of a
-    shared database (Postgres)."""
-    return ("", ()) if store.namespace is None else (f" AND {column} = ?", (store.namespace,))
 
 
 def _build_key(store: SidecarStore) -> tuple[str, object]:
@@ -129,7 +123,7 @@ def discard_build(store: SidecarStore) -> None:
 
 def retired_embeddings(store: SidecarStore) -> dict[int, tuple[str, bytes]]:
     """The embedding each changed entry had when it was last counted, with its scope."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     return {
         int(entry_id): (scope, blob)
         for entry_id, scope, blob in store.db.execute(
@@ -171,7 +165,7 @@ def write_density(
 
 
 def clear_retired(store: SidecarStore) -> None:
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     store.db.execute(f"DELETE FROM density_retired WHERE 1 = 1{where}", params)
 
 
@@ -190,7 +184,7 @@ def logged_queries(store: SidecarStore, limit: int, embedder: str, dimensions: i
     """The last `limit` recalls embedded by `embedder`, newest first, with the ids they served."""
     if limit <= 0:
         return []
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     rows = store.db.execute(
         "SELECT id, scope, k, embedding FROM queries WHERE embedder = ? AND embedding IS NOT NULL"
         f"{where} ORDER BY id DESC LIMIT ?",
@@ -214,7 +208,7 @@ def logged_queries(store: SidecarStore, limit: int, embedder: str, dimensions: i
 
 def last_pass_at(store: SidecarStore) -> float | None:
     """When the last real (not dry-run) pass started, skipped or not."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     row = store.db.execute(
         f"SELECT max(started_at) FROM forgetting_passes WHERE dry_run = 0{where}", params
     ).fetchone()
@@ -275,7 +269,7 @@ def forgotten_ids(
         query = "SELECT id, deleted_reason FROM entries WHERE deleted_pass = ? AND deleted_at IS NOT NULL"
         return [(int(i), r) for i, r in db.execute(query + " ORDER BY id", (pass_id,))]
     if since is not None:
-        where, params = _in_namespace(store)
+        where, params = in_namespace(store)
         query = (
             "SELECT id, deleted_reason FROM entries WHERE (deleted_reason = 'forgotten'"
             " OR deleted_reason LIKE 'gc:%') AND deleted_at >= ?"
@@ -302,7 +296,7 @@ def pass_exists(store: SidecarStore, pass_id: str) -> bool:
 def status(store: SidecarStore) -> dict[str, object]:
     """For `stats`: the last real pass, and how far the density counts are (counted, or a build's
     share of pairs done, or none yet)."""
-    where, params = _in_namespace(store)
+    where, params = in_namespace(store)
     last = store.db.execute(
         "SELECT id, started_at, forgotten, load_bearing, skipped FROM forgetting_passes WHERE dry_run = 0"
         f"{where} ORDER BY started_at DESC LIMIT 1",
