@@ -598,3 +598,20 @@ def test_a_decision_or_a_task_naming_a_secret_is_kept_redacted(text: str, catego
     item = redact_items([note_item(text)])[0]
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (verdict.verdict, verdict.category) == ("KEEP", category)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Quokka looks steady again\n- since: the load test\n- with: Ana", True),
+        ("Quokka export stays on the old queue\n  - also: a second queue", True),
+        ("Quokka looks steady again\n  since: the load test\n  with: Ana", True),
+        ("**Missing tests**\n- problem: no test files\n- fix: add unit tests", False),  # a finding's title
+        ("Quokka looks steady again\n- since: the load test\n- ok", False),  # not all fields
+        ("restarted Quokka on nuc-03\n- took: 4m", False),  # a log line over what it printed
+    ],
+)
+def test_a_statement_the_author_gave_fields_is_kept(text: str, kept: bool) -> None:
+    """No word of these says what they are (no cue, no section): the fields under the line do."""
+    verdict = _classify(text, kind="bullet")
+    assert (verdict.verdict == "KEEP") is kept

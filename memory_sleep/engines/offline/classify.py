@@ -260,6 +260,8 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
         return "fact"  # the sentence a section opens with: what the section is about
     if _listed_values(item.text):
         return "fact"  # a key over a list of worded entries: its value laid out as a list
+    if _with_fields(text):
+        return "fact"  # a statement the author gave fields ("next: the load test", "owner: Mateo")
     # nothing else but a due date after tomorrow ("... （11月2日まで）"): a task, not a plan for the next
     # day ("meeting tomorrow 10:30")
     due = deadline_in(text, item.day)
@@ -279,6 +281,20 @@ def _listed_values(raw: str) -> bool:
         bool(lines)
         and bool(LABEL.match(raw.split("\n", 1)[0]))
         and all(_WORDED_ENTRY.match(line) for line in lines)
+    )
+
+
+def _with_fields(text: str) -> bool:
+    """A statement whose nested lines are all `Key: value` fields the author attached to it ("Quokka is
+    back on track" over "next: the load test" and "owner: Ana"): what it records is laid out to be read
+    again. Not a title in emphasis over fields ("**Missing tests**" over "Problem: ..."), a report's
+    finding, nor a log line over what it printed."""
+    first, *rest = text.split("\n")
+    return (
+        bool(rest)
+        and not _EMPHASIS_ONLY.match(first)
+        and not sections.is_log_line(first)
+        and all(KEYED.match(line) for line in rest)
     )
 
 
