@@ -447,6 +447,25 @@ def test_a_done_report_of_a_known_project_saying_how_it_stands_is_its_status(tex
 
 
 @pytest.mark.parametrize(
+    ("headings", "status"),
+    [
+        (("Fri 2026-11-20", "Evening", "Quokka"), True),
+        (("Quokka retro", "What happened"), True),
+        (("Fri 2026-11-20", "Evening", "Deploys"), False),  # a section about no name the item gives
+        (("Fri 2026-11-20", "Evening"), False),
+    ],
+)
+def test_a_done_report_under_a_section_named_for_its_project_is_its_status(
+    headings: tuple[str, ...], status: bool
+) -> None:
+    """A project no memory or earlier note names yet: the heading the author put it under does."""
+    item = dataclasses.replace(note_item("Quokka milestone reached: the public beta ✅"), headings=headings)
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict == "KEEP" and verdict.category == "status") is status
+    assert verdict.closes_action
+
+
+@pytest.mark.parametrize(
     "text", ["Finished: rotate the Quokka staging TLS cert", "- [x] migrate Quokka billing off db-03"]
 )
 def test_a_task_reported_done_is_no_project_status(text: str) -> None:

@@ -158,7 +158,8 @@ def _verdict(
         if category == "lesson" or (category == "decision" and not cues.CHECKBOX_DONE.match(item.text)):
             return _keep(item, category, text, closes=True)
         if category == "status" and (
-            cues.FINISHED.search(text) or (topic is not None and _status_beyond_done(item, text, opens))
+            cues.FINISHED.search(text)
+            or ((topic or _section_subject(item)) is not None and _status_beyond_done(item, text, opens))
         ):
             return _keep(item, "status", text, closes=True)
         return _discard("resolved", "finished task with no lasting lesson", closes=True)
@@ -216,6 +217,20 @@ def _status_beyond_done(item: NoteItem, text: str, opens: bool) -> bool:
     release out) besides the word saying it is done: the project's current status, whether or not it
     closes an action. "Finished: rotate the cert" is a task done, not a status."""
     return _keep_category(item, cues.DONE.sub(" ", text), opens) == "status"
+
+
+def _section_subject(item: NoteItem) -> str | None:
+    """The name a heading above the item gives its section and the item names too ("Quokka milestone
+    reached" under "## Quokka" or "# Quokka retro"): what it reports on, a project known or not yet."""
+    for heading in reversed(item.headings):
+        match = _PROJECT_IN_HEADING.match(heading)
+        if (
+            match
+            and match.group(1).lower() not in cues.GENERIC_HEADINGS
+            and _mentions(item.text, [match.group(1)])
+        ):
+            return match.group(1)
+    return None
 
 
 def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
