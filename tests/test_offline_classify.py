@@ -627,6 +627,7 @@ def test_a_decision_or_a_task_naming_a_secret_is_kept_redacted(text: str, catego
         ("Quokka looks steady again\n  since: the load test\n  with: Ana", True),
         ("**Missing tests**\n- problem: no test files\n- fix: add unit tests", False),  # a finding's title
         ("Quokka looks steady again\n- since: the load test\n- ok", False),  # not all fields
+        ("Quokka looks steady again\nTom: the fix goes into build 206", False),  # a paragraph's next line
         ("restarted Quokka on nuc-03\n- took: 4m", False),  # a log line over what it printed
     ],
 )

@@ -38,6 +38,7 @@ _WORDED_ENTRY = re.compile(r"^\s+(?:[-*+]|\d+[.)])\s+(?:\*\*)?[^\W\d_]")
 _DRAWING = re.compile(r"(?:^|\s)[→←↔⇒⇐](?:\s|$)|^\s*[├└│┌]")
 _FENCE_WITH_LANGUAGE = re.compile(r"^(?:`{3,}|~{3,})[ \t]*\w")  # "```bash": code, whatever it draws
 _EMPHASIS_ONLY = re.compile(r"^(\*{1,2}|_{1,2}).*\1$")
+_NESTED = re.compile(r"^(?:\s+\S|\s*(?:[-*+]|\d+[.)])\s)")  # a line set under the one above it
 # content terms (a CJK bigram is one) of a statement: more than a log line's verb and object
 _STATEMENT_TERMS = 8
 _CUE_NAMES: dict[Category, str] = {
@@ -275,7 +276,7 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
         return "fact"  # the sentence a section opens with: what the section is about
     if _listed_values(item.text):
         return "fact"  # a key over a list of worded entries: its value laid out as a list
-    if _with_fields(text):
+    if _with_fields(item.text):
         return "fact"  # a statement the author gave fields ("next: the load test", "owner: Mateo")
     # nothing else but a due date after tomorrow ("... （11月2日まで）"): a task, not a plan for the next
     # day ("meeting tomorrow 10:30")
@@ -299,17 +300,20 @@ def _listed_values(raw: str) -> bool:
     )
 
 
-def _with_fields(text: str) -> bool:
-    """A statement whose nested lines are all `Key: value` fields the author attached to it ("Quokka is
-    back on track" over "next: the load test" and "owner: Ana"): what it records is laid out to be read
-    again. Not a title in emphasis over fields ("**Missing tests**" over "Problem: ..."), a report's
-    finding, nor a log line over what it printed."""
-    first, *rest = text.split("\n")
+def _with_fields(raw: str) -> bool:
+    """A statement whose nested lines (set under it by indentation or a list mark) are all `Key: value`
+    fields the author attached to it ("Quokka is back on track" over "- next: the load test" and
+    "- owner: Ana"): what it records is laid out to be read again. Not a title in emphasis over fields
+    ("**Missing tests**" over "- Problem: ..."), a report's finding, nor a log line over what it
+    printed; a paragraph's next line ("Tom: the fix goes into build 206") is a line of its own, not a
+    field."""
+    first, *rest = (line for line in raw.split("\n") if line.strip())
+    head = _plain(first)
     return (
         bool(rest)
-        and not _EMPHASIS_ONLY.match(first)
-        and not sections.is_log_line(first)
-        and all(KEYED.match(line) for line in rest)
+        and not _EMPHASIS_ONLY.match(head)
+        and not sections.is_log_line(head)
+        and all(_NESTED.match(line) and KEYED.match(_plain(line)) for line in rest)
     )
 
 
