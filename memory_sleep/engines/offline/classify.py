@@ -277,7 +277,7 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     if _listed_values(item.text):
         return "fact"  # a key over a list of worded entries: its value laid out as a list
     if _with_fields(item.text):
-        return "fact"  # a statement the author gave fields ("next: the load test", "owner: Mateo")
+        return "fact"  # a statement the author gave fields ("next: the load test", "owner: Ana")
     # nothing else but a due date after tomorrow ("... （11月2日まで）"): a task, not a plan for the next
     # day ("meeting tomorrow 10:30")
     due = deadline_in(text, item.day)
@@ -305,7 +305,7 @@ def _with_fields(raw: str) -> bool:
     fields the author attached to it ("Quokka is back on track" over "- next: the load test" and
     "- owner: Ana"): what it records is laid out to be read again. Not a title in emphasis over fields
     ("**Missing tests**" over "- Problem: ..."), a report's finding, nor a log line over what it
-    printed; a paragraph's next line ("Tom: the fix goes into build 206") is a line of its own, not a
+    printed; a paragraph's next line ("Oli: the fix goes into build 206") is a line of its own, not a
     field."""
     first, *rest = (line for line in raw.split("\n") if line.strip())
     head = _plain(first)
