@@ -105,6 +105,25 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Pim is out from 2026-11-19 for 4 days; Teo covers",
             "Pim is out from 2026-12-27 for 14 days; Teo covers",
         ),
+        # two leaves: another first day beside the same length
+        (
+            "Pim is out from 2026-11-23 for 5 days; Teo covers",
+            "For the record, Pim is out from 2027-01-01 for 5 days; Teo covers",
+        ),
+        # two people: a name of the older stands where the newer has another
+        (
+            "heads-up: Pim on leave 2026-11-19, 14 days, ping Teo instead",
+            "heads-up: Ola on leave 2026-11-19, 14 days, ping Teo instead",
+        ),
+        (
+            "Orion: Contoso pays for Starter (32 seats)",
+            "For the record, Orion: Fabrikam pays for Starter (32 seats)",
+        ),
+        # two keys: the newer's key lacks a word of the older's
+        (
+            "**Owner (Orion ingest):** Pim",
+            "status: Orion is back on track after the load test; next: a beta for 24 users; owner: Pim",
+        ),
     ],
 )
 def test_a_later_line_about_another_thing_marks_nothing(tmp_path: Path, old: str, new: str) -> None:
@@ -231,6 +250,29 @@ def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(
 @pytest.mark.parametrize(
     ("old", "new"),
     [
+        # every typed value of the older said again, none said gone
+        ("Orion keeps invoices for 180 days", "Retention for Orion audit logs: 180 days"),
+        ("Orion ingest listens on 6001", "Again for the record: Orion ingest listens on port 6001"),
+        # the same key and value
+        ("**Orion plan (Contoso):** Enterprise (20 seats)", "Orion plan (Contoso): Enterprise (20 seats)"),
+    ],
+)
+def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path, old: str, new: str) -> None:
+    """A restatement is no newer value: the older is as true as it, and "older" would hide it."""
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": f"- {old}", "2026-11-14": f"- {new}"}))
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(old, k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the same key with another untyped value beside the same number
+        ("Orion plan (Contoso): Enterprise (20 seats)", "Orion plan (Contoso): Business (20 seats)"),
+        # a capitalised word left out before the words both say stands in no one's place
+        ("**Owner (Orion exporter):** Pim", "Teo takes over Orion exporter from Pim"),
         # a version alone: the value
         ("Orion is pinned to Python 3.12", "Orion is pinned to Python 3.11"),
         # a day may be the value

@@ -7,15 +7,18 @@ Two links, both read from what the files say, never guessed from meaning:
   the last value of a project that has since finished is shown as finished);
 - a dated result whose words a newer result repeats, all but one of them at most (the same key with
   another value, or "moved to X (was Y)"), or whose `Key:` (two words or more) a newer result states
-  with a value of its own, or repeats with the first number of the old value ("team sync: Wednesdays
+  with another value, or repeats with the first number of the old value ("team sync: Wednesdays
   at 10:50, Jitsi" and "team sync moved to Wednesdays at 18:30 (was Wednesdays at 10:50)"), or whose
   value a newer result says is gone as the offline engine reads a change ("(was Y)", "from Y to X":
   engines/offline/values.py) and shares another word with (two, for a one-word value), is older
-  than it: the newer ranks first and the older is marked "older, see NEWER" (unless they are said of
-  two things: each one's subject names a version or day the other never says, the older's words left
-  out hold a release the newer says another of, or its first day and a number beside it (another
-  event: two leaves of one person), or their heads have words of one where the other
-  has others: two releases or hosts). The offline engine adds a new value beside an
+  than it: the newer ranks first and the older is marked "older, see NEWER". A newer result that
+  states every typed value of the older again and says none is gone is a restatement, no newer
+  value; nor are two results said of two things linked: each one's subject names a version or day
+  the other never says, the older's words left out hold a release the newer says another of, or
+  its first day beside a number or values the newer keeps (another event: two leaves of one
+  person), a name of the older stands where the newer has another word, the newer's key lacks a
+  word of the older's, or their heads have words of one where the other has others (two releases
+  or hosts). The offline engine adds a new value beside an
   old entry rather than supersede wrongly, and an entry moved out for room is never superseded;
   this keeps both findable and puts the newer first. A result that has ended otherwise than by a
   supersede (its project finished, it was done) is still the latest word, shown with its own status,
@@ -37,7 +40,7 @@ from typing import Literal
 
 from memory_sleep.engines.offline.matching import predicate, subject_phrase
 from memory_sleep.engines.offline.statements import swapped
-from memory_sleep.engines.offline.values import current_claim, mentions_value, replaced_values
+from memory_sleep.engines.offline.values import current_claim, mentions_value, replaced_values, typed_values
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import CLOCK, is_cjk, tokens, word_sequence
@@ -297,8 +300,24 @@ class Statement:
         return self._keyed[1]
 
     @cached_property
+    def key_words(self) -> frozenset[str]:
+        """The words of its last "Key:", however few ("owner: Pim" has the key "owner")."""
+        keyed = self._key_value
+        return frozenset() if keyed is None else frozenset(tokens(keyed["key"]))
+
+    @cached_property
+    def value_words(self) -> frozenset[str]:
+        """The words of its last key's value."""
+        keyed = self._key_value
+        return frozenset() if keyed is None else tokens(keyed["value"])
+
+    @cached_property
+    def _key_value(self) -> re.Match[str] | None:
+        return _KEYED.match(_STAMP.sub("", self.text.replace("*", "").strip()))
+
+    @cached_property
     def _keyed(self) -> tuple[frozenset[str], str | None]:
-        keyed = _KEYED.match(_STAMP.sub("", self.text.replace("*", "").strip()))
+        keyed = self._key_value
         if keyed is None:
             return frozenset(), None
         key = frozenset(word for word in tokens(keyed["key"]) if not CLOCK.fullmatch(word))
@@ -311,10 +330,10 @@ class Statement:
         """What it is said of and the first word said of it: its last key and that key's first value
         word ("Retention for Quokka invoices 14"), else its subject and verb ("Quokka canary database
         host is"); "" when no key, verb or colon ends its subject ("Pim owns the notifier")."""
-        text = _STAMP.sub("", self.text.replace("*", "").strip())
-        keyed = _KEYED.match(text)
+        keyed = self._key_value
         if keyed is not None:
             return " ".join([keyed["key"], *word_sequence(keyed["value"])[:1]])
+        text = _STAMP.sub("", self.text.replace("*", "").strip())
         said = predicate(text)
         return " ".join([subject_phrase(text), *word_sequence(said)[:1]]) if said else ""
 
@@ -337,9 +356,23 @@ class Statement:
         return current_claim(self.text)
 
     @cached_property
+    def values(self) -> frozenset[str]:
+        """The typed values it states now (engines/offline/values.py): not those it says are gone, the
+        clock time that stamps a note line, nor those of its subject or the release or day that says
+        which one it is about (`which`): "TLS cert for billing.example.io expires 2026-12-02" states
+        the day, "Quokka v0.12.3: the new alerts flow" no typed value."""
+        text = _STAMP.sub("", self.text.replace("*", "").strip())
+        subject = subject_phrase(text) if predicate(text) else ""  # a verb or key ends its subject
+        return _typed(text) - _typed(subject) - self.which
+
+    @cached_property
     def gone(self) -> tuple[str, ...]:
         """The values it says are gone: "(was 5432)", "from Kafka to"."""
         return replaced_values(self.text)
+
+
+def _typed(text: str) -> frozenset[str]:
+    return frozenset(value for found in typed_values(text).values() for value in found)
 
 
 def _statement(row: EntryRow) -> Statement:
@@ -360,13 +393,17 @@ def _stated(text: str, weekly: bool) -> Statement:
 
 
 def _restates(older: Statement, newer: Statement) -> bool:
-    """The newer states the older's key, or repeats it with the older's value, or says the older's value
-    is gone, shares another of its words (two for a one-word value) and is not about other things
-    (`_other_things`), or repeats all the older's words but one, or but two that are not capitalised
-    (a name it lacks makes it about another person or thing); in these last two ways, never of
-    another release or day's event (`_other_release`, `_release_left_out`, `_other_event`)."""
+    """The newer states the older's key with another value, or (unless it states every typed value of
+    the older again and says none is gone: a restatement, no newer value) repeats the key with the
+    older's value, or says the older's value is gone, shares another of its words (two for a
+    one-word value) and is not about other things (`_other_things`), or repeats all the older's
+    words but one, or but two that are not capitalised; in these last two ways, never of another
+    person or thing (`_other_name`, `_other_key`), release or day's event (`_other_release`,
+    `_release_left_out`, `_other_event`)."""
     if older.key and older.key == newer.key:
-        return True  # the same key with a value of its own
+        return older.value_words != newer.value_words  # the same key with a value of its own
+    if older.values and older.values <= newer.values and not newer.gone:
+        return False  # every typed value it states said again, none said gone: no newer value of it
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
     shared = older.words & newer.words
@@ -383,11 +420,29 @@ def _restates(older: Statement, newer: Statement) -> bool:
     return (
         left_out <= OLDER_ONLY_WORDS or (left_out <= OLDER_ONLY_WORDS + 1 and not left & older.names)
     ) and not (
-        _other_release(older, newer)
+        _other_name(older, newer, left)
+        or _other_release(older, newer)
         or _release_left_out(older, newer, left)
         or _other_event(older, newer, left)
         or _other_subject(older, newer)
+        or _other_key(older, newer)
     )
+
+
+def _other_name(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
+    """A name the older leaves out stands where the newer has another word (statements.swapped): "Pim
+    on leave 2026-11-19, 14 days" and "Teo on leave 2026-11-19, 14 days", "Quokka: Contoso pays for
+    Starter" and "Quokka: Fabrikam pays for Starter" are said of two people or things. A capitalised
+    word left out before the words both say stands in no one's place: "**Owner (Quokka exporter):**
+    Pim", then "Teo takes over Quokka exporter from Pim", changes the owner."""
+    return bool(left & older.names) and swapped(older.text, newer.text)
+
+
+def _other_key(older: Statement, newer: Statement) -> bool:
+    """Both say "Key: value" and the newer's key lacks a word of the older's: "**Owner (Quokka
+    ingest):** Pim" and "status: ...; next: ...; owner: Pim" are said of two keys (the same key is
+    `_restates`'s first link; "Quokka Python version: 3.12" keeps every word of "Python for Quokka")."""
+    return bool(older.key_words and newer.key_words and not older.key_words <= newer.key_words)
 
 
 def _other_release(older: Statement, newer: Statement) -> bool:
@@ -412,15 +467,18 @@ def _other_event(older: Statement, newer: Statement, left: frozenset[str]) -> bo
     says another day: "Pim is out from 2026-11-19 for 4 days" and "Pim is out from 2026-12-27 for 14
     days" are two leaves; the first day says which event, the number its value. The same first day
     with another end and length is the same leave changed ("from 2026-11-29 until 2026-12-08, 10
-    days", then "... until 2026-12-12, 14 days"), and a day alone left out may be the value ("expires
+    days", then "... until 2026-12-12, 14 days"). Nor is another first day beside the same values
+    ("Pim is out from 2026-11-23 for 5 days", then "... from 2027-01-01 for 5 days") a change: the
+    day says which event. A day alone left out, the older's only value, may be the value ("expires
     2026-12-02", then "renewed (new expiry 2027-02-17)")."""
     first = _DAY.search(older.text)
+    if first is None or first.group() not in left:
+        return False
+    beside = older.values - {first.group()}
     return (
-        first is not None
-        and first.group() in left
-        and any(_NUMBER.search(word) and word != first.group() for word in left)
-        and any(_DAY.fullmatch(word) for word in newer.words - older.said)
-    )
+        any(_NUMBER.search(word) and word != first.group() for word in left)
+        or bool(beside and beside <= newer.values)
+    ) and any(_DAY.fullmatch(word) for word in newer.words - older.said)
 
 
 def _other_subject(older: Statement, newer: Statement) -> bool:
