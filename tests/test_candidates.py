@@ -106,7 +106,7 @@ def test_archived_entries_rem_may_supersede_are_the_ones_the_candidate_step_pick
             return {item.id: [entry.ref for entry in entries if "Backups" in entry.text] for item in items}
 
         def echoes(
-            self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float
+            self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float, most: int
         ) -> list[list[str]]:
             return [[] for _ in queries]
 
@@ -155,3 +155,27 @@ def test_the_nearest_first_are_a_stable_sort_s_first_ties_and_all() -> None:
         similarities = np.round(generator.random((20, columns), dtype=np.float32), 1)  # many ties
         expected = np.argsort(-similarities, axis=1, kind="stable")[:, :50]
         assert np.array_equal(_nearest_first(similarities, 50), expected)
+
+
+def test_echoes_are_the_nearest_few_of_all_close_texts_ties_in_order() -> None:
+    """Each query gets the `most` nearest of the texts before its reach at least `floor` close, as ranking
+    them all would give (ties in pool order), without listing them all: a note of thousands of
+    near-identical lines made that list quadratic (6 GB for 33,636 lines)."""
+    rng = np.random.default_rng(0)
+    directions = {f"t{n}": rng.integers(0, 3, size=4).tolist() for n in range(300)}  # many exact ties
+    embedder = FunctionEmbedder(lambda text: [float(x) + 1 for x in directions[text]], 4)
+    pool = list(directions)
+    queries = pool[100:]
+    reach = list(range(100, 300))
+    candidates = HybridCandidates(embedder)
+    found = candidates.echoes(queries, pool, reach, 0.9, 5)
+    every = candidates.echoes(queries, pool, reach, 0.9, len(pool))  # all close texts, ranked
+    assert found == [echoes[:5] for echoes in every]
+    assert max(map(len, every)) > 50 and max(map(len, found)) == 5
+    vectors = embedder.embed(pool)
+    for query, limit, echoes in zip(queries, reach, every, strict=True):
+        near = vectors[:limit] @ vectors[pool.index(query)]
+        assert set(echoes) == {pool[i] for i in range(limit) if near[i] >= 0.9}
+        assert [round(float(near[pool.index(e)]), 5) for e in echoes] == sorted(
+            (round(float(near[pool.index(e)]), 5) for e in echoes), reverse=True
+        )

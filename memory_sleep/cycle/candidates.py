@@ -32,10 +32,10 @@ class Candidates(Protocol):
         ...
 
     def echoes(
-        self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float
+        self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float, most: int
     ) -> list[list[str]]:
-        """For each query, the texts among the first `reach[i]` of `pool` that say much the same by
-        meaning (cosine at least `floor`), nearest first; none without an embedder."""
+        """For each query, the `most` texts among the first `reach[i]` of `pool` that say much the same
+        by meaning (cosine at least `floor`), nearest first; none without an embedder."""
         ...
 
 
@@ -89,7 +89,7 @@ class HybridCandidates:
         return found
 
     def echoes(
-        self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float
+        self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float, most: int
     ) -> list[list[str]]:
         if self.embedder is None or not queries or not pool:
             return [[] for _ in queries]
@@ -105,8 +105,8 @@ class HybridCandidates:
         for start in range(0, len(queries), _ECHO_CHUNK):  # a bounded block of cosines at a time
             block = rows[start : start + _ECHO_CHUNK] @ matrix.T
             for near, limit in zip(block, reach[start : start + _ECHO_CHUNK], strict=True):
-                order = np.argsort(-near[:limit], kind="stable")
-                found.append([pool[index] for index in order if near[index] >= floor])
+                close = np.flatnonzero(near[:limit] >= floor)
+                found.append([pool[index] for index in _first(close, near, most)])
         return found
 
     def keep(self) -> None:
@@ -155,6 +155,15 @@ def _nearest_first(similarities: npt.NDArray[np.float32], count: int) -> npt.NDA
         at_least = np.flatnonzero(row >= floor)
         best[number] = at_least[np.argsort(-row[at_least], kind="stable")][:count]
     return best
+
+
+def _first(indexes: npt.NDArray[np.intp], values: npt.NDArray[np.float32], most: int) -> list[int]:
+    """The `most` of `indexes` (ascending) with the highest `values`, highest first, ties in index order,
+    in time linear in their number: a note of thousands of near-identical lines echoes each of them."""
+    if len(indexes) > most:
+        floor = np.partition(values[indexes], len(indexes) - most)[len(indexes) - most]
+        indexes = indexes[values[indexes] >= floor]
+    return [int(index) for index in indexes[np.argsort(-values[indexes], kind="stable")][:most]]
 
 
 def _query(item: NoteItem) -> str:

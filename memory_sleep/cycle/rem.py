@@ -110,6 +110,7 @@ def _project_statuses(
 
 
 ECHO_FLOOR = 0.7  # cosine of the sidecar's embeddings at which a text may say the same as another
+ECHOES = 5  # the nearest echoes an item is sent with
 _MARKUP = re.compile(r"^\W*(?:\d{1,2}:\d{2}\W*)?")  # "- [ ] ", "**17:12** ", "[16:38] ": no meaning
 
 
@@ -124,9 +125,9 @@ def _with_echoes(
     )
     own = [_MARKUP.sub("", kept.item.text, count=1) for kept in ordered]
     reach = [len(earlier) + number for number in range(len(ordered))]  # an item echoes what came before it
-    found = candidates.echoes(own, [*earlier, *own], reach, ECHO_FLOOR)
+    found = candidates.echoes(own, [*earlier, *own], reach, ECHO_FLOOR, ECHOES)
     return [
-        kept.model_copy(update={"echoes": tuple(said[text] for text in echoes[:5])}) if echoes else kept
+        kept.model_copy(update={"echoes": tuple(said[text] for text in echoes)}) if echoes else kept
         for kept, echoes in zip(ordered, found, strict=True)
     ]
 
