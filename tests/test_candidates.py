@@ -168,8 +168,8 @@ def test_echoes_are_the_nearest_few_of_all_close_texts_ties_in_order() -> None:
     queries = pool[100:]
     reach = list(range(100, 300))
     candidates = HybridCandidates(embedder)
-    found = candidates.echoes(queries, pool, reach, 0.9, 5)
-    every = candidates.echoes(queries, pool, reach, 0.9, len(pool))  # all close texts, ranked
+    found = list(candidates.echoes(queries, pool, reach, 0.9, 5))
+    every = list(candidates.echoes(queries, pool, reach, 0.9, len(pool)))  # all close, ranked
     assert found == [echoes[:5] for echoes in every]
     assert max(map(len, every)) > 50 and max(map(len, found)) == 5
     vectors = embedder.embed(pool)

@@ -59,7 +59,7 @@ def test_vectors_kept_by_another_embedder_are_not_used(tmp_path: Path) -> None:
     assert KeptVectors(tmp_path).found(["a text"], "other/4") == {}
     embedder = FunctionEmbedder(lambda text: [1.0, 0.0, 0.0, 0.0], 4, id="other")
     candidates = HybridCandidates(embedder, kept=KeptVectors(tmp_path))
-    candidates.echoes(["a query"], ["a text"], [1], 0.5, 5)
+    list(candidates.echoes(["a query"], ["a text"], [1], 0.5, 5))
     assert embedder.seen == ["a text", "a query"]
 
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from memory_sleep.cli.main import main
-from memory_sleep.cycle.guards import FEWEST_REWRITES, check_rewrites
+from memory_sleep.cycle.guards import FEWEST_REWRITES, RewriteCount, check_rewrites
 from memory_sleep.cycle.plan import Edit
 from memory_sleep.errors import GuardError
 
@@ -58,6 +58,27 @@ def test_a_note_of_many_similar_lines_is_refused_recorded_and_kept(tmp_path: Pat
     assert f"retry limit is {lines - 1} attempts" in memory and memory.count("\n- ") == 1
 
 
+def test_a_long_note_of_similar_lines_is_refused_as_soon_as_the_refusal_is_sure(tmp_path: Path) -> None:
+    """REM stops once the note has changed more entries than the run could allow were every item left
+    added: the offline engine places 200 items a batch, so 600 lines stop after the first 200 (a 1.5 MB
+    note of 33,676 such lines took minutes and 6 GB to be refused when REM placed them all)."""
+    folder = _workspace(tmp_path, similar_lines_note("Decided: the retry limit is {} attempts", range(600)))
+    before = snapshot_tree(folder)
+    code, output = _run(folder)
+    assert code == 1, output
+    assert (
+        f"Refused: {NOTE} would rewrite or archive MEMORY.md's entries 199 times or more in one run (199 "
+        "supersede by the first 200 of the run's 600 kept items; REM stopped there), for at most 401 entries"
+    ) in " ".join(output.split())
+    assert "--accept-mass-change" in output and "move such a note out of memory/" in output
+    after = snapshot_tree(folder)
+    assert json.loads(after.pop("memory/sleep-log.json"))["status"] == "refused"
+    assert after == before
+    code, output = _run(folder, "--accept-mass-change")
+    assert code == 0, output
+    assert "retry limit is 599 attempts" in (folder / "MEMORY.md").read_text(encoding="utf-8")
+
+
 def test_a_dry_run_with_the_flag_shows_the_plan_and_writes_nothing(tmp_path: Path) -> None:
     folder = _workspace(tmp_path, similar_lines_note("Decided: the retry limit is {} attempts", range(60)))
     before = snapshot_tree(folder, skip_state=False)
@@ -88,6 +109,28 @@ def test_a_first_run_over_many_notes_changing_a_few_each_is_not_held_back() -> N
     check_rewrites(year, 100, 0.25)
     with pytest.raises(GuardError, match=r"memory/day-0.md would"):
         check_rewrites([*year, *_edits("archive", 200, "memory/day-0.md")], 100, 0.25)
+
+
+def test_refused_early_exactly_when_every_way_the_run_could_end_is_refused() -> None:
+    """RewriteCount.check(to_place) refuses when the plan is refused however the `to_place` items left
+    end (each adds at most one entry, and the note's changes only grow), so even if each is added (the
+    most the run could allow), and only then."""
+    for before in (0, 100, 800):
+        for changes in range(40, 300, 29):
+            for to_place in (0, 10, 200, 600):
+                count = RewriteCount(before, 0.25)
+                count.add([*_edits("add", 30, "memory/other.md"), *_edits("supersede", changes)])
+                most_lenient = [
+                    *_edits("add", 30 + to_place, "memory/other.md"),
+                    *_edits("supersede", changes),
+                ]
+                try:
+                    count.check(to_place, 1)
+                except GuardError:
+                    with pytest.raises(GuardError):
+                        check_rewrites(most_lenient, before, 0.25)
+                else:
+                    check_rewrites(most_lenient, before, 0.25)
 
 
 def test_edits_no_note_item_caused_are_not_counted() -> None:

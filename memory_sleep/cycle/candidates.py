@@ -4,7 +4,7 @@ as they are now (earlier batches of the run change them), not the index written 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import zip_longest
 from pathlib import Path
 from typing import Protocol
@@ -33,8 +33,8 @@ class Candidates(Protocol):
 
     def echoes(
         self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float, most: int
-    ) -> list[list[str]]:
-        """For each query, the `most` texts among the first `reach[i]` of `pool` that say much the same
+    ) -> Iterable[list[str]]:
+        """For each query in turn, the `most` texts among the first `reach[i]` of `pool` that say much the same
         by meaning (cosine at least `floor`), nearest first; none without an embedder."""
         ...
 
@@ -90,24 +90,34 @@ class HybridCandidates:
 
     def echoes(
         self, queries: Sequence[str], pool: Sequence[str], reach: Sequence[int], floor: float, most: int
-    ) -> list[list[str]]:
+    ) -> Iterator[list[str]]:
+        """Computed a bounded block of queries at a time, as they are asked for."""
         if self.embedder is None or not queries or not pool:
-            return [[] for _ in queries]
+            yield from ([] for _ in queries)
+            return
         try:
             self._embed_missing(pool)
-            rows = self.embedder.embed(queries)
         except MemorySleepError as error:
-            self.warnings.append(_TEXT_ONLY.format(error=error))
-            self.embedder = None
-            return [[] for _ in queries]
+            yield from self._without_embedder(error, len(queries))
+            return
         matrix = np.stack([self._vectors[text] for text in pool])
-        found: list[list[str]] = []
-        for start in range(0, len(queries), _ECHO_CHUNK):  # a bounded block of cosines at a time
-            block = rows[start : start + _ECHO_CHUNK] @ matrix.T
-            for near, limit in zip(block, reach[start : start + _ECHO_CHUNK], strict=True):
+        for start in range(0, len(queries), _ECHO_CHUNK):
+            if self.embedder is None:  # it failed since, ranking candidates
+                yield from ([] for _ in queries[start:])
+                return
+            try:
+                rows = self.embedder.embed(queries[start : start + _ECHO_CHUNK])
+            except MemorySleepError as error:
+                yield from self._without_embedder(error, len(queries) - start)
+                return
+            for near, limit in zip(rows @ matrix.T, reach[start : start + _ECHO_CHUNK], strict=True):
                 close = np.flatnonzero(near[:limit] >= floor)
-                found.append([pool[index] for index in _first(close, near, most)])
-        return found
+                yield [pool[index] for index in _first(close, near, most)]
+
+    def _without_embedder(self, error: MemorySleepError, count: int) -> Iterator[list[str]]:
+        self.warnings.append(_TEXT_ONLY.format(error=error))
+        self.embedder = None
+        yield from ([] for _ in range(count))
 
     def keep(self) -> None:
         """Keep this run's vectors for the next run's candidate step (with `kept` and an embedder)."""

@@ -252,6 +252,8 @@ class Planner:
         archived = self._recently_archived(today - timedelta(days=self.config.stale_after_days))
         readings = DocumentEditor(document, today)
         self._apply(readings, series.archive_edits(readings, self.retired))
+        rewrites = guards.RewriteCount(len(entries_before), self.config.max_rewrite_share)
+        rewrites.add(self.edits)
         outcome = rem.integrate(
             waiting,
             document,
@@ -261,6 +263,7 @@ class Planner:
             archived,
             candidates=self.candidates,
             recent=self._recent_kept(today - timedelta(days=WINDOW_DAYS), {k.item.id for k in waiting}),
+            watch=None if self.options.accept_mass_change else rewrites.watch,
         )
         editor = DocumentEditor(document, today)
         applied = self._apply(editor, outcome.edits)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -14,6 +14,8 @@ from memory_sleep.engines.base import Integrator
 from memory_sleep.models import EntryView, KeptItem, Operation
 from memory_sleep.workspace.archive import ArchiveRecord, displayed_entry
 from memory_sleep.workspace.memory_doc import SECTION_FOR, Entry, MemoryDocument
+
+Watch = Callable[[Sequence[Edit], int, int], None]  # a batch's edits, items left to place, items placed
 
 
 @dataclass
@@ -53,6 +55,7 @@ def integrate(
     *,
     candidates: Candidates,
     recent: Sequence[KeptItem] = (),
+    watch: Watch | None = None,
 ) -> RemResult:
     """The edits that integrate `kept` into `document`, batch by batch, oldest notes first; then show
     the items it added the entries recently `archived` while still true, so a new value for a fact
@@ -66,22 +69,25 @@ def integrate(
 
     Each item is sent with its echoes: the entries, `recent` kept items (earlier notes' items already
     placed or left in the notes) and earlier items of this run that say much the same by meaning, so an
-    engine can tell a repeat of something it no longer shows (trimmed for room, left in the notes)."""
+    engine can tell a repeat of something it no longer shows (trimmed for room, left in the notes).
+
+    `watch`, if given, sees each batch's edits with how many items are left to place and how many
+    were placed; it may stop the run (a GuardError), and then no more echoes or batches are computed."""
     result = RemResult()
-    every = _with_echoes(
-        sorted(kept, key=lambda k: (k.item.day, k.item.file, k.item.line_start)),
-        [entry.text for _, entry in document.entries()],
-        recent,
-        candidates,
-    )
-    statuses = [k for k in every if k.category == "status" and k.topic]
+    every = sorted(kept, key=lambda k: (k.item.day, k.item.file, k.item.line_start))
+    echoed = _Echoed(every, [entry.text for _, entry in document.entries()], recent, candidates)
+    is_status = [bool(k.category == "status" and k.topic) for k in every]
+    statuses = [echoed[number] for number, status in enumerate(is_status) if status]
     result.applied.extend(_project_statuses(statuses, integrator))
-    ordered = [k for k in every if not (k.category == "status" and k.topic)]
+    ordered = [number for number, status in enumerate(is_status) if not status]
     editor = DocumentEditor(copy.deepcopy(document), today)
     for start in range(0, len(ordered), batch_size):
-        batch = ordered[start : start + batch_size]
+        batch = [echoed[number] for number in ordered[start : start + batch_size]]
         views, by_ref = _views(editor, candidates, batch)
-        result.edits.extend(_edits(batch, integrator.integrate(batch, views), by_ref, editor, result))
+        edits = _edits(batch, integrator.integrate(batch, views), by_ref, editor, result)
+        result.edits.extend(edits)
+        if watch is not None:
+            watch(edits, len(ordered) - start - len(batch), start + len(batch))
     _supersede_archived(editor, archived, integrator, batch_size, today, result, candidates)
     return result
 
@@ -114,22 +120,37 @@ ECHOES = 5  # the nearest echoes an item is sent with
 _MARKUP = re.compile(r"^\W*(?:\d{1,2}:\d{2}\W*)?")  # "- [ ] ", "**17:12** ", "[16:38] ": no meaning
 
 
-def _with_echoes(
-    ordered: Sequence[KeptItem], entries: Sequence[str], recent: Sequence[KeptItem], candidates: Candidates
-) -> list[KeptItem]:
-    """`ordered` with each item's echoes among the entries, the recent items and the items before it."""
-    texts = [*entries, *(kept.item.text for kept in recent), *(kept.item.text for kept in ordered)]
-    said = {_MARKUP.sub("", text, count=1): text for text in reversed(texts)}  # the first text of each
-    earlier = list(
-        dict.fromkeys(_MARKUP.sub("", text, count=1) for text in texts[: len(texts) - len(ordered)])
-    )
-    own = [_MARKUP.sub("", kept.item.text, count=1) for kept in ordered]
-    reach = [len(earlier) + number for number in range(len(ordered))]  # an item echoes what came before it
-    found = candidates.echoes(own, [*earlier, *own], reach, ECHO_FLOOR, ECHOES)
-    return [
-        kept.model_copy(update={"echoes": tuple(said[text] for text in echoes)}) if echoes else kept
-        for kept, echoes in zip(ordered, found, strict=True)
-    ]
+class _Echoed:
+    """The `ordered` items, each with its echoes among the entries, the recent items and the items before
+    it, computed as they are asked for (in order; a run stopped early computes no more)."""
+
+    def __init__(
+        self,
+        ordered: Sequence[KeptItem],
+        entries: Sequence[str],
+        recent: Sequence[KeptItem],
+        candidates: Candidates,
+    ) -> None:
+        texts = [*entries, *(kept.item.text for kept in recent), *(kept.item.text for kept in ordered)]
+        self._said = {
+            _MARKUP.sub("", text, count=1): text for text in reversed(texts)
+        }  # the first text of each
+        earlier = list(
+            dict.fromkeys(_MARKUP.sub("", text, count=1) for text in texts[: len(texts) - len(ordered)])
+        )
+        own = [_MARKUP.sub("", kept.item.text, count=1) for kept in ordered]
+        reach = [
+            len(earlier) + number for number in range(len(ordered))
+        ]  # an item echoes what came before it
+        self._found = iter(candidates.echoes(own, [*earlier, *own], reach, ECHO_FLOOR, ECHOES))
+        self._echoes: list[tuple[str, ...]] = []
+        self._ordered = ordered
+
+    def __getitem__(self, number: int) -> KeptItem:
+        while len(self._echoes) <= number:
+            self._echoes.append(tuple(self._said[text] for text in next(self._found)))
+        kept, echoes = self._ordered[number], self._echoes[number]
+        return kept.model_copy(update={"echoes": echoes}) if echoes else kept
 
 
 def _views(
