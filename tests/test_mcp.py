@@ -57,7 +57,7 @@ def test_lists_the_five_tools_with_descriptions_and_schemas(fixture_workspace: P
             assert tool.description and len(tool.description) > 40
         assert listed["recall"].input_schema["required"] == ["query"]
         assert listed["remember"].input_schema["required"] == ["text"]
-        assert "dry_run" in listed["consolidate"].input_schema["properties"]
+        assert {"dry_run", "accept_mass_change"} <= set(listed["consolidate"].input_schema["properties"])
         assert "briefing" in (client.instructions or "")
 
     with_client(fixture_workspace, work)
@@ -155,6 +155,32 @@ def test_errors_come_back_as_tool_errors_with_the_cli_message(fixture_workspace:
     with_client(fixture_workspace, work)
     log = json.loads((fixture_workspace / "memory" / "sleep-log.json").read_text())
     assert log["status"] == "failed" and log["error"].startswith("MEMORY.md: not valid UTF-8")
+
+
+def test_consolidate_refuses_a_mass_change_and_accepts_it_when_asked(tmp_path: Path) -> None:
+    """A note of many similar lines is refused through the tool as on the command line; the refusal says
+    how to see the plan and go on, and accept_mass_change does, once."""
+    (tmp_path / "memory").mkdir()
+    lines = "".join(f"- Decided: the retry limit is {n} attempts\n" for n in range(120))
+    (tmp_path / "memory" / "2026-11-25.md").write_text(f"# 2026-11-25\n\n{lines}", encoding="utf-8")
+    (tmp_path / "memory-sleep.toml").write_text("[sidecar]\nenabled = false\n", encoding="utf-8")
+
+    async def work(client: Client) -> None:
+        refused = await client.call_tool("consolidate", {})
+        message = " ".join(refused.content[0].text.split())
+        assert refused.is_error and "memory/2026-11-25.md would rewrite or archive" in message
+        assert "consolidate with dry_run and accept_mass_change" in message
+        plan = payload(await client.call_tool("consolidate", {"dry_run": True, "accept_mass_change": True}))
+        assert "\n+- Decided: the retry limit is 119 attempts" in plan["diff"]
+        assert plan["diff"].count("; superseded by memory/2026-11-25.md:") == 119
+        assert not (tmp_path / "MEMORY.md").exists()
+        done = payload(await client.call_tool("consolidate", {"accept_mass_change": True}))
+        assert done["record"]["status"] == "ok" and done["record"]["operations"]["supersede"] == 119
+        again = payload(await client.call_tool("consolidate", {}))  # accepted once: nothing new to change
+        assert again["record"]["status"] == "ok" and not again["record"]["operations"].get("supersede")
+
+    with_client(tmp_path, work)
+    assert "retry limit is 119 attempts" in (tmp_path / "MEMORY.md").read_text(encoding="utf-8")
 
 
 def test_remember_appends_to_an_existing_note(tmp_path: Path) -> None:

@@ -109,13 +109,15 @@ def build_server(
         return {"path": done.path, "line": done.line, "created": done.created}
 
     @server.tool()
-    def consolidate(dry_run: bool = False) -> dict[str, Any]:
+    def consolidate(dry_run: bool = False, accept_mass_change: bool = False) -> dict[str, Any]:
         """Run the sleep cycle now (NREM, REM, cleanup): update MEMORY.md, weekly summaries and the briefing.
 
         With dry_run, return the diff of every file it would change and write nothing. `memory-sleep undo`
-        reverts a run.
+        reverts a run. A run in which one note would rewrite or archive more of MEMORY.md than
+        max_rewrite_share allows (a note of many similar lines) is refused; with accept_mass_change it goes
+        on, once: check its plan with dry_run first.
         """
-        return _tool(lambda: _consolidate(workspace, today(), dry_run))
+        return _tool(lambda: _consolidate(workspace, today(), dry_run, accept_mass_change))
 
     @server.tool()
     def status() -> dict[str, Any]:
@@ -154,14 +156,17 @@ def build_server(
     return server
 
 
-def _consolidate(workspace: Workspace, today: date, dry_run: bool) -> dict[str, Any]:
+def _consolidate(
+    workspace: Workspace, today: date, dry_run: bool, accept_mass_change: bool
+) -> dict[str, Any]:
     from memory_sleep.cycle.runner import RunOptions, run_cycle
     from memory_sleep.engines.select import build_engine
 
     config = load_config(workspace.config_file)
     with recorded_outcome(Attempt(workspace.root, today, config.engine.name, dry_run=dry_run)):
         engine = build_engine(config.engine, workspace.root)
-        report = run_cycle(workspace, config, engine, RunOptions(today=today, dry_run=dry_run))
+        options = RunOptions(today=today, dry_run=dry_run, accept_mass_change=accept_mass_change)
+        report = run_cycle(workspace, config, engine, options)
     result: dict[str, Any] = {
         "changed": bool(report.changes),
         "record": report.record.model_dump(mode="json"),

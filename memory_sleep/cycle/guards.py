@@ -104,8 +104,9 @@ class RewriteCount:
             f"max_rewrite_share ({self.share:.0%}, at least {FEWEST_REWRITES}). A note of many similar lines (a log, "
             "a value pasted line by line) reads as one fact changing again and again. Nothing was changed; the "
             "notes stay and the next run reads them again. See the plan: `memory-sleep run --dry-run "
-            "--accept-mass-change`. Then move such a note out of memory/, or, if the changes are right, run "
-            "once with --accept-mass-change (or raise max_rewrite_share in memory-sleep.toml)."
+            "--accept-mass-change` (the MCP tool: consolidate with dry_run and accept_mass_change). Then move "
+            "such a note out of memory/, or, if the changes are right, run once with --accept-mass-change (or "
+            "raise max_rewrite_share in memory-sleep.toml)."
         )
 
     def watch(self, edits: Sequence[Edit], to_place: int, placed: int) -> None:
