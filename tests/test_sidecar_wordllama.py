@@ -151,3 +151,22 @@ def test_a_read_only_store_built_by_another_embedder_says_what_to_run(tmp_path: 
         ),
     ):
         sidecar.search("where is my vehicle?")
+
+
+def test_a_long_text_costs_its_own_tokens_not_its_batch_s_and_only_its_start_is_read() -> None:
+    """Each text is pooled over its own tokens: padding a batch of 64 to its longest text made one
+    pasted line of a megabyte cost gigabytes; the vectors are the same, bit for bit. Past EMBED_CHARS
+    a text is read from its start (the rest of a pasted megabyte line adds seconds, not meaning)."""
+    import tracemalloc
+
+    model = embed_wordllama.load_model(256)
+    long = " ".join(f"item{n} ok" for n in range(4_000))[: embed_wordllama.EMBED_CHARS]
+    texts = [long, *(f"short line {n}" for n in range(63))]
+    alone = np.vstack([model.embed([text]) for text in texts])
+    tracemalloc.start()
+    together = model.embed(texts)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert np.array_equal(together, alone)
+    assert peak < 40_000_000, peak  # padded to the long text: 64 x its ~12,000 tokens x 256 floats
+    assert np.array_equal(model.embed([long + " and then a megabyte more"]), model.embed([long]))

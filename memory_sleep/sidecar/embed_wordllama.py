@@ -31,6 +31,9 @@ MODEL = "l2_supercat"
 SIZES = (64, 128, 256)
 BATCH = 64  # texts tokenized and pooled at once, as WordLlama does
 FEW_TEXTS = 32  # a process's texts tokenized in Python before `tokenizers` loads (TokenMeans)
+# a text's mean is read from its first this many characters: what a pasted megabyte line means is in
+# its start, and tokenizing all of it took seconds and hundreds of MB (longest real-note paragraph: 13 KB)
+EMBED_CHARS = 32_000
 
 _loaded: dict[int, TokenMeans] = {}
 
@@ -54,12 +57,14 @@ class TokenMeans:
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         pooled = np.empty((len(texts), self.matrix.shape[1]), dtype=np.float32)
         for start in range(0, len(texts), BATCH):
-            ids, mask = self._token_ids(texts[start : start + BATCH])
+            ids, mask = self._token_ids([text[:EMBED_CHARS] for text in texts[start : start + BATCH]])
             np.clip(ids, 0, self.matrix.shape[0] - 1, out=ids)
-            counts = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
-            pooled[start : start + len(ids)] = (
-                np.sum(self.matrix[ids] * mask[..., np.newaxis], axis=1, dtype=np.float32) / counts
-            )
+            # each text's own tokens, not the batch padded to its longest: one pasted 1 MB line made
+            # every text of its batch as long (gigabytes), and the same means come out, bit for bit
+            for row, (tokens, real) in enumerate(zip(ids, mask.sum(axis=1).astype(np.intp), strict=True)):
+                pooled[start + row] = np.sum(
+                    self.matrix[tokens[:real]], axis=0, dtype=np.float32
+                ) / np.float32(max(real, 1))
         return pooled
 
     def _token_ids(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
