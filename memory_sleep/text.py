@@ -177,6 +177,13 @@ def without_history(text: str) -> str:
     return _HISTORY.sub("", text)
 
 
+def not_utf8(error: UnicodeDecodeError) -> str:
+    """Where a file is not UTF-8, for its message: "not valid UTF-8 (line 3, byte 28)" (the line finds it
+    in an editor; the byte, in a hex dump)."""
+    line = bytes(error.object[: error.start]).count(b"\n") + 1
+    return f"not valid UTF-8 (line {line}, byte {error.start})"
+
+
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """`1 entry`, `2 entries`: a count and its noun in agreement (`plural` defaults to noun + "s")."""
     return f"{count} {noun if count == 1 else plural or noun + 's'}"

@@ -233,6 +233,21 @@ def test_doctor_on_a_read_only_workspace_says_what_is_wrong(
 # notes a run does not read
 
 
+def test_a_run_with_nothing_to_do_still_names_the_notes_it_skips(fixture_workspace: Path) -> None:
+    """A note it cannot read is named on every run until it is fixed: after the first run's warning, a
+    user who edited the note (still not UTF-8) was told only 'Nothing to do: no new or changed notes'."""
+    broken = fixture_workspace / "memory" / "2026-11-24.md"
+    broken.write_bytes(b"# 2026-11-24\n\n- Decided: caf\xe9 budget is 50 EUR a month\n")
+    arguments = ["run", str(fixture_workspace), "--today", "2026-11-25", "--engine", "offline"]
+    warning = "Warning: memory/2026-11-24.md: not valid UTF-8 (line 3, byte 28); skipped. Re-save it as UTF-8.\n"
+    first = CliRunner().invoke(main, arguments)
+    assert first.exit_code == 0 and warning in first.stderr
+    broken.write_bytes(broken.read_bytes() + b"- and the caf\xe9 opens at 8\n")
+    again = CliRunner().invoke(main, arguments)
+    assert again.exit_code == 0 and again.stderr == warning
+    assert again.stdout.endswith("Nothing to do: no new or changed notes since the last run.\n")
+
+
 def test_a_run_says_which_files_look_like_notes_it_does_not_read(fixture_workspace: Path) -> None:
     (fixture_workspace / "memory" / "11-24-2026.md").write_text("- Decided: a misnamed note.\n")
     arguments = ["run", str(fixture_workspace), "--today", "2026-11-25", "--engine", "offline"]

@@ -310,7 +310,7 @@ def test_invalid_utf8_note_is_refused_naming_the_file_and_byte(tmp_path: Path) -
     with pytest.raises(NoteReadError) as caught:
         read_note(note, 1000)
     assert str(caught.value) == (
-        "memory/2026-11-12.md: not valid UTF-8 (byte 5); skipped. Re-save it as UTF-8."
+        "memory/2026-11-12.md: not valid UTF-8 (line 1, byte 5); skipped. Re-save it as UTF-8."
     )
 
 

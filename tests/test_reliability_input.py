@@ -99,7 +99,7 @@ def test_invalid_utf8_note_is_skipped(fixture_workspace: Path, clean: dict[str, 
     _assert_skipped_and_rest_proceeds(
         fixture_workspace,
         name,
-        f"memory/{name}: not valid UTF-8 (byte 14); skipped. Re-save it as UTF-8.",
+        f"memory/{name}: not valid UTF-8 (line 1, byte 14); skipped. Re-save it as UTF-8.",
         clean,
     )
 
@@ -140,7 +140,7 @@ def test_an_archive_that_is_not_utf8_stops_the_run_and_says_so(fixture_workspace
     )
     before = snapshot_tree(fixture_workspace)
     with pytest.raises(
-        WorkspaceError, match=r"memory/archive.md: not valid UTF-8 \(byte 16\)\. Nothing was changed"
+        WorkspaceError, match=r"memory/archive.md: not valid UTF-8 \(line 3, byte 16\)\. Nothing was changed"
     ):
         run_offline(fixture_workspace, today=FIXTURE_TODAY)
     assert snapshot_tree(fixture_workspace) == before

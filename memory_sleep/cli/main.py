@@ -279,6 +279,7 @@ def run(
     click.echo(engine_line(record))
     if not report.changes:
         click.echo("Nothing to do: no new or changed notes since the last run.")
+        _report_warnings(record.warnings, verbose)  # a note still skipped, unread, says so each run
         _report_strays(report.strays, verbose)
         return
     ops = ", ".join(f"{n} {op}" for op, n in record.operations.items() if n) or "no changes"
@@ -292,15 +293,19 @@ def run(
     click.echo(
         f"Cleanup: {counted(len(record.weeklyFilesWritten), 'weekly summary', 'weekly summaries')}, briefing {'written' if record.briefingGenerated else 'skipped'}"
     )
-    shown = record.warnings if verbose else record.warnings[:5]
+    _report_warnings(record.warnings, verbose)
+    _report_strays(report.strays, verbose)
+
+
+def _report_warnings(warnings: list[str], verbose: int) -> None:
+    shown = warnings if verbose else warnings[:5]
     for warning in shown:
         click.echo(f"Warning: {warning}", err=True)
-    if len(record.warnings) > len(shown):
+    if len(warnings) > len(shown):
         click.echo(
-            f"({counted(len(record.warnings) - len(shown), 'more warning')}: -v shows all, memory/sleep-log.json keeps them)",
+            f"({counted(len(warnings) - len(shown), 'more warning')}: -v shows all, memory/sleep-log.json keeps them)",
             err=True,
         )
-    _report_strays(report.strays, verbose)
 
 
 def _report_strays(strays: list[str], verbose: int) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from memory_sleep.cycle import memory_loss
 from memory_sleep.cycle.plan import Edit
 from memory_sleep.errors import WorkspaceError
+from memory_sleep.text import not_utf8
 from memory_sleep.workspace.archive import ArchiveRecord, append_records
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_doc import HEADER
@@ -87,5 +88,5 @@ def _decode(raw: bytes, name: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise WorkspaceError(
-            f"{name}: not valid UTF-8 (byte {error.start}). Nothing was changed; re-save it as UTF-8."
+            f"{name}: {not_utf8(error)}. Nothing was changed; re-save it as UTF-8."
         ) from None

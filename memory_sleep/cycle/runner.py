@@ -107,7 +107,7 @@ def run_cycle(
 
 def _unsaid(warnings: list[str], said: list[str]) -> list[str]:
     """The index's warnings about what the run has not already warned of: a note the run could not
-    read is not indexed either, and one line says so ("memory/x.md: not valid UTF-8 (byte 56)")."""
+    read is not indexed either, and one line says so ("memory/x.md: not valid UTF-8 (line 4, byte 56)")."""
     subjects = {warning.split(";", 1)[0] for warning in said}
     return [warning for warning in warnings if warning.split(";", 1)[0] not in subjects]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memory_sleep.text import not_utf8
+
 
 class NoteReadError(Exception):
     """A note (or another workspace file of items) that cannot be read at all: which file, why, and
@@ -48,9 +50,7 @@ def decode(relative: str, raw: bytes, max_bytes: int | None) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise NoteReadError(
-            relative, f"not valid UTF-8 (byte {error.start})", "Re-save it as UTF-8."
-        ) from None
+        raise NoteReadError(relative, not_utf8(error), "Re-save it as UTF-8.") from None
 
 
 def _too_big(relative: str, size: int, max_bytes: int) -> NoteReadError:

@@ -15,6 +15,7 @@ from memory_sleep.config import Config
 from memory_sleep.engines.redact import find_secrets, redact
 from memory_sleep.errors import WorkspaceError
 from memory_sleep.models import NoteItem
+from memory_sleep.text import not_utf8
 from memory_sleep.workspace.layout import NoteFile, Workspace
 from memory_sleep.workspace.lock import workspace_lock
 from memory_sleep.workspace.writer import FileChange, Manifest, SafeWriter
@@ -100,7 +101,7 @@ def redact_notes(workspace: Workspace, config: Config, notes: Sequence[NoteFile]
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             raise WorkspaceError(
-                f"{relative}: not valid UTF-8 (byte {error.start}); nothing was redacted. Re-save it as UTF-8."
+                f"{relative}: {not_utf8(error)}; nothing was redacted. Re-save it as UTF-8."
             ) from None
         found = sightings_in_text(text, relative)
         if found:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from memory_sleep.errors import WorkspaceError
+from memory_sleep.text import not_utf8
 from memory_sleep.workspace.atomic import atomic_write
 from memory_sleep.workspace.layout import Workspace
 
@@ -63,7 +64,7 @@ def remember(
                 body = current.decode("utf-8")
             except UnicodeDecodeError as error:
                 raise WorkspaceError(
-                    f"{relative}: not valid UTF-8 (byte {error.start}); nothing appended. Re-save it as UTF-8."
+                    f"{relative}: {not_utf8(error)}; nothing appended. Re-save it as UTF-8."
                 ) from None
             newline = "\r\n" if "\r\n" in body else "\n"
             if body and not body.endswith("\n"):

@@ -10,7 +10,7 @@ from datetime import date
 from memory_sleep.cli.doctor.report import Check
 from memory_sleep.config import Config
 from memory_sleep.errors import MemorySleepError
-from memory_sleep.text import counted
+from memory_sleep.text import counted, not_utf8
 from memory_sleep.workspace.layout import Workspace, discover, unwritable
 
 _DATE_LIKE = re.compile(r"(\d{4})[-_.](\d{1,2})[-_.](\d{1,2})|(\d{1,2})[-_.](\d{1,2})[-_.](\d{4})")
@@ -26,7 +26,7 @@ def sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
             yield Check(
                 "sizes",
                 "fail",
-                f"MEMORY.md: not valid UTF-8 (byte {error.start}); every run refuses it",
+                f"MEMORY.md: {not_utf8(error)}; every run refuses it",
                 "re-save MEMORY.md as UTF-8",
             )
             return
