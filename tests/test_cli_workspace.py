@@ -211,8 +211,16 @@ def test_writing_verbs_on_a_read_only_workspace_advise_nothing_that_loses_data(
         and "read-only file system; nothing was changed" in (indexed.stderr)
     )
     # forget is a change `undo` reverts, so it takes the workspace's lock first, as a run does
-    assert "cannot lock (Read-only file system). Is the workspace writable?" in forgot.stderr
-    for result in (indexed, forgot):
+    ran = read_only_cli("run", str(fixture_workspace), "--today", "2026-11-25")
+    for result in (forgot, ran):
+        assert (
+            f"memory/.sleep/lock: cannot lock ({fixture_workspace}/memory/.sleep is on a read-only file "
+            "system); nothing was changed. Make the workspace writable (mount it read-write, or run as the "
+            "user who owns it), then rerun"
+        ) in " ".join(result.stderr.split())
+    dry = read_only_cli("run", str(fixture_workspace), "--today", "2026-11-25", "--dry-run")
+    assert dry.returncode == 0 and "+- Decided: new note" in dry.stdout, dry.stderr
+    for result in (indexed, forgot, ran):
         assert result.returncode == 1
         assert DATA_LOSING_ADVICE not in result.stderr and "unexpected" not in result.stderr
 
@@ -239,7 +247,9 @@ def test_a_run_with_nothing_to_do_still_names_the_notes_it_skips(fixture_workspa
     broken = fixture_workspace / "memory" / "2026-11-24.md"
     broken.write_bytes(b"# 2026-11-24\n\n- Decided: caf\xe9 budget is 50 EUR a month\n")
     arguments = ["run", str(fixture_workspace), "--today", "2026-11-25", "--engine", "offline"]
-    warning = "Warning: memory/2026-11-24.md: not valid UTF-8 (line 3, byte 28); skipped. Re-save it as UTF-8.\n"
+    warning = (
+        "Warning: memory/2026-11-24.md: not valid UTF-8 (line 3, byte 28); skipped. Re-save it as UTF-8.\n"
+    )
     first = CliRunner().invoke(main, arguments)
     assert first.exit_code == 0 and warning in first.stderr
     broken.write_bytes(broken.read_bytes() + b"- and the caf\xe9 opens at 8\n")

@@ -14,7 +14,7 @@ from filelock import FileLock, Timeout
 
 from memory_sleep.errors import LockedError, WorkspaceError
 from memory_sleep.workspace.atomic import atomic_write
-from memory_sleep.workspace.layout import refuse_linked_folders
+from memory_sleep.workspace.layout import refuse_linked_folders, unwritable
 
 
 @contextmanager
@@ -24,9 +24,7 @@ def workspace_lock(state_dir: Path, timeout: float) -> Iterator[None]:
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise WorkspaceError(
-            f"{state_dir}: cannot create ({error.strerror}). Is the workspace writable?"
-        ) from None
+        raise _cannot(f"{state_dir}: cannot create", state_dir, error) from None
     lock = FileLock(state_dir / "lock", timeout=timeout)
     holder_file = state_dir / "lock.holder"
     try:
@@ -37,9 +35,7 @@ def workspace_lock(state_dir: Path, timeout: float) -> Iterator[None]:
             "Wait for it to finish, or pass --wait SECONDS."
         ) from None
     except OSError as error:
-        raise WorkspaceError(
-            f"{state_dir / 'lock'}: cannot lock ({error.strerror}). Is the workspace writable?"
-        ) from None
+        raise _cannot(f"{state_dir / 'lock'}: cannot lock", state_dir, error) from None
     try:
         holder = {"pid": os.getpid(), "host": socket.gethostname(), "since": datetime.now(UTC).isoformat()}
         atomic_write(holder_file, json.dumps(holder).encode())
@@ -47,6 +43,20 @@ def workspace_lock(state_dir: Path, timeout: float) -> Iterator[None]:
     finally:
         holder_file.unlink(missing_ok=True)
         lock.release()
+
+
+def _cannot(what: str, state_dir: Path, error: OSError) -> WorkspaceError:
+    """The state folder cannot be written: say whether the file system or the user's rights keep it so."""
+    cause = unwritable(state_dir)
+    if cause is None:
+        return WorkspaceError(
+            f"{what} ({error.strerror or error}); nothing was changed. Check free space and permissions, then rerun."
+        )
+    return WorkspaceError(
+        f"{what} ({cause}); nothing was changed. Make the workspace writable (mount it read-write, or run "
+        "as the user who owns it), then rerun; `memory-sleep recall` still searches it, and `run --dry-run` "
+        "shows what a run would change."
+    )
 
 
 def _describe(holder_file: Path) -> str:
