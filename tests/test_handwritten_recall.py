@@ -5,6 +5,7 @@ the hand-written part, the most of real agents' MEMORY.md files."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import date
 from pathlib import Path
@@ -14,9 +15,11 @@ from click.testing import CliRunner
 
 from memory_sleep.cli.main import main
 from memory_sleep.config import GcConfig
+from memory_sleep.sidecar.rows import EntryRow
+from memory_sleep.sidecar.search import decay_factor
 
 from .gc_helpers import collect, deleted, noon
-from .sidecar_helpers import make_workspace, open_at
+from .sidecar_helpers import NOW, make_workspace, open_at
 
 MEMORY = (
     "# MEMORY.md\n\n## Notes\n- the cat is called Miso and eats at seven\n"
@@ -54,3 +57,43 @@ def test_gc_never_collects_what_a_person_wrote(tmp_path: Path) -> None:
     assert "- Atlas ships the job queue on Postgres in December" in gone  # unused for months
     assert not [text for text in gone if "Miso" in text or "router" in text]
     assert not [skip for skip in plan.decision.skipped if "MEMORY.md changed" in skip]
+
+
+def test_a_hand_written_row_takes_the_day_its_writer_put_on_it() -> None:
+    from memory_sleep.sidecar.sources import memory_items
+
+    text = (
+        "# MEMORY.md\n\nKept by hand.\n\n## Done today (2026-03-26 04:48)\n- API started on port 8001\n\n"
+        "## Setup\n- the gateway moved to port 9000 (2026-04-02)\n- bot token is in the vault\n"
+        "\n## Trip (12月7日)\n- flights booked\n"
+    )
+    days = {item.text: item.day for item in memory_items(text)}
+    assert days == {
+        "Kept by hand.": None,
+        "- API started on port 8001": date(2026, 3, 26),  # its heading's day
+        "- the gateway moved to port 9000 (2026-04-02)": date(2026, 4, 2),  # its own
+        "- bot token is in the vault": None,
+        "- flights booked": None,  # a month and day name no year
+    }
+
+
+@pytest.mark.usefixtures("sidecar_store")  # on SQLite and on Postgres
+def test_an_undated_row_ages_from_when_it_was_written_as_far_as_anything_tells(tmp_path: Path) -> None:
+    folder = make_workspace(tmp_path, {"2026-10-05.md": "- Atlas ships in December\n"}, MEMORY)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        cat = sidecar.search("what is the cat called", k=1)[0]
+        # there before the first index, stating no day: nothing tells when it was written, so it stays
+        # undated (nothing acts on a guess) and ranks as old as the first note, not as said today
+        assert (cat.text, cat.day) == ("- the cat is called Miso and eats at seven", None)
+        assert cat.decay == pytest.approx(decay_factor(_dated(cat.entry, "2026-10-05"), NOW, 90.0, 0.5))
+        (folder / "MEMORY.md").write_text(MEMORY + "- the dog is called Pip\n", encoding="utf-8")
+        sidecar.index()
+        dog = sidecar.search("what is the dog called", k=1)[0]
+        again = sidecar.search("what is the cat called", k=1)[0]
+    assert (dog.text, dog.day, dog.decay) == ("- the dog is called Pip", "2026-11-25", 1.0)  # seen today
+    assert (again.day, again.decay) == (None, cat.decay)
+
+
+def _dated(row: EntryRow, day: str) -> EntryRow:
+    return dataclasses.replace(row, day=day)

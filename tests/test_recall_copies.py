@@ -63,3 +63,55 @@ def test_a_copy_that_ended_otherwise_than_its_note_line_stays_a_result_with_its_
     folded = fold_copies([note, same, ended])
     assert [(item.row.id, item.row.status) for item in folded] == [(1, None), (3, "superseded")]
     assert folded[0].score == 0.9  # the note line took its same-status copy's score
+
+
+def _row(row_id: int, kind: str, path: str, text: str, score: float, day: str = "2026-03-27") -> Ranked:
+    row = EntryRow(
+        id=row_id, source_key=path, source_path=path, kind=kind, line_start=row_id, line_end=row_id,
+        context="", text=text, content_hash=str(row_id), day=day, scope="default", importance=0.5,
+        created_at=0.0, updated_at=0.0, last_accessed_at=None, access_count=0, expires_at=None,
+        deleted_at=None, deleted_reason=None, deleted_pass=None,
+    )  # fmt: skip
+    return Ranked(score=score, decay=1.0, row=row, relevance=score)
+
+
+ITEM = (
+    "- Rollout order:\n  1. canary on the orion-edge pool\n  2. half the fleet after a day\n"
+    "  3. the rest after the error budget holds"
+)
+
+
+def test_copies_that_join_an_items_lines_and_cut_it_short_fold_into_it_and_say_where_they_are() -> None:
+    note = _row(1, "note", "memory/2026-03-27.md", ITEM, 0.5)
+    weekly = _row(
+        2, "weekly", "memory/weekly/2026-W13.md", "- fact: Rollout order:; canary on the orion-edge pool; "
+        "half the fleet after a d… (2026-03-27)", 0.8,
+    )  # fmt: skip
+    archive = _row(
+        3, "archive", "memory/archive.md", "Rollout order:; canary on the orion-edge pool; half", 0.7
+    )
+    other = _row(4, "note", "memory/2026-03-28.md", "- the orion-edge pool has 12 nodes", 0.6, "2026-03-28")
+    folded = fold_copies([note, weekly, archive, other])
+    assert [item.row.id for item in folded] == [1, 4]
+    assert folded[0].score == 0.8 and [row.id for row in folded[0].also] == [2, 3]
+
+
+def test_cut_copies_of_no_note_line_among_the_results_fold_into_the_best_ranked() -> None:
+    weekly = _row(
+        2,
+        "weekly",
+        "memory/weekly/2026-W13.md",
+        "- fact: Rollout order:; canary on the orion-… (2026-03-27)",
+        0.8,
+    )
+    archive = _row(
+        3, "archive", "memory/archive.md", "Rollout order:; canary on the orion-edge pool; half the…", 0.7
+    )
+    folded = fold_copies([archive, weekly])
+    assert [(item.row.id, [row.id for row in item.also]) for item in folded] == [(2, [3])]
+
+
+def test_a_short_line_is_no_copy_of_a_longer_one_that_holds_its_words() -> None:
+    note = _row(1, "note", "memory/2026-03-27.md", "- deploy the orion api today, not the web app", 0.5)
+    short = _row(2, "memory", "MEMORY.md", "- deploy orion", 0.9)
+    assert [item.row.id for item in fold_copies([note, short])] == [2, 1]

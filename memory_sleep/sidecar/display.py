@@ -88,6 +88,8 @@ def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:
             f"{hit.rank:>2}. {where}  {day}{status}  [{hit.entry.kind}, id {hit.id}, score {hit.score:.4f}]"
         )
         lines.append(f"    {shorten(hit.text, width)}")
+        if hit.also:
+            lines.append(f"    also in {', '.join(hit.places_also())}")
     return lines
 
 

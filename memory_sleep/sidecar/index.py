@@ -12,6 +12,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from typing import Protocol, TypeVar
 
 import numpy as np
@@ -23,7 +24,7 @@ from memory_sleep.sidecar.archive_read import appended, whole_read
 from memory_sleep.sidecar.attribution import Sources
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder, Vectors
-from memory_sleep.sidecar.rows import INDEX_REASONS, day_timestamp
+from memory_sleep.sidecar.rows import FIRST_DAY_KEY, INDEX_REASONS, day_timestamp
 from memory_sleep.sidecar.sources import (
     IMPORTANCE,
     SourceFile,
@@ -101,10 +102,11 @@ def index_workspace(
             reembed_all(store, embedder, batch_size)
     files = source_files(workspace)
     report.sources_seen = len(files)
+    today = datetime.fromtimestamp(moment, UTC).date()
     plans = [
         plan
         for source in files
-        if (plan := _plan_source(store, workspace, source, default_scope, max_bytes, report))
+        if (plan := _plan_source(store, workspace, source, default_scope, max_bytes, report, today))
     ]
     _derived_scopes(store, plans, default_scope)
     gone = store.source_keys() - {source.key for source in files}
@@ -168,6 +170,11 @@ def index_workspace(
             report.changed_ids.update(ids)
         update_validity(store, workspace)
         store.set_meta("last_indexed_at", str(moment))
+        begun = min(
+            (source.day.isoformat() for source in files if source.kind == "note" and source.day), default=None
+        )
+        if begun is not None and begun < (store.meta(FIRST_DAY_KEY) or "9999"):
+            store.set_meta(FIRST_DAY_KEY, begun)
     report.sources_read = len(plans)
     report.seconds = time.perf_counter() - started
     return report
@@ -215,6 +222,7 @@ def _plan_source(
     default_scope: str,
     max_bytes: int,
     report: IndexReport,
+    today: date,
 ) -> _SourcePlan | None:
     """What must change for one file, or None when its bytes are as last indexed."""
     try:
@@ -252,6 +260,8 @@ def _plan_source(
     if source.kind == "archive":
         return _plan_archive(store, source, text, previous, plan, default_scope)
     items = read_items(source, text, noise_ids(workspace, source))
+    if source.kind == "memory" and previous is not None:
+        items = _undated_on(items, today)
     _sync(
         plan, store.entries_of_source(source.key), items, lambda item: _new_entry(source, item, default_scope)
     )
@@ -277,6 +287,18 @@ def _plan_archive(
     _sync(plan, existing, read_items(source, text), lambda item: _new_entry(source, item, default_scope))
     plan.archive_read = whole_read(source, text, plan.source, len(existing) + len(plan.inserts)) or ""
     return plan
+
+
+def _undated_on(items: list[SourceItem], today: date) -> list[SourceItem]:
+    """MEMORY.md's entries and hand-written rows that state no day, dated `today`, the day a pass
+    after the file's first found them (a row already indexed keeps its row, and so its day): they
+    age, and are compared with other results, as the dated ones are. Those the first pass finds stay
+    undated: nothing tells when they were written (recall ranks them as old as the first note,
+    `search.decay_factor`; nothing else acts on a guessed day)."""
+    return [
+        dataclasses.replace(item, day=today) if item.kind == "memory" and item.day is None else item
+        for item in items
+    ]
 
 
 def _new_entry(source: SourceFile, item: SourceItem, default_scope: str) -> NewEntry:

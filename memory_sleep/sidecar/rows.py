@@ -16,6 +16,8 @@ Endings = Mapping[int, tuple[str, str, str | None]]  # entry id: (valid_to, stat
 STORED_ENDINGS = (
     "SELECT id, valid_to, status, ended_by, ended_by IS NOT NULL AND ended_by LIKE '%(gc:%' FROM entries"
 )
+# store meta: the first day the workspace's notes speak for (the oldest note the index has seen)
+FIRST_DAY_KEY = "first_note_day"
 # why the index soft-deletes a row: its item left its file, or the file is gone
 INDEX_REASONS = ("item-removed", "source-removed")
 ENTRY_COLUMNS = (

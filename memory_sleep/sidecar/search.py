@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from memory_sleep.gc.signals import confidence, written_at
 from memory_sleep.sidecar.boundary import SidecarStore, VectorSearch
-from memory_sleep.sidecar.rows import day_timestamp
+from memory_sleep.sidecar.rows import FIRST_DAY_KEY, day_timestamp
 from memory_sleep.sidecar.store import EntryRow
 from memory_sleep.sidecar.successors import (
     LATER_TERMS,
@@ -73,6 +73,7 @@ class Hit:
     decay: float
     on: str  # the day it was asked about, ISO
     newer: EntryRow | None = None  # a later result that restates it (sidecar/successors.py)
+    also: tuple[EntryRow, ...] = ()  # its copies (MEMORY.md, weekly summary, archive) folded into it
 
     @property
     def status(self) -> str | None:
@@ -131,14 +132,29 @@ class Hit:
             "status": self.status or "valid",
             "ended_by": self.entry.ended_by if self.entry.ended_on(self.on) else None,
             "newer": f"{self.newer.source_path}:{self.newer.line_start}" if self.newer else None,
+            "also": self.places_also(),
         }
 
+    def places_also(self) -> list[str]:
+        """Where its copies folded into it are: ['MEMORY.md:21', 'memory/weekly/2026-W47.md:9']."""
+        return [f"{row.source_path}:{row.line_start}" for row in self.also]
 
-def decay_factor(row: EntryRow, now: float, half_life_days: float, floor: float) -> float:
-    """floor + (1 - floor) * 0.5 ** (age / half-life); age from the entry's day, else its last write."""
+
+def decay_factor(
+    row: EntryRow, now: float, half_life_days: float, floor: float, undated_since: float | None = None
+) -> float:
+    """floor + (1 - floor) * 0.5 ** (age / half-life); age from the entry's day, else, for a MEMORY.md
+    row the file's first index found stating no day, from `undated_since` (the workspace's first note:
+    nothing tells when it was written, and as if written the day indexed it outranked every dated
+    answer as relevant for months), else from its last write."""
     if half_life_days <= 0:
         return 1.0
-    written = day_timestamp(date.fromisoformat(row.day)) if row.day else row.updated_at
+    if row.day:
+        written = day_timestamp(date.fromisoformat(row.day))
+    elif row.kind == "memory" and undated_since is not None:
+        written = min(undated_since, row.updated_at)
+    else:
+        written = row.updated_at
     age_days = max(0.0, (now - written) / DAY)
     return float(floor + (1.0 - floor) * 0.5 ** (age_days / half_life_days))
 
@@ -287,12 +303,18 @@ def search(
     on = options.as_of or datetime.fromtimestamp(now, UTC).date()
     moment = day_timestamp(on) if options.as_of else now
     day = on.isoformat()
+    first = store.meta(FIRST_DAY_KEY)
+    since = day_timestamp(date.fromisoformat(first)) if first else None
+
+    def decayed(row: EntryRow) -> float:
+        return decay_factor(row, moment, options.half_life_days, options.decay_floor, since)
+
     ranked = []
     for entry_id, score in fused.items():
         row = rows.get(entry_id)
         if row is None or not _answers(row, options, day, moment):
             continue
-        decay = decay_factor(row, moment, options.half_life_days, options.decay_floor)
+        decay = decayed(row)
         relevance = score * decay * COPY_WEIGHT.get(row.kind, 1.0)
         ranked.append(Ranked(relevance * (ENDED_WEIGHT if row.ended_on(day) else 1.0), decay, row, relevance))
 
@@ -307,7 +329,7 @@ def search(
         admits,
         options.k,
         lambda texts: rarest_terms(store, texts, LATER_TERMS),
-        lambda row: decay_factor(row, moment, options.half_life_days, options.decay_floor),
+        decayed,
     )
     ranked = mark_older(ranked, day, options.k)
     return [
@@ -320,6 +342,7 @@ def search(
             item.decay,
             day,
             item.newer,
+            tuple(item.also),
         )
         for rank, item in enumerate(ranked[: options.k], 1)
     ]

@@ -27,7 +27,7 @@ from typing import Any
 
 from memory_sleep.engines.redact import redact
 from memory_sleep.models import NoteItem
-from memory_sleep.text import clean
+from memory_sleep.text import DATE, clean
 from memory_sleep.workspace.archive import ArchiveRecord, displayed_entry, records_since, stated_day
 from memory_sleep.workspace.layout import DAILY_NOTE_NAME, NoteFile, Workspace, discover
 from memory_sleep.workspace.memory_doc import (
@@ -196,8 +196,9 @@ def memory_items(text: str) -> list[SourceItem]:
 def handwritten_items(text: str, sections: dict[int, tuple[int, str]], intro_end: int) -> list[SourceItem]:
     """The items (bullets, lines, paragraphs, tables: as a note splits them) of MEMORY.md's intro (its
     lines before `intro_end`) and of the sections the tool does not keep (`sections`: each one's first
-    line, with the line after it and its title), each in the context of its section and headings,
-    undated: so that recall finds what a person wrote there, not only the tool's entries."""
+    line, with the line after it and its title), each in the context of its section and headings and
+    dated as its writer dated it (`_written_on`): so that recall finds what a person wrote there, not
+    only the tool's entries, and ranks it by its age as it does them."""
     items = []
     memory = NoteFile(path=Path("MEMORY.md"), name="MEMORY.md", day=date.min, topic=None)
     for item in parse_note_text(memory, text).items:
@@ -210,8 +211,25 @@ def handwritten_items(text: str, sections: dict[int, tuple[int, str]], intro_end
             title = found[0]
             headings = headings[headings.index(title) :] if title in headings else [title]
         context = " · ".join(dict.fromkeys(part for part in (*headings, item.lead) if part))
-        items.append(SourceItem("memory", at, item.line_end, context, item.text, None))
+        items.append(SourceItem("memory", at, item.line_end, context, item.text, _written_on(item)))
     return items
+
+
+def _written_on(item: NoteItem) -> date | None:
+    """The day a hand-written item states for itself ("... (2026-03-27)", as the tool's entries do),
+    else the first full day its nearest heading that names one names ("## Done (2026-03-26 04:48)"):
+    the day its writer put on it; None when neither names one."""
+    own = stated_day(item.text)
+    if own is not None:
+        return own
+    for heading in reversed(item.headings):
+        for match in DATE.finditer(heading):
+            if match.group(1):  # a CJK month and day names no year
+                try:
+                    return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+                except ValueError:
+                    continue
+    return None
 
 
 def archive_items(text: str) -> list[SourceItem]:

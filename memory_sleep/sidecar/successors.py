@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -43,12 +43,13 @@ from memory_sleep.engines.offline.statements import swapped
 from memory_sleep.engines.offline.values import current_claim, mentions_value, replaced_values, typed_values
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.text import CLOCK, is_cjk, tokens, word_sequence
+from memory_sleep.text import CLOCK, WORD_MARKS, is_cjk, tokens, word_sequence
 
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
 _NAME = re.compile(r"\b[A-Z][\w.-]*")
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
 _STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
+_CUT_END = re.compile(rf"[\w{re.escape(WORD_MARKS)}]*…\s*$")  # a cut-off last word and the ellipsis
 _KEYED = re.compile(
     r"^(?:.*:\s+)?(?P<key>[^:\n]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
 )  # the last "Key: value"; a key is on one line ("next: X\n  owner: Y" has the key "owner")
@@ -60,6 +61,7 @@ _STAMP = re.compile(r"^[\W_]*" + CLOCK.pattern + r"[\W_]*")  # "[13:03] ", "**14
 # gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
+COPY_WORDS = 3  # a copy of fewer words folds only into a line of the same words
 LATER = 20  # later lines read per result looked up, in the one full-text query for all of them
 LATER_TERMS = 100  # a result is looked up by its rarest terms, which together match at most this many entries
 LATER_KINDS = ("note", "memory", "weekly", "archive")
@@ -79,6 +81,7 @@ class Ranked:
     row: EntryRow
     relevance: float  # the score before an ended result's weight
     newer: EntryRow | None = None
+    also: list[EntryRow] = field(default_factory=list)  # its copies folded into it (`fold_copies`)
 
 
 def ending_place(ended_by: str) -> tuple[str, int] | None:
@@ -152,31 +155,59 @@ def _current(
 
 def fold_copies(ranked: list[Ranked]) -> list[Ranked]:
     """`ranked` without the copies of a note line that is there too: a MEMORY.md entry, a weekly
-    summary's line or an archive record stating the same words (a day and a category label aside).
-    The note line takes the best score of its copies (the one of its day, if notes of several days
-    say it), so the k results hold k different statements and each is shown where it was said. A copy
-    that ended otherwise than its note line (superseded in MEMORY.md while the line is not marked, or
-    the reverse) is another word on it: it stays a result of its own, with its status. Copies of no
-    note line among the results fold into their best-ranked one; note lines are never folded (a later
-    note saying the same is the newer word: `mark_older`)."""
-    said: dict[tuple[frozenset[str], str | None, str | None], list[Ranked]] = {}
+    summary's line or an archive record stating its words (a day, a category label, list marks and a
+    cut-off end aside: a copy joins an item's lines with "; " and may end in "…"), all or at least
+    COPY_WORDS of them. The note line takes the best score of its copies (the one of its day, if notes
+    of several days say it) and lists them in `also`, so the k results hold k different statements and
+    each is shown where it was said. A copy that ended otherwise than its note line (superseded in
+    MEMORY.md while the line is not marked, or the reverse) is another word on it: it stays a result of
+    its own, with its status. Copies of no note line among the results fold into their best-ranked one
+    (the words of one within the other's); note lines are never folded (a later note saying the same
+    is the newer word: `mark_older`)."""
+    ordered = _sorted(ranked)
+    notes = [item for item in ordered if item.row.kind == "note"]
     kept: list[Ranked] = []
-    for item in _sorted(ranked):
-        words = _statement(item.row).words
-        if words:  # a copy whose validity differs is another word on it: shown with its own status
-            said.setdefault((words, item.row.valid_to, item.row.status), []).append(item)
-        else:
+    copies: list[tuple[Ranked, frozenset[str]]] = []  # the copies kept, with their words
+    for item in ordered:
+        if item.row.kind == "note":
             kept.append(item)
-    for same in said.values():
-        notes = [item for item in same if item.row.kind == "note"]
-        kept.extend(notes or same[:1])
-        for copy in same[0 if notes else 1 :]:
-            if copy.row.kind == "note":
-                continue
-            into = next((note for note in notes if note.row.day == copy.row.day), (notes or same)[0])
-            into.score = max(into.score, copy.score)
-            into.relevance = max(into.relevance, copy.relevance)
+            continue
+        words = _statement(item.row).words
+        into = _original(item, words, notes) if words else None
+        if into is None and words:
+            into = next(
+                (
+                    copy
+                    for copy, said in copies
+                    if _same_validity(copy, item) and (_within(words, said) or _within(said, words))
+                ),
+                None,
+            )
+        if into is None:
+            kept.append(item)
+            copies.append((item, words))
+            continue
+        into.score = max(into.score, item.score)
+        into.relevance = max(into.relevance, item.relevance)
+        into.also.append(item.row)
     return _sorted(kept)
+
+
+def _original(copy: Ranked, words: frozenset[str], notes: Sequence[Ranked]) -> Ranked | None:
+    """The note line among `notes` that `copy` copies: of its day if there is one, else the best ranked."""
+    found = [
+        note for note in notes if _same_validity(note, copy) and _within(words, _statement(note.row).words)
+    ]
+    return next((note for note in found if note.row.day == copy.row.day), found[0] if found else None)
+
+
+def _within(words: frozenset[str], other: frozenset[str]) -> bool:
+    """The words are the other's, or at least COPY_WORDS of them and all among the other's."""
+    return words == other or (len(words) >= COPY_WORDS and words <= other)
+
+
+def _same_validity(one: Ranked, other: Ranked) -> bool:
+    return (one.row.valid_to, one.row.status) == (other.row.valid_to, other.row.status)
 
 
 def with_later_statements(
@@ -386,6 +417,8 @@ def _stated(text: str, weekly: bool) -> Statement:
     text = _WEEKLY_LABEL.sub("", text) if weekly else text
     if text.rstrip().endswith(")"):  # a stated day ends it: only then is the pattern tried at each offset
         text = _STATED_DAY.sub("", text)
+    if text.rstrip().endswith("…"):  # a copy cut short: its last word may be cut too
+        text = _CUT_END.sub("", text)
     said = tokens(text)
     return Statement(
         said.difference(word for word in said if ":" in word and CLOCK.fullmatch(word)), said, text
