@@ -165,7 +165,7 @@ def fold_copies(ranked: list[Ranked]) -> list[Ranked]:
     (the words of one within the other's); note lines are never folded (a later note saying the same
     is the newer word: `mark_older`)."""
     ordered = _sorted(ranked)
-    notes = [item for item in ordered if item.row.kind == "note"]
+    notes = [(item, _statement(item.row).words) for item in ordered if item.row.kind == "note"]
     kept: list[Ranked] = []
     copies: list[tuple[Ranked, frozenset[str]]] = []  # the copies kept, with their words
     for item in ordered:
@@ -193,10 +193,16 @@ def fold_copies(ranked: list[Ranked]) -> list[Ranked]:
     return _sorted(kept)
 
 
-def _original(copy: Ranked, words: frozenset[str], notes: Sequence[Ranked]) -> Ranked | None:
-    """The note line among `notes` that `copy` copies: of its day if there is one, else the best ranked."""
+def _original(
+    copy: Ranked, words: frozenset[str], notes: Sequence[tuple[Ranked, frozenset[str]]]
+) -> Ranked | None:
+    """The note line among `notes` (with their words) that `copy` copies: of its day if there is one,
+    else the best ranked."""
+    validity = (copy.row.valid_to, copy.row.status)
     found = [
-        note for note in notes if _same_validity(note, copy) and _within(words, _statement(note.row).words)
+        note
+        for note, said in notes
+        if _within(words, said) and (note.row.valid_to, note.row.status) == validity
     ]
     return next((note for note in found if note.row.day == copy.row.day), found[0] if found else None)
 
