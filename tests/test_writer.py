@@ -314,3 +314,26 @@ def test_recover_sweeps_temporary_files_left_by_a_killed_write(tmp_path: Path) -
     SafeWriter(tmp_path, tmp_path / "memory" / ".sleep" / "snapshots").recover()
     assert not leftover.exists() and not top_leftover.exists()
     assert user_file.read_text() == "mine"
+
+
+def test_recover_sweeps_the_snapshots_and_drops_a_run_killed_before_its_manifest(root: Path) -> None:
+    writer = make_writer(root)
+    kept = writer.apply(writer.new_run_id(), [FileChange("MEMORY.md", b"one\n")])
+    assert kept is not None
+    half_manifest = (
+        snapshot_dir(root, kept.run_id) / ".manifest.json.e3r84qt9.tmp"
+    )  # killed while saving it again
+    half_manifest.write_text("{")
+    unbegun = snapshot_dir(root, "20261202T184159972297Z")  # killed while copying, before its manifest
+    (unbegun / "files" / "memory").mkdir(parents=True)
+    (unbegun / "files" / "memory" / ".briefing.md.a1b2c3d4.tmp").write_bytes(OLD_BRIEFING[:3])
+    (unbegun / "files" / "MEMORY.md").write_bytes(b"one\n")
+    stranger = snapshot_dir(root, "notes-by-hand")  # not a run's folder: left alone
+    stranger.mkdir()
+
+    assert writer.recover() == []
+
+    assert not half_manifest.exists() and not unbegun.exists() and stranger.is_dir()
+    assert [m.run_id for m in writer.manifests()] == [kept.run_id]
+    writer.undo()
+    assert (root / "MEMORY.md").read_bytes() == OLD_MEMORY

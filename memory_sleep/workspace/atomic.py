@@ -9,7 +9,7 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -46,9 +46,11 @@ def atomic_write(path: Path, data: bytes | Callable[[BinaryIO], object]) -> None
 _TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what atomic_write's mkstemp names
 
 
-def sweep_temporary_files(root: Path) -> list[Path]:
-    """Delete atomic_write's leftovers (a process killed between mkstemp and rename) in the workspace."""
+def sweep_temporary_files(root: Path, trees: Sequence[Path] = ()) -> list[Path]:
+    """Delete atomic_write's leftovers (a process killed between mkstemp and rename) in the workspace's
+    folders, and anywhere under `trees` (folders only memory-sleep writes, such as the snapshots)."""
     memory = root / "memory"
+    deep = [folder for tree in trees if tree.is_dir() and not tree.is_symlink() for folder in _folders(tree)]
     folders = [
         root,
         memory,
@@ -56,6 +58,7 @@ def sweep_temporary_files(root: Path) -> list[Path]:
         memory / "archive" / "daily",
         memory / ".sleep",
         memory / ".sleep" / "notes",
+        *deep,
     ]
     removed = []
     for folder in folders:
@@ -66,6 +69,11 @@ def sweep_temporary_files(root: Path) -> list[Path]:
                 path.unlink(missing_ok=True)
                 removed.append(path)
     return removed
+
+
+def _folders(tree: Path) -> list[Path]:
+    """`tree` and every folder under it, not through links."""
+    return [tree, *(path for path in sorted(tree.rglob("*")) if path.is_dir() and not path.is_symlink())]
 
 
 def fsync_dir(folder: Path) -> None:

@@ -216,7 +216,8 @@ class SafeWriter:
         return [manifest.run_id for manifest in self._recover(first)]
 
     def _recover(self, first: Callable[[list[Manifest]], object] | None) -> list[Manifest]:
-        sweep_temporary_files(self.root)
+        sweep_temporary_files(self.root, [self.snapshots_dir])
+        self._drop_unbegun()
         stopped = [manifest for manifest in self.manifests() if manifest.status in STOPPED]
         if first is None and any(manifest.sidecar_passes for manifest in stopped):
             names = ", ".join(manifest.run_id for manifest in stopped)
@@ -235,6 +236,18 @@ class SafeWriter:
             else:  # a run stopped before it wrote a file: its passes were all it changed
                 self._discard(manifest.run_id)
         return stopped
+
+    def _drop_unbegun(self) -> None:
+        """Remove the snapshot folders of runs killed before their manifest was first saved: they hold
+        copies of files the run had not yet touched (it writes none before that save), and no undo
+        can name them."""
+        if not self.snapshots_dir.is_dir() or self.snapshots_dir.is_symlink():
+            return
+        for folder in self.snapshots_dir.iterdir():
+            if folder.is_dir() and not folder.is_symlink() and not (folder / "manifest.json").exists():
+                with contextlib.suppress(ValueError):
+                    datetime.strptime(folder.name, RUN_ID)
+                    shutil.rmtree(folder, ignore_errors=True)
 
     def _discard(self, run_id: str) -> None:
         """Remove the manifest of a run that wrote no file (and the snapshots folder, if it was the one)."""
