@@ -52,12 +52,24 @@ def alike_pairs_with(
     among = frozenset(rows if rows is not None else ())
     found: list[tuple[int, int, float]] = []
     for chosen, block in _blocks(matrix, rows):
-        at, columns = np.nonzero(block >= threshold)
+        at, columns = np.nonzero(block >= threshold - _ROUNDING)
         for row, column in zip(at.tolist(), columns.tolist(), strict=True):
             own = chosen[row]
             if own < column or (rows is not None and own != column and column not in among):
-                found.append((min(own, column), max(own, column), float(block[row, column])))
+                first, second = min(own, column), max(own, column)
+                alike = similarity(matrix[first], matrix[second])
+                if alike >= threshold:
+                    found.append((first, second, alike))
     return sorted(found, key=lambda pair: (-pair[2], pair[0], pair[1]))
+
+
+_ROUNDING = 1e-4  # how far a block product's float32 similarity may stray from `similarity`
+
+
+def similarity(first: Vectors, second: Vectors) -> float:
+    """The cosine similarity of two unit vectors, the same bits whatever else is compared with them
+    (a matrix product's rounding depends on the block's shape and the BLAS threads)."""
+    return float(np.float32(np.dot(first.astype(np.float64), second.astype(np.float64))))
 
 
 def nearest(matrix: Vectors, k: int, rows: Sequence[int] | None = None) -> list[list[int]]:
