@@ -103,8 +103,7 @@ def recall_at_5(
                         rank
                         for rank, hit in enumerate(hits, 1)
                         if any(
-                            hit.source == answer["file"]
-                            and _squash(answer["contains"]) in _squash(hit.text)
+                            hit.source == answer["file"] and _squash(answer["contains"]) in _squash(hit.text)
                             for answer in query["answers"]
                         )
                     ]
