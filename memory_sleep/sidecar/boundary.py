@@ -91,6 +91,11 @@ class SidecarStore(Protocol):
         than `limit` such items, or the store cannot say which terms a MATCH of one word finds."""
         ...
 
+    def term_tokens(self, terms: Sequence[str]) -> dict[str, list[str]] | None:
+        """The terms `dated_terms` names that each of `terms` reads as, in order: a MATCH of a term
+        finds only items holding all of them; None when the store cannot say."""
+        ...
+
     def insert_entries(
         self, entries: Sequence[NewEntry], vectors: Vectors, embedder: str, now: float
     ) -> list[int]: ...

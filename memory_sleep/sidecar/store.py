@@ -275,10 +275,8 @@ class Store(Erasure, QueryLog):
             ).fetchall()
         if len(rows) > limit:
             return None
-        (table,) = self.db.execute("SELECT sql FROM sqlite_master WHERE name = 'entries_fts'").fetchone()
-        probe = sqlite3.connect(":memory:")
+        probe = self._probe()
         try:
-            probe.execute(str(table).replace("entries_fts", "probe", 1))
             probe.execute("CREATE VIRTUAL TABLE probe_terms USING fts5vocab(probe, instance)")
             probe.executemany("INSERT INTO probe (rowid, tokens) VALUES (?, ?)", [(i, t) for i, _, t in rows])
             day_of = {int(entry_id): str(day) for entry_id, day, _ in rows}
@@ -288,6 +286,27 @@ class Store(Erasure, QueryLog):
             ]
         finally:
             probe.close()
+
+    def term_tokens(self, terms: Sequence[str]) -> dict[str, list[str]]:
+        """The tokens the full-text index reads in each of `terms`, in order (its tokenizer folds case
+        and accents and may split a term): a MATCH of a term finds only items holding all of them."""
+        probe = self._probe()
+        try:
+            probe.execute("CREATE VIRTUAL TABLE probe_terms USING fts5vocab(probe, instance)")
+            probe.executemany("INSERT INTO probe (rowid, tokens) VALUES (?, ?)", enumerate(terms, start=1))
+            found: dict[str, list[str]] = {term: [] for term in terms}
+            for token, doc in probe.execute("SELECT term, doc FROM probe_terms ORDER BY doc, offset"):
+                found[terms[int(doc) - 1]].append(str(token))
+            return found
+        finally:
+            probe.close()
+
+    def _probe(self) -> sqlite3.Connection:
+        """An empty in-memory copy of the full-text table (`probe`), reading text as the index does."""
+        (table,) = self.db.execute("SELECT sql FROM sqlite_master WHERE name = 'entries_fts'").fetchone()
+        probe = sqlite3.connect(":memory:")
+        probe.execute(str(table).replace("entries_fts", "probe", 1))
+        return probe
 
     def text_search(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         """(id, BM25 score) of the best full-text matches of any of `terms`, best first (the

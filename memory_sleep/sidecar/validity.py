@@ -110,6 +110,8 @@ class Changes(NamedTuple):
     edited_ids: set[int]
     since_id: int  # the last pass's highest id: the items above it were added since
     touched: dict[str, list[str]] | None = None  # term: sorted days
+    # the terms the index reads each statement term not of one plain word as ("björn": "bjorn")
+    read_as: dict[str, list[str]] | None = None
 
 
 def update_validity(store: SidecarStore, workspace: Workspace) -> None:
@@ -152,7 +154,6 @@ def derive_validity(
                 previous.days[day], previous.day_ids[day], previous.days[day], previous.day_ids[day], [], 0
             )
     kept = previous.matched if previous else {}
-    changes = _changes(store, days, previous) if previous else Changes([], [], [], set(), 0)
     spans = [
         (old, ending, _first_day(old.day, ending.day), ending.day.isoformat()) for old, ending in statements
     ]
@@ -161,7 +162,9 @@ def derive_validity(
         kept[key].terms if key in kept else _statement_terms(span[0].text)
         for key, span in zip(keys, spans, strict=True)
     ]
-    counts = _term_counts(store, {term for found in terms for term in found})
+    every_term = {term for found in terms for term in found}
+    counts = _term_counts(store, every_term)
+    changes = _changes(store, days, previous, every_term) if previous else Changes([], [], [], set(), 0)
     matched: dict[str, Matched] = {}
     found: list[Matched] = []
     for key, wanted, (old, _, start, until) in zip(keys, terms, spans, strict=True):
@@ -241,9 +244,12 @@ def _still(
     edited = [day for day in changes.edited if start <= day < until]
     if edited and not changes.edited_ids.isdisjoint(last.ids):
         return False
-    if changes.touched is not None and all(_WORD.fullmatch(term) for term in chosen):
-        # the items added since (all dated grown days, or altered ones) and those of edited days
-        return not any(_within(changes.touched.get(term, []), start, until) for term in chosen)
+    read = _read_as(chosen, changes.read_as)
+    if changes.touched is not None and read is not None:
+        # the items added since (all dated grown days, or altered ones) and those of edited days: one
+        # holds a term only if it holds all that the term reads as
+        touched = changes.touched
+        return not any(all(_within(touched.get(part, []), start, until) for part in parts) for parts in read)
     if _within(changes.grown, start, until) and store.dated_matches(
         chosen, _KINDS, start, until, 1, changes.since_id
     ):
@@ -325,7 +331,14 @@ def _digest(lines: list[str]) -> str:
     return hashlib.blake2b("".join(lines).encode(), digest_size=8).hexdigest()
 
 
-def _changes(store: SidecarStore, days: dict[str, Day], previous: ValidityState) -> Changes:
+def _read_as(chosen: list[str], read_as: dict[str, list[str]] | None) -> list[list[str]] | None:
+    """What the index reads each of `chosen` as (a plain word as itself); None when one reads as
+    nothing or the store cannot say."""
+    read = [[term] if _WORD.fullmatch(term) else (read_as or {}).get(term, []) for term in chosen]
+    return read if all(read) else None
+
+
+def _changes(store: SidecarStore, days: dict[str, Day], previous: ValidityState, terms: set[str]) -> Changes:
     altered, grown, edited = [], [], []
     edited_ids: set[int] = set()
     for day in sorted(days.keys() | previous.days.keys()):
@@ -340,11 +353,13 @@ def _changes(store: SidecarStore, days: dict[str, Day], previous: ValidityState)
             grown.append(day)
     found = store.dated_terms(previous.last_id, edited, _KINDS, _PROBED_AT_MOST)
     touched: dict[str, list[str]] | None = None
+    read_as: dict[str, list[str]] | None = None
     if found is not None:
         touched = {}
         for day, term in sorted(found):
             touched.setdefault(term, []).append(day)
-    return Changes(altered, grown, edited, edited_ids, previous.last_id, touched)
+        read_as = store.term_tokens(sorted(term for term in terms if not _WORD.fullmatch(term)))
+    return Changes(altered, grown, edited, edited_ids, previous.last_id, touched, read_as)
 
 
 def _term_counts(store: SidecarStore, terms: set[str]) -> dict[str, int]:

@@ -240,6 +240,10 @@ class PgStore(PgErasure):
         asks `dated_matches` instead)."""
         return None
 
+    def term_tokens(self, terms: Sequence[str]) -> None:
+        """None, as `dated_terms`."""
+        return None
+
     def _bm25(
         self, terms: Sequence[str], limit: int, where: str, params: tuple[object, ...], extra: str
     ) -> list[Any]:
