@@ -355,3 +355,36 @@ def test_a_day_a_statement_names_is_no_term_it_is_matched_by(tmp_path: Path) -> 
             sidecar.index()
         assert not any(matched.full for matched in load_state(sidecar.store).matched.values())  # type: ignore[union-attr]
     assert not asked
+
+
+@pytest.mark.sqlite_only
+def test_a_term_not_one_plain_word_decides_without_asking_the_index(tmp_path: Path) -> None:
+    """A statement's term that is not one plain word ("10.0.0.5"; "müller", which the full-text index
+    reads as "muller") keeps its matches without a look at the index for the items added since: one
+    of them matches it only if it holds what the index reads it as. An item that does is matched
+    again, and the pass still writes exactly what a full derivation gives."""
+    folder = _nights(tmp_path)
+    note = folder / "memory" / "2026-11-11.md"
+    note.write_text(
+        note.read_text(encoding="utf-8") + "- the 10.0.0.5 box reboots at night\n", encoding="utf-8"
+    )
+    with open_at(folder) as sidecar:
+        assert sidecar.store.term_tokens(["10.0.0.5", "müller"]) == {
+            "10.0.0.5": ["10.0.0.5"],
+            "müller": ["muller"],
+        }
+        asked: list[object] = []  # the limit of each question to the index
+        real = sidecar.store.dated_matches
+
+        def counted(*args: object, **kwargs: object) -> list[tuple[int, str, str]]:
+            asked.append(args[4])  # 1: a look for added or edited items holding a statement's terms
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        sidecar.store.dated_matches = counted  # type: ignore[method-assign]
+        try:
+            sidecar.index()
+        finally:
+            del sidecar.store.dated_matches
+        full, _ = derive_validity(sidecar.store, Workspace.open(folder))
+        assert _stored(sidecar.store) == full
+    assert asked and set(asked) == {CANDIDATES}  # the statement of 10.0.0.5 matched again, no look
