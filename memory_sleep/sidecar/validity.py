@@ -149,7 +149,7 @@ def derive_validity(
     sizes = day_counts(store)
     days = day_digests(store, earlier_id, _joined(store, sizes, previous, schema))
     if previous is not None:  # the days not digested again are as the last pass digested them
-        for day in sizes.keys() - days.keys():
+        for day in sorted(sizes.keys() - days.keys()):
             days[day] = Day(
                 previous.days[day], previous.day_ids[day], previous.days[day], previous.day_ids[day], [], 0
             )
