@@ -75,3 +75,29 @@ def test_a_line_said_again_within_the_items_of_one_note_recurs_as_one_said_in_it
     assert [(c.verdict, i.line_start) for i, c in result.classified] == [
         ("KEEP", 4 + 2 * ROUTINE_IN_ONE_NOTE)
     ]
+
+
+def test_a_briefing_the_tool_wrote_pasted_into_a_note_is_recalled_text_whole_and_the_note_goes_on() -> None:
+    """The briefing as cycle/briefing.py renders it, every section it writes filled: pasted into a note,
+    each of its lines is text the tool wrote, not new memory; the note's own section after it is read
+    as any. A section the writer gains that the pasted-briefing detector does not know fails here."""
+    from memory_sleep.cycle.briefing import render_briefing
+    from memory_sleep.models import Briefing
+    from memory_sleep.workspace.notes import parse_note_text
+
+    briefing = Briefing(
+        priorities=["[Atlas] renew the TLS cert for api.atlas.example (due 2026-11-25, tomorrow)"],
+        actions=["[Atlas] write the migration runbook (due 2026-12-02, in 8 days)"],
+        context=["Atlas: blocked on the vendor's API key; last: the exporter moves to Postgres 16"],
+        warnings=["Atlas is blocked: waiting on the vendor's API key (due 2026-11-21, 3 days ago)"],
+    )
+    pasted = render_briefing(briefing, date(2026, 11, 24), 4_000)
+    text = f"# 2026-11-25\n\n## Morning\n\nPasted from briefing.md:\n\n{pasted}\n## Afternoon\n\n"
+    text += "- Decided: the billing export moves to Postgres 16; Raj signs off the cutover.\n"
+    note = NoteFile(path=Path("2026-11-25.md"), name="2026-11-25.md", day=date(2026, 11, 25), topic=None)
+    items = parse_note_text(note, text).items
+    verdicts = OfflineClassifier().classify(items, ClassifyContext(projects=["Atlas"], memory=[]))
+    written = [v for item, v in zip(items, verdicts, strict=True) if item.line_start > 5]
+    assert pasted.count("\n## ") == 4  # every section the writer has
+    assert [v.discard_reason for v in written[:-1]] == ["recalled"] * 4
+    assert (written[-1].verdict, written[-1].category) == ("KEEP", "decision")

@@ -40,6 +40,10 @@ TODAY = date(2026, 11, 21)
         # the same values of the same subject, a key in one a verb in the other
         ("Note: Quill ledger is written in Python 3.12", "Quill ledger stack: Python 3.12"),
         ("FYI, Acme is on the Starter (30 seats) plan for Quill", "Quill: Acme pays for Starter (30 seats)"),
+        # a key in one, a verb of its root in the other, whichever names its subject in fewer words
+        ("Orla contract renews on 2026-12-16", "Orla renewal: 2026-12-16"),
+        ("Orla renewal: 2026-12-16", "Orla contract renews on 2026-12-16"),
+        ("Orla Corp contract renews on 2026-10-09", "Orla Corp renewal is due 2026-10-09"),
     ],
 )
 def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
@@ -81,6 +85,10 @@ def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
         ("Quill needs Python 3.12", "Quill ledger stack: Python 3.12"),  # the whole, not the part
         ("Quill ledger is written in Python 3.12 and deployed nightly", "Quill ledger stack: Python 3.12"),
         ("Quill ledger is written in Python 3.13", "Quill ledger stack: Python 3.12"),
+        ("Orla contract renews on 2026-12-17", "Orla renewal: 2026-12-16"),  # another date
+        ("Orla pays on 2026-12-16", "Orla renewal: 2026-12-16"),  # another thing on that day
+        ("Orla review: 2026-12-16", "Orla contract renews on 2026-12-16"),  # not a form of "renews"
+        ("Orla contract renews on 2026-12-16", "Orla review: 2026-12-16"),
     ],
 )
 def test_a_statement_that_brings_something_new_does_not_echo(text: str, other: str) -> None:
@@ -110,6 +118,15 @@ def test_an_echo_of_an_item_memory_no_longer_shows_is_a_noop_too() -> None:
     item = _kept("Ines owns the Quill ledger", "relationship", ["- Quill ledger is Ines's area"])
     (operation,) = OfflineIntegrator().integrate([item], [])
     assert (operation.op, operation.target) == ("noop", None)
+
+
+def test_a_restatement_of_a_kept_key_in_a_sentence_is_a_noop_after_a_remark_or_without() -> None:
+    """ "For the record, Orla contract renews on 2026-12-16" after "**Orla renewal:** 2026-12-16" (left
+    in the notes, or archived to keep memory small): the same date of the same thing, told again."""
+    for text in ("For the record, Orla contract renews on 2026-12-16", "Orla contract renews on 2026-12-16"):
+        item = _kept(text, echoed=["**Orla renewal:** 2026-12-16"])
+        (operation,) = OfflineIntegrator().integrate([item], [])
+        assert (operation.op, operation.target) == ("noop", None)
 
 
 def test_an_echo_is_no_repeat_when_memory_holds_another_value_of_it() -> None:

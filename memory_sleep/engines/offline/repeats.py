@@ -186,11 +186,13 @@ _OWN_WORDS = 1  # content words either of two statements of the same values may 
 
 
 def _same_values_of_its_subject(claim: str, other: str, projects: frozenset[str]) -> bool:
-    """Both state the same values, `other` names all that `claim` is about (its subject, less project
+    """Both state the same values, one names all that the other is about (its subject, less project
     names), and each has at most one other content word of its own (the other's subject, or what
-    `claim` says): a key in one is a verb in the other ("Vela notifier is written in Python 3.12" and
-    "Vela notifier stack: Python 3.12"), not another thing ("Vela api stack: Python 3.12", "Vela needs
-    Python 3.12") nor more said of it ("... Python 3.12 and deployed nightly")."""
+    `claim` says), a word in another form of one root counting as the same ("renews", "renewal"): a
+    key in one is a verb in the other ("Vela notifier is written in Python 3.12" and "Vela notifier
+    stack: Python 3.12", "Wonka contract renews on 2026-12-16" and "Wonka renewal: 2026-12-16"), not
+    another thing ("Vela api stack: Python 3.12", "Vela needs Python 3.12") nor more said of it ("...
+    Python 3.12 and deployed nightly")."""
     claimed = values.typed_values(claim)
     if not claimed or claimed != values.typed_values(other):
         return False
@@ -198,9 +200,28 @@ def _same_values_of_its_subject(claim: str, other: str, projects: frozenset[str]
     said, held = _stems(tokens(claim)), _stems(tokens(other))
     return (
         bool(own)
-        and own <= held
-        and len(theirs - said) <= _OWN_WORDS
-        and len(_stems(statements.informative(tokens(claim) - projects)) - held) <= _OWN_WORDS
+        and (not _lacking(own, held) or (bool(theirs) and not _lacking(theirs, said)))
+        and len(_lacking(theirs, said)) <= _OWN_WORDS
+        and len(_lacking(_stems(statements.informative(tokens(claim) - projects)), held)) <= _OWN_WORDS
+    )
+
+
+_ROOT = 5  # letters at least of a stem another word of its root extends
+_ENDING = 3  # letters at most of the ending that extends it ("renew" + "al")
+
+
+def _lacking(words: set[str], other: set[str]) -> set[str]:
+    """The stems of `words` with no stem of their root in `other`."""
+    return {word for word in words if not any(_one_root(word, known) for known in other)}
+
+
+def _one_root(word: str, other: str) -> bool:
+    """Two stems of one root: the same, or one a stem of _ROOT letters or more that the other extends
+    by an ending of at most _ENDING letters ("renew", "renewal"; not "api", "apis" nor "contract",
+    "contractors")."""
+    short, long = sorted((word, other), key=len)
+    return short == long or (
+        len(short) >= _ROOT and long.startswith(short) and len(long) - len(short) <= _ENDING
     )
 
 
