@@ -190,7 +190,7 @@ def _same_values_of_its_subject(claim: str, other: str, projects: frozenset[str]
     names), and each has at most one other content word of its own (the other's subject, or what
     `claim` says), a word in another form of one root counting as the same ("renews", "renewal"): a
     key in one is a verb in the other ("Vela notifier is written in Python 3.12" and "Vela notifier
-    stack: Python 3.12", "Wonka contract renews on 2026-12-16" and "Wonka renewal: 2026-12-16"), not
+    stack: Python 3.12", "Orla contract renews on 2026-12-16" and "Orla renewal: 2026-12-16"), not
     another thing ("Vela api stack: Python 3.12", "Vela needs Python 3.12") nor more said of it ("...
     Python 3.12 and deployed nightly")."""
     claimed = values.typed_values(claim)
