@@ -40,6 +40,43 @@ class Changes:
 
 
 @dataclass(frozen=True)
+class CueWords:
+    """The words of one word cue of the offline engine (memory_sleep/engines/offline/cues.py says how
+    each cue uses them), one phrase a line; see en.toml for how a phrase is written."""
+
+    words: str = ""
+    marks: str = ""
+    starts: str = ""
+    labels: str = ""
+    patterns: str = ""
+
+
+@dataclass(frozen=True)
+class Cues:
+    """The word cues of the offline engine, by what they tell of a note's line."""
+
+    filler: CueWords = field(default_factory=CueWords)
+    narration: CueWords = field(default_factory=CueWords)
+    debug: CueWords = field(default_factory=CueWords)
+    recalled: CueWords = field(default_factory=CueWords)
+    briefing_heading: CueWords = field(default_factory=CueWords)
+    generic_heading: CueWords = field(default_factory=CueWords)
+    decision: CueWords = field(default_factory=CueWords)
+    lesson: CueWords = field(default_factory=CueWords)
+    action: CueWords = field(default_factory=CueWords)
+    action_verb: CueWords = field(default_factory=CueWords)
+    deadline: CueWords = field(default_factory=CueWords)
+    relationship: CueWords = field(default_factory=CueWords)
+    status: CueWords = field(default_factory=CueWords)
+    finished: CueWords = field(default_factory=CueWords)
+    blocked: CueWords = field(default_factory=CueWords)
+    done: CueWords = field(default_factory=CueWords)
+    value_changed: CueWords = field(default_factory=CueWords)
+    fact: CueWords = field(default_factory=CueWords)
+    declarative_verb: CueWords = field(default_factory=CueWords)
+
+
+@dataclass(frozen=True)
 class LanguageWords:
     """One language's file: stopwords, generic words and log verbs separated by spaces, lead-ins and
     marks of what is still to do one a line, section names by kind, markers of changed values."""
@@ -51,6 +88,7 @@ class LanguageWords:
     still_open: str = ""
     sections: Sections = field(default_factory=Sections)
     changes: Changes = field(default_factory=Changes)
+    cues: Cues = field(default_factory=Cues)
 
 
 def read_languages() -> dict[str, LanguageWords]:
@@ -65,7 +103,8 @@ def _language(path: Path, data: dict[str, Any]) -> LanguageWords:
     try:
         sections = Sections(**data.pop("sections", {}))
         changes = Changes(**data.pop("changes", {}))
-        return LanguageWords(**data, sections=sections, changes=changes)
+        cues = Cues(**{name: CueWords(**words) for name, words in data.pop("cues", {}).items()})
+        return LanguageWords(**data, sections=sections, changes=changes, cues=cues)
     except TypeError as error:  # an unknown key: "... got an unexpected keyword argument 'x'"
         raise ValueError(f"{path}: {error}") from None
 
@@ -153,3 +192,14 @@ BEFORE_LABELS = frozenset(_phrases("before_label"))
 """Keys of a line stating the old value of a change told as a pair: "Before:", "之前:"."""
 NOW_LABELS = frozenset(_phrases("now_label"))
 """Keys of the line stating its current value: "Now:", "现在:"."""
+
+
+def cue_words(cue: str, kind: str) -> tuple[str, ...]:
+    """One list of one word cue of the offline engine, every language's lines in turn (for the engine
+    only: the cues' patterns are built in memory_sleep/engines/offline/cues.py)."""
+    return tuple(
+        line.strip()
+        for language in _LANGUAGES
+        for line in getattr(getattr(language.cues, cue), kind).splitlines()
+        if line.strip()
+    )
