@@ -74,6 +74,7 @@ class Cues:
     value_changed: CueWords = field(default_factory=CueWords)
     fact: CueWords = field(default_factory=CueWords)
     declarative_verb: CueWords = field(default_factory=CueWords)
+    task_state: CueWords = field(default_factory=CueWords)
 
 
 @dataclass(frozen=True)

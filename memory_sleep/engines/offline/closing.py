@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from memory_sleep.engines.offline import cues, matching, sections
-from memory_sleep.language import STILL_OPEN
+from memory_sleep.language import STILL_OPEN, cue_words
 from memory_sleep.models import Closure, EntryView, KeptItem
 from memory_sleep.text import (
     CLOCK,
@@ -49,15 +49,9 @@ _DATE = re.compile(
 # who does it or that it is done, in front: "Ben: fix ...", "Closed: ...", "完成：..."
 _LEAD = re.compile(r"^\W*(?:[A-Z][\w'-]*\s*){1,2}[:：]\s*|^\W*(?:完成|完了|已完成)[:：]?\s*")
 # how a note says a task is done, open or due: nothing about which task it is
-_SAYS_DONE = "done closed close confirmed finished complete completed erledigt hecho 完成 完了"
-_SAYS_OPEN = "todo next follow-up followup need action still open don forget reminder please must remember"
-_SAYS_WHEN = (
-    "by due bis deadline eod eow asap before until end today tomorrow tonight yesterday last this week "
-    "weeks month months year morning evening afternoon monday tuesday wednesday thursday friday saturday "
-    "sunday mon tue wed thu fri sat sun jan feb mar apr may jun jul aug sep sept oct nov dec january "
-    "february march april june july august september october november december"
+_NOT_THE_TASK = frozenset(
+    _STEM.sub("", word) for line in cue_words("task_state", "words") for word in line.split()
 )
-_NOT_THE_TASK = frozenset(_STEM.sub("", word) for word in f"{_SAYS_DONE} {_SAYS_OPEN} {_SAYS_WHEN}".split())
 
 
 class OfflineCloser:
