@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memory_sleep.config import Config
+from memory_sleep.sidecar.restatement import stated
 from memory_sleep.sidecar.search import Hit
 from memory_sleep.sidecar.successors import ending_row
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records
@@ -123,6 +124,31 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
         (
             "**Owner (Orion ingest):** Pim",
             "status: Orion is back on track after the load test; next: a beta for 24 users; owner: Pim",
+        ),
+        # a remark ahead of two statements is no key of theirs
+        (
+            "Again for the record: Ines (Contoso) wants cost estimates in every proposal",
+            "Again for the record: Ola (Fabrikam) prefers a quick call over meetings",
+        ),
+        # a value and what it is of left out: another thing's value
+        ("Orion keeps invoices for 180 days", "Orion keeps exports for 90 days"),
+        # the value left out with nothing in its place: the newer says other things of it
+        ("`dark_mode` (Orion): on for everyone", "clean up the `dark_mode` flag in Orion"),
+        ("Pim owns Orion exporter", "queue for Orion is NATS; it unblocks Pim's work on exporter"),
+        # another leave: the newer's subject names a day the older never says
+        (
+            "Pim is out from 2026-11-28 for 5 days; Teo covers",
+            "Pim's leave from 2026-12-17 is now 3 days (was 5 days)",
+        ),
+        # a value a newer entry's history holds is no value it says is gone
+        (
+            "Pim's leave from 2026-11-30 is now 3 days (was 5 days)",
+            "Pim on leave 2026-11-26 to 2026-11-30 (5 days) (previously: Pim on leave 2026-11-26 to 2026-11-28 (3 days))",
+        ),
+        # a list's number is no value of the line
+        (
+            "Pim is out from 2026-11-24 for 3 days; Teo covers",
+            "3. Pim is out from 2027-01-12 for 4 days; Teo covers",
         ),
     ],
 )
@@ -255,6 +281,14 @@ def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(
         ("Orion ingest listens on 6001", "Again for the record: Orion ingest listens on port 6001"),
         # the same key and value
         ("**Orion plan (Contoso):** Enterprise (20 seats)", "Orion plan (Contoso): Enterprise (20 seats)"),
+        # every word said again, after a remark
+        ("Pim reports to Teo", "For the record, Pim reports to Teo"),
+        (
+            "`dark_mode` (Orion): on for Contoso only",
+            "(repeating for the summary) Orion flag `dark_mode` is on for Contoso only",
+        ),
+        # the key's value said again, and no other name
+        ("**Owner (Orion reports):** Pim", "For the record, Pim owns Orion reports"),
     ],
 )
 def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path, old: str, new: str) -> None:
@@ -275,6 +309,8 @@ def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path
         ("**Owner (Orion exporter):** Pim", "Teo takes over Orion exporter from Pim"),
         # a version alone: the value
         ("Orion is pinned to Python 3.12", "Orion is pinned to Python 3.11"),
+        # the key's value read before an arrow with the word before it
+        ("Orion production region: ams", "Orion region switched ams → us-west-2"),
         # a day may be the value
         (
             "TLS cert for billing.orion.io expires 2026-12-02 (Raj)",
@@ -341,3 +377,14 @@ def test_a_gc_link_to_a_row_that_holds_other_text_now_names_no_successor(tmp_pat
         )
         assert ending_row(sidecar.store, f"entry {row.id}: Decision for Sable: bugs only") is None
         assert ending_row(sidecar.store, f"entry {row.id} (gc:compaction)") is not None
+
+
+def test_a_statement_is_what_a_line_says_now() -> None:
+    """A weekly summary's copy of a pending item ends with its place, a MEMORY.md entry with its
+    history ("(previously: ...)"), a note line may open with a remark: none is a word it states."""
+    said = stated("**Orion exporter port:** 4843", False)
+    assert stated("- **Orion exporter port:** 4843 (memory/2026-10-03.md:25)", True).words == said.words
+    assert stated("Again for the record: **Orion exporter port:** 4843", False).words == said.words
+    changed = stated("Orion exporter port: 4843 (previously: Orion exporter port: 4080)", False)
+    assert changed.words == stated("Orion exporter port: 4843", False).words
+    assert changed.gone == ("Orion exporter port: 4080",)

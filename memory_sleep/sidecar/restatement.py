@@ -4,9 +4,12 @@ keys and typed values (sidecar/successors.py ranks the newer first and marks the
 The newer restates the older when it says the older's key with another value, names the older's key
 and old value ("moved to X (was Y)"), says the older's value is gone as the offline engine reads a
 change ("(was Y)", "from Y to X": engines/offline/values.py) and shares another word with it, or
-repeats all its words but one. It does not when it states every typed value of the older again and
-says none is gone (a restatement, no newer value), nor when the two are said of two things: another
-person or name, another key, another release or another day's event.
+repeats all its words but one, which it says otherwise in its place (or a typed value of which it
+gives another of the kind). It does not when it states every typed value or the key's value of the
+older again and says none is gone (a restatement, no newer value), nor when the two are said of two
+things: another person or name, another key, another release or another day's event. What a line
+states leaves out a remark ahead of it ("Again for the record: "), its list marks, a MEMORY.md
+entry's "(previously: ...)" and a weekly copy's place: none is news of what it says.
 """
 
 from __future__ import annotations
@@ -14,18 +17,24 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import cached_property
 
 from memory_sleep.engines.offline.matching import predicate, subject_phrase
+from memory_sleep.engines.offline.repeats import remark_ahead
 from memory_sleep.engines.offline.statements import swapped
 from memory_sleep.engines.offline.values import current_claim, mentions_value, replaced_values, typed_values
+from memory_sleep.language import LEAD_IN_WORDS
 from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.text import CLOCK, WORD_MARKS, is_cjk, tokens, word_sequence
+from memory_sleep.text import CLOCK, LIST_MARK, WORD_MARKS, is_cjk, tokens, without_history, word_sequence
 
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
 _NAME = re.compile(r"\b[A-Z][\w.-]*")
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
 _STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
+_NOTE_PLACE = re.compile(
+    r"\s*\([^()\s]+\.md:\d+\)\s*$"
+)  # "(memory/2026-10-03.md:80)": a pending item's place
 _CUT_END = re.compile(rf"[\w{re.escape(WORD_MARKS)}]*…\s*$")  # a cut-off last word and the ellipsis
 _KEYED = re.compile(
     r"^(?:.*:\s+)?(?P<key>[^:\n]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
@@ -34,6 +43,7 @@ _NUMBER = re.compile(r"\d")
 _WHICH = re.compile(r"v?\d+(?:\.\d+)+|\d{4}-\d{2}-\d{2}")  # a version, a day: which release, which event
 _RELEASE = re.compile(r"v\d+(?:\.\d+)+")  # "v0.13.8": a release; a bare "3.12" may be a value
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_LIST_MARKS = re.compile(rf"(?:{LIST_MARK.pattern})+".replace("(?:^", "^(?:", 1))  # "- 3. ": list marks
 _STAMP = re.compile(r"^[\W_]*" + CLOCK.pattern + r"[\W_]*")  # "[13:03] ", "**14:29** "
 KEY_WORDS = 2  # a key of at least this many words names one thing
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
@@ -133,7 +143,12 @@ class Statement:
         the day, "Quokka v0.12.3: the new alerts flow" no typed value."""
         text = _STAMP.sub("", self.text.replace("*", "").strip())
         subject = subject_phrase(text) if predicate(text) else ""  # a verb or key ends its subject
-        return _typed(text) - _typed(subject) - self.which
+        return _typed(without_history(text)) - _typed(subject) - self.which
+
+    @cached_property
+    def value_words_typed(self) -> frozenset[str]:
+        """The words of the typed values it states."""
+        return frozenset(word for value in self.values for word in tokens(value))
 
     @cached_property
     def gone(self) -> tuple[str, ...]:
@@ -154,11 +169,18 @@ def statement(row: EntryRow) -> Statement:
 @functools.lru_cache(maxsize=4096)  # fold_copies and mark_older read the same results' statements
 def stated(text: str, weekly: bool) -> Statement:
     text = _WEEKLY_LABEL.sub("", text) if weekly else text
-    if text.rstrip().endswith(")"):  # a stated day ends it: only then is the pattern tried at each offset
+    # a stated day ends it, or a pending item's place: only then are the patterns tried at each offset
+    if text.rstrip().endswith(")"):
         text = _STATED_DAY.sub("", text)
+        text = _NOTE_PLACE.sub("", text) if weekly else text
     if text.rstrip().endswith("…"):  # a copy cut short: its last word may be cut too
         text = _CUT_END.sub("", text)
-    said = tokens(text)
+    text = _LIST_MARKS.sub("", _STAMP.sub("", text.strip()))  # "3. Wei is out ...": no number of it
+    # "Again for the record: X", "(repeating for the summary) X": the remark is no news of X
+    ahead = remark_ahead(text, frozenset())
+    if ahead is not None and tokens(ahead[0]) & LEAD_IN_WORDS:
+        text = ahead[1]
+    said = tokens(without_history(text))  # "X (previously: Y)" states X; `gone` reads Y
     return Statement(
         said.difference(word for word in said if ":" in word and CLOCK.fullmatch(word)), said, text
     )
@@ -174,8 +196,15 @@ def restates(older: Statement, newer: Statement) -> bool:
     `_release_left_out`, `_other_event`)."""
     if older.key and older.key == newer.key:
         return older.value_words != newer.value_words  # the same key with a value of its own
-    if older.values and older.values <= newer.values and not newer.gone:
+    if older.values and older.values <= newer.values and not _says_gone(older, newer):
         return False  # every typed value it states said again, none said gone: no newer value of it
+    if (
+        older.value_words
+        and older.value_words <= newer.words
+        and not newer.names - older.words
+        and not _says_gone(older, newer)
+    ):
+        return False  # its key's value said again, no other name: "Jonas owns X" after "Owner (X): Jonas"
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
     shared = older.words & newer.words
@@ -183,14 +212,18 @@ def restates(older: Statement, newer: Statement) -> bool:
     for value in gone:  # "moves from Pim to Teo" after "ask Pim about ..."
         beside = shared - tokens(value)
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
-        if len(beside) >= wanted and mentions_value(older.claim, value):
+        if len(beside) >= wanted and _gone_from(older, value):
             return not _other_release(older, newer)
     if _count(shared, older.pairs) < SHARED_WORDS:
         return False
     left = older.words - newer.words
     left_out = _count(left, older.pairs)
+    if left & older.value_words_typed and left - older.value_words_typed and swapped(older.text, newer.text):
+        return False  # a value and what it is of: "keeps invoices for 180 days", then "exports for 90 days"
     return (
-        left_out <= OLDER_ONLY_WORDS or (left_out <= OLDER_ONLY_WORDS + 1 and not left & older.names)
+        (left_out <= OLDER_ONLY_WORDS or (left_out <= OLDER_ONLY_WORDS + 1 and not left & older.names))
+        and left_out > 0
+        and (_replaced(older, newer, left) or _another_typed_value(older, newer, left))
     ) and not (
         _other_name(older, newer, left)
         or _other_release(older, newer)
@@ -199,6 +232,51 @@ def restates(older: Statement, newer: Statement) -> bool:
         or _other_subject(older, newer)
         or _other_key(older, newer)
     )
+
+
+def _replaced(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
+    """The newer is the older with the words it leaves out said otherwise in their place, and nothing
+    more: "Felix owns Orion notifier", then "Raj takes over Orion notifier from Felix"; "runs weekly
+    at noon", then "runs daily". A value it leaves out with nothing in its place is not changed by
+    it ("`dark_mode` (Orion): on for everyone", then "clean up the `dark_mode` flag in Orion"), nor
+    is one beside which it says other things ("Raj owns Orion exporter", then "queue for Orion is
+    NATS; it unblocks Raj's work on exporter")."""
+    own, theirs = word_sequence(older.text), word_sequence(newer.text)
+    replaced: set[str] = set()
+    instead: set[str] = set()
+    for tag, start, end, other_start, other_end in SequenceMatcher(
+        None, own, theirs, autojunk=False
+    ).get_opcodes():
+        if tag == "replace" and left.intersection(own[start:end]):
+            replaced.update(own[start:end])
+            instead.update(theirs[other_start:other_end])
+    return left <= replaced and newer.words - older.said <= instead | frozenset(
+        word for value in newer.gone for word in tokens(value)
+    )
+
+
+def _another_typed_value(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
+    """The older's typed values the newer leaves out have each a value of their kind in the newer that
+    the older never says: "expires 2026-12-02", then "renewed (new expiry 2027-02-17)"."""
+    own, theirs = typed_values(without_history(older.text)), typed_values(without_history(newer.text))
+    kinds = [kind for kind, found in own.items() if any(tokens(value) & left for value in found)]
+    return bool(kinds) and all(theirs.get(kind, frozenset()) - own[kind] for kind in kinds)
+
+
+def _says_gone(older: Statement, newer: Statement) -> bool:
+    """The newer says a value of the older is gone."""
+    return any(_gone_from(older, gone) for gone in newer.gone)
+
+
+def _gone_from(older: Statement, gone: str) -> bool:
+    """`gone` is a value of the older: its claim's, or its key's value with a word at most beside it
+    ("switched ams", read before the arrow of "Sable region switched ams → us-west-2", after "Sable
+    production region: ams"); not a whole statement that holds it ("(previously: Tom on leave
+    2026-11-26 to 2026-11-28 (3 days))" is no value of "Tom's leave ... is now 3 days")."""
+    if mentions_value(older.claim, gone):
+        return True
+    said = tokens(gone)
+    return bool(older.value_words) and older.value_words <= said and len(said) <= len(older.value_words) + 1
 
 
 def _other_name(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
@@ -220,8 +298,15 @@ def _other_key(older: Statement, newer: Statement) -> bool:
 def _other_release(older: Statement, newer: Statement) -> bool:
     """Each one's subject names a version or a day the other never says: "Scope of Quokka v0.16.0:
     audit log v2" and "Quokka v0.12.2 scope changed: ... instead of audit log v2" are two releases;
-    "Python for Quokka: 3.12" and "Quokka moved from Python 3.12 to 3.11" change one value."""
-    return bool(older.which - newer.said and newer.which - older.said)
+    "Python for Quokka: 3.12" and "Quokka moved from Python 3.12 to 3.11" change one value. Nor does
+    a newer that says which value is gone and names in its subject, ended by its verb, a day the
+    older never says change one whose day is another: "Pim's leave from 2026-12-17 is now 3 days
+    (was 5 days)" is no change of "Pim is out from 2026-11-28 for 5 days" ("renewed (new expiry
+    2027-02-17)" names no value gone: the day may be the value)."""
+    if older.which - newer.said and newer.which - older.said:
+        return True
+    days = older.which | frozenset(value for value in older.values if _WHICH.fullmatch(value))
+    return bool(newer.gone and days - newer.said and newer.which - older.said and predicate(newer.text))
 
 
 def _release_left_out(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
