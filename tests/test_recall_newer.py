@@ -140,6 +140,11 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Pim is out from 2026-11-28 for 5 days; Teo covers",
             "Pim's leave from 2026-12-17 is now 3 days (was 5 days)",
         ),
+        # another identifier: another flag's value changed from the same value
+        (
+            "`async_ingest` (Orion): on for internal users",
+            "Orion flag `webhooks_v3` changed from on for internal users to on for Acme only",
+        ),
         # a value a newer entry's history holds is no value it says is gone
         (
             "Pim's leave from 2026-11-30 is now 3 days (was 5 days)",

@@ -69,6 +69,11 @@ class Statement:
             word for identifier in _IDENTIFIER.findall(self.text) for word in tokens(identifier)
         }
 
+    @cached_property
+    def identifiers(self) -> frozenset[str]:
+        """Its code spans and snake_case words, each one word: "async_ingest"."""
+        return frozenset(identifier.strip("`").lower() for identifier in _IDENTIFIER.findall(self.text))
+
     @property
     def key(self) -> frozenset[str]:
         """The words of its last "Key:" (at least KEY_WORDS of them; else none)."""
@@ -196,6 +201,9 @@ def restates(older: Statement, newer: Statement) -> bool:
     `_release_left_out`, `_other_event`)."""
     if older.key and older.key == newer.key:
         return older.value_words != newer.value_words  # the same key with a value of its own
+    shared = older.words & newer.words
+    if len(shared) < 2:
+        return False  # each link below shares a word besides the value
     if older.values and older.values <= newer.values and not _says_gone(older, newer):
         return False  # every typed value it states said again, none said gone: no newer value of it
     if (
@@ -207,8 +215,8 @@ def restates(older: Statement, newer: Statement) -> bool:
         return False  # its key's value said again, no other name: "Jonas owns X" after "Owner (X): Jonas"
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
-    shared = older.words & newer.words
-    gone = newer.gone if len(shared) > 1 and not _other_things(older, newer) else ()
+    about_one = not (_other_things(older, newer) or _other_identifier(older, newer))
+    gone = newer.gone if len(shared) > 1 and about_one else ()
     for value in gone:  # "moves from Pim to Teo" after "ask Pim about ..."
         beside = shared - tokens(value)
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
@@ -218,13 +226,13 @@ def restates(older: Statement, newer: Statement) -> bool:
         return False
     left = older.words - newer.words
     left_out = _count(left, older.pairs)
+    if not (left_out <= OLDER_ONLY_WORDS or (left_out <= OLDER_ONLY_WORDS + 1 and not left & older.names)):
+        return False
+    if not left_out:
+        return False  # every word said again: no newer value
     if left & older.value_words_typed and left - older.value_words_typed and swapped(older.text, newer.text):
         return False  # a value and what it is of: "keeps invoices for 180 days", then "exports for 90 days"
-    return (
-        (left_out <= OLDER_ONLY_WORDS or (left_out <= OLDER_ONLY_WORDS + 1 and not left & older.names))
-        and left_out > 0
-        and (_replaced(older, newer, left) or _another_typed_value(older, newer, left))
-    ) and not (
+    return (_replaced(older, newer, left) or _another_typed_value(older, newer, left)) and not (
         _other_name(older, newer, left)
         or _other_release(older, newer)
         or _release_left_out(older, newer, left)
@@ -352,6 +360,12 @@ def _other_things(older: Statement, newer: Statement) -> bool:
     is no change of "Teo on leave 2026-11-27, 7 days"; "port is now 9090 (was 8080)", which names
     nothing the older lacks, may be one of "Quokka port: 8080"."""
     return bool(older.names - newer.words and newer.names - older.words and not older.names & newer.names)
+
+
+def _other_identifier(older: Statement, newer: Statement) -> bool:
+    """Each names an identifier the other never says: "`async_ingest` (Quokka): on for internal users"
+    and "Quokka flag `webhooks_v3` changed from on for internal users to ..." are two flags."""
+    return bool(older.identifiers - newer.identifiers and newer.identifiers - older.identifiers)
 
 
 def _count(words: frozenset[str], pairs: frozenset[str]) -> int:
