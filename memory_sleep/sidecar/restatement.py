@@ -22,7 +22,7 @@ from functools import cached_property
 
 from memory_sleep.engines.offline.matching import predicate, subject_phrase
 from memory_sleep.engines.offline.repeats import remark_ahead
-from memory_sleep.engines.offline.statements import swapped
+from memory_sleep.engines.offline.statements import sequence, swapped
 from memory_sleep.engines.offline.values import current_claim, mentions_value, replaced_values, typed_values
 from memory_sleep.language import LEAD_IN_WORDS
 from memory_sleep.sidecar.rows import EntryRow
@@ -180,7 +180,7 @@ def stated(text: str, weekly: bool) -> Statement:
         text = _NOTE_PLACE.sub("", text) if weekly else text
     if text.rstrip().endswith("…"):  # a copy cut short: its last word may be cut too
         text = _CUT_END.sub("", text)
-    text = _LIST_MARKS.sub("", _STAMP.sub("", text.strip()))  # "3. Wei is out ...": no number of it
+    text = _LIST_MARKS.sub("", _STAMP.sub("", text.strip()))  # "3. Pim is out ...": no number of it
     # "Again for the record: X", "(repeating for the summary) X": the remark is no news of X
     ahead = remark_ahead(text, frozenset())
     if ahead is not None and tokens(ahead[0]) & LEAD_IN_WORDS:
@@ -212,7 +212,7 @@ def restates(older: Statement, newer: Statement) -> bool:
         and not newer.names - older.words
         and not _says_gone(older, newer)
     ):
-        return False  # its key's value said again, no other name: "Jonas owns X" after "Owner (X): Jonas"
+        return False  # its key's value said again, no other name: "Ola owns X" after "Owner (X): Ola"
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
     about_one = not (_other_things(older, newer) or _other_identifier(older, newer))
@@ -244,20 +244,21 @@ def restates(older: Statement, newer: Statement) -> bool:
 
 def _replaced(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
     """The newer is the older with the words it leaves out said otherwise in their place, and nothing
-    more: "Felix owns Orion notifier", then "Raj takes over Orion notifier from Felix"; "runs weekly
+    more: "Teo owns Orion notifier", then "Pim takes over Orion notifier from Teo"; "runs weekly
     at noon", then "runs daily". A value it leaves out with nothing in its place is not changed by
     it ("`dark_mode` (Orion): on for everyone", then "clean up the `dark_mode` flag in Orion"), nor
-    is one beside which it says other things ("Raj owns Orion exporter", then "queue for Orion is
-    NATS; it unblocks Raj's work on exporter")."""
-    own, theirs = word_sequence(older.text), word_sequence(newer.text)
+    is one beside which it says other things ("Pim owns Orion exporter", then "queue for Orion is
+    NATS; it unblocks Pim's work on exporter")."""
+    own, theirs = sequence(older.text), sequence(newer.text)  # a CJK run is one word here
     replaced: set[str] = set()
     instead: set[str] = set()
     for tag, start, end, other_start, other_end in SequenceMatcher(
         None, own, theirs, autojunk=False
     ).get_opcodes():
-        if tag == "replace" and left.intersection(own[start:end]):
-            replaced.update(own[start:end])
-            instead.update(theirs[other_start:other_end])
+        said = tokens(" ".join(own[start:end]))  # its words and CJK pairs, as `left` has them
+        if tag == "replace" and left & said:
+            replaced.update(said)
+            instead.update(tokens(" ".join(theirs[other_start:other_end])))
     return left <= replaced and newer.words - older.said <= instead | frozenset(
         word for value in newer.gone for word in tokens(value)
     )
@@ -278,9 +279,9 @@ def _says_gone(older: Statement, newer: Statement) -> bool:
 
 def _gone_from(older: Statement, gone: str) -> bool:
     """`gone` is a value of the older: its claim's, or its key's value with a word at most beside it
-    ("switched ams", read before the arrow of "Sable region switched ams → us-west-2", after "Sable
-    production region: ams"); not a whole statement that holds it ("(previously: Tom on leave
-    2026-11-26 to 2026-11-28 (3 days))" is no value of "Tom's leave ... is now 3 days")."""
+    ("switched ams", read before the arrow of "Quokka region switched ams → us-west-2", after "Quokka
+    production region: ams"); not a whole statement that holds it ("(previously: Pim on leave
+    2026-11-26 to 2026-11-28 (3 days))" is no value of "Pim's leave ... is now 3 days")."""
     if mentions_value(older.claim, gone):
         return True
     said = tokens(gone)

@@ -145,7 +145,7 @@ def swapped(text: str, other: str) -> bool:
     fix MER-345: ...", "check free disk on nuc-06 before ..." and "... on db-02 before ..."). A word or
     two told before or after the shared words ("...; agreed with Oli") changes nothing of what is said.
     A run of CJK characters is one word here ("决定：Vela 的 exporter 先不拆分，原因是 Ola 没有时间")."""
-    own, theirs = _sequence(text), _sequence(other)
+    own, theirs = sequence(text), sequence(other)
     opcodes = SequenceMatcher(None, own, theirs, autojunk=False).get_opcodes()
     return any(
         tag == "replace"
@@ -159,7 +159,7 @@ def swapped(text: str, other: str) -> bool:
     )
 
 
-def _sequence(text: str) -> list[str]:
+def sequence(text: str) -> list[str]:
     """Content words ("nuc-02" one word) and whole CJK runs, in order."""
     found: list[str] = []
     for cjk, chars in groupby(normalize(text), key=is_cjk):
