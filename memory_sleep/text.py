@@ -68,6 +68,15 @@ def clean(text: str) -> str:
     return _SPACE_BETWEEN_CJK.sub("", folded)
 
 
+def is_cjk_character(character: str) -> bool:
+    """`character` is in one of CJK_RANGES' blocks: `is_cjk` of one character, without compiling the
+    CJK patterns (the engine's cue words ask it of every phrase's edges at import)."""
+    return any(first <= character <= last for first, last in _CJK_BLOCKS)
+
+
+_CJK_BLOCKS = [(CJK_RANGES[at], CJK_RANGES[at + 2]) for at in range(0, len(CJK_RANGES), 3)]
+
+
 def is_cjk(term: str) -> bool:
     if term[:1] < "\u3040":
         return False

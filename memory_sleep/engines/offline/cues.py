@@ -8,7 +8,7 @@ import re
 from itertools import product
 
 from memory_sleep.language import SECTION_NAMES, cue_words
-from memory_sleep.text import is_cjk
+from memory_sleep.text import is_cjk_character
 
 _PART = re.compile(r"\(([^()]*)\)|(\*)|([^()*]+)")  # "(a|b)", a lone "*" (any one word), or literal text
 
@@ -33,7 +33,11 @@ def _phrase(line: str, *, start: bool = True, end: bool = True) -> str:
 
 def _bound(line: str, edges: list[str], wanted: bool) -> str:
     """A word boundary where the phrase's edge is a letter or digit (CJK runs have no spaces)."""
-    wordy = {(edge.isalnum() or edge == "_") and not is_cjk(edge) for edge in edges} if wanted else set()
+    wordy = (
+        {(edge.isalnum() or edge == "_") and not is_cjk_character(edge) for edge in edges}
+        if wanted
+        else set()
+    )
     if len(wordy) > 1:
         raise ValueError(
             f"cue {line!r}: some alternatives start or end with a letter, some not; write two lines"
