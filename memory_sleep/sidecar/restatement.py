@@ -24,7 +24,6 @@ from memory_sleep.engines.offline.matching import predicate, subject_phrase
 from memory_sleep.engines.offline.repeats import remark_ahead
 from memory_sleep.engines.offline.statements import sequence, swapped
 from memory_sleep.engines.offline.values import current_claim, mentions_value, replaced_values, typed_values
-from memory_sleep.language import LEAD_IN_WORDS
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import CLOCK, LIST_MARK, WORD_MARKS, is_cjk, tokens, without_history, word_sequence
 
@@ -182,8 +181,8 @@ def stated(text: str, weekly: bool) -> Statement:
         text = _CUT_END.sub("", text)
     text = _LIST_MARKS.sub("", _STAMP.sub("", text.strip()))  # "3. Pim is out ...": no number of it
     # "Again for the record: X", "(repeating for the summary) X": the remark is no news of X
-    ahead = remark_ahead(text, frozenset())
-    if ahead is not None and tokens(ahead[0]) & LEAD_IN_WORDS:
+    ahead = remark_ahead(text, frozenset(), lead_in=True)
+    if ahead is not None:
         text = ahead[1]
     said = tokens(without_history(text))  # "X (previously: Y)" states X; `gone` reads Y
     return Statement(
@@ -215,8 +214,9 @@ def restates(older: Statement, newer: Statement) -> bool:
         return False  # its key's value said again, no other name: "Ola owns X" after "Owner (X): Ola"
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
-    about_one = not (_other_things(older, newer) or _other_identifier(older, newer))
-    gone = newer.gone if len(shared) > 1 and about_one else ()
+    gone = newer.gone
+    if gone and (_other_things(older, newer) or _other_identifier(older, newer)):
+        gone = ()  # said of two things: what one says is gone is not the other's
     for value in gone:  # "moves from Pim to Teo" after "ask Pim about ..."
         beside = shared - tokens(value)
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1

@@ -6,7 +6,7 @@ import re
 from difflib import SequenceMatcher
 
 from memory_sleep.engines.offline import cues, matching, statements, values
-from memory_sleep.language import BEFORE_LABELS, NEGATIONS, OLD_VALUE_MARKS, REPEAT_MARKS
+from memory_sleep.language import BEFORE_LABELS, LEAD_IN_WORDS, NEGATIONS, OLD_VALUE_MARKS, REPEAT_MARKS
 from memory_sleep.sidecar.tokenize import stem
 from memory_sleep.text import tokens, word_sequence
 
@@ -36,12 +36,13 @@ _REMARK_WORDS = 3  # content words of a remark at most: more is a clause of what
 _SAID_WORDS = 3  # content words after it at least: fewer is a key's value ("Owner: Ana"), not a statement
 
 
-def remark_ahead(text: str, projects: frozenset[str]) -> tuple[str, str] | None:
+def remark_ahead(text: str, projects: frozenset[str], lead_in: bool = False) -> tuple[str, str] | None:
     """The remark ahead of what a line says, and what it says, when the remark is a few words with no
     value, no project and no category's cue standing apart from a statement: "(repeating for the
     summary)" and "the rollout is back on track ...", "Again, for the record:" and "the launch is at
     risk ..." (the longest such remark). "Blocked: X", "Decided: X", "Done: X", "Not anymore: X" and
-    "<a project>: X" say more than X."""
+    "<a project>: X" say more than X. With `lead_in`, only a remark with a word of a lead-in label
+    ("Again for the record:")."""
     found = None
     opening = _PARENTHESISED.match(text)
     clause = opening or _CLAUSE.match(text)
@@ -52,6 +53,7 @@ def remark_ahead(text: str, projects: frozenset[str]) -> tuple[str, str] | None:
         clause = None if opening else _CLAUSE.match(text, clause.end())
     if (
         found is None
+        or (lead_in and tokens(found[0]).isdisjoint(LEAD_IN_WORDS))
         or not tokens(found[0]).isdisjoint(projects)
         or _DENIES.search(found[0])
         or any(cue.search(found[0]) for cue in _CUES)
