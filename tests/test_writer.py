@@ -98,6 +98,28 @@ def test_undo_restores_exact_bytes_and_deletes_created_files(root: Path) -> None
     assert [m.status for m in make_writer(root).manifests()] == ["undone"]
 
 
+def test_undo_removes_the_folders_the_run_made_when_they_are_empty_again(root: Path) -> None:
+    writer = make_writer(root)
+    (root / "memory" / "keep").mkdir()  # an empty folder of the user's, there before the run
+    writer.apply(
+        "run-1",
+        [
+            FileChange("memory/weekly/2026-W46.md", b"week\n"),
+            FileChange("memory/keep/x.md", b"x\n"),
+            FileChange("memory/.sleep/notes/a/b.json", b"{}"),
+        ],
+    )
+    writer.apply("run-2", [FileChange("memory/topics/t.md", b"t\n")])
+    (root / "memory" / "topics" / "mine.md").write_bytes(b"written since\n")
+    writer.undo()
+    assert (root / "memory" / "topics" / "mine.md").read_bytes() == b"written since\n"
+    writer.undo()
+    assert not (root / "memory" / "weekly").exists()
+    assert not (root / "memory" / ".sleep" / "notes").exists()
+    assert (root / "memory" / "keep").is_dir()
+    assert (root / "memory" / "topics").is_dir()
+
+
 def test_undo_goes_back_one_run_at_a_time(root: Path) -> None:
     writer = make_writer(root)
     writer.apply("run-1", [FileChange("MEMORY.md", b"one\n")])

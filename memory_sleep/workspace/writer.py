@@ -53,6 +53,8 @@ class Manifest(BaseModel):
     # the run's sidecar passes (SleepGate, GC), named before they change the sidecar: undo and recovery
     # revert them (a manifest from before this field names none; its sleep-log record does)
     sidecar_passes: list[str] = Field(default_factory=list)
+    # the folders the run made to hold files it created, deepest first: undo removes those left empty
+    folders: list[str] = Field(default_factory=list)
 
 
 RUN_ID = "%Y%m%dT%H%M%S%fZ"  # a run's id: when it began, in UTC
@@ -100,6 +102,7 @@ class SafeWriter:
                 self._discard(run_id)
             return None
         self._check_no_link(self.snapshots_dir)
+        folders = self._new_folders(real)
         files = []
         try:
             for change in real:
@@ -120,6 +123,7 @@ class SafeWriter:
                 files=files,
                 action=action,
                 sidecar_passes=list(sidecar_passes),
+                folders=folders,
             )
             self._save(manifest)
         except OSError as error:
@@ -366,6 +370,20 @@ class SafeWriter:
             else:
                 data = (self.snapshots_dir / manifest.run_id / "files" / entry.path).read_bytes()
                 self._put(entry.path, data)
+        for folder in manifest.folders:
+            with contextlib.suppress(OSError):  # not empty: what was put there since stays, and its folder
+                (self.root / folder).rmdir()
+
+    def _new_folders(self, changes: Sequence[FileChange]) -> list[str]:
+        """The folders that writing `changes` creates (those that do not exist yet), deepest first."""
+        made = {
+            folder.as_posix()
+            for change in changes
+            if change.content is not None
+            for folder in Path(change.path).parents
+            if folder.parts and not (self.root / folder).exists()
+        }
+        return sorted(made, key=lambda folder: (-folder.count("/"), folder))
 
     def _keep_copy(self, run_id: str, files: Sequence[FileChange]) -> None:
         """Before a forced restore, keep the versions it overwrites next to the snapshot."""
