@@ -131,6 +131,21 @@ def test_keys_for_the_configured_engine(fixture_workspace: Path, monkeypatch: py
     )
 
 
+def test_a_binary_memory_md_fails_with_the_runs_own_reason_and_fix(fixture_workspace: Path) -> None:
+    (fixture_workspace / "MEMORY.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    sizes = [
+        c for c in diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks if c.area == "sizes"
+    ]
+    assert [(c.level, c.message, c.fix) for c in sizes] == [
+        (
+            "fail",
+            "MEMORY.md: binary data, not text (a NUL byte at byte 8); every run refuses it",
+            "put its text back (from a backup or version control), or move it out of the workspace: "
+            "the next run then starts a new MEMORY.md",
+        )
+    ]
+
+
 def test_a_failed_last_run_oversized_memory_and_a_vanished_cron_program(fixture_workspace: Path) -> None:
     (fixture_workspace / "memory-sleep.toml").write_text("memory_max_bytes = 2048\n")
     memory = fixture_workspace / "MEMORY.md"

@@ -303,6 +303,34 @@ def test_a_folder_named_like_a_tool_file_stops_the_run_with_a_clear_message(
     assert after == {k: v for k, v in before.items() if k != "memory/sleep-log.json"}
 
 
+def test_a_binary_memory_md_is_refused_with_how_to_get_its_text_back(fixture_workspace: Path) -> None:
+    memory = fixture_workspace / "MEMORY.md"
+    written = memory.read_bytes()
+    memory.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)))
+    code, output = _cli_run(fixture_workspace)
+    assert code == 1
+    assert output == (
+        "Error: MEMORY.md: binary data, not text (a NUL byte at byte 7). Nothing was changed; put its text "
+        "back (from a backup or version control), or move it out of the workspace: the next run then starts "
+        "a new MEMORY.md.\n"
+    )
+    memory.write_bytes(written)
+    run_offline(fixture_workspace, config=NO_SIDECAR)
+    memory.write_bytes(bytes(64))  # overwritten with zeros: valid UTF-8, and no text
+    copy = fixture_workspace / "memory" / ".sleep" / "MEMORY.last-run.md"
+    code, output = _cli_run(fixture_workspace)
+    assert code == 1
+    assert output == (
+        "Error: MEMORY.md: binary data, not text (a NUL byte at byte 0). Nothing was changed; to restore the "
+        f"MEMORY.md the last run wrote: `cp {copy} {memory}`.\n"
+    )
+    memory.write_bytes("# MEMORY.md\n".encode("utf-16"))  # text saved as UTF-16: re-saving fixes it
+    assert (
+        "not valid UTF-8 (line 1, byte 0). Nothing was changed; re-save it as UTF-8."
+        in _cli_run(fixture_workspace)[1]
+    )
+
+
 @pytest.mark.parametrize("variant", ["crlf", "bom", "bom+crlf"])
 def test_memory_md_line_endings_and_bom_are_preserved(fixture_workspace: Path, variant: str) -> None:
     path = fixture_workspace / "MEMORY.md"

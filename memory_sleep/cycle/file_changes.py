@@ -73,8 +73,13 @@ def read_bytes(path: Path) -> bytes | None:
         ) from None
 
 
-def decode_memory(raw: bytes | None) -> str:
-    text = _decode(raw or b"", "MEMORY.md")
+def decode_memory(workspace: Workspace, raw: bytes | None) -> str:
+    """MEMORY.md's text (the header alone when it is empty or missing); refused when it is no UTF-8 text."""
+    problem = memory_loss.unreadable(workspace, raw or b"")
+    if problem is not None:
+        reason, fix = problem
+        raise WorkspaceError(f"MEMORY.md: {reason}. Nothing was changed; {fix}.")
+    text = (raw or b"").decode("utf-8")
     return text if text.strip() else HEADER
 
 

@@ -1,5 +1,5 @@
-"""MEMORY.md as the last run left it (a copy in memory/.sleep/), and the check that stops a run, and fails
-`doctor`, when MEMORY.md was emptied or cut since.
+"""MEMORY.md as the last run left it (a copy in memory/.sleep/), and the checks that stop a run, and fail
+`doctor`, when MEMORY.md was emptied or cut since, or is no text a run can read.
 
 Cut means most of what the last run left is gone, as when an agent overwrites the file with a fragment
 or a write truncates it; a person deleting a few entries by hand is editing, and runs go on.
@@ -11,11 +11,13 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from memory_sleep.text import not_utf8
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_doc import HEADER, MemoryDocument
 
 LAST_RUN_COPY = "MEMORY.last-run.md"  # in memory/.sleep/, written with every run that changes a file
 _FEWEST_LOST = 3  # fewer missing entries is editing, whatever their share
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")  # text saved as UTF-16 holds NUL bytes too: re-saving fixes it
 
 
 @dataclass(frozen=True)
@@ -79,4 +81,22 @@ def find_loss(workspace: Workspace, memory_text: str) -> Loss | None:
     lost = left.total - now.total
     if left.total and (emptied or (lost >= _FEWEST_LOST and 2 * lost > left.total)):
         return Loss(left, now, emptied, copy, workspace.memory_md)
+    return None
+
+
+def unreadable(workspace: Workspace, raw: bytes) -> tuple[str, str] | None:
+    """Why MEMORY.md (`raw`) is no UTF-8 text, and what to do about it; None when it is text."""
+    if b"\x00" in raw and not raw.startswith(_UTF16_BOMS):
+        copy, memory = workspace.state_dir / LAST_RUN_COPY, workspace.memory_md
+        fix = (
+            f"to restore the MEMORY.md the last run wrote: `cp {shlex.quote(str(copy))} {shlex.quote(str(memory))}`"
+            if copy.is_file()
+            else "put its text back (from a backup or version control), or move it out of the workspace: "
+            "the next run then starts a new MEMORY.md"
+        )
+        return f"binary data, not text (a NUL byte at byte {raw.index(0)})", fix
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return not_utf8(error), "re-save it as UTF-8"
     return None

@@ -91,7 +91,7 @@ class Planner:
             date.fromisoformat(name[:10]) for name in (*self.state.seen, *self.state.folded)
         }
         memory_before = read_bytes(self.workspace.memory_md)
-        memory_text = decode_memory(memory_before)
+        memory_text = decode_memory(self.workspace, memory_before)
         loss = memory_loss.find_loss(self.workspace, memory_text)
         if loss and not self.options.accept_memory_reset:
             raise GuardError(loss.refusal())

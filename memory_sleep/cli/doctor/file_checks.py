@@ -10,7 +10,7 @@ from datetime import date
 from memory_sleep.cli.doctor.report import Check
 from memory_sleep.config import Config
 from memory_sleep.errors import MemorySleepError
-from memory_sleep.text import counted, not_utf8
+from memory_sleep.text import counted
 from memory_sleep.workspace.layout import Workspace, discover, unwritable
 
 _DATE_LIKE = re.compile(r"(\d{4})[-_.](\d{1,2})[-_.](\d{1,2})|(\d{1,2})[-_.](\d{1,2})[-_.](\d{4})")
@@ -20,15 +20,11 @@ def sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
     memory = workspace.memory_md
     if memory.is_file():
         raw = memory.read_bytes()
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            yield Check(
-                "sizes",
-                "fail",
-                f"MEMORY.md: {not_utf8(error)}; every run refuses it",
-                "re-save MEMORY.md as UTF-8",
-            )
+        from memory_sleep.cycle.memory_loss import unreadable
+
+        if (problem := unreadable(workspace, raw)) is not None:
+            reason, fix = problem
+            yield Check("sizes", "fail", f"MEMORY.md: {reason}; every run refuses it", fix)
             return
         from memory_sleep.cycle.guards import tool_bytes
         from memory_sleep.workspace.memory_doc import MemoryDocument
