@@ -97,3 +97,25 @@ def test_an_undated_row_ages_from_when_it_was_written_as_far_as_anything_tells(t
 
 def _dated(row: EntryRow, day: str) -> EntryRow:
     return dataclasses.replace(row, day=day)
+
+
+def test_a_simulated_night_dates_a_new_undated_row_on_its_today_not_the_wall_clock(
+    fixture_workspace: Path,
+) -> None:
+    runner = CliRunner()
+    night = ["--today", "2026-11-25", "--engine", "offline", "-q"]
+    assert runner.invoke(main, ["run", str(fixture_workspace), *night]).exit_code == 0
+    memory = fixture_workspace / "MEMORY.md"
+    memory.write_text(
+        memory.read_text(encoding="utf-8").replace(
+            "## How I like to work\n", "## How I like to work\n- the dog is called Pip\n", 1
+        ),
+        encoding="utf-8",
+    )
+    night[1] = "2026-11-26"
+    assert runner.invoke(main, ["run", str(fixture_workspace), *night]).exit_code == 0
+    found = runner.invoke(
+        main, ["recall", "what is the dog called", str(fixture_workspace), "--today", "2026-11-26", "--json"]
+    )
+    top = json.loads(found.stdout)[0]
+    assert (top["text"], top["day"]) == ("- the dog is called Pip", "2026-11-26")

@@ -4,8 +4,10 @@ GC run's edits), log the run, write it safely, then apply GC's sidecar side and 
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from contextlib import ExitStack
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from memory_sleep.config import Config
 from memory_sleep.cycle import PHASES
@@ -101,8 +103,17 @@ def run_cycle(
         if config.sidecar.enabled:
             say("indexing the vector sidecar")
             said = report.record.warnings
-            said.extend(_unsaid(index_after_run(workspace, config), said))
+            said.extend(_unsaid(index_after_run(workspace, config, _clock(options.today)), said))
     return report
+
+
+def _clock(today: date) -> Callable[[], float]:
+    """The clock of a run on `today`: the real one, or noon UTC of a `--today` that is not today (a
+    simulated night dates what it indexes on its own day, as `clock_for` does for the other verbs)."""
+    if today == date.today():
+        return time.time
+    moment = day_timestamp(today)
+    return lambda: moment
 
 
 def _unsaid(warnings: list[str], said: list[str]) -> list[str]:

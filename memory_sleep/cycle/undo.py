@@ -99,7 +99,7 @@ def undo_last_run(
     with workspace_lock(workspace.state_dir, config.lock_timeout_secs):
         manifest = writer.undo(force=force, first=step.undo)
         if config.sidecar.enabled and _has_sidecar(workspace, config):
-            step.warnings.extend(index_after_run(workspace, config))
+            step.warnings.extend(index_after_run(workspace, config, clock))
     return UndoOutcome(manifest, step.report.passes, step.report, step.warnings)
 
 

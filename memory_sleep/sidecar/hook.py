@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 
 from memory_sleep.config import Config
 from memory_sleep.workspace.layout import Workspace
@@ -10,14 +12,17 @@ from memory_sleep.workspace.layout import Workspace
 log = logging.getLogger("memory_sleep")
 
 
-def index_after_run(workspace: Workspace, config: Config) -> list[str]:
-    """Index the workspace incrementally; return warnings instead of raising if anything fails."""
+def index_after_run(
+    workspace: Workspace, config: Config, clock: Callable[[], float] = time.time
+) -> list[str]:
+    """Index the workspace incrementally, on `clock` (the run's: a MEMORY.md row that states no day is
+    dated the day it is first indexed); return warnings instead of raising if anything fails."""
     if not config.sidecar.enabled:
         return []
     try:
         from memory_sleep.sidecar.recall import open_sidecar
 
-        with open_sidecar(workspace.root, config) as sidecar:
+        with open_sidecar(workspace.root, config, clock=clock) as sidecar:
             report = sidecar.index()
         log.debug(
             "sidecar: %d added, %d updated, %d removed in %.2fs",
