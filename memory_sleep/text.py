@@ -194,8 +194,9 @@ def not_utf8(error: UnicodeDecodeError) -> str:
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
-    """`1 entry`, `2 entries`: a count and its noun in agreement (`plural` defaults to noun + "s")."""
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+    """`1 entry`, `2 entries`, `1,204 entries`: a count and its noun in agreement (`plural` defaults to
+    noun + "s"), the count grouped by thousands as every count a message gives."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 _MONTHS = {

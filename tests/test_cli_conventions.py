@@ -164,16 +164,18 @@ def test_an_empty_recall_is_refused_and_logs_nothing(tmp_path: Path, query: str)
 def test_counts_agree_with_their_nouns() -> None:
     assert [counted(n, "entry", "entries") for n in (0, 1, 2)] == ["0 entries", "1 entry", "2 entries"]
     assert counted(1, "file") == "1 file" and counted(3, "file") == "3 files"
-    # the messages of the command line say counts through `counted`, never as "{n} things"
+    assert counted(1204, "entry", "entries") == "1,204 entries"  # grouped, as every count in a message
+    # the messages of the command line say counts through `counted`, never as "{n} things", nor with a
+    # noun of their own choosing ("{held:,} {'entry' if held == 1 else 'entries'}")
     bare_count = re.compile(
-        r"\{[^{}]*\} (entries|files|notes|items|warnings|queries|candidates|summaries|batches)\b"
+        r"\{[^{}]*\} (entries|files|notes|items|warnings|queries|candidates|summaries|batches)\b|== 1 else ['\"]\w*(ies|s)['\"]"
     )
     modules = [
-        *REPO.glob("memory_sleep/cli*.py"),
+        *REPO.glob("memory_sleep/cli/*.py"),
         *REPO.glob("memory_sleep/cli/doctor/*.py"),
         *(
             REPO / "memory_sleep" / name
-            for name in ("cli/status.py", "cycle/guards.py", "workspace/sleep_log.py")
+            for name in ("cycle/guards.py", "cycle/memory_loss.py", "workspace/sleep_log.py")
         ),
         REPO / "memory_sleep" / "sidecar" / "display.py",
         REPO / "memory_sleep" / "sleepgate" / "display.py",

@@ -9,6 +9,7 @@ import click
 
 from memory_sleep.cli.main import CONTEXT, _config, _handle_errors, main
 from memory_sleep.errors import WorkspaceError
+from memory_sleep.text import counted
 from memory_sleep.workspace.layout import NoteFile, Workspace, discover
 
 
@@ -31,14 +32,14 @@ def redact(target: Path, dry_run: bool, as_json: bool) -> None:
         click.echo(json.dumps([s.as_dict() for s in report.sightings], indent=2))
         return
     if not report.sightings:
-        click.echo(f"No secrets in plain text in {_count(len(notes), 'note')}.")
+        click.echo(f"No secrets in plain text in {counted(len(notes), 'note')}.")
         return
     verb = "would redact" if dry_run else "redacted"
     for sighting in report.sightings:
         click.echo(f"{sighting.note}:{sighting.line}: {verb} {sighting.kind}")
     if report.manifest is not None:
         click.echo(
-            f"Redacted {_count(len(report.sightings), 'secret')} in {_count(len(report.changes), 'note')} "
+            f"Redacted {counted(len(report.sightings), 'secret')} in {counted(len(report.changes), 'note')} "
             "(snapshot kept: `memory-sleep undo` puts them back)."
         )
 
@@ -57,7 +58,3 @@ def _notes_of(target: Path) -> tuple[Workspace, list[NoteFile]]:
             "Give a daily note, or the workspace for all its notes."
         )
     return space, notes
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"

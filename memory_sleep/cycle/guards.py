@@ -100,7 +100,7 @@ class RewriteCount:
         )
         raise GuardError(
             f"Refused: {note} would rewrite or archive MEMORY.md's entries {so_far}"
-            f"{held:,} {'entry' if held == 1 else 'entries'} it holds with this run's additions: over "
+            f"{counted(held, 'entry', 'entries')} it holds with this run's additions: over "
             f"max_rewrite_share ({self.share:.0%}, at least {FEWEST_REWRITES}). A note of many similar lines (a log, "
             "a value pasted line by line) reads as one fact changing again and again. Nothing was changed; the "
             "notes stay and the next run reads them again. See the plan: `memory-sleep run --dry-run "

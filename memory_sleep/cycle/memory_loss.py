@@ -11,7 +11,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory_sleep.text import not_utf8
+from memory_sleep.text import counted, not_utf8
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_doc import HEADER, MemoryDocument
 
@@ -37,10 +37,10 @@ class Held:
         return self.entries + self.projects
 
     def __str__(self) -> str:
-        entries = f"{self.entries} {'entry' if self.entries == 1 else 'entries'}"
+        entries = counted(self.entries, "entry", "entries")
         if not self.projects:
             return entries
-        return f"{entries} and {self.projects} project summar{'y' if self.projects == 1 else 'ies'}"
+        return f"{entries} and {counted(self.projects, 'project summary', 'project summaries')}"
 
 
 @dataclass(frozen=True)
