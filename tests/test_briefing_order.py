@@ -1,12 +1,18 @@
-"""Which open actions the morning briefing puts first when most have no deadline."""
+"""Which open actions the morning briefing puts first when most have no deadline, and which recent
+decisions it carries."""
 
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
+from memory_sleep.config import Config, SidecarConfig
 from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
 from memory_sleep.engines.offline.brief import OfflineBriefer
 from memory_sleep.models import ProjectFields
+
+from .conftest import run_offline
+from .sidecar_helpers import make_workspace
 
 TODAY = date(2026, 4, 15)
 
@@ -58,4 +64,27 @@ def test_a_blocked_project_whose_status_names_it_is_not_named_twice() -> None:
     assert briefing.priorities == [
         "Beacon blocked: waiting on the vendor's API key",
         "Harbor is blocked: waiting on legal review",
+    ]
+
+
+def test_the_briefing_carries_the_decisions_that_stand_not_those_a_later_note_reversed(
+    tmp_path: Path,
+) -> None:
+    """Its key context listed every decision kept in the last days, those a later note had superseded
+    beside what replaced them: "the queue runs on Postgres" under "the queue runs on Redis, not Postgres"."""
+    notes = {
+        "2026-11-22.md": "# 2026-11-22\n\n## Atlas\n- Decision: the Atlas job queue runs on Postgres.\n"
+        "- Decided: Atlas deploys go out on Tuesdays.\n- Lesson: pin the Postgres minor version in CI.\n",
+        "2026-11-23.md": "# 2026-11-23\n\n## Atlas\n"
+        "- Decision: the Atlas job queue runs on Redis, not Postgres (Postgres locks under load).\n",
+        "2026-11-24.md": "# 2026-11-24\n\n## Atlas\n- Decided: Atlas deploys go out on Thursdays, not Tuesdays.\n",
+    }
+    folder = make_workspace(tmp_path, notes)
+    run_offline(folder, date(2026, 11, 25), Config(sidecar=SidecarConfig(enabled=False)))
+    briefing = (folder / "memory" / "briefing.md").read_text(encoding="utf-8")
+    context = briefing.split("## Key context\n", 1)[1].splitlines()
+    assert context[1:] == [
+        "- Decision 2026-11-24: Decided: Atlas deploys go out on Thursdays, not Tuesdays",
+        "- Decision 2026-11-23: Decision: the Atlas job queue runs on Redis, not Postgres (Postgres locks under load)",
+        "- Lesson 2026-11-22: Lesson: pin the Postgres minor version in CI",
     ]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 
 from memory_sleep.cycle.plan import Edit
 from memory_sleep.engines.base import ActionView, Briefer, BriefingContext
 from memory_sleep.models import Briefing, KeptItem, ProjectFields
-from memory_sleep.text import deadline_in, shorten
+from memory_sleep.text import deadline_in, shorten, without_history
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
 LINE_CHARS = 200
@@ -20,7 +20,14 @@ def briefing_context(
     projects: dict[str, ProjectFields],
     recent: Sequence[KeptItem],
     today: date,
+    wrote: Mapping[str, str],
 ) -> BriefingContext:
+    """What the briefing is written from: the open actions, the projects, and the recent kept items
+    whose word still stands. `wrote` gives, by item id, the text REM gave the MEMORY.md entry the item
+    added or changed: once no entry says it (a later note superseded it, or it was archived), the item
+    is no longer current and is left out; an item that wrote none (a repeat, or not placed yet) stays."""
+    standing = {without_history(entry.text) for _, entry in document.entries()}
+    current = [kept for kept in recent if without_history(wrote.get(kept.item.id, "")) in ("", *standing)]
     actions = [
         ActionView(
             text=entry.text,
@@ -31,7 +38,7 @@ def briefing_context(
         for section, entry in document.entries()
         if section.title == "Action items"
     ]
-    return BriefingContext(today=today, open_actions=actions, projects=projects, recent=recent)
+    return BriefingContext(today=today, open_actions=actions, projects=projects, recent=current)
 
 
 def brief_edit(

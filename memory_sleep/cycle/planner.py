@@ -421,6 +421,7 @@ class Planner:
         )
         folding = {source for edit in folds for source in edit.sources or ()}
         recent: list[KeptItem] = []
+        wrote: dict[str, str] = {}  # by recent item: the text REM gave the entry it added or changed
         pending: dict[str, list[str]] = {}  # what each note folded now holds that MEMORY.md does not
         for note in found.notes:
             is_recent = note.day >= today - timedelta(days=self.config.lookback_days)
@@ -432,7 +433,8 @@ class Planner:
                 pending[note.relative] = [k.item.source for k in waiting]
             if is_recent:
                 recent.extend(kept)
-        context = briefing.briefing_context(document, projects.current_fields(document), recent, today)
+                wrote.update((k.item.id, state.items[k.item.id].wrote) for k in kept)
+        context = briefing.briefing_context(document, projects.current_fields(document), recent, today, wrote)
         reviews = review.read_reviews(self.workspace)
         if self.gc_plan is not None:
             reviews = review.with_reviews(reviews, self.gc_plan.reviews, self.gc_plan.decision.rows, today)
