@@ -122,6 +122,8 @@ def test_undo_removes_the_folders_the_run_made_when_they_are_empty_again(root: P
 
 def test_undo_goes_back_one_run_at_a_time(root: Path) -> None:
     writer = make_writer(root)
+    with pytest.raises(UndoError, match=r"^Nothing to undo: no completed run has a snapshot"):
+        writer.undo()
     writer.apply("run-1", [FileChange("MEMORY.md", b"one\n")])
     writer.apply("run-2", [FileChange("MEMORY.md", b"two\n")])
     assert writer.undo().run_id == "run-2"
@@ -131,7 +133,7 @@ def test_undo_goes_back_one_run_at_a_time(root: Path) -> None:
     with pytest.raises(UndoError) as caught:
         writer.undo()
     assert str(caught.value) == (
-        "Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots."
+        "Nothing to undo: every run kept was undone already, back to run run-1. `memory-sleep run` runs again."
     )
 
 

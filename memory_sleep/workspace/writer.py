@@ -289,7 +289,13 @@ class SafeWriter:
             return rolled[-1]
         targets = self.undo_targets()
         if not targets:
-            raise UndoError("Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots.")
+            undone = [m.run_id for m in self.manifests() if m.status == "undone"]
+            raise UndoError(
+                f"Nothing to undo: every run kept was undone already, back to run {undone[0]}. "
+                "`memory-sleep run` runs again."
+                if undone
+                else "Nothing to undo: no completed run has a snapshot in memory/.sleep/snapshots."
+            )
         run = targets[-1]
         edited = self._edited(targets)
         if edited and not force:
