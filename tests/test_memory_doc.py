@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from memory_sleep.models import ProjectFields
@@ -411,6 +411,7 @@ def test_parse_then_render_is_identity_on_arbitrary_text(text: str) -> None:
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_MARKDOWNISH)
+@example("## Facts\n\r## Facts\n")  # a heading a stray carriage return leads keeps it (found by this test)
 def test_add_entry_to_existing_section_only_inserts_its_line(text: str) -> None:
     text = text + "\n## Facts\n- existing\n" if "## Facts" not in text else text
     assume(text.endswith("\n"))

@@ -36,6 +36,7 @@ FOUND_BY_FUZZING = {
     "lone carriage returns before a heading": "\r\r## Projects\n",
     "a carriage return and spaces before a heading": "\r  ## Projects\n",
     "html block without blank line": "## Facts\n<div>\n",
+    "indented underlined heading after the section": "Facts\n-----\n  Facts\n-----\n",
     "ten nested levels": NESTED_10,
     "ten nested levels in projects": "## Projects\n" + NESTED_10,
     "setext heading after an empty section": "## Facts\nFacts\n-----\n",

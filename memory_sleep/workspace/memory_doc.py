@@ -192,10 +192,13 @@ class MemoryDocument:
         following = self.sections[index + 1] if index + 1 < len(self.sections) else None
         if following is None:
             return
-        if _ATX_HEADING.match(following.heading_raw.lstrip(" \r")):
-            # "  ## Projects" after a bullet would read as the bullet's second paragraph; up to three
-            # spaces (or stray carriage returns) before a `#` heading mean nothing, so the heading loses them
-            following.heading_raw = following.heading_raw.lstrip(" \r")
+        heading = following.heading_raw.lstrip(" \r")
+        if len(following.heading_raw) - len(heading) >= _BULLET_TEXT_COLUMN:
+            # "  ## Projects" (or "  Notes" over "-----") as far in as a bullet's text would read as the
+            # bullet's next paragraph; up to three spaces (or stray carriage returns) before a heading
+            # mean nothing, so the heading loses them
+            following.heading_raw = heading
+        if _ATX_HEADING.match(heading):
             return
         if not _ends_with_blank(section.render(self.newline), self.newline):
             section.blocks.append(RawBlock(self.newline))
@@ -236,6 +239,9 @@ class MemoryDocument:
         assert section is not None
         section.blocks.remove(block)
         return block
+
+
+_BULLET_TEXT_COLUMN = 2  # where the text of the bullets the tool writes ("- ", Entry.prefix) starts
 
 
 def _open_block_end(text: str, tokens: list, lines: list[str]) -> str | None:  # type: ignore[type-arg]
