@@ -181,8 +181,10 @@ class MemoryDocument:
         elif isinstance(previous, Entry | RawBlock) and previous.raw and not previous.raw.endswith("\n"):
             previous.raw += self.newline
         if previous is not None and not isinstance(previous, Entry) and _ends_in_html(previous, self.newline):
-            section.blocks.insert(position, RawBlock(self.newline))  # a blank line ends the HTML block
-            position += 1
+            following = section.blocks[position] if position < len(section.blocks) else None
+            if not (isinstance(following, RawBlock) and not following.raw.strip()):
+                section.blocks.insert(position, RawBlock(self.newline))
+            position += 1  # after the blank line that ends the HTML block
         section.blocks.insert(position, entry)
         self._end_before_setext_heading(section)
 
