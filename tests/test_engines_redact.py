@@ -19,6 +19,8 @@ PLANTED = {
     + "kL9mN1pQ" * 9,
     "aws access key": "aws_access_key_id = AKIAFV9TN8N9ZA6TPJRE",
     "secret": "aws_secret_access_key = GSALtSBzo62GhYHKz5ANSln1ZSEGppdwOSvCPgoO",
+    # one AWS secret in 64 starts with '/', which read as a path (the generator's 90-day seed 1 found it)
+    "secret led by a slash": "aws_secret_access_key = /92l1BNTL4IJZ4BqOrYhbADUuF14mG+WNpA5ydDa",
     "github token": "`git remote set-url origin https://ghp_8fKq2LmZx9Pw4TrB7nYc1VdE6sHjA0uGiKoQ@github.com/acme/x.git`",
     "connection string": "DATABASE_URL=postgres://app:letmein!1P6D@db-sable-preview.internal:5432/sable",
     "password": "Grafana login — user: admin, password: Sommer2026#kigt",
@@ -37,6 +39,8 @@ BENIGN = [
     "ssh://git@github.com/acme/platform.git is the mirror",
     "secret: none of this is sensitive",
     "api_key: see 1Password, never paste it",
+    "private_key: ~/.ssh/id_ed25519_github_deploy on the runner",
+    "secret_file = /etc/keycloak/Fernhill-Realm-Export-2026.json",
     "Set password: <your password here> in the .env template",
     "https://grafana.internal/d/abc123/billing?orgId=1&from=now-6h",
     "Keycloak realm `fernhill` uses key rotation every 90 days",

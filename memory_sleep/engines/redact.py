@@ -155,12 +155,20 @@ def _looks_like_credential(value: str, key: str) -> bool:
     """A value, not a word: 'password: Sommer2026#kigt' yes, 'token: expired' or 'key: value' no."""
     if _PLACEHOLDER.match(value) or _WORDLIKE.match(value) or "[redacted" in value:
         return False
-    if value.startswith(("http://", "https://", "/", "./", "~")) or re.fullmatch(r"[\d.:/-]+", value):
+    if value.startswith(("http://", "https://")) or re.fullmatch(r"[\d.:/-]+", value):
         return False
+    if value.startswith(("/", "./", "~")) and not any(map(_random_token, value.split("/"))):
+        return False  # a path: '~/.ssh/id_ed25519_deploy', not an AWS secret that starts with '/'
     classes = sum(bool(re.search(pattern, value)) for pattern in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]"))
     if "pass" in key.lower() or "pwd" in key.lower():
         return classes >= 2
     return len(value) >= 16 and classes >= 2 and _entropy(value) >= 3.0
+
+
+def _random_token(segment: str) -> bool:
+    """Base64 or hex noise rather than a name: long, with lower and upper case and digits."""
+    classes = sum(bool(re.search(pattern, segment)) for pattern in (r"[a-z]", r"[A-Z]", r"\d"))
+    return len(segment) >= 16 and classes == 3 and _entropy(segment) >= 3.0
 
 
 def _kind_of(key: str) -> str:
