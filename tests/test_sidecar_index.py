@@ -320,3 +320,63 @@ def test_the_tools_own_files_are_indexed_whatever_max_note_bytes_says(tmp_path: 
         "memory/2026-11-21.md: 2,241 bytes, over max_note_bytes (2,048); not indexed. "
         "Split the file, or raise max_note_bytes in memory-sleep.toml."
     ]
+
+
+SLASH_SECRET = "/92l1BNTL4IJZ4BqOrYhbADUuF14mG+WNpA5ydDa"  # one AWS secret in 64 starts with '/'
+
+
+def _indexed_by_rules_that_missed_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A workspace whose sidecar an earlier release indexed: its rules missed the secret, which is
+    stored in a live entry and in a soft-deleted one."""
+    folder = make_workspace(
+        tmp_path, {"2026-11-20.md": f"{NOTE}\n## AWS\n- aws_secret_access_key = {SLASH_SECRET}\n"}
+    )
+    with monkeypatch.context() as older:
+        older.setattr("memory_sleep.sidecar.sources.redact", lambda text, source: text)
+        older.setattr("memory_sleep.sidecar.index.RULES", "older")
+        with open_at(folder, _hashing()) as sidecar:
+            sidecar.index()
+            (folder / "memory" / "2026-11-21.md").write_text(f"- aws_secret_access_key={SLASH_SECRET}\n")
+            sidecar.index()
+            (folder / "memory" / "2026-11-21.md").unlink()
+            sidecar.index()
+            assert len(rows(sidecar.store, f"text LIKE '%{SLASH_SECRET}%'")) == 2
+    return folder
+
+
+def test_a_secret_indexed_before_the_rules_found_it_is_redacted_in_place_on_the_next_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _indexed_by_rules_that_missed_it(tmp_path, monkeypatch)
+    with open_at(folder, _hashing()) as sidecar:
+        report = sidecar.index()
+        stored = rows(sidecar.store, "text LIKE '%aws_secret%'")
+        terms = sidecar.store.db.execute("SELECT term FROM fts_terms WHERE term LIKE '92l1%'").fetchall()
+        again = sidecar.index()
+    assert (report.redacted, report.added, report.updated, report.removed) == (2, 0, 0, 0)
+    assert [(text, reason) for _, _, text, reason in stored] == [
+        ("- aws_secret_access_key = [redacted secret, see memory/2026-11-20.md:11]", None),
+        ("- aws_secret_access_key=[redacted secret, see memory/2026-11-21.md:1]", "source-removed"),
+    ]
+    note = (folder / "memory" / "2026-11-20.md").read_text(encoding="utf-8")
+    with open_at(
+        make_workspace(tmp_path / "fresh", {"2026-11-20.md": note}), _hashing()
+    ) as fresh:  # what today's indexer stores for the note
+        fresh.index()
+        assert rows(fresh.store, "text LIKE '%aws_secret%'")[0][2] == stored[0][2]
+    assert terms == []
+    assert again.redacted == 0 and not again.changed
+
+
+@pytest.mark.sqlite_only  # the SQLite file and its WAL
+def test_no_copy_of_a_redacted_secret_stays_in_the_sidecar_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _indexed_by_rules_that_missed_it(tmp_path, monkeypatch)
+    files = sorted((folder / "memory" / ".sleep").glob("sidecar.db*"))
+    assert any(SLASH_SECRET.encode() in path.read_bytes() for path in files)
+    with open_at(folder, _hashing()) as sidecar:
+        assert sidecar.index().redacted == 2
+    for path in sorted((folder / "memory" / ".sleep").glob("sidecar.db*")):
+        content = path.read_bytes()
+        assert SLASH_SECRET.encode() not in content and b"92l1bntl4ijz4bqo" not in content, path.name

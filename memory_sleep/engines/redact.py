@@ -19,6 +19,10 @@ from functools import lru_cache
 
 from memory_sleep.models import NoteItem
 
+# the rules' version: bump it when find_secrets finds more, and the next index pass redacts what the
+# sidecar's entries stored before still hold (sidecar/scrub.py)
+RULES = "2026-12-03"
+
 _PREFIXED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("anthropic key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
     ("openai key", re.compile(r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}")),

@@ -26,6 +26,11 @@ def index_lines(report: IndexReport, dry_run: bool = False) -> list[str]:
             f"Embedder changed: {counted(report.reembedded, 'entry', 'entries')} "
             f"{'would be ' if dry_run else ''}re-embedded."
         )
+    if report.redacted:
+        lines.append(
+            f"Redacted {counted(report.redacted, 'stored entry', 'stored entries')} holding a secret that "
+            "the redaction rules now find (the note keeps it)."
+        )
     lines.extend(f"Warning: {warning}" for warning in report.warnings)
     return lines
 
@@ -41,6 +46,7 @@ def index_dict(report: IndexReport) -> dict[str, object]:
         "removed": report.removed,
         "restored": report.restored,
         "reembedded": report.reembedded,
+        "redacted": report.redacted,
         "seconds": round(report.seconds, 3),
         "warnings": report.warnings,
     }

@@ -84,6 +84,7 @@ class Erasure(EntryWrites):
         checkpoint the WAL to zero bytes. Returns why the WAL could not be emptied (another process
         reading the database), or None."""
         self.require_writable()
+        self.db.execute("DELETE FROM fts_terms WHERE docs <= 0")  # words no entry holds any more
         self.db.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.db.execute("VACUUM")

@@ -17,6 +17,7 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
+from memory_sleep.engines.redact import RULES
 from memory_sleep.errors import StoreError
 from memory_sleep.gc.ttl import inline_expiry
 from memory_sleep.sidecar.archive_read import STATE_KEY as ARCHIVE_READ_KEY
@@ -25,6 +26,7 @@ from memory_sleep.sidecar.attribution import Sources
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.embed import Embedder, Vectors
 from memory_sleep.sidecar.rows import FIRST_DAY_KEY, INDEX_REASONS, day_timestamp
+from memory_sleep.sidecar.scrub import RULES_KEY, stale_secrets
 from memory_sleep.sidecar.sources import (
     IMPORTANCE,
     SourceFile,
@@ -59,13 +61,16 @@ class IndexReport:
     removed: int = 0
     restored: int = 0
     reembedded: int = 0
+    redacted: int = 0  # stored entries that held a secret the redaction rules now find
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
     changed_ids: set[int] = field(default_factory=set)
 
     @property
     def changed(self) -> bool:
-        return bool(self.added or self.updated or self.removed or self.restored or self.reembedded)
+        return bool(
+            self.added or self.updated or self.removed or self.restored or self.reembedded or self.redacted
+        )
 
 
 @dataclass
@@ -118,12 +123,16 @@ def index_workspace(
         report.removed += len(plan.deletes)
     gone_ids = {key: _live_ids(store.entries_of_source(key)) for key in gone}
     report.removed += sum(len(ids) for ids in gone_ids.values())
-    if dry_run or not (plans or gone_ids or store.meta("embedder") is None):
+    rules_changed = store.meta(RULES_KEY) != RULES
+    if dry_run or not (plans or gone_ids or rules_changed or store.meta("embedder") is None):
         # nothing to write: a pass over unchanged files leaves the database byte for byte as it was
         report.seconds = time.perf_counter() - started
         return report
-    # in the order the loop below writes them: each plan's inserts, then its rewrites
+    scrubbed = stale_secrets(store) if rules_changed else []
+    report.redacted = len(scrubbed)
+    # in the order the loop below writes them: each plan's inserts, then its rewrites, then the scrubbed
     to_embed = [entry for plan in plans for entry in [*plan.inserts, *(entry for _, entry in plan.rewrites)]]
+    to_embed += [entry for _, entry in scrubbed]
     vectors = _embed(
         embedder, [f"{e.context}: {e.text}" if e.context else e.text for e in to_embed], batch_size
     )
@@ -168,6 +177,9 @@ def index_workspace(
             store.soft_delete(ids, "source-removed", moment)
             store.drop_source(key)
             report.changed_ids.update(ids)
+        store.rewrite_entries(scrubbed, vectors[offset:], embedder.id, moment)
+        report.changed_ids.update(entry_id for entry_id, _ in scrubbed)
+        store.set_meta(RULES_KEY, RULES)
         update_validity(store, workspace)
         store.set_meta("last_indexed_at", str(moment))
         begun = min(
@@ -175,6 +187,8 @@ def index_workspace(
         )
         if begun is not None and begun < (store.meta(FIRST_DAY_KEY) or "9999"):
             store.set_meta(FIRST_DAY_KEY, begun)
+    if scrubbed and (why := store.reclaim()):  # no copy of a secret left in a free page or the WAL
+        report.warnings.append(why)
     report.sources_read = len(plans)
     report.seconds = time.perf_counter() - started
     return report

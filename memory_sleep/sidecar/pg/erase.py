@@ -85,6 +85,7 @@ class PgErasure(PgWrites):
         return int(deleted)
 
     def reclaim(self) -> str | None:
+        self.db.execute("DELETE FROM fts_terms WHERE namespace = ? AND docs <= 0", (self._namespace,))
         for table in _TABLES:
             self.db.execute(f"VACUUM {table}")
         return None
