@@ -7,6 +7,7 @@ from datetime import date
 from pathlib import Path
 
 from memory_sleep.config import Config, SidecarConfig
+from memory_sleep.cycle.briefing import render_briefing
 from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
 from memory_sleep.engines.offline.brief import OfflineBriefer
 from memory_sleep.models import ProjectFields
@@ -88,3 +89,34 @@ def test_the_briefing_carries_the_decisions_that_stand_not_those_a_later_note_re
         "- Decision 2026-11-23: Decision: the Atlas job queue runs on Redis, not Postgres (Postgres locks under load)",
         "- Lesson 2026-11-22: Lesson: pin the Postgres minor version in CI",
     ]
+
+
+def test_long_overdue_actions_are_one_warning_and_leave_room_for_this_weeks_deadlines() -> None:
+    """An agent's notes leave tasks open long after they were done or dropped: thirty actions overdue
+    by weeks, one line each, filled the 2 KB briefing and cut the deadlines of the coming days."""
+    stale = [
+        _action(
+            f"rotate the staging certificate of service {n}",
+            date(2026, 3, 1),
+            deadline=date(2026, 3, 10 + n % 5),
+        )
+        for n in range(30)
+    ]
+    this_week = [
+        _action("answer Noor about the invoice", date(2026, 4, 13), deadline=date(2026, 4, 14)),
+        _action("book the load-test window", date(2026, 4, 13), deadline=date(2026, 4, 16)),
+        _action("send Ilse the API review", date(2026, 4, 13), deadline=date(2026, 4, 20)),
+        _action("renew the domain", date(2026, 4, 13), deadline=date(2026, 4, 21)),
+    ]
+    context = BriefingContext(today=TODAY, open_actions=[*stale, *this_week], projects={}, recent=[])
+    briefing = OfflineBriefer().brief(context)
+    text = render_briefing(briefing, TODAY, 2048)
+    for action in this_week:
+        assert action.text in text
+    assert briefing.warnings[0] == (
+        "30 open actions overdue by more than 7 days (the oldest was due 2026-03-10, 36 days ago): "
+        "close in a note what is done, give the rest a new date"
+    )
+    # still listed, after this week's, the most recently due first: nothing is dropped from the list
+    assert len(briefing.actions) == 1 + 30
+    assert "(OVERDUE, was due 2026-03-14, 32 days ago)" in briefing.actions[1]

@@ -1,4 +1,8 @@
-"""Offline morning briefing: deadlines first, then blockers, then what changed lately; each line once."""
+"""Offline morning briefing: deadlines first, then blockers, then what changed lately; each line once.
+
+Actions overdue by more than a week are said in one warning line and listed after this week's: an
+agent's notes leave many tasks open long after they were done or dropped, and one per line they
+pushed the deadlines of the coming days out of the 2 KB briefing."""
 
 from __future__ import annotations
 
@@ -8,9 +12,10 @@ from datetime import date
 from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
 from memory_sleep.engines.offline.wording import plain
 from memory_sleep.models import Briefing
-from memory_sleep.text import shorten
+from memory_sleep.text import counted, shorten
 
 _SOON_DAYS = 3
+_STALE_DAYS = 7  # overdue by more than this: long overdue, no longer flagged one by one
 _LINE = 150
 _DUE_MARK = re.compile(r"\s*\(due \d{4}-\d{2}-\d{2}\)")
 _FINISHED = ("completed", "cancelled")
@@ -19,8 +24,12 @@ _FINISHED = ("completed", "cancelled")
 class OfflineBriefer:
     def brief(self, context: BriefingContext) -> Briefing:
         today = context.today
-        actions = by_urgency(context.open_actions, today)
-        urgent = [a for a in actions if a.deadline and (a.deadline - today).days <= _SOON_DAYS]
+        ordered = by_urgency(context.open_actions, today)
+        left = {a: (a.deadline - today).days for a in ordered if a.deadline}
+        stale = [a for a in ordered if a in left and left[a] < -_STALE_DAYS]
+        dated = [a for a in ordered if a in left and a not in stale]
+        actions = dated + stale[::-1] + [a for a in ordered if a not in left]
+        urgent = [a for a in dated if left[a] <= _SOON_DAYS]
         blocked = [
             _blocked(name, fields.status)
             for name, fields in sorted(context.projects.items())
@@ -30,7 +39,7 @@ class OfflineBriefer:
         priorities = flagged[:3]
         if len(priorities) < 3:
             priorities += [_with_due(a, today) for a in actions if a not in urgent][: 3 - len(priorities)]
-        warnings = [line for line in flagged if line not in priorities]
+        warnings = _long_overdue(stale, today) + [line for line in flagged if line not in priorities]
         listed = set(priorities) | set(warnings)
         remaining = [_with_due(a, today) for a in actions if _with_due(a, today) not in listed]
         context_lines = [
@@ -44,6 +53,17 @@ class OfflineBriefer:
                     f"{kept.category.capitalize()} {kept.item.day.isoformat()}: {shorten(plain(kept.item.text), _LINE)}"
                 )
         return Briefing(priorities=priorities, actions=remaining, context=context_lines, warnings=warnings)
+
+
+def _long_overdue(stale: list[ActionView], today: date) -> list[str]:
+    """One line for them all, which the briefing keeps as long as it keeps any warning."""
+    oldest = min((a.deadline for a in stale if a.deadline is not None), default=None)
+    if oldest is None:
+        return []
+    return [
+        f"{counted(len(stale), 'open action')} overdue by more than {_STALE_DAYS} days (the oldest was due "
+        f"{oldest.isoformat()}, {(today - oldest).days} days ago): close in a note what is done, give the rest a new date"
+    ]
 
 
 def _with_due(action: ActionView, today: date) -> str:
