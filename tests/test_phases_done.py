@@ -235,6 +235,12 @@ def test_a_line_sharing_only_what_many_actions_say_closes_none() -> None:
             "add `rename()` to the store",
             "**Status:** ✅ Complete — moveKey() added to the store, 4 new tests",
         ),
+        # a line led by code reports that code: a call, a test's name
+        (
+            "compact the search index: prune dropped rows from the cache file",
+            "1. ✅ purge() saves the search index to the cache file",
+        ),
+        ("Freshness score (0-100); docs (30 points); tests (25 points)", "- ✅ test_loader_freshness"),
     ],
 )
 def test_a_line_without_structural_evidence_of_the_task_done_leaves_it_open(action: str, done: str) -> None:
@@ -248,6 +254,7 @@ def test_a_line_without_structural_evidence_of_the_task_done_leaves_it_open(acti
         ("add `rename()` to the store", "✅ rename() added to the store"),
         ("try the Storage Browser on real data", "- [x] tried the Storage Browser on real data"),
         ("Fixed the flaky login test; added a retry to the uploader", "- ✅ flaky login test fixed"),
+        ("check that `spawn_worker` works after the fork fix", "- ✅ `spawn_worker` — works (checked 3x)"),
     ],
 )
 def test_the_same_task_said_done_still_closes(action: str, done: str) -> None:
@@ -268,3 +275,62 @@ def test_a_session_note_leaves_its_next_steps_open(tmp_path: Path) -> None:
     assert "BM25 index compaction" in (tmp_path / "MEMORY.md").read_text()
     archive = tmp_path / "memory" / "archive.md"
     assert not archive.exists() or "BM25 index compaction" not in archive.read_text()
+
+
+def _closed_by(actions: list[str], lines: list[tuple[str, tuple[str, ...]]]) -> dict[str, int]:
+    """Which line of one note (1-based, with its headings) closes each action it closes."""
+    bullets = "".join(f"- {action} (2026-11-01)\n" for action in actions)
+    document = MemoryDocument.parse("# MEMORY.md\n\n## Action items\n" + bullets)
+    file = f"memory/{TODAY.isoformat()}.md"
+    completions = [
+        KeptItem(
+            item=NoteItem(
+                id=f"i{number}",
+                file=file,
+                day=TODAY,
+                line_start=number,
+                line_end=number,
+                kind="bullet",
+                text=text,
+                headings=headings,
+            ),
+            category="status",
+            topic=None,
+        )
+        for number, (text, headings) in enumerate(lines, 1)
+    ]
+    edits, _ = close_done_actions(DocumentEditor(document, TODAY), completions, OfflineCloser(), {})
+    return {edit.text or "": int(edit.item.removeprefix("i")) for edit in edits if edit.item}
+
+
+def test_a_test_line_reports_the_function_its_note_adds_not_another() -> None:
+    """A session note adding one function that an open action asks for tests that function in its
+    numbered lines: a line without a name ("returns empty digest of tagged shelf") does not
+    report another function's action done because it shares a word or two with it."""
+    testing = ("Session 7", "Testing")
+    lines = [
+        ("1. ✅ Returns quality numbers for tagged shelves", testing),
+        ("2. ✅ Returns empty digest of tagged shelf", testing),
+        ("**Status:** ✅ Complete — shelfStats() added, 5 new tests", ()),
+    ]
+    actions = [
+        "`shelfStats()` — quality numbers for each shelf",
+        "`digestShelf(topic)` — write a digest of everything tagged on a shelf",
+    ]
+    assert _closed_by(actions, lines) == {actions[0]: 1}
+    # a note whose work no open action names says nothing of its lines: they close by their words
+    renamed = [*lines[:2], ("**Status:** ✅ Complete — shelfNumbers() added", ())]
+    assert _closed_by(actions, renamed) == {actions[0]: 1, actions[1]: 2}
+
+
+def test_a_line_naming_one_of_its_notes_functions_reports_that_one() -> None:
+    """Under a heading naming the functions a session adds, a line naming one by its bare name tests
+    that one: "prepend missing key returns None" is no report of `ttl(key)`; "ttl returns ..." is."""
+    tests = ("Session 9", "Focus: `prepend()` + `ttl()` on the cache", "Tests")
+    lines = [
+        ("4. ✅ prepend missing key returns None", tests),
+        ("8. ✅ ttl returns a positive number for a fresh key", tests),
+    ]
+    assert _closed_by(["`ttl(key)` — return the key's ttl in seconds"], lines) == {
+        "`ttl(key)` — return the key's ttl in seconds": 2
+    }

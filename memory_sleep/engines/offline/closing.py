@@ -8,9 +8,10 @@ from difflib import SequenceMatcher
 
 from memory_sleep.engines.offline import cues, matching, sections
 from memory_sleep.language import STILL_OPEN, cue_words
-from memory_sleep.models import Closure, EntryView, KeptItem
+from memory_sleep.models import Closure, EntryView, KeptItem, NoteItem
 from memory_sleep.text import (
     CLOCK,
+    LIST_MARK,
     cjk_bigrams,
     clean,
     is_cjk,
@@ -33,6 +34,8 @@ _MID_NAME = re.compile(r"(?<=[\w,)]\s)[A-Z][a-z]+\b")
 # a function named as code: "searchSimilar()", "`query()`", "init_db(path)"
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\((\))?(?(2)|(?=[^)]*\)))")
 _CODE_NAME = re.compile(r"_|[a-z][A-Z]")
+# a line led by code: a call, a name in backticks or written as code ("test_loader_ok", "shelfStats")
+_LEAD_CODE = re.compile(r"`[^`\n]+`|[A-Za-z_]\w*\(\)|[A-Za-z]\w*(?:_\w+|[a-z][A-Z]\w*)(?![\w-])")
 # how a name is written: words capitalised in a row ("GitHub Pages", "Agent Mesh Network"), a word with
 # capitals inside ("OpenClaw") or an acronym ("CORS", "MCP")
 _NAME_RUN = re.compile(r"(?<![A-Za-z0-9_])[A-Z][\w.-]*(?:[ \t]+[A-Z][\w.-]*)+")
@@ -63,27 +66,32 @@ class OfflineCloser:
     Short of structural evidence that the line reports that task done, the action stays open (a missed
     close leaves the task in sight; a wrong one hides it): words of the task's own line,
     not only of its details nor only the names of what it is about, not what the line says is still
-    to do, not another function, never one of the tasks a lead-in lists, nor the note's own next steps."""
+    to do, not another function (nor the one its note adds for another open action, the work its test
+    lines report), not led by other code, never one of the tasks a lead-in lists, nor the note's own
+    next steps."""
 
     def close(
         self, completions: Sequence[KeptItem], actions: Sequence[EntryView], projects: Sequence[str]
     ) -> list[Closure]:
         names = {name.lower() for name in projects} | {a.topic.lower() for a in actions if a.topic}
         tasks = {action.ref: _task(action.text, names) for action in actions}
+        built = _functions_built(completions)
+        asked = frozenset().union(*(_calls(action.text) for action in actions))
         closures: list[Closure] = []
         closed: set[str] = set()
         for kept in completions:
             done = _what_was_done(kept.item.text)
             task = _task(done, names)
             words = frozenset(task)
-            alike = [action for action in actions if not _other_thing(action, kept, done, names)]
+            functions = _functions_reported(done, kept.item, built, asked)
+            alike = [action for action in actions if not _other_thing(action, kept, done, functions, names)]
             task_words = [frozenset(tasks[action.ref]) for action in alike]
             best, best_score = None, 0.0
             for action in alike:
                 if action.ref in closed or action.written_after(kept.item) or _planned_in(action, kept):
                     continue
                 action_task = tasks[action.ref]
-                if _swapped(task, action_task):
+                if _swapped(task, action_task) or _led_by_other_code(done, action.text):
                     continue
                 action_words = frozenset(action_task)
                 shared = words & action_words
@@ -175,8 +183,11 @@ def _tells_apart(shared: frozenset[str], tasks: Sequence[frozenset[str]]) -> boo
     return sum(shared <= task for task in tasks) <= 1 + _OTHERS_SHARING
 
 
-def _other_thing(entry: EntryView, kept: KeptItem, done: str, projects: set[str]) -> bool:
-    """The entry is about another project, or names another flag, ticket, PR, host, address or person."""
+def _other_thing(
+    entry: EntryView, kept: KeptItem, done: str, functions: frozenset[str], projects: set[str]
+) -> bool:
+    """The entry is about another project, or names another flag, ticket, PR, host, address, person or
+    function (`functions`: those the done line reports)."""
     if entry.topic and kept.topic and entry.topic.lower() != kept.topic.lower():
         return True
     named_entry, named_done = _projects_named(entry.text, projects), _projects_named(done, projects)
@@ -187,10 +198,50 @@ def _other_thing(entry: EntryView, kept: KeptItem, done: str, projects: set[str]
         return True
     if _people_differ(entry.text, done, projects):
         return True
-    calls_entry, calls_done = _calls(entry.text), _calls(done)
-    if calls_entry and calls_done and calls_entry.isdisjoint(calls_done):
+    calls_entry = _calls(entry.text)
+    if calls_entry and functions and calls_entry.isdisjoint(functions):
         return True
     return matching.values_conflict(entry.text, done, matching.IDENTITY_KINDS)
+
+
+def _led_by_other_code(done: str, action: str) -> bool:
+    """The done line is led by code the action does not name: it reports that code ("purge() saves the
+    index" reports purge(), not "index compaction"; "✅ test_loader_freshness" a test passing, not the
+    freshness score)."""
+    lead = _LEAD_CODE.match(_cleaned(LIST_MARK.sub("", done, count=1)))
+    return lead is not None and _code_name(lead[0]) not in _code_name(action)
+
+
+def _functions_built(completions: Sequence[KeptItem]) -> dict[str, frozenset[str]]:
+    """By note: the functions its done-reports and their headings name as code, the work the note
+    reports ("**Status:** ✅ Complete — shelfStats() added", "## Focus: `prepend()` + `ttl()`")."""
+    built: dict[str, frozenset[str]] = {}
+    for kept in completions:
+        named = _calls(kept.item.text) | _calls(" ".join(kept.item.headings))
+        built[kept.item.file] = built.get(kept.item.file, frozenset()) | named
+    return built
+
+
+def _functions_reported(
+    done: str, item: NoteItem, built: dict[str, frozenset[str]], asked: frozenset[str]
+) -> frozenset[str]:
+    """The functions a done line reports: those it names as code; else those of its note's work that it
+    names by their bare name ("prepend missing key returns None" of a note adding prepend() and ttl()
+    tests prepend()); else its note's work that open actions ask for (`asked`), which a test line without
+    a name is one of ("returns empty digest of tagged shelf" of a note adding shelfStats(), an open
+    action, tests shelfStats(), not digestShelf()). A note's work no action names ("rowHistory() added",
+    built for "`rowVersions(id)` — keep row snapshots") says nothing of its lines."""
+    own = _calls(done)
+    if own:
+        return own
+    work = built.get(item.file, frozenset()) | _calls(" ".join(item.headings))
+    said = frozenset(word_sequence(done))
+    return frozenset(name for name in work if name in said) or work & asked
+
+
+def _code_name(text: str) -> str:
+    """The text folded as code is compared: lower case, without the marks that join a name's parts."""
+    return re.sub(r"[\W_]+", "", text.lower())
 
 
 def _what_was_done(text: str) -> str:
@@ -209,9 +260,11 @@ def _identifiers(text: str) -> frozenset[str]:
 
 
 def _calls(text: str) -> frozenset[str]:
-    """The functions the text names as code: "searchSimilar()", "query()" (not "cert(s)")."""
+    """The functions the text names as code: "searchSimilar()", "query()", "`ttl(key)`" (not "cert(s)")."""
     return frozenset(
-        match[1].lower() for match in _CALL.finditer(text) if match[2] or _CODE_NAME.search(match[1])
+        match[1].lower()
+        for match in _CALL.finditer(text)
+        if match[2] or _CODE_NAME.search(match[1]) or text[match.start() - 1 : match.start()] == "`"
     )
 
 
