@@ -57,6 +57,19 @@ def _finished(folder: Path, *entries: str) -> None:
             "- Scope of Orion v0.16.0: audit log v2 plus bugfixes",
             "- Orion v0.16.0 scope changed: SSO instead of audit log v2",
         ),
+        # a choice reversed in words of its own: what it is of and what it chose, beside a new name
+        (
+            "- Orion API style settled: GraphQL, since it is cheaper to run",
+            "- Reversed: Orion API goes JSON-RPC rather than GraphQL; the audit rules it out",
+        ),
+        (
+            "- Decided to build the Vega UI with Svelte — it is faster to ship",
+            "- Scrapping Svelte for Vega; we rebuild on Solid because Pim asked for it",
+        ),
+        (
+            "- Decided: Vega monitoring goes to Datadog — fewer pages at night",
+            "- Vega leaves Datadog for Grafana Cloud; Teo does not want to own it",
+        ),
     ],
 )
 def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_older(
@@ -150,6 +163,22 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Pim's leave from 2026-11-30 is now 3 days (was 5 days)",
             "Pim on leave 2026-11-26 to 2026-11-30 (5 days) (previously: Pim on leave 2026-11-26 to 2026-11-28 (3 days))",
         ),
+        # a choice of another thing, its choice named among the newer's alternatives
+        (
+            "**Decision (Vega API)**: REST + OpenAPI",
+            "Reversed: Orion API goes JSON-RPC rather than GraphQL; considered: REST + OpenAPI",
+        ),
+        # a choice's word inside an identifier, or its thing named without the choice: no word on it
+        (
+            "Decision: host Orion on Render — one moving part fewer",
+            "fix the flaky Orion test `test_render_report`",
+        ),
+        (
+            "Decided Orion uses Claude Haiku for summaries because Pim can't support two stacks",
+            "get Pim access to the Orion preview cluster",
+        ),
+        # a label a line starts with is no name it adds
+        ("Decided: Vega queue goes to Kafka", "Update: Vega queue goes to Kafka, confirmed"),
         # a list's number is no value of the line
         (
             "Pim is out from 2026-11-24 for 3 days; Teo covers",

@@ -3,9 +3,10 @@ keys and typed values (sidecar/successors.py ranks the newer first and marks the
 
 The newer restates the older when it says the older's key with another value, names the older's key
 and old value ("moved to X (was Y)"), says the older's value is gone as the offline engine reads a
-change ("(was Y)", "from Y to X": engines/offline/values.py) and shares another word with it, or
-repeats all its words but one, which it says otherwise in its place (or a typed value of which it
-gives another of the kind). It does not when it states every typed value or the key's value of the
+change ("(was Y)", "from Y to X": engines/offline/values.py) and shares another word with it,
+names what the older's choice is of and what it chose beside a new name ("Reversed: Quokka API goes
+gRPC rather than REST" after "Quokka API style settled: REST"), or repeats all its words but one,
+which it says otherwise in its place (or a typed value of which it gives another of the kind). It does not when it states every typed value or the key's value of the
 older again and says none is gone (a restatement, no newer value), nor when the two are said of two
 things: another person or name, another key, another release or another day's event. What a line
 states leaves out a remark ahead of it ("Again for the record: "), its list marks, a MEMORY.md
@@ -20,15 +21,19 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cached_property
 
-from memory_sleep.engines.offline.matching import predicate, subject_phrase
+from memory_sleep.engines.offline.cues import DECISION
+from memory_sleep.engines.offline.matching import predicate, subject_phrase, without_lead_in
 from memory_sleep.engines.offline.repeats import remark_ahead
 from memory_sleep.engines.offline.statements import sequence, swapped
 from memory_sleep.engines.offline.values import current_claim, mentions_value, replaced_values, typed_values
+from memory_sleep.language import LEAD_INS
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import CLOCK, LIST_MARK, WORD_MARKS, is_cjk, tokens, without_history, word_sequence
 
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
 _NAME = re.compile(r"\b[A-Z][\w.-]*")
+_NAME_RUN = re.compile(r"\b[A-Z][\w.-]*(?: [A-Z][\w.-]*)*")  # "Grafana Cloud"
+_CLAUSE_END = re.compile(r"\s[—–-]\s|[;,.](?:\s|$)")
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
 _STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
 _NOTE_PLACE = re.compile(
@@ -135,6 +140,21 @@ class Statement:
         return frozenset(word for word in self.words if is_cjk(word))
 
     @cached_property
+    def choice(self) -> tuple[frozenset[str], frozenset[str]] | None:
+        """Of the first two names of its first clause, a label aside, the first word of the first (what
+        a choice is of) and the words of the second (what it chose): "Quokka" and "GraphQL" in "Quokka
+        API style settled: GraphQL, since ...", "Quokka" and "Render" in "Decision: host Quokka on
+        Render"; None without two."""
+        clause = _CLAUSE_END.split(without_lead_in(self.text), maxsplit=1)[0]
+        runs = [run for run in _NAME_RUN.findall(clause) if run.lower() not in LEAD_INS]
+        return (tokens(runs[0].split()[0]), tokens(runs[1])) if len(runs) > 1 else None
+
+    @cached_property
+    def decision(self) -> bool:
+        """Whether it states a choice (engines/offline/cues.py: "Decided: ...", "... settled: X")."""
+        return DECISION.search(self.text) is not None
+
+    @cached_property
     def claim(self) -> str:
         """What it claims now, without the values it says are gone (read only when a link needs it)."""
         return current_claim(self.text)
@@ -194,7 +214,8 @@ def restates(older: Statement, newer: Statement) -> bool:
     """The newer states the older's key with another value, or (unless it states every typed value of
     the older again and says none is gone: a restatement, no newer value) repeats the key with the
     older's value, or says the older's value is gone, shares another of its words (two for a
-    one-word value) and is not about other things (`_other_things`), or repeats all the older's
+    one-word value) and is not about other things (`_other_things`), or names what the older's
+    choice is of and what it chose beside a new name (`_names_old_value`), or repeats all the older's
     words but one, or but two that are not capitalised; in these last two ways, never of another
     person or thing (`_other_name`, `_other_key`), release or day's event (`_other_release`,
     `_release_left_out`, `_other_event`)."""
@@ -222,6 +243,8 @@ def restates(older: Statement, newer: Statement) -> bool:
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
         if len(beside) >= wanted and _gone_from(older, value):
             return not _other_release(older, newer)
+    if _names_old_value(older, newer):
+        return True
     if _count(shared, older.pairs) < SHARED_WORDS:
         return False
     left = older.words - newer.words
@@ -240,6 +263,49 @@ def restates(older: Statement, newer: Statement) -> bool:
         or _other_subject(older, newer)
         or _other_key(older, newer)
     )
+
+
+def _names_old_value(older: Statement, newer: Statement) -> bool:
+    """The older states a choice (`Statement.choice`) and the newer names, capitalised, what it is of
+    and what it chose beside a name the older never says: a decision reversed in words no change
+    phrase lists, "Reversed: Quokka API goes gRPC rather than REST" after "Quokka API style settled:
+    REST", "Scrapping Vue for Quokka; we rebuild on Solid" after "Decided to build the Quokka UI with
+    Vue". The newer may only add to the choice ("Lina set up the Datadog alerts for Quokka" after
+    "Decided: Quokka monitoring goes to Datadog"): it ranks first, both are shown, the older marked
+    with the newer's place and day. Not of another thing: "**Decision (Vela API)**: REST" is another
+    choice, "fix the flaky `test_render_report`" (an identifier) no word on "host Quokka on Render";
+    nor when a label is the only name the newer adds ("Update: ..."), nor of another person, key,
+    release or day's event (the guards of `restates`'s last link). Each is read on its first line:
+    the lines under it ("considered: gRPC") name the alternatives, not the choice."""
+    older, newer = _first_line(older), _first_line(newer)
+    choice = older.choice if older.decision else None
+    if choice is None:
+        return False
+    own, theirs = _unlabelled_names(older), _unlabelled_names(newer)
+    named = tokens(" ".join(_NAME.findall(newer.text)))  # its capitalised words, not its identifiers'
+    of, chosen = choice
+    if not (chosen | of <= named and theirs - older.said):
+        return False
+    left = older.words - newer.words
+    return not (
+        (left & own and swapped(older.text, newer.text))
+        or _other_release(older, newer)
+        or _release_left_out(older, newer, left)
+        or _other_event(older, newer, left)
+        or _other_subject(older, newer)
+        or bool(older.key and newer.key and not older.key_words <= newer.key_words)
+        or _other_identifier(older, newer)
+    )
+
+
+def _first_line(said: Statement) -> Statement:
+    return stated(said.text.split("\n", 1)[0], False) if "\n" in said.text else said
+
+
+def _unlabelled_names(said: Statement) -> frozenset[str]:
+    """Its names (`Statement.names`) but the label it starts with: "Reversed: Quokka API ..."."""
+    text = without_lead_in(said.text)
+    return said.names if text == said.text.strip() else stated(text, False).names
 
 
 def _replaced(older: Statement, newer: Statement, left: frozenset[str]) -> bool:

@@ -112,6 +112,11 @@ def subject_phrase(text: str) -> str:
     return _subject_of(text)[0]
 
 
+def without_lead_in(text: str) -> str:
+    """The text without the labels it starts with ("Decided: ", "Reversed: ", lead_ins in languages/*.toml)."""
+    return _LABEL.sub("", text.strip())
+
+
 def predicate(text: str) -> str:
     """What a statement says of its subject in its first clause: its words from the verb or key that
     ends the subject on ("is off in prod" in "Vela flag `beta` is off in prod"), or "" when none does
