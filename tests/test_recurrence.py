@@ -104,6 +104,20 @@ def test_three_readings_of_one_shape_over_two_days_are_routine() -> None:
     assert all(recurrence.is_routine(line, TODAY) for line in today)
 
 
+def test_a_value_written_against_cjk_text_masks_the_value_only() -> None:
+    """With no space between, "面积：49.65%" is a key and its value: lines of other things with a number
+    in them on other days ("总计：10个技能", "内存：8GB") are no readings of its shape, as they would be
+    if the whole unspaced line were masked as one value. The same key day after day still is routine."""
+    earlier = [
+        (date(2026, 3, 26), "总计：10个技能"),
+        (date(2026, 3, 27), "内存：8GB"),
+        (date(2026, 3, 28), "今天扩展到9个技能"),
+    ]
+    assert _verdict("**绿色线范围占房间面积：49.65%**", earlier).discard_reason != "routine"
+    heartbeat = [(date(2026, 3, day), f"自检完成：{day}个任务正常") for day in (26, 27, 28)]
+    assert _verdict("自检完成：3个任务正常", heartbeat).discard_reason == "routine"
+
+
 def test_a_new_value_said_twice_the_next_day_is_not_a_series() -> None:
     """One line restated the same day (a summary of the day) is one value: a fact whose value changed
     on its second day is news, however often that day says it."""

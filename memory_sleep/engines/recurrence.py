@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memory_sleep.language import LEAD_INS
-from memory_sleep.text import DATE, INLINE_MARKUP, LIST_MARK
+from memory_sleep.text import CJK_RANGES, DATE, INLINE_MARKUP, LIST_MARK
 
 # a line is routine when its shape, or the key of a reading, comes on ROUTINE_DAYS of the last
 # WINDOW_DAYS days: a weekly report is routine by its third week
@@ -35,7 +35,9 @@ _SAID = "~"
 _WITHIN = "+"  # before a shape: how often the note's items said it besides on their first lines
 SHAPE_CHARS = 400  # a shape is read from a line's start: masking a pasted 1 MB line must stay cheap
 
-_HAS_DIGIT = re.compile(r"\S*\d\S*(?:\s[a-z%]{1,3}\b)?")  # "21.9 GB" and "3 PRs" are one value
+# "21.9 GB" and "3 PRs" are one value; a value ends where CJK text starts, as a space ends it: written
+# with no space between, "面积：49.65%" is a key and its value, not one token masked whole
+_HAS_DIGIT = re.compile(rf"[^\s{CJK_RANGES}]*\d[^\s{CJK_RANGES}]*(?:\s[a-z%]{{1,3}}\b)?")
 _HEX = re.compile(r"\b[0-9a-f]{7,}\b")
 # a setting's name before its value ("cache_ttl_s=64"): the name is what the line is about, the value
 # what it reads, so "cache_ttl_s=64" and "retry_max=5" are two settings, not two readings of one
