@@ -3,10 +3,11 @@ GC run's edits), log the run, write it safely, then apply GC's sidecar side and 
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, date, datetime
 
 from memory_sleep.config import Config
@@ -42,6 +43,34 @@ def run_cycle(
 ) -> RunReport:
     """Run the phases in `options`; with dry_run nothing is written (and no lock is taken). The
     candidate step picks the entries engines are shown (default: the sidecar's hybrid search)."""
+    with _no_cycle_collection():
+        return _run_cycle(workspace, config, engine, options, progress, candidate_step)
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused for the run, and resumed as it was. A run holds every live
+    entry of the sidecar, archive.md's records and their parses: each full collection walks them all,
+    so on a year of history the collector alone cost a nightly run 0.3 s (0.1 s on 30 days) and grew
+    with the history. The objects a run leaves in cycles are few (its peak memory is the same) and
+    the collector takes them once it runs again."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _run_cycle(
+    workspace: Workspace,
+    config: Config,
+    engine: Engine,
+    options: RunOptions,
+    progress: Progress | None,
+    candidate_step: Candidates | None,
+) -> RunReport:
     say = progress or (lambda _: None)
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
     step = candidate_step or configured(config, workspace.state_dir)
