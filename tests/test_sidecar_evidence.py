@@ -1,11 +1,12 @@
-"""The evidence of many endings looked up at once is what `ending_row` finds for each."""
+"""The evidence of many endings looked up at once is what `ending_row` finds for each; the marks kept
+of the files they name are in the files' order, whatever order a set of them took."""
 
 from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
 
-from memory_sleep.sidecar.evidence import evidence_ids
+from memory_sleep.sidecar.evidence import evidence_ids, evidence_since
 from memory_sleep.sidecar.rows import ENTRY_COLUMNS
 from memory_sleep.sidecar.store import Store
 from memory_sleep.sidecar.successors import ending_row
@@ -56,3 +57,13 @@ def test_endings_looked_up_at_once_name_the_items_ending_row_names(tmp_path: Pat
     assert evidence_ids(store, endings) == expected
     assert any(found is not None for found in expected.values())
     assert expected[f"{first[2]}:{first[5] + 3}"] is not None
+
+
+def test_the_files_endings_name_are_kept_in_their_order(tmp_path: Path) -> None:
+    folder = run_nights(tmp_path)
+    store = Store.open(folder / "memory" / ".sleep" / "sidecar.db")
+    notes = sorted(path.name for path in (folder / "memory").glob("2026-*.md"))
+    endings = [f"memory/{name}:1" for name in reversed(notes)]
+    kept = evidence_since(store, endings, None, None).files
+    assert len(kept) > 1
+    assert list(kept) == sorted(kept)
