@@ -120,3 +120,25 @@ def test_long_overdue_actions_are_one_warning_and_leave_room_for_this_weeks_dead
     # still listed, after this week's, the most recently due first: nothing is dropped from the list
     assert len(briefing.actions) == 1 + 30
     assert "(OVERDUE, was due 2026-03-14, 32 days ago)" in briefing.actions[1]
+
+
+def test_gc_judgements_left_for_review_are_one_warning_and_leave_room_for_the_open_actions() -> None:
+    """Real notes (clawd, nine nights) left 25 judgements of the contradiction strategy for review,
+    one warning line each: the 2 KB briefing kept them and cut every open action and all key context.
+    They are one line now, saying how many and where they are listed."""
+    from memory_sleep.cycle.briefing import brief_edit
+
+    actions = [_action(f"ship part {n} of the importer", date(2026, 4, 14)) for n in range(1, 7)]
+    context = BriefingContext(today=TODAY, open_actions=actions, projects={}, recent=[])
+    reviews = [
+        f'GC contradiction unsure, please review: "Phase {n}: Hybrid Search (IMMEDIATE)" vs "Phase {n}: '
+        f'Services ($5-20K/mo)" (the same key with another value, worded alike)'
+        for n in range(37)
+    ]
+    text = brief_edit(OfflineBriefer(), context, 2048, reviews).text or ""
+    assert "ship part 6 of the importer" in text
+    assert "please review" not in text
+    assert (
+        "- 37 garbage-collection judgements left for you to review, not applied: "
+        "`memory-sleep status` lists them\n"
+    ) in text

@@ -177,6 +177,6 @@ def test_review_is_never_applied_and_is_listed_in_status_and_the_briefing(
     run_offline(fixture_workspace, date(2026, 11, 27))
     assert first in (fixture_workspace / "MEMORY.md").read_text(encoding="utf-8")
     briefing = (fixture_workspace / "memory" / "briefing.md").read_text(encoding="utf-8")
-    assert "GC contradiction unsure, please review" in briefing
+    assert "1 garbage-collection judgement left for you to review, not applied" in briefing
     status = CliRunner().invoke(main, ["status", str(fixture_workspace), "--today", "2026-11-27"])
     assert "GC judgements to review:" in status.output and first[:40] in status.output

@@ -8,7 +8,7 @@ from datetime import date
 from memory_sleep.cycle.plan import Edit
 from memory_sleep.engines.base import ActionView, Briefer, BriefingContext
 from memory_sleep.models import Briefing, KeptItem, ProjectFields
-from memory_sleep.text import deadline_in, shorten, without_history
+from memory_sleep.text import counted, deadline_in, shorten, without_history
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
 LINE_CHARS = 200
@@ -44,11 +44,16 @@ def briefing_context(
 def brief_edit(
     briefer: Briefer, context: BriefingContext, max_bytes: int, reviews: Sequence[str] = ()
 ) -> Edit:
-    """The `brief` edit: memory/briefing.md, rewritten whole from the engine's briefing, with the GC
-    judgements waiting for a person's review among its warnings."""
+    """The `brief` edit: memory/briefing.md, rewritten whole from the engine's briefing, with one warning
+    counting the GC judgements waiting for a person's review (`status` lists them: one line each, up to
+    50 of them, would leave no room in 2 KB for the open actions)."""
     written = briefer.brief(context)
     if reviews:
-        written = written.model_copy(update={"warnings": [*written.warnings, *reviews]})
+        waiting = (
+            f"{counted(len(reviews), 'garbage-collection judgement')} left for you to review, not applied: "
+            "`memory-sleep status` lists them"
+        )
+        written = written.model_copy(update={"warnings": [*written.warnings, waiting]})
     text = render_briefing(written, context.today, max_bytes)
     return Edit(op="brief", path=BRIEFING, text=text, reason=f"within briefing_max_bytes ({max_bytes:,})")
 

@@ -1,6 +1,6 @@
 """Judgements a strategy was not sure of (op `review`): never applied, kept for a person in
 memory/.sleep/gc-review.json (written by the run, so `undo` takes a run's back), listed by
-`memory-sleep status` and in the morning briefing's warnings."""
+`memory-sleep status` and counted in one of the morning briefing's warnings."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def with_reviews(
 
 
 def review_line(review: dict[str, Any]) -> str:
-    """One line for status and the briefing: what to look at and why."""
+    """One line for status: what to look at and why."""
     texts = " vs ".join(f'"{text}"' for text in review.get("texts", []))
     return f"GC {review.get('strategy')} unsure, please review: {texts} ({review.get('reason')})"
 
