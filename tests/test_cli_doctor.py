@@ -321,3 +321,38 @@ def test_a_section_the_tool_owns_twice_in_memory_md_is_named_with_the_fix(fixtur
     assert [m for m in findings(report, "warn") if m.startswith("MEMORY.md")] == [
         "MEMORY.md: 2 sections are '## Decisions' (or a name for it); runs add new entries to the first only"
     ]
+
+
+def test_a_memory_md_with_an_unresolved_merge_conflict_is_refused_by_the_run_and_failed_by_doctor(
+    fixture_workspace: Path,
+) -> None:
+    """A MEMORY.md synced with git and merged badly: the run went on, integrated new notes around both
+    sides of the conflict, and doctor said Healthy. A conflict quoted in a code block is text."""
+    memory = fixture_workspace / "MEMORY.md"
+    lines = memory.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(n for n, line in enumerate(lines) if line.startswith("## Facts")) + 1
+    quoted = "\n```\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> main\n```\n"
+    conflict = [
+        "<<<<<<< HEAD\n",
+        "- [Atlas] the db is Postgres 15 (2026-11-20)\n",
+        "=======\n",
+        "- [Atlas] the db is Postgres 16 (2026-11-21)\n",
+        ">>>>>>> other-branch\n",
+    ]
+    memory.write_text("".join([*lines[:at], *conflict, *lines[at:]]) + quoted, encoding="utf-8")
+    before = memory.read_bytes()
+    result = CliRunner().invoke(main, ["run", str(fixture_workspace), "--today", "2026-11-25"])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: MEMORY.md: an unresolved merge conflict at line {at + 1} (`<<<<<<<`). Nothing was changed; "
+        "keep what is right between `<<<<<<<` and `>>>>>>>`, delete the three marker lines, then run again.\n"
+    )
+    assert memory.read_bytes() == before
+    sizes = [
+        c for c in diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks if c.area == "sizes"
+    ]
+    assert [(c.level, c.message) for c in sizes] == [
+        ("fail", f"MEMORY.md: an unresolved merge conflict at line {at + 1} (`<<<<<<<`); every run refuses it")
+    ]
+    memory.write_text("".join(lines) + quoted, encoding="utf-8")
+    assert CliRunner().invoke(main, ["run", str(fixture_workspace), "--today", "2026-11-25"]).exit_code == 0

@@ -74,7 +74,8 @@ def read_bytes(path: Path) -> bytes | None:
 
 
 def decode_memory(workspace: Workspace, raw: bytes | None) -> str:
-    """MEMORY.md's text (the header alone when it is empty or missing); refused when it is no UTF-8 text."""
+    """MEMORY.md's text (the header alone when it is empty or missing); refused when it is no UTF-8 text
+    or holds an unresolved merge conflict."""
     problem = memory_loss.unreadable(workspace, raw or b"")
     if problem is not None:
         reason, fix = problem

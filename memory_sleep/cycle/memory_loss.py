@@ -1,5 +1,6 @@
 """MEMORY.md as the last run left it (a copy in memory/.sleep/), and the checks that stop a run, and fail
-`doctor`, when MEMORY.md was emptied or cut since, or is no text a run can read.
+`doctor`, when MEMORY.md was emptied or cut since, or is no text a run can read (binary, not UTF-8, or
+holding a merge conflict left unresolved).
 
 Cut means most of what the last run left is gone, as when an agent overwrites the file with a fragment
 or a write truncates it; a person deleting a few entries by hand is editing, and runs go on.
@@ -7,6 +8,7 @@ or a write truncates it; a person deleting a few entries by hand is editing, and
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,7 @@ from memory_sleep.workspace.memory_doc import HEADER, MemoryDocument
 LAST_RUN_COPY = "MEMORY.last-run.md"  # in memory/.sleep/, written with every run that changes a file
 _FEWEST_LOST = 3  # fewer missing entries is editing, whatever their share
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")  # text saved as UTF-16 holds NUL bytes too: re-saving fixes it
+_MARKER = re.compile(r"^(?:<{7}|>{7})(?: |$)|^={7}$")  # git's conflict markers, at the start of a line
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,8 @@ def find_loss(workspace: Workspace, memory_text: str) -> Loss | None:
 
 
 def unreadable(workspace: Workspace, raw: bytes) -> tuple[str, str] | None:
-    """Why MEMORY.md (`raw`) is no UTF-8 text, and what to do about it; None when it is text."""
+    """Why MEMORY.md (`raw`) is no UTF-8 text, or no document a run may merge into (a merge conflict
+    left in it), and what to do about it; None when it is fine."""
     if b"\x00" in raw and not raw.startswith(_UTF16_BOMS):
         copy, memory = workspace.state_dir / LAST_RUN_COPY, workspace.memory_md
         fix = (
@@ -96,7 +100,35 @@ def unreadable(workspace: Workspace, raw: bytes) -> tuple[str, str] | None:
         )
         return f"binary data, not text (a NUL byte at byte {raw.index(0)})", fix
     try:
-        raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         return not_utf8(error), "re-save it as UTF-8"
+    if (line := _conflict_line(text)) is not None:
+        return (
+            f"an unresolved merge conflict at line {line} (`<<<<<<<`)",
+            "keep what is right between `<<<<<<<` and `>>>>>>>`, delete the three marker lines, then run again",
+        )
+    return None
+
+
+def _conflict_line(text: str) -> int | None:
+    """The line of the first `<<<<<<<` that a `=======` and a `>>>>>>>` line follow, as a merge leaves
+    them (outside fenced code, where a conflict is only quoted); None when there is none."""
+    fence, opened, middle = "", None, False
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = "" if fence == marker else fence or marker
+            continue
+        if fence:
+            continue
+        if _MARKER.match(line) is None:
+            continue
+        if line.startswith("<"):
+            opened, middle = number, False
+        elif line.startswith("=") and opened is not None:
+            middle = True
+        elif line.startswith(">") and middle:
+            return opened
     return None
