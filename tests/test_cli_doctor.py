@@ -108,6 +108,23 @@ def test_a_held_lock_is_a_run_in_progress(fixture_workspace: Path) -> None:
     assert lock.level == "warn" and lock.message.startswith(f"a run is in progress (pid {os.getpid()} since ")
 
 
+def test_the_manifest_of_a_run_in_progress_is_not_called_a_run_that_stopped_half_way(
+    fixture_workspace: Path,
+) -> None:
+    """doctor during a first run on real notes said both "a run is in progress" and "run ... stopped
+    half-way: the next run rolls it back", of the same run."""
+    from memory_sleep.workspace.lock import workspace_lock
+    from memory_sleep.workspace.writer import SafeWriter
+
+    state = fixture_workspace / "memory" / ".sleep"
+    with workspace_lock(state, 0):
+        SafeWriter(fixture_workspace, state / "snapshots").begin("20261125T040000000000Z", [])
+        checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks
+    assert [check.message[:24] for check in checks if check.area == "lock"] == ["a run is in progress (pi"]
+    after = [check.message for check in diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks]
+    assert "run 20261125T040000000000Z stopped half-way" in after
+
+
 def test_keys_for_the_configured_engine(fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (fixture_workspace / "memory-sleep.toml").write_text('[engine]\nname = "anthropic"\n')
     code, report = doctor_json(fixture_workspace)

@@ -72,6 +72,7 @@ def lock(workspace: Workspace) -> Iterator[Check]:
     except Timeout:
         who = f"pid {holder.get('pid')} since {holder.get('since')}" if holder else "holder unknown"
         yield Check("lock", "warn", f"a run is in progress ({who})", "wait for it; runs never overlap")
+        return  # its manifest is open until it ends: not a run that stopped half-way
     else:
         lock.release()
         if holder_file.exists():
