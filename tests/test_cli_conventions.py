@@ -199,3 +199,23 @@ def test_status_says_a_note_no_run_can_read_is_a_problem_not_pending(fixture_wor
     assert report["problems"] == [
         "memory/2026-11-20.md: binary data, not a text note; skipped. Move it out of memory/."
     ]
+
+
+def test_a_run_stopped_with_ctrl_c_says_what_the_next_run_does(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the middle of a run printed click's bare "Aborted!" and exited 1, as any failure."""
+    from memory_sleep.cycle import runner
+
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_cycle", interrupted)
+    result = CliRunner().invoke(main, ["run", str(fixture_workspace), "--today", "2026-11-25"])
+    assert result.exit_code == 130
+    assert result.output == (
+        "Interrupted: the run stopped before it finished. The next `memory-sleep run` first rolls back "
+        "anything it left half-written (`memory-sleep undo` only rolls it back).\n"
+    )
+    dry = CliRunner().invoke(main, ["run", str(fixture_workspace), "--dry-run"])
+    assert (dry.exit_code, dry.output) == (130, "Interrupted: nothing was written.\n")

@@ -133,7 +133,8 @@ def main() -> None:
       memory-sleep doctor DIR    what is wrong, and what to do about it
 
     Exit codes: 0 ok, 1 a problem the message explains (nothing half-written), 2 wrong usage,
-    3 decisions waiting for the agent (`run --engine agent`: answer them, then run again).
+    3 decisions waiting for the agent (`run --engine agent`: answer them, then run again), 130 a run
+    stopped with Ctrl-C.
     """
 
 
@@ -251,10 +252,20 @@ def run(
         accept_memory_reset=accept_memory_reset,
         accept_mass_change=accept_mass_change,
     )
-    with _progress(quiet or as_json) as progress:
-        report = run_cycle(
-            space, config, build_engine(config.engine, space.root, progress), options, progress
+    try:
+        with _progress(quiet or as_json) as progress:
+            report = run_cycle(
+                space, config, build_engine(config.engine, space.root, progress), options, progress
+            )
+    except KeyboardInterrupt:
+        click.echo(
+            "Interrupted: nothing was written."
+            if dry_run
+            else "Interrupted: the run stopped before it finished. The next `memory-sleep run` first rolls "
+            "back anything it left half-written (`memory-sleep undo` only rolls it back).",
+            err=True,
         )
+        sys.exit(130)
     if report.waiting:
         _stop_for_the_agent(space, report.waiting, options.today, as_json)
     if if_due and not dry_run:
