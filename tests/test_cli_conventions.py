@@ -168,7 +168,9 @@ def test_counts_agree_with_their_nouns() -> None:
     # the messages of the command line say counts through `counted`, never as "{n} things", nor with a
     # noun of their own choosing ("{held:,} {'entry' if held == 1 else 'entries'}")
     bare_count = re.compile(
-        r"\{[^{}]*\} (entries|files|notes|items|warnings|queries|candidates|summaries|batches)\b|== 1 else ['\"]\w*(ies|s)['\"]"
+        r"\{[^{}]*\} (entries|files|notes|items|warnings|queries|candidates|summaries|batches|LLM calls)\b"
+        r"|== 1 else ['\"]\w*(ies|s)['\"]"
+        r"|\{[^{}:]*\} (discarded|archived)\b"  # a count said by its verb, grouped by thousands too
     )
     modules = [
         *REPO.glob("memory_sleep/cli/*.py"),

@@ -293,13 +293,13 @@ def run(
         _report_warnings(record.warnings, verbose)  # a note still skipped, unread, says so each run
         _report_strays(report.strays, verbose)
         return
-    ops = ", ".join(f"{n} {op}" for op, n in record.operations.items() if n) or "no changes"
+    ops = ", ".join(f"{n:,} {op}" for op, n in record.operations.items() if n) or "no changes"
     click.echo(
         f"NREM: {counted(record.dailyFilesProcessed, 'note')} read, {counted(record.itemsKept, 'item')} kept, "
-        f"{record.itemsDiscarded} discarded"
+        f"{record.itemsDiscarded:,} discarded"
     )
     click.echo(
-        f"REM: {ops}; {record.entriesArchived} archived; MEMORY.md {record.memoryMdSizeBefore:,} -> {record.memoryMdSizeAfter:,} bytes"
+        f"REM: {ops}; {record.entriesArchived:,} archived; MEMORY.md {record.memoryMdSizeBefore:,} -> {record.memoryMdSizeAfter:,} bytes"
     )
     click.echo(
         f"Cleanup: {counted(len(record.weeklyFilesWritten), 'weekly summary', 'weekly summaries')}, briefing {'written' if record.briefingGenerated else 'skipped'}"

@@ -119,7 +119,7 @@ def engine_line(record: RunRecord) -> str:
     if record.model is None:
         return line
     line += (
-        f", {record.llmCalls} LLM calls, {record.inputTokens:,} input / {record.outputTokens:,} output tokens"
+        f", {counted(record.llmCalls, 'LLM call')}, {record.inputTokens:,} input / {record.outputTokens:,} output tokens"
     )
     if record.estimatedCostUsd is not None:
         line += f", about ${record.estimatedCostUsd:.4f}"
