@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import date
@@ -11,8 +12,10 @@ from typing import Any
 
 import anyio
 import pytest
+from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 
+from memory_sleep.cli.main import main
 from memory_sleep.cli.mcp_server import build_server
 from memory_sleep.config import Config
 from memory_sleep.sidecar import FunctionEmbedder, open_sidecar
@@ -59,6 +62,8 @@ def test_lists_the_five_tools_with_descriptions_and_schemas(fixture_workspace: P
         assert listed["remember"].input_schema["required"] == ["text"]
         assert {"dry_run", "accept_mass_change"} <= set(listed["consolidate"].input_schema["properties"])
         assert "briefing" in (client.instructions or "")
+        help_text = CliRunner().invoke(main, ["mcp", "--help"]).output  # it named five of the nine
+        assert set(re.findall(r"`(\w+)`", help_text.split("Configure")[0])) == set(listed)
 
     with_client(fixture_workspace, work)
 

@@ -163,7 +163,12 @@ def skill() -> None:
 @WORKSPACE_ARG
 @_handle_errors
 def mcp(workspace: Path) -> None:
-    """Serve WORKSPACE to an agent over MCP (stdio): tools recall, remember, consolidate, status, briefing.
+    """Serve WORKSPACE to an agent over MCP (stdio).
+
+    \b
+    Tools: `recall`, `remember`, `consolidate`, `status`, `briefing`, `forget_scope`;
+    without an API key, `consolidate_as_agent`, `decision_request` and `answer_decision`
+    (the host agent makes the decisions, as `run --engine agent`).
 
     Configure your agent to start `memory-sleep mcp /path/to/workspace`; see README.md.
     """
