@@ -321,6 +321,27 @@ def test_a_linked_notes_folder_fails_the_doctor_as_it_stops_every_run(
         f"{memory}: is a link; memory-sleep never writes through links. Replace it with the folder it points "
         f"to: `rm {memory} && mv {elsewhere.resolve()} {memory}`."
     ) in findings(report, "fail")
+    status = CliRunner().invoke(main, ["status", str(fixture_workspace), "--json"])
+    assert any("is a link" in problem for problem in json.loads(status.output)["problems"])  # was none
+
+
+def test_a_linked_memory_md_fails_the_doctor_and_is_a_problem_in_status(
+    fixture_workspace: Path, tmp_path: Path
+) -> None:
+    """A MEMORY.md that is a link stops every run; doctor said so only after a run had failed on it,
+    and status listed no problem."""
+    elsewhere = tmp_path / "MEMORY-elsewhere.md"
+    memory = fixture_workspace / "MEMORY.md"
+    memory.rename(elsewhere)
+    memory.symlink_to(elsewhere)
+    problem = (
+        f"{memory}: is a link; memory-sleep never writes through links. Replace it with the file it points "
+        f"to: `rm {memory} && mv {elsewhere.resolve()} {memory}`."
+    )
+    code, report = doctor_json(fixture_workspace)
+    assert code == 1 and problem in findings(report, "fail")
+    status = CliRunner().invoke(main, ["status", str(fixture_workspace), "--json"])
+    assert json.loads(status.output)["problems"] == [problem]
 
 
 def test_a_section_the_tool_owns_twice_in_memory_md_is_named_with_the_fix(fixture_workspace: Path) -> None:
@@ -369,7 +390,10 @@ def test_a_memory_md_with_an_unresolved_merge_conflict_is_refused_by_the_run_and
         c for c in diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks if c.area == "sizes"
     ]
     assert [(c.level, c.message) for c in sizes] == [
-        ("fail", f"MEMORY.md: an unresolved merge conflict at line {at + 1} (`<<<<<<<`); every run refuses it")
+        (
+            "fail",
+            f"MEMORY.md: an unresolved merge conflict at line {at + 1} (`<<<<<<<`); every run refuses it",
+        )
     ]
     memory.write_text("".join(lines) + quoted, encoding="utf-8")
     assert CliRunner().invoke(main, ["run", str(fixture_workspace), "--today", "2026-11-25"]).exit_code == 0

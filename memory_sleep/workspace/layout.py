@@ -103,6 +103,12 @@ class Workspace:
         refuse_linked_folders(self.notes_dir, self.state_dir)
         return self.state_dir
 
+    def links(self) -> list[str]:
+        """What to do about MEMORY.md, memory/ or memory/.sleep being a link, which every run refuses."""
+        return [
+            problem for path in (self.memory_md, self.notes_dir, self.state_dir) if (problem := linked(path))
+        ]
+
     def relative(self, path: Path) -> str:
         """The workspace-relative POSIX path of `path`, as shown to users and stored in state."""
         return path.relative_to(self.root).as_posix()
@@ -121,18 +127,19 @@ def unwritable(path: Path) -> str | None:
 
 def refuse_linked_folders(*folders: Path) -> None:
     for folder in folders:
-        if problem := linked_folder(folder):
+        if problem := linked(folder):
             raise WorkspaceError(problem)
 
 
-def linked_folder(folder: Path) -> str | None:
-    """What to do about a folder of the workspace that is a link; None when it is not one."""
-    if not folder.is_symlink():
+def linked(path: Path) -> str | None:
+    """What to do about a folder or file of the workspace that is a link; None when it is not one."""
+    if not path.is_symlink():
         return None
-    target = Path(os.path.realpath(folder))
+    target = Path(os.path.realpath(path))
+    kind = "file" if target.is_file() else "folder"
     return (
-        f"{folder}: is a link; memory-sleep never writes through links. Replace it with the folder it "
-        f"points to: `rm {folder} && mv {target} {folder}`."
+        f"{path}: is a link; memory-sleep never writes through links. Replace it with the {kind} it "
+        f"points to: `rm {path} && mv {target} {path}`."
     )
 
 

@@ -118,9 +118,7 @@ def engine_line(record: RunRecord) -> str:
     line = f"Engine: {record.engine}{f' ({record.model})' if record.model else ''}"
     if record.model is None:
         return line
-    line += (
-        f", {counted(record.llmCalls, 'LLM call')}, {record.inputTokens:,} input / {record.outputTokens:,} output tokens"
-    )
+    line += f", {counted(record.llmCalls, 'LLM call')}, {record.inputTokens:,} input / {record.outputTokens:,} output tokens"
     if record.estimatedCostUsd is not None:
         line += f", about ${record.estimatedCostUsd:.4f}"
     cached = sum(usage.cacheHits for usage in record.llmUsage.values())

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from memory_sleep.cli.doctor.report import Check
 from memory_sleep.config import Config
-from memory_sleep.workspace.layout import Workspace, linked_folder, unwritable
+from memory_sleep.workspace.layout import Workspace, unwritable
 
 KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 
@@ -33,9 +33,8 @@ def layout(workspace: Workspace) -> Iterator[Check]:
         )
     else:
         yield Check("layout", "ok", "MEMORY.md and memory/ present")
-    for folder in (workspace.notes_dir, workspace.state_dir):
-        if problem := linked_folder(folder):  # every run, index and recall refuses it
-            yield Check("layout", "fail", problem)
+    for problem in workspace.links():  # every run refuses them
+        yield Check("layout", "fail", problem)
     read_only = unwritable(workspace.state_dir)
     if read_only:
         yield Check(
