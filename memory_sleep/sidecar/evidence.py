@@ -85,7 +85,8 @@ def evidence_since(
         place[0] for ended_by in wanted if not names_entry(ended_by) and (place := ending_place(ended_by))
     }
     return Evidence(
-        {ended_by: found[ended_by] for ended_by in wanted}, {key: files[key] for key in sorted(named) if key in files}
+        {ended_by: found[ended_by] for ended_by in wanted},
+        {key: files[key] for key in sorted(named) if key in files},
     )
 
 
