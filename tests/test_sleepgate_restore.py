@@ -145,3 +145,13 @@ def test_min_entries_default_skips_small_workspaces(tmp_path: Path) -> None:
     result = runner.invoke(main, ["forget", str(folder)])
     assert result.exit_code == 0
     assert "skipped" in result.output and "min_entries = 1000" in result.output
+
+
+def test_restoring_an_id_the_sidecar_never_held_fails_and_says_where_ids_come_from(tmp_path: Path) -> None:
+    folder = workspace(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", str(folder)]).exit_code == 0
+    for extra in ([], ["--json"], ["--dry-run"]):
+        result = runner.invoke(main, ["restore", "99999", str(folder), *extra])
+        assert result.exit_code == 1, result.output
+        assert "no entry 99999" in result.output and "`forget`" in result.output

@@ -18,7 +18,7 @@ from memory_sleep.cli.main import (
     clock_for,
     main,
 )
-from memory_sleep.errors import WorkspaceError
+from memory_sleep.errors import MemorySleepError, WorkspaceError
 from memory_sleep.workspace.layout import Workspace
 
 
@@ -259,6 +259,7 @@ def restore(
     from memory_sleep.cycle.forget_run import restore_now
     from memory_sleep.sidecar import open_sidecar
     from memory_sleep.sleepgate import display
+    from memory_sleep.sleepgate.restore import UNKNOWN_ENTRY
     from memory_sleep.sleepgate.session import restore as restore_dry
 
     ids, workspace = _ids_and_workspace(targets, workspace_option)
@@ -274,8 +275,14 @@ def restore(
     if as_json:
         skipped = [{"id": entry_id, "reason": why} for entry_id, why in sorted(report.skipped.items())]
         click.echo(json.dumps({"restored": report.restored, "skipped": skipped}, indent=2))
-        return
-    click.echo("\n".join(display.restore_lines(report, dry_run)))
+    else:
+        click.echo("\n".join(display.restore_lines(report, dry_run)))
+    unknown = [entry_id for entry_id, why in sorted(report.skipped.items()) if why == UNKNOWN_ENTRY]
+    if unknown:  # a mistyped id is a failure, whatever else was restored
+        raise MemorySleepError(
+            f"no entry {', '.join(map(str, unknown))} in the sidecar: the ids are those `forget` and `gc` print; "
+            "`restore --since DATE` brings back everything forgotten since DATE."
+        )
 
 
 def _ids_and_workspace(targets: tuple[str, ...], workspace_option: Path | None) -> tuple[list[int], Path]:

@@ -11,6 +11,8 @@ from memory_sleep.sleepgate import state
 from memory_sleep.sleepgate.forget import REASON
 from memory_sleep.sleepgate.undo import PassChanges, keep_record
 
+UNKNOWN_ENTRY = "no such entry"
+
 
 @dataclass
 class RestoreReport:
@@ -45,7 +47,7 @@ def restore_entries(
     known = {entry_id for entry_id, _ in found}
     for entry_id in ids:
         if entry_id not in known:
-            report.skipped[entry_id] = "no such entry"
+            report.skipped[entry_id] = UNKNOWN_ENTRY
     for entry_id, reason in found:
         if reason == REASON or (reason or "").startswith("gc:"):
             report.restored.append(entry_id)
