@@ -64,6 +64,25 @@ def test_a_second_run_exits_1_naming_the_holder_and_changes_nothing(fixture_work
     assert snapshot_tree(fixture_workspace) == before
 
 
+def test_index_waits_for_the_run_holding_the_workspace_or_stops(fixture_workspace: Path) -> None:
+    """`index` rewrites the sidecar a run is rewriting: it takes the run's lock; a dry run reads only."""
+    before = snapshot_tree(fixture_workspace)
+    holder = _hold_lock(fixture_workspace)
+    try:
+        refused = cli("index", str(fixture_workspace))
+        waited = cli("index", str(fixture_workspace), "--wait", "0.2")
+        unchanged = snapshot_tree(fixture_workspace)
+        dry = cli("index", str(fixture_workspace), "--dry-run")
+    finally:
+        _release(holder)
+    assert refused.returncode == 1 and refused.stderr.startswith("Error: Another memory-sleep run holds "), (
+        refused.stderr
+    )
+    assert waited.returncode == 1 and dry.returncode == 0, (waited.stderr, dry.stderr)
+    assert unchanged == before
+    assert cli("index", str(fixture_workspace), "--wait", "5").returncode == 0
+
+
 @pytest.mark.slow
 def test_a_second_run_with_wait_runs_once_the_first_ends(
     fixture_workspace: Path, clean_result: dict[str, bytes]

@@ -34,6 +34,11 @@ TODAY_OPTION = click.option(
     type=click.DateTime(formats=["%Y-%m-%d"]),
     help="Pretend today is this date (reproducible output on any date). Default: today.",
 )
+WAIT_OPTION = click.option(
+    "--wait",
+    type=float,
+    help="Seconds to wait for another run's lock before giving up. Default: 0.",
+)
 
 
 def clock_for(today: datetime | None) -> Callable[[], float]:
@@ -173,11 +178,7 @@ def main() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Config file. Default: WORKSPACE/memory-sleep.toml.",
 )
-@click.option(
-    "--wait",
-    type=float,
-    help="Seconds to wait for another run's lock before giving up. Default: 0.",
-)
+@WAIT_OPTION
 @click.option(
     "--accept-memory-reset",
     is_flag=True,

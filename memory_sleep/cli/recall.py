@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import click
 from memory_sleep.cli.main import (
     CONTEXT,
     TODAY_OPTION,
+    WAIT_OPTION,
     WORKSPACE_ARG,
     _config,
     _handle_errors,
@@ -26,18 +28,24 @@ from memory_sleep.workspace.layout import Workspace
 @WORKSPACE_ARG
 @click.option("--dry-run", is_flag=True, help="Count what would be added, updated or removed; write nothing.")
 @TODAY_OPTION
+@WAIT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_handle_errors
-def index(workspace: Path, dry_run: bool, today: datetime | None, as_json: bool) -> None:
+def index(workspace: Path, dry_run: bool, today: datetime | None, wait: float | None, as_json: bool) -> None:
     """Index MEMORY.md (the tool's entries and what you wrote), weekly summaries and daily-note items
     into the vector sidecar.
 
     Incremental: only changed files are read and only changed items embedded. `memory-sleep run`
-    does this too, after writing the markdown.
+    does this too, after writing the markdown; while a run holds the workspace, `index` waits for
+    it (`--wait`) or stops and says so, rather than index files the run is rewriting.
     """
     from memory_sleep.sidecar import display, open_sidecar
+    from memory_sleep.workspace.lock import workspace_lock
 
-    with open_sidecar(workspace, clock=clock_for(today)) as sidecar:
+    space = Workspace.open(workspace)
+    timeout = _config(space, None).lock_timeout_secs if wait is None else wait
+    held = nullcontext() if dry_run else workspace_lock(space.state_dir, timeout)
+    with held, open_sidecar(workspace, clock=clock_for(today)) as sidecar:
         report = sidecar.index(dry_run=dry_run)
     if as_json:
         click.echo(json.dumps(display.index_dict(report), indent=2))
