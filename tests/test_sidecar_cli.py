@@ -42,6 +42,15 @@ def test_index_recall_and_stats_from_the_command_line(fixture_workspace: Path) -
     assert "Queries logged: 2" in human.output
 
 
+def test_recall_as_of_a_day_after_today_is_refused(fixture_workspace: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", str(fixture_workspace)]).exit_code == 0
+    ask = ["recall", "TLS certificate", str(fixture_workspace), "--today", "2026-11-30", "--json"]
+    later = runner.invoke(main, [*ask, "--as-of", "2026-12-01"])
+    assert later.exit_code == 2 and "2026-12-01 is after today (2026-11-30)" in later.output, later.output
+    assert runner.invoke(main, [*ask, "--as-of", "2026-11-30"]).exit_code == 0
+
+
 def test_index_dry_run_writes_nothing(fixture_workspace: Path) -> None:
     result = CliRunner().invoke(main, ["index", str(fixture_workspace), "--dry-run", "--json"])
     assert result.exit_code == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from contextlib import nullcontext
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import click
@@ -138,6 +138,13 @@ def recall(
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if not workspace.is_dir() and Path(query).is_dir():
         raise click.UsageError(f'the query comes first: memory-sleep recall "{workspace}" {query}')
+    now = today.date() if today else date.today()
+    if as_of and as_of.date() > now:
+        raise click.BadParameter(
+            f"{as_of.date()} is after today ({now}): memory says what is true by today at the latest. "
+            "Leave --as-of out for what is true now, or give a past date.",
+            param_hint="--as-of",
+        )
     from memory_sleep.sidecar import display
     from memory_sleep.sidecar.recall import open_sidecar
     from memory_sleep.sidecar.store import DB_NAME
