@@ -61,6 +61,16 @@ def test_a_new_typed_value_of_the_same_key_supersedes(newer: str, older: str) ->
         ("Atlas prod DB port: 6543", "Atlas DB port: 5432"),  # another thing
         ("Borealis auth lives on do-fra1-01", "Borealis auth port: 9643"),
         ("18:00 HEARTBEAT_OK", "09:00 HEARTBEAT_OK"),  # two moments, not two values
+        # a numbered part of a list is one of several, in whichever list it stands
+        ("Phase 2: Optimized Chunking (SHORT-TERM)", "Phase 1: Hybrid Search (IMMEDIATE)"),
+        ("Phase 1: Services ($5-20K/mo)", "**Phase 1: Hybrid Search (IMMEDIATE)**"),
+        ("- Step 2: migrate the cache", "Step 1: freeze writes"),
+        # the same line, once as an item of a numbered list
+        (
+            "2. If name drifting: make alias stub or update registry",
+            "If name drifting: make alias stub or update registry",
+        ),
+        ("3. Deploy window: Friday evening", "Deploy window: Friday evening"),
         ("Maya prefers async updates", "Raj handles infra requests in #infra"),
         ("Pavo v1.10.2 will ship audit log v2", "Pavo v1.9.4 will ship audit log v2"),  # two releases
         (  # the label says whose decision: the subject leaves it out

@@ -25,7 +25,9 @@ from memory_sleep.text import counted, similarity, tokens, without_history
 
 _CLAUSE = re.compile(r"(?<=[.;])\s+|,\s+(?=\D)")
 _KEYED = re.compile(r"^\s*([^:\n]{2,40}):\s+\S")
-_LINE_START = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\b\s*)?")
+_LINE_START = re.compile(r"^\s*(?:[-*+]\s+|\d{1,3}[.)]\s+)?(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\b\s*)?")
+# "Phase 1", "**Step 2 (NOW)**": a key that is a numbered part of a list, one of several
+_NUMBERED_PART = re.compile(r"^\W*(?:[^\W\d_]+\s+)+\d{1,3}\W*(?:\([^)]*\)\W*)?$")
 SHORT_VALUE = 40  # "Proseware contact: Jo": a key's value this short is one value, not a note
 SAME_WORDS = 0.6  # of the shorter statement's content words, the share the other must have
 
@@ -106,6 +108,9 @@ def judge_pair(newer: str, older: str) -> PairJudgement:
     same_key = (
         key_new is not None and key_new == key_old and _short_value(new_claim) and _short_value(old_claim)
     )
+    if any(_numbered_part(claim) for claim in (new_claim, old_claim)):
+        # "Phase 1: Hybrid Search" of a research plan and "Phase 1: Services" of a business plan
+        return PairJudgement("unrelated", "a numbered part of a list names no subject of its own")
     if other_releases(new_claim, old_claim):  # "v1.10.2 will ship X" says nothing of v1.9.4
         return PairJudgement("same_subject_different_fact", "the same words about another release")
     about_new, about_old = subject(new_claim), subject(old_claim)
@@ -134,8 +139,8 @@ def judge_pair(newer: str, older: str) -> PairJudgement:
 
 
 def _statement(text: str) -> str:
-    """The text without the bullet, checkbox and time of day a note line starts with: "09:00 deployed
-    v0.8.3" says when it happened, and a later line's other time changes nothing."""
+    """The text without the bullet or list number, checkbox and time of day a note line starts with:
+    "09:00 deployed v0.8.3" says when it happened, and a later line's other time changes nothing."""
     return _LINE_START.sub("", text)
 
 
@@ -144,6 +149,11 @@ def _key(text: str) -> frozenset[str] | None:
     keyed = _KEYED.match(text)
     named = subject(keyed.group(1)) if keyed else frozenset()
     return named or None
+
+
+def _numbered_part(text: str) -> bool:
+    keyed = _KEYED.match(text)
+    return bool(keyed and _NUMBERED_PART.match(keyed.group(1)))
 
 
 def _short_value(text: str) -> bool:
