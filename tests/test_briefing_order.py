@@ -140,5 +140,5 @@ def test_gc_judgements_left_for_review_are_one_warning_and_leave_room_for_the_op
     assert "please review" not in text
     assert (
         "- 37 garbage-collection judgements left for you to review, not applied: "
-        "`memory-sleep status` lists them\n"
+        "`memory-sleep review` lists and dismisses them\n"
     ) in text

@@ -45,6 +45,7 @@ def _json_calls(ws: str) -> dict[str, list[str]]:
         "cron show": ["cron", "show", ws, "--json"],
         "redact": ["redact", ws, "--dry-run", "--json"],
         "gc": ["gc", "all", ws, "--dry-run", "--today", TODAY, "--json"],
+        "review": ["review", ws, "--json"],
         "forget-scope": ["forget-scope", "carol", ws, "--dry-run", "--json"],
         "purge": ["purge", ws, "--older-than", "90d", "--dry-run", "--json"],
     }

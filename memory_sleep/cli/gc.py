@@ -59,3 +59,66 @@ def gc(
         click.echo(json.dumps(gc_dict(report, names, dry_run), indent=2))
         return
     click.echo("\n".join(gc_lines(report, names, dry_run)))
+
+
+@main.command("review", context_settings=CONTEXT)
+@WORKSPACE_ARG
+@click.option(
+    "--dismiss",
+    "numbers",
+    multiple=True,
+    metavar="N|all",
+    help="Dismiss judgement N as listed (repeat for more), or all of them.",
+)
+@TODAY_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the judgements as JSON.")
+@_handle_errors
+def review(workspace: Path, numbers: tuple[str, ...], today: datetime | None, as_json: bool) -> None:
+    """List the garbage-collection judgements left for you (never applied), numbered; dismiss those
+    you have looked at.
+
+    A dismissed judgement is no longer listed by `status`, `review` or the morning briefing, and the
+    same pair of entries is not raised again; it stays in memory/.sleep/gc-review.json with the day
+    you dismissed it, and `memory-sleep undo` takes the dismissal back.
+    """
+    from memory_sleep.gc import review as reviews_file
+    from memory_sleep.workspace.lock import workspace_lock
+    from memory_sleep.workspace.writer import FileChange, SafeWriter
+
+    space = Workspace.open(workspace)
+    if not numbers:
+        waiting = reviews_file.open_reviews(reviews_file.read_reviews(space))
+        if as_json:
+            click.echo(json.dumps([{"number": n, **r} for n, r in enumerate(waiting, 1)], indent=2))
+        elif not waiting:
+            click.echo("No judgement waits for review.")
+        else:
+            click.echo("\n".join(f"{n}. {reviews_file.review_line(r)}" for n, r in enumerate(waiting, 1)))
+            click.echo("Dismiss those you have looked at: memory-sleep review --dismiss N [--dismiss N ...]")
+        return
+    config = _config(space, None)
+    writer = SafeWriter(space.root, space.state_dir / "snapshots", keep=config.keep_snapshots)
+    with workspace_lock(space.state_dir, config.lock_timeout_secs):
+        writer.recover()
+        known = reviews_file.read_reviews(space)
+        count = len(reviews_file.open_reviews(known))
+        chosen = list(range(1, count + 1)) if "all" in numbers else [_number(n) for n in numbers]
+        try:
+            listed = reviews_file.dismissed(known, chosen, today.date() if today else date.today())
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--dismiss") from None
+        if chosen:
+            path = space.relative(space.state_dir / reviews_file.REVIEW_FILE)
+            writer.apply(
+                writer.new_run_id(), [FileChange(path, reviews_file.render(listed))], action="review"
+            )
+    left = count - len(set(chosen))
+    click.echo(f"Dismissed {len(set(chosen))} of {count}; {left} left for review.")
+
+
+def _number(text: str) -> int:
+    if not text.isdigit():
+        raise click.BadParameter(
+            f"{text!r}: give a number `memory-sleep review` lists, or all", param_hint="--dismiss"
+        )
+    return int(text)

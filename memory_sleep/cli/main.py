@@ -106,7 +106,7 @@ def _config(workspace: Workspace, config_file: Path | None) -> Config:
 VERB_MODULES = {  # the verbs of modules of their own (memory_sleep/cli/NAME.py), which register on `main`
     **dict.fromkeys(("index", "migrate", "recall", "stats", "forget", "restore"), "recall"),
     **dict.fromkeys(("forget-scope", "purge"), "forget"),
-    "gc": "gc",
+    **dict.fromkeys(("gc", "review"), "gc"),
     "redact": "redact",
     **dict.fromkeys(("init", "doctor", "cron", "skill", "mcp"), "setup"),
 }

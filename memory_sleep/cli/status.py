@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_sleep.config import Config
-from memory_sleep.gc.review import read_reviews, review_line
+from memory_sleep.gc.review import open_reviews, read_reviews, review_line
 from memory_sleep.workspace.layout import NoteFile, Workspace, discover
 from memory_sleep.workspace.note_read import NoteReadError, decode, read_bytes
 from memory_sleep.workspace.note_secrets import Sighting, by_note, sightings_in_notes
@@ -52,7 +52,7 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
         "secrets_in_notes": [{"note": s.note, "line": s.line, "kind": s.kind} for s in secrets],
         "decisions_waiting": [request.summary() for request in waiting],
         "decisions_expired": expired,
-        "gc_reviews": [review_line(review) for review in read_reviews(workspace)],
+        "gc_reviews": [review_line(review) for review in open_reviews(read_reviews(workspace))],
     }
 
 

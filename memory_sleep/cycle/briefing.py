@@ -51,7 +51,7 @@ def brief_edit(
     if reviews:
         waiting = (
             f"{counted(len(reviews), 'garbage-collection judgement')} left for you to review, not applied: "
-            "`memory-sleep status` lists them"
+            "`memory-sleep review` lists and dismisses them"
         )
         written = written.model_copy(update={"warnings": [*written.warnings, waiting]})
     text = render_briefing(written, context.today, max_bytes)

@@ -129,7 +129,11 @@ def undone_text(outcome: UndoOutcome) -> str:
     if manifest.status == "rolled-back":
         what = f"Rolled back run {manifest.run_id}, which stopped before it finished"
     else:
-        verb = f"`memory-sleep {manifest.action}` " if manifest.action in ("forget", "restore") else "run "
+        verb = (
+            f"`memory-sleep {manifest.action}` "
+            if manifest.action in ("forget", "restore", "review")
+            else "run "
+        )
         what = f"Undid {verb}{manifest.run_id}"
     files = [f"restored {counted(len(manifest.files), 'file')}"]
     parts = [] if manifest.action in ("forget", "restore") else files

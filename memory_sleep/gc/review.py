@@ -1,6 +1,8 @@
 """Judgements a strategy was not sure of (op `review`): never applied, kept for a person in
 memory/.sleep/gc-review.json (written by the run, so `undo` takes a run's back), listed by
-`memory-sleep status` and counted in one of the morning briefing's warnings."""
+`memory-sleep status` and `memory-sleep review`, and counted in one of the morning briefing's
+warnings. A person dismisses one they have looked at (`review --dismiss N`): it stays in the file,
+marked with the day, is no longer listed, and the same pair is not raised again."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from memory_sleep.workspace.layout import Workspace
 
 REVIEW_FILE = "gc-review.json"
 KEPT = 50  # the newest; older ones a person has had nights to see
+DISMISSED_KEPT = 500  # remembered so that the same pair is not raised again
 TEXT_CHARS = 120
 
 
@@ -26,10 +29,32 @@ def read_reviews(workspace: Workspace) -> list[dict[str, Any]]:
     return [review for review in found if isinstance(review, dict)] if isinstance(found, list) else []
 
 
+def open_reviews(reviews: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The judgements still waiting for a person (not dismissed), in the order they are listed."""
+    return [review for review in reviews if not review.get("dismissed")]
+
+
+def dismissed(reviews: Sequence[dict[str, Any]], numbers: Sequence[int], today: date) -> list[dict[str, Any]]:
+    """`reviews` with the open judgements numbered `numbers` (1 = the first `open_reviews` lists)
+    marked dismissed on `today`; a number no judgement has is an error that says how many there are."""
+    waiting = open_reviews(reviews)
+    unknown = sorted({n for n in numbers if not 1 <= n <= len(waiting)})
+    if unknown:
+        raise ValueError(
+            f"no judgement {', '.join(map(str, unknown))}: {len(waiting)} wait for review "
+            "(`memory-sleep review` numbers them)"
+        )
+    chosen = {id(waiting[n - 1]) for n in numbers}
+    return [
+        {**review, "dismissed": today.isoformat()} if id(review) in chosen else review for review in reviews
+    ]
+
+
 def with_reviews(
     known: Sequence[dict[str, Any]], actions: Sequence[GcAction], rows: dict[int, EntryRow], today: date
 ) -> list[dict[str, Any]]:
-    """`known` and the new review actions (a judgement already listed is not listed twice), newest first."""
+    """`known` and the new review actions (a judgement already listed, or dismissed, is not listed
+    again), newest first."""
     fresh: list[dict[str, Any]] = [
         {
             "day": (action.day or today).isoformat(),
@@ -48,7 +73,7 @@ def with_reviews(
     new = [
         review for review in fresh if (review["strategy"], tuple(review["ids"]), review["into"]) not in seen
     ]
-    return [*new, *known][:KEPT]
+    return [*new, *open_reviews(known)][:KEPT] + [r for r in known if r.get("dismissed")][:DISMISSED_KEPT]
 
 
 def review_line(review: dict[str, Any]) -> str:

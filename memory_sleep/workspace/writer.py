@@ -38,7 +38,7 @@ class SnapshotFile(BaseModel):
     after_sha256: str | None
 
 
-Action = Literal["run", "redact", "forget", "restore", "failed-run"]
+Action = Literal["run", "redact", "forget", "restore", "review", "failed-run"]
 
 
 class Manifest(BaseModel):
