@@ -37,16 +37,17 @@ def open_reviews(reviews: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def dismissed(reviews: Sequence[dict[str, Any]], numbers: Sequence[int], today: date) -> list[dict[str, Any]]:
     """`reviews` with the open judgements numbered `numbers` (1 = the first `open_reviews` lists)
     marked dismissed on `today`; a number no judgement has is an error that says how many there are."""
-    waiting = open_reviews(reviews)
+    waiting = [at for at, review in enumerate(reviews) if not review.get("dismissed")]
     unknown = sorted({n for n in numbers if not 1 <= n <= len(waiting)})
     if unknown:
         raise ValueError(
             f"no judgement {', '.join(map(str, unknown))}: {len(waiting)} wait for review "
             "(`memory-sleep review` numbers them)"
         )
-    chosen = {id(waiting[n - 1]) for n in numbers}
+    chosen = {waiting[n - 1] for n in numbers}
     return [
-        {**review, "dismissed": today.isoformat()} if id(review) in chosen else review for review in reviews
+        {**review, "dismissed": today.isoformat()} if at in chosen else review
+        for at, review in enumerate(reviews)
     ]
 
 
