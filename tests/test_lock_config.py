@@ -30,7 +30,10 @@ def test_second_acquisition_times_out_naming_the_holder(tmp_path: Path) -> None:
         assert time.monotonic() - started < 2
     message = str(caught.value)
     assert message.startswith(f"Another memory-sleep run holds {state_dir / 'lock'} (pid {os.getpid()} on ")
-    assert message.endswith("Wait for it to finish, or pass --wait SECONDS.")
+    assert message.endswith(
+        "Wait for it to finish and rerun (`run` and `index` take --wait SECONDS; "
+        "lock_timeout_secs in memory-sleep.toml sets how long every command waits)."
+    )
     with workspace_lock(state_dir, timeout=0):
         pass
 

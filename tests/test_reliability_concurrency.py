@@ -60,7 +60,10 @@ def test_a_second_run_exits_1_naming_the_holder_and_changes_nothing(fixture_work
     assert done.stderr.startswith(f"Error: Another memory-sleep run holds {lock} (pid {holder.pid} on "), (
         done.stderr
     )
-    assert done.stderr.rstrip().endswith("Wait for it to finish, or pass --wait SECONDS."), done.stderr
+    assert done.stderr.rstrip().endswith(
+        "Wait for it to finish and rerun (`run` and `index` take --wait SECONDS; "
+        "lock_timeout_secs in memory-sleep.toml sets how long every command waits)."
+    ), done.stderr
     assert snapshot_tree(fixture_workspace) == before
 
 

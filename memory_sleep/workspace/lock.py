@@ -32,7 +32,8 @@ def workspace_lock(state_dir: Path, timeout: float) -> Iterator[None]:
     except Timeout:
         raise LockedError(
             f"Another memory-sleep run holds {state_dir / 'lock'} ({_describe(holder_file)}). "
-            "Wait for it to finish, or pass --wait SECONDS."
+            "Wait for it to finish and rerun (`run` and `index` take --wait SECONDS; "
+            "lock_timeout_secs in memory-sleep.toml sets how long every command waits)."
         ) from None
     except OSError as error:
         raise _cannot(f"{state_dir / 'lock'}: cannot lock", state_dir, error) from None
