@@ -112,8 +112,8 @@ def review(workspace: Path, numbers: tuple[str, ...], today: datetime | None, as
             writer.apply(
                 writer.new_run_id(), [FileChange(path, reviews_file.render(listed))], action="review"
             )
-    left = count - len(set(chosen))
-    click.echo(f"Dismissed {len(set(chosen))} of {count}; {left} left for review.")
+    done = len(set(chosen))
+    click.echo(f"Dismissed {done} of {count}; {count - done} left for review.")
 
 
 def _number(text: str) -> int:

@@ -41,16 +41,14 @@ def briefing_context(
     return BriefingContext(today=today, open_actions=actions, projects=projects, recent=current)
 
 
-def brief_edit(
-    briefer: Briefer, context: BriefingContext, max_bytes: int, reviews: Sequence[str] = ()
-) -> Edit:
+def brief_edit(briefer: Briefer, context: BriefingContext, max_bytes: int, reviews: int = 0) -> Edit:
     """The `brief` edit: memory/briefing.md, rewritten whole from the engine's briefing, with one warning
-    counting the GC judgements waiting for a person's review (`status` lists them: one line each, up to
+    counting the `reviews` GC judgements waiting for a person (`review` lists them: one line each, up to
     50 of them, would leave no room in 2 KB for the open actions)."""
     written = briefer.brief(context)
     if reviews:
         waiting = (
-            f"{counted(len(reviews), 'garbage-collection judgement')} left for you to review, not applied: "
+            f"{counted(reviews, 'garbage-collection judgement')} left for you to review, not applied: "
             "`memory-sleep review` lists and dismisses them"
         )
         written = written.model_copy(update={"warnings": [*written.warnings, waiting]})

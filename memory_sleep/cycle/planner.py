@@ -442,7 +442,7 @@ class Planner:
             self.engine.briefer,
             context,
             self.config.briefing_max_bytes,
-            [review.review_line(listed) for listed in review.open_reviews(reviews)],
+            len(review.open_reviews(reviews)),
         )
         guards.check_files([*folds, brief], pending, self.config.briefing_max_bytes)
         self.edits.extend(folds)

@@ -78,7 +78,7 @@ def with_reviews(
 
 
 def review_line(review: dict[str, Any]) -> str:
-    """One line for status: what to look at and why."""
+    """One line for `status` and `review`: what to look at and why."""
     texts = " vs ".join(f'"{text}"' for text in review.get("texts", []))
     return f"GC {review.get('strategy')} unsure, please review: {texts} ({review.get('reason')})"
 
