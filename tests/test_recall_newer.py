@@ -323,6 +323,8 @@ def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(
         ),
         # the key's value said again, and no other name
         ("**Owner (Orion reports):** Pim", "For the record, Pim owns Orion reports"),
+        # a bold key: its value is no version of what it is about
+        ("Orion needs Python 3.12", "**Orion notifier language:** Python 3.12"),
     ],
 )
 def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path, old: str, new: str) -> None:

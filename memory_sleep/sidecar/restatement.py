@@ -101,8 +101,13 @@ class Statement:
         return frozenset() if keyed is None else tokens(keyed["value"])
 
     @cached_property
+    def _plain(self) -> str:
+        """Its text without the clock time that stamps a note line nor bold marks ("**Key:** value")."""
+        return _STAMP.sub("", self.text.replace("*", "").strip())
+
+    @cached_property
     def _key_value(self) -> re.Match[str] | None:
-        return _KEYED.match(_STAMP.sub("", self.text.replace("*", "").strip()))
+        return _KEYED.match(self._plain)
 
     @cached_property
     def _keyed(self) -> tuple[frozenset[str], str | None]:
@@ -122,7 +127,7 @@ class Statement:
         keyed = self._key_value
         if keyed is not None:
             return " ".join([keyed["key"], *word_sequence(keyed["value"])[:1]])
-        text = _STAMP.sub("", self.text.replace("*", "").strip())
+        text = self._plain
         said = predicate(text)
         return " ".join([subject_phrase(text), *word_sequence(said)[:1]]) if said else ""
 
@@ -131,7 +136,7 @@ class Statement:
         """The versions and days its subject or its key names: which release or which day's event it
         is about ("Quokka v0.12.2 scope changed: ...", "Pim's leave from 2026-12-09 is now ...",
         "Again: scope of Quokka v0.13.1: ...")."""
-        named = tokens(subject_phrase(self.text)) | self.key
+        named = tokens(subject_phrase(self._plain)) | self.key
         return frozenset(word for word in named if _WHICH.fullmatch(word))
 
     @cached_property
@@ -165,7 +170,7 @@ class Statement:
         clock time that stamps a note line, nor those of its subject or the release or day that says
         which one it is about (`which`): "TLS cert for billing.example.io expires 2026-12-02" states
         the day, "Quokka v0.12.3: the new alerts flow" no typed value."""
-        text = _STAMP.sub("", self.text.replace("*", "").strip())
+        text = self._plain
         subject = subject_phrase(text) if predicate(text) else ""  # a verb or key ends its subject
         return _typed(without_history(text)) - _typed(subject) - self.which
 
