@@ -184,6 +184,11 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Pim is out from 2026-11-24 for 3 days; Teo covers",
             "3. Pim is out from 2027-01-12 for 4 days; Teo covers",
         ),
+        # a number said gone of a subject the keyed older never names, lower case or not
+        (
+            "Retention for Orion invoices: 365 days",
+            "Again for the record: vega audit logs retention changed 365 days → 180 days",
+        ),
     ],
 )
 def test_a_later_line_about_another_thing_marks_nothing(tmp_path: Path, old: str, new: str) -> None:

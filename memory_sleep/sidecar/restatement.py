@@ -22,7 +22,7 @@ from difflib import SequenceMatcher
 from functools import cached_property
 
 from memory_sleep.engines.offline.cues import DECISION
-from memory_sleep.engines.offline.matching import predicate, subject_phrase, without_lead_in
+from memory_sleep.engines.offline.matching import predicate, subject, subject_phrase, without_lead_in
 from memory_sleep.engines.offline.repeats import remark_ahead
 from memory_sleep.engines.offline.statements import sequence, swapped
 from memory_sleep.engines.offline.values import current_claim, mentions_value, replaced_values, typed_values
@@ -246,7 +246,7 @@ def restates(older: Statement, newer: Statement) -> bool:
     for value in gone:  # "moves from Pim to Teo" after "ask Pim about ..."
         beside = shared - tokens(value)
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
-        if len(beside) >= wanted and _gone_from(older, value):
+        if len(beside) >= wanted and _gone_from(older, value) and not _elsewhere(older, newer, value):
             return not _other_release(older, newer)
     if _names_old_value(older, newer):
         return True
@@ -432,6 +432,19 @@ def _other_things(older: Statement, newer: Statement) -> bool:
     is no change of "Teo on leave 2026-11-27, 7 days"; "port is now 9090 (was 8080)", which names
     nothing the older lacks, may be one of "Quokka port: 8080"."""
     return bool(older.names - newer.words and newer.names - older.words and not older.names & newer.names)
+
+
+def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
+    """A number said gone (a count, an amount, a duration) is said of many things: the newer changes a
+    keyed older's only when the older's key names nothing the newer never says, or the newer's subject
+    nothing the older never says, capitalised or not: "harbor audit logs retention changed 365 days →
+    180 days" is no change of "Retention for Juniper invoices: 365 days"; "port is now 9090 (was
+    8080)", whose subject names nothing the older lacks, may be one of "Quokka port: 8080"."""
+    return (
+        _NUMBER.search(gone) is not None
+        and bool(older.key - newer.words)
+        and bool(subject(newer.claim) - older.words)
+    )
 
 
 def _other_identifier(older: Statement, newer: Statement) -> bool:
