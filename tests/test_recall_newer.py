@@ -10,8 +10,10 @@ import pytest
 
 from memory_sleep.config import Config
 from memory_sleep.sidecar.restatement import stated
+from memory_sleep.sidecar.rows import NewEntry
 from memory_sleep.sidecar.search import Hit
-from memory_sleep.sidecar.successors import ending_row
+from memory_sleep.sidecar.successors import SUMMARY, ending_row
+from memory_sleep.sidecar.tokenize import fts_document
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records
 from tests.sidecar_helpers import make_workspace, open_at
 
@@ -429,3 +431,34 @@ def test_a_statement_is_what_a_line_says_now() -> None:
     changed = stated("Orion exporter port: 4843 (previously: Orion exporter port: 4080)", False)
     assert changed.words == stated("Orion exporter port: 4843", False).words
     assert changed.gone == ("Orion exporter port: 4080",)
+
+
+def test_a_summary_of_archived_entries_is_no_newer_word(tmp_path: Path) -> None:
+    """GC's summary of archived entries says again what left MEMORY.md, old values most of all, dated
+    by the last of them: naming a key and its value beside other names, it is no change of it."""
+    old = "**Orion billing instance:** e2-standard-4"
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": f"- {old}"}))
+    summary = (
+        "Archived 3 entries, 2026-11-01 to 2026-11-20. Facts: Orion billing instance: e2-standard-4; "
+        "Vega port: 8080; Decisions: Vega goes on Render"
+    )
+    entry = NewEntry(
+        "gc:gc-20261121T040000Z",
+        SUMMARY,
+        "note",
+        0,
+        0,
+        "",
+        summary,
+        "h",
+        "2026-11-20",
+        "default",
+        0.5,
+        None,
+        fts_document(summary),
+    )
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        sidecar.store.insert_entries([entry], sidecar.embedder.embed([summary]), sidecar.embedder.id, 0.0)
+        hits = sidecar.search(old, k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status is None

@@ -38,6 +38,7 @@ LATER = 20  # later lines read per result looked up, in the one full-text query 
 LATER_TERMS = 100  # a result is looked up by its rarest terms, which together match at most this many entries
 LATER_KINDS = ("note", "memory", "weekly", "archive")
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
+SUMMARY = "gc:summarization"  # gc/apply.py: the source_path of a summary of archived entries
 
 
 @dataclass
@@ -217,7 +218,7 @@ def with_later_statements(
         if entry_id not in have
         and any(day > then and restates(said, stated(text, False)) for then, said in due)
     ]
-    added = [row for row in store.fetch(linked).values() if admits(row)]
+    added = [row for row in store.fetch(linked).values() if admits(row) and _news(row)]
     return ranked + [Ranked(0.0, decay(row), row, 0.0) for row in added]
 
 
@@ -232,7 +233,9 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
     Z" after the supersede linked Y to another line) is asked the same: that result is a later word
     than its successor, and ranks above both. A newer result ranked into the first `limit` so is
     asked the same in turn: the last of a chain of changes ranks first."""
-    dated = [item for item in ranked if item.row.day is not None and _latest_word(item.row, on)]
+    dated = [
+        item for item in ranked if item.row.day is not None and _latest_word(item.row, on) and _news(item.row)
+    ]
     checked: set[int] = set()
     for _ in range(MAX_CHAIN):
         due = [item for item in _sorted(ranked)[:limit] if item.row.id not in checked]
@@ -260,6 +263,12 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
         if not due:
             break
     return _sorted(ranked)
+
+
+def _news(row: EntryRow) -> bool:
+    """Whether a row may be a newer word on another: a summary of archived entries is not, it says
+    again what left MEMORY.md (old values, most of them), dated by the last of them."""
+    return row.source_path != SUMMARY
 
 
 def _newer_after(row: EntryRow, on: str) -> str | None:
