@@ -186,6 +186,12 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Pim is out from 2026-11-24 for 3 days; Teo covers",
             "3. Pim is out from 2027-01-12 for 4 days; Teo covers",
         ),
+        # another key after a lead-in: "For the record," is the remark, not "For the record, Orion search:";
+        # and a key is in one sentence ("Reason:" is no key of the choice)
+        (
+            "Vega search: Meilisearch. Reason: it is simpler to run",
+            "For the record, Orion search: Meilisearch. Reason: it unblocks Pim",
+        ),
         # a number said gone of a subject the keyed older never names, lower case or not
         (
             "Retention for Orion invoices: 365 days",

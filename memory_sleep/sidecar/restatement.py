@@ -41,8 +41,9 @@ _NOTE_PLACE = re.compile(
 )  # "(memory/2026-10-03.md:80)": a pending item's place
 _CUT_END = re.compile(rf"[\w{re.escape(WORD_MARKS)}]*…\s*$")  # a cut-off last word and the ellipsis
 _KEYED = re.compile(
-    r"^(?:.*:\s+)?(?P<key>[^:\n]{3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
-)  # the last "Key: value"; a key is on one line ("next: X\n  owner: Y" has the key "owner")
+    r"^(?:.*:\s+)?(?P<key>(?:(?!\.\s)[^:\n]){3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
+)  # the last "Key: value"; a key is on one line ("next: X\n  owner: Y" has the key "owner") and in one
+# sentence ("Vega search: Meilisearch. Reason: ..." has the key "Vega search")
 _NUMBER = re.compile(r"\d")
 _WHICH = re.compile(r"v?\d+(?:\.\d+)+|\d{4}-\d{2}-\d{2}")  # a version, a day: which release, which event
 _RELEASE = re.compile(r"v\d+(?:\.\d+)+")  # "v0.13.8": a release; a bare "3.12" may be a value
@@ -437,8 +438,8 @@ def _other_things(older: Statement, newer: Statement) -> bool:
 def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
     """A number said gone (a count, an amount, a duration) is said of many things: the newer changes a
     keyed older's only when the older's key names nothing the newer never says, or the newer's subject
-    nothing the older never says, capitalised or not: "harbor audit logs retention changed 365 days →
-    180 days" is no change of "Retention for Juniper invoices: 365 days"; "port is now 9090 (was
+    nothing the older never says, capitalised or not: "vega audit logs retention changed 365 days →
+    180 days" is no change of "Retention for Quokka invoices: 365 days"; "port is now 9090 (was
     8080)", whose subject names nothing the older lacks, may be one of "Quokka port: 8080"."""
     return (
         _NUMBER.search(gone) is not None

@@ -41,8 +41,9 @@ def remark_ahead(text: str, projects: frozenset[str], lead_in: bool = False) -> 
     value, no project and no category's cue standing apart from a statement: "(repeating for the
     summary)" and "the rollout is back on track ...", "Again, for the record:" and "the launch is at
     risk ..." (the longest such remark). "Blocked: X", "Decided: X", "Done: X", "Not anymore: X" and
-    "<a project>: X" say more than X. With `lead_in`, only a remark with a word of a lead-in label
-    ("Again for the record:")."""
+    "<a project>: X" say more than X. With `lead_in`, only a remark with a word of a lead-in label,
+    the shortest: "For the record," of "For the record, Vega search: X" (no project is known there to
+    keep "Vega search:" out of the remark)."""
     found = None
     opening = _PARENTHESISED.match(text)
     clause = opening or _CLAUSE.match(text)
@@ -50,6 +51,8 @@ def remark_ahead(text: str, projects: frozenset[str], lead_in: bool = False) -> 
         remark, said = text[: clause.end()], text[clause.end() :]
         if tokens(remark) and len(tokens(said)) >= _SAID_WORDS:
             found = (remark, said)
+            if lead_in and not tokens(remark).isdisjoint(LEAD_IN_WORDS):
+                break
         clause = None if opening else _CLAUSE.match(text, clause.end())
     if (
         found is None
