@@ -186,6 +186,15 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Pim is out from 2026-11-24 for 3 days; Teo covers",
             "3. Pim is out from 2027-01-12 for 4 days; Teo covers",
         ),
+        # two people's leaves: each one's subject is the other's stand-in
+        (
+            "heads-up: Pim on leave 2026-12-07, 7 days, ping Teo instead",
+            "heads-up: Teo on leave 2026-12-07, 10 days, ping Pim instead",
+        ),
+        (
+            "Pim is out from 2026-12-08 for 5 days; Teo covers",
+            "heads-up: Teo on leave 2026-12-08, 3 days, ping Pim instead",
+        ),
         # another key after a lead-in: "For the record," is the remark, not "For the record, Orion search:";
         # and a key is in one sentence ("Reason:" is no key of the choice)
         (

@@ -268,6 +268,7 @@ def restates(older: Statement, newer: Statement) -> bool:
         or _other_event(older, newer, left)
         or _other_subject(older, newer)
         or _other_key(older, newer)
+        or _roles_swapped(older, newer)
     )
 
 
@@ -446,6 +447,14 @@ def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
         and bool(older.key - newer.words)
         and bool(subject(newer.claim) - older.words)
     )
+
+
+def _roles_swapped(older: Statement, newer: Statement) -> bool:
+    """The names each one's subject holds are others, and each names the other's: "Pim on leave
+    2026-12-07, 7 days, ping Teo instead" and "Teo on leave 2026-12-07, 10 days, ping Pim instead"
+    are two leaves, not one changed ("Wei owns Orion notifier" after "Felix owns ..." names no Felix)."""
+    own, theirs = subject(older.claim) & older.names, subject(newer.claim) & newer.names
+    return bool(own and theirs and own.isdisjoint(theirs) and own <= newer.words and theirs <= older.words)
 
 
 def _other_identifier(older: Statement, newer: Statement) -> bool:
