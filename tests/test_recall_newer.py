@@ -186,6 +186,9 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Pim is out from 2026-11-24 for 3 days; Teo covers",
             "3. Pim is out from 2027-01-12 for 4 days; Teo covers",
         ),
+        # two attributes: a typed value and what it is left out, no value of its kind in its place
+        ("Orion gateway runs on port 8443", "Orion gateway runs on t3.medium instances"),
+        ("Orion webhooks runs on c7g.xlarge instances", "Orion webhooks runs on port 8080"),
         # two people's leaves: each one's subject is the other's stand-in
         (
             "heads-up: Pim on leave 2026-12-07, 7 days, ping Teo instead",

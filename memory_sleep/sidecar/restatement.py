@@ -269,6 +269,8 @@ def restates(older: Statement, newer: Statement) -> bool:
         or _other_subject(older, newer)
         or _other_key(older, newer)
         or _roles_swapped(older, newer)
+        or _attribute_left(older, newer)
+        or _attribute_left(newer, older)
     )
 
 
@@ -447,6 +449,19 @@ def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
         and bool(older.key - newer.words)
         and bool(subject(newer.claim) - older.words)
     )
+
+
+def _attribute_left(one: Statement, other: Statement) -> bool:
+    """One says a typed value, and a word naming what it is, the other never says, and the other has
+    no value of its kind: "runs on port 8443" and "runs on t3.medium instances" say two attributes
+    ("on for 10%", then "on for everyone", changes the one value it leaves out)."""
+    left = one.words - other.said
+    own = typed_values(without_history(one.text))
+    kinds = [kind for kind, found in own.items() if any(tokens(value) & left for value in found)]
+    if not kinds or not left - one.value_words_typed:
+        return False
+    theirs = typed_values(without_history(other.text))
+    return not any(theirs.get(kind) for kind in kinds)
 
 
 def _roles_swapped(older: Statement, newer: Statement) -> bool:
