@@ -8,7 +8,9 @@ names what the older's choice is of and what it chose beside a new name ("Revers
 gRPC rather than REST" after "Quokka API style settled: REST"), or repeats all its words but one,
 which it says otherwise in its place (or a typed value of which it gives another of the kind). It does not when it states every typed value or the key's value of the
 older again and says none is gone (a restatement, no newer value), nor when the two are said of two
-things: another person or name, another key, another release or another day's event. What a line
+things: another person or name (or two people each named in the other's place), another key or
+attribute ("port 8443", then "t3.medium instances"), another release or another day's event, or a
+number said gone of a subject the older's key does not name. What a line
 states leaves out a remark ahead of it ("Again for the record: "), its list marks, a MEMORY.md
 entry's "(previously: ...)" and a weekly copy's place: none is news of what it says.
 """
@@ -220,11 +222,12 @@ def restates(older: Statement, newer: Statement) -> bool:
     """The newer states the older's key with another value, or (unless it states every typed value of
     the older again and says none is gone: a restatement, no newer value) repeats the key with the
     older's value, or says the older's value is gone, shares another of its words (two for a
-    one-word value) and is not about other things (`_other_things`), or names what the older's
+    one-word value) and is not about other things (`_other_things`, `_other_identifier`,
+    `_elsewhere`), or names what the older's
     choice is of and what it chose beside a new name (`_names_old_value`), or repeats all the older's
     words but one, or but two that are not capitalised; in these last two ways, never of another
-    person or thing (`_other_name`, `_other_key`), release or day's event (`_other_release`,
-    `_release_left_out`, `_other_event`)."""
+    person or thing (`_other_name`, `_other_key`, `_roles_swapped`, `_attribute_left`), release or
+    day's event (`_other_release`, `_release_left_out`, `_other_event`)."""
     if older.key and older.key == newer.key:
         return older.value_words != newer.value_words  # the same key with a value of its own
     shared = older.words & newer.words

@@ -7,8 +7,9 @@ Two links, both read from what the files say, never guessed from meaning:
   the last value of a project that has since finished is shown as finished);
 - a dated result that a newer result restates (sidecar/restatement.py: the same key with another
   value, "moved to X (was Y)", its value said gone, all its words but one; never a restatement of
-  the same values nor a line about another person, key, release or event) is older than it: the
-  newer ranks first and the older is marked "older, see NEWER". The offline engine adds a new
+  the same values nor a line about another person, key, release or event; never GC's summary of
+  archived entries, which says old values again) is older than it: the newer ranks first and the
+  older is marked "older, see NEWER". The offline engine adds a new
   value beside an old entry rather than supersede wrongly, and an entry moved out for room is never
   superseded; this keeps both findable and puts the newer first. A result that has ended otherwise than by a
   supersede (its project finished, it was done) is still the latest word, shown with its own status,
