@@ -32,26 +32,16 @@ def test_rows_out_of_reach_have_no_target_among_their_nearest(
     assert nearest(matrix.copy(), k, reach) == [every[row] for row in reach]
     for row in set(range(120)) - set(reach):
         assert not set(every[row]) & set(targets)
+    # asked for targets, a row in reach that is none goes unranked only when its nearest hold none
+    aimed = nearest(matrix.copy(), k, reach, targets)
+    for row, found in zip(reach, aimed, strict=True):
+        assert found == every[row] or (
+            not found and row not in targets and not set(every[row]) & set(targets)
+        )
+    assert any(not found for found in aimed) and nearest(matrix.copy(), k, reach, []) == [[] for _ in reach]
 
 
 def test_too_few_rows_to_sample_are_all_in_reach() -> None:
     matrix = _matrix(9, 0)
     assert within_reach(matrix, [4], 5) == list(range(9))
     assert within_reach(matrix, [], 5) == []
-
-
-@pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("k", [1, 3, 5])
-def test_with_targets_only_rows_whose_nearest_hold_none_go_unranked(
-    seed: int, k: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(neighbours, "BLOCK_FLOATS", 500)  # several blocks
-    matrix = _matrix(120, seed)
-    targets = sorted(np.random.default_rng(seed).choice(120, 3, replace=False).tolist())
-    rows = within_reach(matrix, targets, k)
-    every = nearest(matrix.copy(), k, rows)
-    aimed = nearest(matrix.copy(), k, rows, targets)
-    for row, found, whole in zip(rows, aimed, every, strict=True):
-        assert found == whole or (not found and row not in targets and not set(whole) & set(targets))
-    assert any(not found for found in aimed)
-    assert nearest(matrix.copy(), k, rows, []) == [[] for _ in rows]
