@@ -32,6 +32,13 @@ def test_rows_out_of_reach_have_no_target_among_their_nearest(
     assert nearest(matrix.copy(), k, reach) == [every[row] for row in reach]
     for row in set(range(120)) - set(reach):
         assert not set(every[row]) & set(targets)
+    # asked for targets, a row in reach that is none goes unranked only when its nearest hold none
+    aimed = nearest(matrix.copy(), k, reach, targets)
+    for row, found in zip(reach, aimed, strict=True):
+        assert found == every[row] or (
+            not found and row not in targets and not set(every[row]) & set(targets)
+        )
+    assert any(not found for found in aimed) and nearest(matrix.copy(), k, reach, []) == [[] for _ in reach]
 
 
 def test_too_few_rows_to_sample_are_all_in_reach() -> None:

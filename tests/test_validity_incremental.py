@@ -4,6 +4,7 @@ deletion for good and a hand-edited archive."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +18,8 @@ from memory_sleep.sidecar.recall import Sidecar
 from memory_sleep.sidecar.rows import NewEntry
 from memory_sleep.sidecar.store import Store
 from memory_sleep.sidecar.tokenize import fts_document
-from memory_sleep.sidecar.validity import CANDIDATES, STATE_KEY, Day, Ended, derive_validity, load_state
+from memory_sleep.sidecar.validity import CANDIDATES, Day, Ended, derive_validity
+from memory_sleep.sidecar.validity_state import STATE_KEY, load_state
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.writer import SafeWriter
 from tests.sidecar_helpers import open_at
@@ -388,3 +390,39 @@ def test_a_term_not_one_plain_word_decides_without_asking_the_index(tmp_path: Pa
         full, _ = derive_validity(sidecar.store, Workspace.open(folder))
         assert _stored(sidecar.store) == full
     assert asked and set(asked) == {CANDIDATES}  # the statement of 10.0.0.5 matched again, no look
+
+
+def test_a_statement_that_filled_the_limit_keeps_its_items_among_the_same_rows_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asked again each pass, a statement whose matches filled the limit and that is found among the
+    same rows keeps the same items without a row read again; a state kept before the rows' digest was
+    reads back, and its statements' rows are read."""
+    folder = _nights(tmp_path)
+    busy = "".join(f"- the staging server restarted, check {n}\n" for n in range(CANDIDATES + 20))
+    (folder / "memory" / "2026-11-12.md").write_text(f"# 2026-11-12\n\n{busy}", encoding="utf-8")
+    _index_and_check(folder)
+    read: list[str] = []
+    real = validity.says_the_same
+
+    def reading(*args: object, **kwargs: object) -> bool:
+        read.append("row")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(validity, "says_the_same", reading)
+    with open_at(folder) as sidecar:
+        full, _ = derive_validity(sidecar.store, Workspace.open(folder))
+        state = load_state(sidecar.store)
+        assert state is not None and any(found.full and found.rows for found in state.matched.values())
+        read.clear()
+        again, _ = derive_validity(sidecar.store, Workspace.open(folder), state)
+        assert again == full and not read
+        before = json.loads(state.model_dump_json())
+        for found in before["matched"].values():
+            del found["rows"]
+        with sidecar.store.transaction():
+            sidecar.store.set_meta(STATE_KEY, json.dumps(before))
+        previous = load_state(sidecar.store)
+        assert previous is not None
+        again, _ = derive_validity(sidecar.store, Workspace.open(folder), previous)
+        assert again == full and read

@@ -47,9 +47,10 @@ def candidate_pairs(context: GcContext) -> list[tuple[EntryRow, EntryRow]]:
     kept, matrix = with_vectors(in_time_order(rows), context.sidecar.vectors())
     k = context.config.contradiction.neighbours
     # a pair's older entry is a MEMORY.md entry: only the rows that may have one among their nearest
-    ranked = within_reach(matrix, [position for position, row in enumerate(kept) if row.kind == "memory"], k)
+    targets = [position for position, row in enumerate(kept) if row.kind == "memory"]
+    ranked = within_reach(matrix, targets, k)
     pairs: set[tuple[int, int]] = set()
-    for position, neighbours in zip(ranked, nearest(matrix, k, ranked), strict=True):
+    for position, neighbours in zip(ranked, nearest(matrix, k, ranked, targets), strict=True):
         for other in neighbours:
             newer, older = max(position, other), min(position, other)  # kept is oldest first
             if kept[older].kind == "memory" and kept[newer].text.strip() != kept[older].text.strip():

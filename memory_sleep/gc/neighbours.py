@@ -72,18 +72,33 @@ def similarity(first: Vectors, second: Vectors) -> float:
     return float(np.float32(np.dot(first.astype(np.float64), second.astype(np.float64))))
 
 
-def nearest(matrix: Vectors, k: int, rows: Sequence[int] | None = None) -> list[list[int]]:
+def nearest(
+    matrix: Vectors, k: int, rows: Sequence[int] | None = None, targets: Sequence[int] | None = None
+) -> list[list[int]]:
     """For each of `rows` (every row by default), the (at most) `k` other rows most alike to it, most
-    alike first."""
+    alike first. With `targets`, a row that is not one of them and has `k` rows each more alike to it
+    than every target is gets none: no target is among its nearest, ties or not, so its row of
+    similarities is not ranked (the rows ranked see the same block products, so the same nearest)."""
     n = min(k, len(matrix) - 1)
     if n <= 0:
         return [[] for _ in (range(len(matrix)) if rows is None else rows)]
+    aimed = None if targets is None else np.asarray(targets, dtype=np.intp)
     found: list[list[int]] = []
     for chosen, block in _blocks(matrix, rows):
         block[np.arange(len(block)), chosen] = -np.inf  # not itself
-        best = np.argpartition(block, block.shape[1] - n, axis=1)[:, block.shape[1] - n :]
-        order = np.argsort(-np.take_along_axis(block, best, axis=1), axis=1, kind="stable")
-        found.extend(np.take_along_axis(best, order, axis=1).tolist())
+        ranked = np.arange(len(block))
+        if aimed is not None:
+            nearest_target = block[:, aimed].max(axis=1, initial=-np.inf)
+            beyond = np.count_nonzero(block > nearest_target[:, None], axis=1) >= n
+            ranked = np.flatnonzero(~beyond | np.isin(chosen, aimed))
+        best = np.argpartition(block[ranked], block.shape[1] - n, axis=1)[:, block.shape[1] - n :]
+        order = np.argsort(-np.take_along_axis(block[ranked], best, axis=1), axis=1, kind="stable")
+        rows_found: list[list[int]] = [[] for _ in chosen]
+        for at, neighbours in zip(
+            ranked.tolist(), np.take_along_axis(best, order, axis=1).tolist(), strict=True
+        ):
+            rows_found[at] = neighbours
+        found.extend(rows_found)
     return found
 
 

@@ -6,19 +6,22 @@ dated from the entry's day up to its ending, share its ending; the note that end
 the sidecar holds nothing the files do not say, and an undone run's validity goes with its archive.
 
 Each pass derives every ending again, but matches again only the archived statements whose matches
-may have changed; the last pass's are kept in the sidecar (`validity_state`): per statement, the
+may have changed; the last pass's are kept in the sidecar (validity_state.py): per statement, the
 terms it was matched by and the items that state it; per day, digests of its dated items (with
 their contents, and of their ids alone); and the highest id among them. A statement keeps its
 matches while its rarest terms are the same (in any order), its matches did not fill the limit
 (which ones did then depended on the ranking, which every new item moves), and in its days no item
 was deleted for good or moved, no item added since holds one of those terms, and no day whose items
-were edited in place holds one of its matches or an item holding one of those terms. Items added
-are told apart by their ids (above the last pass's highest), items edited by a day's ids digesting
-as they did while its contents do not. The garbage collector's compaction adds items to old days
-every night and the week's summary is rewritten in place: neither matches a statement again unless
-it could change what it matches. Only the days an item may have joined or left since are digested
-again (`_joined`): a year of history is not read every night. A state that does not read back, or
-of another version, is dropped: everything is matched again, as the first pass did.
+were edited in place holds one of its matches or an item holding one of those terms. A statement
+whose matches filled the limit is asked again each pass; found among the same rows as the last
+pass's (a digest of them is kept), it keeps the same items, in the new order, and the rows are not
+read again. Items added are told apart by their ids (above the last pass's highest), items edited
+by a day's ids digesting as they did while its contents do not. The garbage collector's compaction
+adds items to old days every night and the week's summary is rewritten in place: neither matches a
+statement again unless it could change what it matches. Only the days an item may have joined or
+left since are digested again (`_joined`): a year of history is not read every night. A state that
+does not read back, or of another version, is dropped: everything is matched again, as the first
+pass did.
 """
 
 from __future__ import annotations
@@ -31,22 +34,18 @@ from itertools import groupby
 from operator import itemgetter
 from typing import NamedTuple
 
-from pydantic import Field, ValidationError
-
 from memory_sleep.engines.offline.values import changes_away
-from memory_sleep.models import Strict
 from memory_sleep.sidecar.boundary import SidecarStore, in_namespace
 from memory_sleep.sidecar.evidence import Evidence, evidence_since
 from memory_sleep.sidecar.search import within_budget
 from memory_sleep.sidecar.tokenize import query_terms
+from memory_sleep.sidecar.validity_state import Matched, ValidityState, keep, load
 from memory_sleep.text import tokens
 from memory_sleep.workspace.archive import ended_statements, records_since, says_the_same, without_ending
 from memory_sleep.workspace.layout import Workspace
 
 Ended = dict[int, tuple[str, str, str | None]]  # entry id: (valid_to, status, ended_by)
 CANDIDATES = 100
-STATE_KEY = "validity_state"
-VERSION = 4  # of what a statement matches: a state of another version is dropped
 _KINDS = ("note", "weekly", "archive")
 _TERMS_AT_ONCE = 500
 # items added or edited since the last pass whose terms are read at once: beyond that (a large
@@ -57,34 +56,6 @@ _WORD = re.compile("[a-z0-9]+")
 # a day as one term ("2025-12-02"): every summary line of that day states it, so as a statement's
 # rarest term it found the day's lines, not the statement's, and filled the limit every night
 _DAY_TERM = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-class Matched(Strict):
-    """What one archived statement matched: its query terms, the rarest of them it was matched by,
-    whether its matches filled the limit, and the items among them that state what it said."""
-
-    terms: list[str]
-    chosen: list[str]
-    full: bool
-    ids: list[int]
-
-
-class ValidityState(Strict):
-    version: int = VERSION
-    days: dict[str, str]  # day: digest of the items dated that day (id, kind, content hash)
-    day_ids: dict[str, str]  # day: digest of their ids alone
-    last_id: int  # the highest id among them
-    matched: dict[str, Matched]  # statement (its text, first and last day): what it matched
-    # the store's generation and schema when the days were digested, and each day's count of items:
-    # a day no item joined since (none added, rewritten or restored: each bumps the generation) that
-    # holds as many items as then is as it was, and is not digested again (None: digest every day)
-    generation: int | None = None
-    schema_version: int | None = None
-    counts: dict[str, int] = Field(default_factory=dict)
-    # per ending naming a line, the item it names; per file holding such lines, its content hash and
-    # count of rows then: an ending whose file's rows are as they were names the same item
-    evidence: dict[str, int | None] = Field(default_factory=dict)
-    files: dict[str, str] = Field(default_factory=dict)
 
 
 class Day(NamedTuple):
@@ -117,21 +88,10 @@ class Changes(NamedTuple):
 def update_validity(store: SidecarStore, workspace: Workspace) -> None:
     """Write every item's ending, and the state the next pass starts from (inside the index's
     transaction: the two never disagree)."""
-    ended, state = derive_validity(store, workspace, load_state(store))
+    kept = load(store)
+    ended, state = derive_validity(store, workspace, kept.state if kept else None)
     store.set_validity(ended)
-    store.set_meta(STATE_KEY, state.model_dump_json())
-
-
-def load_state(store: SidecarStore) -> ValidityState | None:
-    """The last pass's state, or None (none yet, another version, or unreadable: match everything)."""
-    raw = store.meta(STATE_KEY)
-    if raw is None:
-        return None
-    try:
-        state = ValidityState.model_validate_json(raw)
-    except ValidationError:
-        return None
-    return state if state.version == VERSION else None
+    keep(store, state, kept)
 
 
 def derive_validity(
@@ -173,7 +133,7 @@ def derive_validity(
         if last is not None and _still(store, last, chosen, start, until, changes):
             found.append(last)
         else:
-            found.append(_match(store, old.text, wanted, chosen, start, until))
+            found.append(_match(store, old.text, wanted, chosen, start, until, last))
         matched[key] = found[-1]
     # the item an ending names as its evidence (the note line of a supersede or close, the entry GC
     # merged or superseded it into) states the change, and in doing so may repeat every word of what
@@ -211,20 +171,39 @@ def _statement_terms(text: str) -> list[str]:
 
 
 def _match(
-    store: SidecarStore, text: str, terms: list[str], chosen: list[str], start: str, until: str
+    store: SidecarStore,
+    text: str,
+    terms: list[str],
+    chosen: list[str],
+    start: str,
+    until: str,
+    last: Matched | None = None,
 ) -> Matched:
-    """The items dated from `start` to before `until` that state `text`."""
+    """The items dated from `start` to before `until` that state `text`. Whether a row states it
+    depends on the row and the statement alone: among the rows `last` was matched among (a statement
+    whose matches fill the limit is matched again every pass, as new items move the ranking), the
+    same rows state it, in tonight's order."""
     if not chosen:
         return Matched(terms=terms, chosen=chosen, full=False, ids=[])
-    said = tokens(text)
     rows = store.dated_matches(chosen, _KINDS, start, until, CANDIDATES)
-    ids = [
-        entry_id
-        for entry_id, day, line in rows
-        if says_the_same(said, tokens(line), restated=day != start)
-        and not changes_away(text, without_ending(line))
-    ]
-    return Matched(terms=terms, chosen=chosen, full=len(rows) >= CANDIDATES, ids=ids)
+    full = len(rows) >= CANDIDATES
+    digest = (
+        _digest([f"{entry_id} {day} {len(line)} {line}\n" for entry_id, day, line in sorted(rows)])
+        if full
+        else None
+    )
+    if last is not None and digest is not None and last.rows == digest:
+        stated = set(last.ids)
+        ids = [entry_id for entry_id, _, _ in rows if entry_id in stated]
+    else:
+        said = tokens(text)
+        ids = [
+            entry_id
+            for entry_id, day, line in rows
+            if says_the_same(said, tokens(line), restated=day != start)
+            and not changes_away(text, without_ending(line))
+        ]
+    return Matched(terms=terms, chosen=chosen, full=full, ids=ids, rows=digest)
 
 
 def _still(
