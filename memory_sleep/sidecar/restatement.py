@@ -470,7 +470,7 @@ def _attribute_left(one: Statement, other: Statement) -> bool:
 def _roles_swapped(older: Statement, newer: Statement) -> bool:
     """The names each one's subject holds are others, and each names the other's: "Pim on leave
     2026-12-07, 7 days, ping Teo instead" and "Teo on leave 2026-12-07, 10 days, ping Pim instead"
-    are two leaves, not one changed ("Wei owns Orion notifier" after "Felix owns ..." names no Felix)."""
+    are two leaves, not one changed ("Ola owns Orion notifier" after "Ines owns ..." names no Ines)."""
     own, theirs = subject(older.claim) & older.names, subject(newer.claim) & newer.names
     return bool(own and theirs and own.isdisjoint(theirs) and own <= newer.words and theirs <= older.words)
 
