@@ -102,6 +102,7 @@ def test_what_structure_cannot_settle_is_uncertain(newer: str, older: str) -> No
     ("newer", "older"),
     [
         ("Port: 9090", "Port: 8080"),
+        ("**Uptime:** 4d 11h", "Uptime: 45d 0h"),  # the colon inside the bold key
         ("**访问地址**: http://localhost:5002", "访问地址: http://localhost:5001"),
         ("总行数: 9,579 行", "总行数: 558 行"),
         ("仓库: https://github.com/agno-agi/agno", "仓库：https://github.com/acme/memory-viz"),  # a CJK colon
