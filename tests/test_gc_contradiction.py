@@ -98,6 +98,35 @@ def test_what_structure_cannot_settle_is_uncertain(newer: str, older: str) -> No
     assert judge_pair(newer, older).verdict == "uncertain"
 
 
+@pytest.mark.parametrize(
+    ("newer", "older"),
+    [
+        ("Port: 9090", "Port: 8080"),
+        ("**Uptime:** 4d 11h", "Uptime: 45d 0h"),  # the colon inside the bold key
+        ("**访问地址**: http://localhost:5002", "访问地址: http://localhost:5001"),
+        ("总行数: 9,579 行", "总行数: 558 行"),
+        ("仓库: https://github.com/agno-agi/agno", "仓库：https://github.com/acme/memory-viz"),  # a CJK colon
+        ("- **开始时间**: 2026-03-12 10:34", "开始时间: 2026-02-28"),
+        ("问题: 工作空间需要与用户进行绑定管理", "问题: 工作空间创建时出现错误"),
+    ],
+)
+def test_a_field_of_one_word_names_one_thing_only_in_one_place(newer: str, older: str) -> None:
+    # "Port:" under "## Gateway" and under "## Grafana" are the ports of two services
+    assert judge_pair(newer, older).verdict == "unrelated"
+    assert judge_pair(newer, older, one_place=True).verdict in ("supersedes", "uncertain")
+
+
+@pytest.mark.parametrize(
+    ("newer", "older"),
+    [
+        ("dependabot: merged 33 PRs for Nimbus", "dependabot: merged 8 PRs for Beacon"),
+        ("[14:00] heartbeat: no new messages in #beacon-dev", "heartbeat: no new messages in #nimbus-dev"),
+    ],
+)
+def test_a_field_whose_values_name_two_things_is_of_two(newer: str, older: str) -> None:
+    assert judge_pair(newer, older, one_place=True).verdict == "same_subject_different_fact"
+
+
 @pytest.mark.usefixtures("sidecar_store")
 def test_on_the_sidecar_supersedes_on_typed_changes_and_lists_the_uncertain(tmp_path: Path) -> None:
     with open_at(make_workspace(tmp_path, {"2026-11-20.md": NOTE}, MEMORY)) as sidecar:
@@ -126,6 +155,31 @@ def test_on_the_sidecar_supersedes_on_typed_changes_and_lists_the_uncertain(tmp_
     }
     assert all(action.day == date(2026, 11, 20) for action in actions)
     assert live[0] == len(context.entries)  # decided, not applied
+
+
+GATEWAY_NOTE = """# 2026-11-20
+
+## Gateway
+- Port: 8080
+- Port: 9090
+
+## Grafana
+- Port: 3000
+"""
+
+
+@pytest.mark.usefixtures("sidecar_store")
+def test_on_the_sidecar_a_field_is_compared_only_within_the_section_its_entry_was_written_in(
+    tmp_path: Path,
+) -> None:
+    memory = "# MEMORY.md\n\n## Facts\n- Port: 8080 (2026-11-20)\n"
+    with open_at(make_workspace(tmp_path, {"2026-11-20.md": GATEWAY_NOTE}, memory)) as sidecar:
+        sidecar.index()
+        actions = Contradiction().plan(gc_context(sidecar))
+        said = {(action.op, *texts(sidecar, [*action.ids, action.into or 0])) for action in actions}
+    # the entry was written from the Gateway section: Grafana's port is another thing's; of one day
+    # and two files, nothing says which of the Gateway ports is newer
+    assert said == {("review", "Port: 8080", "- Port: 9090")}
 
 
 @pytest.mark.usefixtures("sidecar_store")

@@ -8,6 +8,8 @@ stays true; its validity follows the MEMORY.md entry it became). `supersedes` ma
 the older no longer valid, linked to the newer; `uncertain` is listed for review and never applied;
 a related topic (`same_subject_different_fact`) or `unrelated` changes nothing. Without a day on
 both entries nothing says which is newer, so a supersede between them is only listed for review.
+The engine sees where each was written: a note item's section of its note, a MEMORY.md entry's the
+note item's it was written from (`written_from`), for a field ("Port:") names a thing only there.
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ from typing import Literal
 
 from memory_sleep.engines.base import PairJudgement
 from memory_sleep.gc.actions import GcAction, GcContext, StrategyName
-from memory_sleep.gc.neighbours import entry_view, in_time_order, nearest, with_vectors, within_reach
+from memory_sleep.gc.neighbours import (
+    entry_view,
+    in_time_order,
+    nearest,
+    with_vectors,
+    within_reach,
+    written_from,
+)
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import shorten
 
@@ -32,7 +41,11 @@ class Contradiction:
         pairs = candidate_pairs(context)
         if not pairs:
             return []
-        views = [(entry_view(newer, "E1"), entry_view(older, "E2")) for newer, older in pairs]
+        items = written_from(context.entries, (row for pair in pairs for row in pair))
+        views = [
+            (entry_view(newer, "E1", items.get(newer.id)), entry_view(older, "E2", items.get(older.id)))
+            for newer, older in pairs
+        ]
         judgements = context.engine.gardener.judge(views)
         return resolved(pairs, judgements)
 

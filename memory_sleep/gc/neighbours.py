@@ -6,16 +6,18 @@ the whole n x n matrix of a scope.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import date
 
 import numpy as np
 
 from memory_sleep.models import EntryView
+from memory_sleep.sidecar.restatement import statement
 from memory_sleep.sidecar.rows import EntryRow, Vectors
 from memory_sleep.sidecar.vectors import VectorIndex
 
 BLOCK_FLOATS = 4_000_000
+PLACE_PARTS = " · "  # how an item's context joins its note's headings and its list's lead-in
 SAMPLE_STRIDE = 8  # within_reach's sample: on 365 days of notes, a quarter of the rows left to rank
 
 
@@ -130,10 +132,36 @@ def within_reach(matrix: Vectors, targets: Sequence[int], k: int) -> list[int]:
     return np.flatnonzero(reach).tolist()
 
 
-def entry_view(row: EntryRow, ref: str) -> EntryView:
-    """The entry as an engine sees it: `ref` stands for its id within one call."""
+def entry_view(row: EntryRow, ref: str, written_from: EntryRow | None = None) -> EntryView:
+    """The entry as an engine sees it: `ref` stands for its id within one call. Its source is the
+    note item it was written from (`written_from`; a note's item is its own) and that item's
+    headings and lead-in, its place in its note: a MEMORY.md entry's section says only what it is."""
     day = date.fromisoformat(row.day) if row.day else None
-    return EntryView(ref=ref, section=row.context, topic=None, text=row.text, day=day)
+    item = row if row.kind == "note" else written_from
+    if item is None:
+        return EntryView(ref=ref, section=row.context, topic=None, text=row.text, day=day)
+    return EntryView(
+        ref=ref,
+        section=row.context,
+        topic=None,
+        text=row.text,
+        day=day,
+        source=f"{item.source_path}:{item.line_start}",
+        source_headings=tuple(item.context.split(PLACE_PARTS)) if item.context else (),
+    )
+
+
+def written_from(entries: Sequence[EntryRow], rows: Iterable[EntryRow]) -> dict[int, EntryRow]:
+    """For each MEMORY.md entry of `rows`, the note item among `entries` it was written from: the
+    first of its day's that states its words (without a stamp, list marks or its history)."""
+    wanted = {row.id: row for row in rows if row.kind == "memory" and row.day}
+    days = {row.day for row in wanted.values()}
+    said: dict[tuple[str | None, frozenset[str]], EntryRow] = {}
+    for entry in entries:
+        if entry.kind == "note" and entry.day in days and not entry.discarded:
+            said.setdefault((entry.day, statement(entry).words), entry)
+    found = {row.id: said.get((row.day, statement(row).words)) for row in wanted.values()}
+    return {entry_id: item for entry_id, item in found.items() if item is not None}
 
 
 def in_time_order(rows: Sequence[EntryRow]) -> list[EntryRow]:

@@ -4,8 +4,10 @@ A cluster merges into its most recent, most complete statement, with the clauses
 carry a detail it lacks; entries that state two values of one kind do not merge (that is a change,
 not a repeat). A newer entry supersedes an older one only on structural evidence: the same subject
 or key with one new typed value (an IP, host, port, version, date, amount, handle...); the same
-subject with values that differ otherwise is `uncertain`, for a person to judge. A wrong supersede
-hides the truth, so everything else is left standing.
+subject with values that differ otherwise is `uncertain`, for a person to judge. A key of one word
+("Port:", "路径:") is a field of what its section is about: two entries' fields are one thing's only
+when both were written in one section of one note. A wrong supersede hides the truth, so everything
+else is left standing.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Sequence
 
 from memory_sleep.engines.base import PairJudgement
 from memory_sleep.engines.offline.closing import another_task
-from memory_sleep.engines.offline.matching import measure_alike, people_differ, subject
+from memory_sleep.engines.offline.matching import measure_alike, names, people_differ, subject
 from memory_sleep.engines.offline.statements import first_clause, other_releases
 from memory_sleep.engines.offline.values import changed_value, current_claim, typed_values
 from memory_sleep.engines.related import covers
@@ -24,10 +26,12 @@ from memory_sleep.models import EntryView
 from memory_sleep.text import counted, similarity, tokens, without_history
 
 _CLAUSE = re.compile(r"(?<=[.;])\s+|,\s+(?=\D)")
-_KEYED = re.compile(r"^\s*([^:\n]{2,40}):\s+\S")
-_LINE_START = re.compile(r"^\s*(?:[-*+]\s+|\d{1,3}[.)]\s+)?(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\b\s*)?")
+# "Key: value", "**Key:** value", "键：值" (a full-width colon needs no space after it)
+_KEYED = re.compile(r"^\s*([^:：\n]{2,40})(?::(?:\*\*)?\s+|：(?:\*\*)?\s*)(\S.*)", re.DOTALL)
+_LINE_START = re.compile(r"^\s*(?:[-*+]\s+|\d{1,3}[.)]\s+)?(?:\[[ xX]\]\s+)?(?:\[?\d{1,2}:\d{2}\b\]?\s*)?")
 # "Phase 1", "**Step 2 (NOW)**": a key that is a numbered part of a list, one of several
 _NUMBERED_PART = re.compile(r"^\W*(?:[^\W\d_]+\s+)+\d{1,3}\W*(?:\([^)]*\)\W*)?$")
+_WORD = re.compile(r"[\w.-]*\w")
 SHORT_VALUE = 40  # "Proseware contact: Jo": a key's value this short is one value, not a note
 SAME_WORDS = 0.6  # of the shorter statement's content words, the share the other must have
 
@@ -37,7 +41,7 @@ class OfflineGardener:
         return [merged_statement(cluster) for cluster in clusters]
 
     def judge(self, pairs: Sequence[tuple[EntryView, EntryView]]) -> list[PairJudgement]:
-        return [judge_pair(newer.text, older.text) for newer, older in pairs]
+        return [judge_pair(newer.text, older.text, one_place(newer, older)) for newer, older in pairs]
 
     def summarize(self, entries: Sequence[EntryView]) -> str:
         return archive_summary(entries)
@@ -99,11 +103,26 @@ def _values_differ(a: str, b: str) -> bool:
     return False
 
 
-def judge_pair(newer: str, older: str) -> PairJudgement:
+def one_place(newer: EntryView, older: EntryView) -> bool:
+    """Both were written in one section of one note (a MEMORY.md entry: where its note item stood)."""
+    if newer.source is None or older.source is None:
+        return False
+    same_note = newer.source.rsplit(":", 1)[0] == older.source.rsplit(":", 1)[0]
+    return same_note and newer.source_headings == older.source_headings
+
+
+def judge_pair(newer: str, older: str, one_place: bool = False) -> PairJudgement:
     """Supersedes on one changed typed value of the same subject or key; uncertain when the subject is
-    the same and values differ otherwise; else the two stand side by side."""
+    the same and values differ otherwise; else the two stand side by side. A key of one word
+    ("Port:", "路径:") is a field of whatever its section is about: it names the same thing in two
+    entries only when both were written in `one_place` (one section of one note)."""
     new_claim, old_claim = _statement(current_claim(newer)), _statement(current_claim(older))
     key_new, key_old = _key(new_claim), _key(old_claim)
+    if key_new is not None and key_new == key_old and _field(new_claim):
+        if not one_place:
+            return PairJudgement("unrelated", "the same field, written in two places: of two things")
+        if _values_name_two(new_claim, old_claim):  # "dependabot: merged 8 PRs for Pavo", "... for Vela"
+            return PairJudgement("same_subject_different_fact", "the same field of two named things")
     # "Lea: build 205 on Monday" and "Lea: „... den 26.“": a key before a long value says who spoke
     same_key = (
         key_new is not None and key_new == key_old and _short_value(new_claim) and _short_value(old_claim)
@@ -151,13 +170,27 @@ def _key(text: str) -> frozenset[str] | None:
     return named or None
 
 
+def _field(text: str) -> bool:
+    """Its key is one word ("Port", "访问地址", "dependabot"), which names no subject of its own."""
+    keyed = _KEYED.match(text)
+    return bool(keyed and len(_WORD.findall(keyed.group(1))) == 1)
+
+
+def _values_name_two(new: str, old: str) -> bool:
+    """Each key's value names a thing (someone, a project, a channel) the other's does not."""
+    values = [keyed.group(2) if (keyed := _KEYED.match(text)) else text for text in (new, old)]
+    named = [names(value) | typed_values(value).get("channel", frozenset()) for value in values]
+    return bool(named[0] - named[1]) and bool(named[1] - named[0])
+
+
 def _numbered_part(text: str) -> bool:
     keyed = _KEYED.match(text)
     return bool(keyed and _NUMBERED_PART.match(keyed.group(1)))
 
 
 def _short_value(text: str) -> bool:
-    return len(text.split(":", 1)[-1].strip()) <= SHORT_VALUE
+    keyed = _KEYED.match(text)
+    return len((keyed.group(2) if keyed else text).strip()) <= SHORT_VALUE
 
 
 def _one_kind_changed(new: str, old: str) -> bool:
