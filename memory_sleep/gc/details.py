@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from memory_sleep.engines.offline.values import mentions_value, typed_values
 from memory_sleep.engines.related import covers
+from memory_sleep.sidecar.rows import CONTEXT_JOIN
 from memory_sleep.text import tokens
 from memory_sleep.workspace.memory_blocks import SECTION_FOR
 
@@ -63,4 +64,4 @@ _OPEN_BOX = re.compile(r"^\s*(?:[-*+]\s+)?\[ \]\s")
 def is_open_action(context: str, text: str) -> bool:
     """An entry of MEMORY.md's action section (its context starts with the section's title), or a note
     item with an unticked checkbox."""
-    return context.split(" · ", 1)[0] == SECTION_FOR["action"] or _OPEN_BOX.match(text) is not None
+    return context.split(CONTEXT_JOIN, 1)[0] == SECTION_FOR["action"] or _OPEN_BOX.match(text) is not None

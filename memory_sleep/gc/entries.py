@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 
 from memory_sleep.gc.note_categories import NoteCategories
 from memory_sleep.sidecar.boundary import SidecarStore, in_namespace
-from memory_sleep.sidecar.rows import ENTRY_COLUMNS, EntryRow
+from memory_sleep.sidecar.rows import CONTEXT_JOIN, ENTRY_COLUMNS, EntryRow
 from memory_sleep.sidecar.successors import ending_place
 from memory_sleep.workspace.archive import ended_statements, records_since
 from memory_sleep.workspace.layout import Workspace
@@ -68,7 +68,7 @@ def memory_section(entry: EntryRow) -> str | None:
     for any other entry, what a person wrote outside those sections included."""
     if entry.kind != "memory" or entry.source_path != "MEMORY.md":
         return None
-    section = entry.context.split(" · ")[0]
+    section = entry.context.split(CONTEXT_JOIN)[0]
     return section if section in TOOL_SECTIONS else None
 
 

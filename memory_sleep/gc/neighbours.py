@@ -13,11 +13,10 @@ import numpy as np
 
 from memory_sleep.models import EntryView
 from memory_sleep.sidecar.restatement import statement
-from memory_sleep.sidecar.rows import EntryRow, Vectors
+from memory_sleep.sidecar.rows import CONTEXT_JOIN, EntryRow, Vectors
 from memory_sleep.sidecar.vectors import VectorIndex
 
 BLOCK_FLOATS = 4_000_000
-PLACE_PARTS = " · "  # how an item's context joins its note's headings and its list's lead-in
 SAMPLE_STRIDE = 8  # within_reach's sample: on 365 days of notes, a quarter of the rows left to rank
 
 
@@ -93,8 +92,9 @@ def nearest(
             nearest_target = block[:, aimed].max(axis=1, initial=-np.inf)
             beyond = np.count_nonzero(block > nearest_target[:, None], axis=1) >= n
             ranked = np.flatnonzero(~beyond | np.isin(chosen, aimed))
-        best = np.argpartition(block[ranked], block.shape[1] - n, axis=1)[:, block.shape[1] - n :]
-        order = np.argsort(-np.take_along_axis(block[ranked], best, axis=1), axis=1, kind="stable")
+        scores = block[ranked]
+        best = np.argpartition(scores, block.shape[1] - n, axis=1)[:, block.shape[1] - n :]
+        order = np.argsort(-np.take_along_axis(scores, best, axis=1), axis=1, kind="stable")
         rows_found: list[list[int]] = [[] for _ in chosen]
         for at, neighbours in zip(
             ranked.tolist(), np.take_along_axis(best, order, axis=1).tolist(), strict=True
@@ -147,7 +147,7 @@ def entry_view(row: EntryRow, ref: str, written_from: EntryRow | None = None) ->
         text=row.text,
         day=day,
         source=f"{item.source_path}:{item.line_start}",
-        source_headings=tuple(item.context.split(PLACE_PARTS)) if item.context else (),
+        source_headings=tuple(item.context.split(CONTEXT_JOIN)) if item.context else (),
     )
 
 

@@ -17,6 +17,7 @@ STORED_ENDINGS = (
     "SELECT id, valid_to, status, ended_by, ended_by IS NOT NULL AND ended_by LIKE '%(gc:%' FROM entries"
 )
 # store meta: the first day the workspace's notes speak for (the oldest note the index has seen)
+CONTEXT_JOIN = " · "  # how a row's context joins its parts: a note's headings, a topic, a list's lead-in
 FIRST_DAY_KEY = "first_note_day"
 # why the index soft-deletes a row: its item left its file, or the file is gone
 INDEX_REASONS = ("item-removed", "source-removed")

@@ -27,6 +27,7 @@ from typing import Any
 
 from memory_sleep.engines.redact import redact
 from memory_sleep.models import NoteItem
+from memory_sleep.sidecar.rows import CONTEXT_JOIN
 from memory_sleep.text import DATE, clean
 from memory_sleep.workspace.archive import ArchiveRecord, displayed_entry, records_since, stated_day
 from memory_sleep.workspace.layout import DAILY_NOTE_NAME, NoteFile, Workspace, discover
@@ -178,7 +179,7 @@ def memory_items(text: str) -> list[SourceItem]:
             rendered = _block_text(block, document.newline)
             height = max(1, rendered.count("\n") + (0 if rendered.endswith("\n") else 1))
             if section.owned and isinstance(block, Entry):
-                context = " · ".join(part for part in (section.title, block.topic) if part)
+                context = CONTEXT_JOIN.join(part for part in (section.title, block.topic) if part)
                 items.append(SourceItem("memory", line, line + height - 1, context, block.text, block.day))
             elif section.title == PROJECTS and isinstance(block, ProjectBlock):
                 fields = block.fields()
@@ -210,7 +211,7 @@ def handwritten_items(text: str, sections: dict[int, tuple[int, str]], intro_end
         if found:
             title = found[0]
             headings = headings[headings.index(title) :] if title in headings else [title]
-        context = " · ".join(dict.fromkeys(part for part in (*headings, item.lead) if part))
+        context = CONTEXT_JOIN.join(dict.fromkeys(part for part in (*headings, item.lead) if part))
         items.append(SourceItem("memory", at, item.line_end, context, item.text, _written_on(item)))
     return items
 
@@ -244,7 +245,7 @@ def record_items(records: Iterable[ArchiveRecord]) -> list[SourceItem]:
         found = displayed_entry(record.entry.removeprefix("- ").removeprefix("* "))
         if found is not None:
             old = found[1]
-            context = " · ".join(part for part in ("Archive", record.section, old.topic) if part)
+            context = CONTEXT_JOIN.join(part for part in ("Archive", record.section, old.topic) if part)
             items.append(SourceItem("archive", record.line, record.line, context, old.text, old.day))
     return items
 
@@ -280,7 +281,7 @@ def note_items(source: SourceFile, text: str, noise: Noise | None = None) -> lis
             if _WEEKLY_SKIP.intersection(headings):
                 continue
         parts = [item.project_hint, *headings, item.lead]
-        context = " · ".join(dict.fromkeys(part for part in parts if part))
+        context = CONTEXT_JOIN.join(dict.fromkeys(part for part in parts if part))
         own_day = stated_day(item.written) if kind == "weekly" else None
         items.append(
             SourceItem(
