@@ -204,6 +204,8 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Vega search: Meilisearch. Reason: it is simpler to run",
             "For the record, Orion search: Meilisearch. Reason: it unblocks Pim",
         ),
+        # the old value of a change only mentioned, of another subject: no value taken back
+        ("Orion moved from Postgres to MySQL", "Orion Postgres backups: nightly, kept for Postgres"),
         # a number said gone of a subject the keyed older never names, lower case or not
         (
             "Retention for Orion invoices: 365 days",
@@ -393,6 +395,8 @@ def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path
             "For the record, Orion is pinned to Python 3.12",
             "(repeating for the summary) Orion is pinned to Python 3.11",
         ),
+        # a change taken back: the old value again as the value of a key naming what it was said of
+        ("Orion exporter resized from c7g.xlarge to m6i.large", "**Orion exporter instance:** c7g.xlarge"),
     ],
 )
 def test_a_later_line_changing_one_value_marks_the_older(tmp_path: Path, old: str, new: str) -> None:

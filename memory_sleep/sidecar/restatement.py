@@ -5,7 +5,8 @@ The newer restates the older when it says the older's key with another value, na
 and old value ("moved to X (was Y)"), says the older's value is gone as the offline engine reads a
 change ("(was Y)", "from Y to X": engines/offline/values.py) and shares another word with it,
 names what the older's choice is of and what it chose beside a new name ("Reversed: Quokka API goes
-gRPC rather than REST" after "Quokka API style settled: REST"), or repeats all its words but one,
+gRPC rather than REST" after "Quokka API style settled: REST"), or states of the older's subject a
+value the older says is gone (a change taken back, `_takes_back`), or repeats all its words but one,
 which it says otherwise in its place (or a typed value of which it gives another of the kind). It does not when it states every typed value or the key's value of the
 older again and says none is gone (a restatement, no newer value), nor when the two are said of two
 things: another person or name (or two people each named in the other's place), another key or
@@ -254,6 +255,8 @@ def restates(older: Statement, newer: Statement) -> bool:
             return not _other_release(older, newer)
     if _names_old_value(older, newer):
         return True
+    if _takes_back(older, newer):
+        return not (_other_release(older, newer) or _other_identifier(older, newer))
     if _count(shared, older.pairs) < SHARED_WORDS:
         return False
     left = older.words - newer.words
@@ -308,6 +311,28 @@ def _names_old_value(older: Statement, newer: Statement) -> bool:
         or bool(older.key and newer.key and not older.key_words <= newer.key_words)
         or _other_identifier(older, newer)
     )
+
+
+def _takes_back(older: Statement, newer: Statement) -> bool:
+    """The older changes a value and the newer, saying nothing gone, is a key that names what the
+    older says ahead of the old value (a word more or less: the verb, the attribute) with the old
+    value as its value: the change taken back. "Quokka exporter resized from c7g.xlarge to
+    m6i.large", then "**Quokka exporter instance:** c7g.xlarge". A line that only mentions the old
+    value ("Quokka Postgres backups run nightly" after "Quokka moved from Postgres to MySQL") states
+    no value of the older's key."""
+    about, said = newer.key_words, newer.value_words
+    if newer.gone or len(about) < KEY_WORDS:
+        return False
+    plain = older.text.lower()
+    for value in older.gone:
+        words = tokens(value)
+        at = plain.find(value.lower())
+        if not words or at < 0 or not words <= said or len(said - words) > 1:
+            continue
+        ahead = frozenset(word for word in tokens(plain[:at]) if not CLOCK.fullmatch(word))
+        if len(about & ahead) >= KEY_WORDS and len(about - ahead) <= 1 and len(ahead - about) <= 1:
+            return True
+    return False
 
 
 def _first_line(said: Statement) -> Statement:
