@@ -2,8 +2,9 @@
 
 A cluster merges into its most recent, most complete statement, with the clauses of the others that
 carry a detail it lacks; entries that state one subject with different values do not merge (that is
-a change, not a repeat: REM's tests of a change decide it). A newer entry supersedes an older one only on structural evidence: the same subject
-or key with one new typed value (an IP, host, port, version, date, amount, handle...); the same
+a change, not a repeat: REM's tests of a change decide it). A newer entry supersedes an older one
+only on structural evidence: the same subject or key with one new typed value (an IP, host, port,
+version, date, amount, handle...), or the same release's claim named after a new one; the same
 subject with values that differ otherwise is `uncertain`, for a person to judge. A key of one word
 ("Port:", "路径:") is a field of what its section is about: two entries' fields are one thing's only
 when both were written in one section of one note. A wrong supersede hides the truth, so everything
@@ -23,6 +24,7 @@ from memory_sleep.engines.offline.statements import (
     demotes,
     first_clause,
     other_releases,
+    releases,
     reordered,
     swapped,
 )
@@ -103,11 +105,12 @@ def merged_statement(cluster: Sequence[EntryView]) -> str | None:
 def _a_change(a: str, b: str) -> bool:
     """The two state one subject with different values, as REM tells a change from a repeat: a
     typed value of one kind differs, one says gone a value the other claims, the same key has
-    another value, or one names after a new claim what the other claimed of the same release ("v0.15
-    now ships SSO; audit log v2 slips" after "v0.15 now ships audit log v2"); or the same sentence has other words
-    in place of some, or names other people, and neither echoes the other ("... the design for the
-    new export flow" and "... for the new migration flow", not "Vela search language: Kotlin 2.0"
-    and "Vela search is written in Kotlin 2.0"). Merged, the old value would read as current."""
+    another value, or one names after a new claim what the other claimed of the same release
+    ("v0.15 now ships SSO; audit log v2 slips" after "v0.15 now ships audit log v2"); or the same
+    sentence has other words in place of some, or names other people, and neither echoes the other
+    ("... the design for the new export flow" and "... for the new migration flow", not "Vela
+    search language: Kotlin 2.0" and "Vela search is written in Kotlin 2.0"). Merged, the old value
+    would read as current."""
     if _values_differ(a, b):
         return True
     a, b = _said(a), _said(b)
@@ -188,6 +191,10 @@ def judge_pair(newer: str, older: str, one_place: bool = False) -> PairJudgement
         return PairJudgement("unrelated", "a numbered part of a list names no subject of its own")
     if other_releases(new_claim, old_claim):  # "v1.10.2 will ship X" says nothing of v1.9.4
         return PairJudgement("same_subject_different_fact", "the same words about another release")
+    said_new, said_old = _statement(without_history(newer)), _statement(without_history(older))
+    if releases(said_new) and releases(said_new) == releases(said_old) and demotes(said_new, said_old):
+        # as REM: "v0.15 now ships SSO; audit log v2 slips" after "v0.15 now ships audit log v2"
+        return PairJudgement("supersedes", "the release's claim is now another, the old one named after it")
     about_new, about_old = subject(new_claim), subject(old_claim)
     keyed = key_new is not None and key_old is not None  # then only the key says what they are about
     # a label may hold whose statement it is ("Decision for Pavo: bugs only until ..."), which the
