@@ -11,8 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from memory_sleep.cli.main import main
+from memory_sleep.config import Config
 from memory_sleep.gc import registry
 from memory_sleep.gc.actions import GcAction, GcContext, StrategyName
+from memory_sleep.sidecar import OfflineEmbedder, open_sidecar
 from memory_sleep.sleepgate.session import restore
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
@@ -180,3 +182,41 @@ def test_review_is_never_applied_and_is_listed_in_status_and_the_briefing(
     assert "1 garbage-collection judgement left for you to review, not applied" in briefing
     status = CliRunner().invoke(main, ["status", str(fixture_workspace), "--today", "2026-11-27"])
     assert "GC judgements to review:" in status.output and first[:40] in status.output
+
+
+def test_a_merged_original_ends_in_the_entry_holding_the_statement_and_undo_takes_the_ending_away(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry merged into another left memory because another entry says it now: its archive record
+    ends in that entry, as a supersede's names the entry that superseded it, so recall shows the
+    original (its note line, with the archive's copy folded in) with that status, below the entry
+    holding the statement; undo takes the ending away with the archive record."""
+    run_offline(fixture_workspace)
+    texts = _entry_texts(fixture_workspace, "Android: approved", "iOS and Android ship")
+    merged = f"{texts[0]}; iOS the same day"
+    monkeypatch.setitem(
+        registry.REGISTRY, "compaction", Scripted("compaction", [("merge", texts, None, merged)])
+    )
+    result = CliRunner().invoke(
+        main, ["gc", "compaction", str(fixture_workspace), "--today", "2026-11-26", "--engine", "offline"]
+    )
+    assert result.exit_code == 0, result.output
+    archive = (fixture_workspace / "memory" / "archive.md").read_text(encoding="utf-8")
+    records = [line for line in archive.splitlines() if "gc:compaction" in line]
+    later = noon(date(2026, 11, 27))
+    with open_sidecar(fixture_workspace, Config(), OfflineEmbedder(), clock=lambda: later) as sidecar:
+        sidecar.index()
+        (kept,) = [row for row in sidecar.store.entries_of_source("MEMORY.md") if row.text == merged]
+        ending = f"superseded 2026-11-26 by entry {kept.id}: {merged}"
+        assert len(records) == 2 and all(record.endswith(f"[{ending}]") for record in records)
+        hits = sidecar.search(texts[1], k=10)
+        (original,) = [hit for hit in hits if texts[1] in hit.text]
+        assert original.status_line() == ending
+        assert "memory/archive.md" in [row.source_path for row in original.also]
+        assert {row.status for row in original.also} == {"superseded"}
+        assert hits[0].id == kept.id  # the entry holding the statement ranks above it
+    assert CliRunner().invoke(main, ["undo", str(fixture_workspace)]).exit_code == 0
+    with open_sidecar(fixture_workspace, Config(), OfflineEmbedder(), clock=lambda: later) as sidecar:
+        sidecar.index()
+        row = sidecar.store.fetch([original.id])[original.id]
+    assert (row.status, row.valid_to, row.ended_by) == (None, None, None)

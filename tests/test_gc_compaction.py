@@ -99,6 +99,53 @@ def test_offline_merge_declines_entries_that_do_not_say_one_thing(texts: list[st
     "texts",
     [
         [
+            "22:12 Vela v0.15.0 now ships audit log v2",
+            "Vela v0.15.0 now ships the new sso flow; audit log v2 slips",
+        ],
+        [
+            "Vela: Blocker — waiting on the design for the new export flow",
+            "19:21 Vela: Blocker — waiting on the design for the new migration flow",
+        ],
+        ["Vela build status: green", "Vela build status: red"],
+        ["Vela keeps user uploads for 365 days", "Vela keeps backups for 365 days"],
+    ],
+)
+def test_offline_merge_declines_one_subject_stated_with_another_value(texts: list[str]) -> None:
+    """A changed value is not a repeat: merged, the old value would stand beside the new one as if
+    both were current (the contradiction strategy and REM deal with a change)."""
+    cluster = [_view(f"E{n}", text, date(2026, 11, n)) for n, text in enumerate(texts, start=1)]
+    assert OfflineGardener().merge([cluster]) == [None]
+
+
+@pytest.mark.parametrize(
+    ("texts", "merged"),
+    [
+        (
+            [
+                "**Vela search language:** Kotlin 2.0",
+                "20:45 Again for the record: Vela search is written in Kotlin 2.0",
+            ],
+            "20:45 Again for the record: Vela search is written in Kotlin 2.0",
+        ),
+        (
+            [
+                "Vela is back on track after the release candidate.",
+                "- Again for the record: vela is back on track after the release candidate.",
+            ],
+            "Again for the record: vela is back on track after the release candidate",
+        ),
+    ],
+)
+def test_offline_merge_reads_a_line_past_its_time_and_remark(texts: list[str], merged: str) -> None:
+    """ "Again for the record: X" at 20:45 says X: a repeat in other words still merges."""
+    cluster = [_view(f"E{n}", text, date(2026, 11, n)) for n, text in enumerate(texts, start=1)]
+    assert OfflineGardener().merge([cluster]) == [merged]
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        [
             "TODO rotate the Atlas staging TLS cert deadline 2026-09-22",
             "rotate the Atlas sandbox TLS cert (by 22 Sep) (due 2026-09-22)",
         ],
@@ -170,3 +217,22 @@ def test_compaction_on_the_fixture_workspace_merges_only_what_keeps_every_detail
         assert merge.text is not None and lost_details([rows[i].text for i in merge.ids], merge.text) == []
     summaries = [rows[i].text for merge in merges for i in merge.ids if rows[i].text == "EOD summary sent."]
     assert len(summaries) >= 2
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        [  # one change said twice is a repeat, not two changes
+            "Vela v0.6.5 scope changed: the new audit flow instead of audit log v2",
+            "Again for the record: vela v0.6.5 scope changed: the new audit flow instead of audit log v2",
+        ],
+        [  # a dash in a lesson is no release's claim demoted
+            "**Takeaway:** benchmarks on a laptop on battery are worthless; plug in or use build-box-03",
+            "(repeating for the summary) Takeaway for next time — benchmarks on a laptop on battery are "
+            "worthless; plug in or use build-box-03.",
+        ],
+    ],
+)
+def test_offline_merge_takes_one_statement_said_twice_for_a_repeat(texts: list[str]) -> None:
+    cluster = [_view(f"E{n}", text, date(2026, 11, n)) for n, text in enumerate(texts, start=1)]
+    assert OfflineGardener().merge([cluster]) != [None]

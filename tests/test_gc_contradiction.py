@@ -48,6 +48,15 @@ NOTE = """# 2026-11-20
         ("Support budget: $2,400/month", "Support budget: $1,900/month"),
         ("Raj's Slack handle: @rpatel", "Raj's Slack handle: @raj"),
         ("09:10 Atlas DB port: 8000", "Atlas DB port: 5432"),  # the time of day a note line starts with
+        # the release's claim changed, the old one named after the new (REM's statements.demotes)
+        (
+            "Pavo v0.15.0 now ships the SSO login; audit log v2 slips",
+            "22:12 Pavo v0.15.0 now ships audit log v2",
+        ),
+        (
+            "Pavo v0.15.0 now ships the SSO login; audit log v2 slips",
+            "Pavo v0.15.0 now ships audit log v2; quotas slip (previously: Pavo v0.15.0 will ship quotas)",
+        ),
     ],
 )
 def test_a_new_typed_value_of_the_same_key_supersedes(newer: str, older: str) -> None:
@@ -73,6 +82,10 @@ def test_a_new_typed_value_of_the_same_key_supersedes(newer: str, older: str) ->
         ("3. Deploy window: Friday evening", "Deploy window: Friday evening"),
         ("Maya prefers async updates", "Raj handles infra requests in #infra"),
         ("Pavo v1.10.2 will ship audit log v2", "Pavo v1.9.4 will ship audit log v2"),  # two releases
+        (
+            "Pavo v0.15.0 will ship quotas",
+            "Pavo v0.15.0 now ships audit log v2; quotas slip",
+        ),  # no claim named
         (  # the label says whose decision: the subject leaves it out
             "Decision for Pavo: bugs only until the 2026-10-29 release, because it removes a moving part",
             "Decision: Decision for Vela: bugs only until the 2026-10-08 release, because it removes a moving part",

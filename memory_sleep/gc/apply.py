@@ -111,11 +111,25 @@ def _edits_for(
         order = {id(entry): (ref, position) for position, (ref, _, entry) in enumerate(editor.entries())}
         newest = max(present, key=lambda entry: (entry.day or today, order[id(entry)][1]))  # same day: later
         ref = order[id(newest)][0]
+        # each original ends in the entry that now holds the statement, named as a supersede names it
+        kept_in = next(row.id for row, entry in zip(ours, present, strict=True) if entry is newest)
+        merged_into = f"entry {kept_in}: {' '.join((action.text or '').split())}"
         if normalize(action.text or "") != normalize(newest.text):  # else the newest already says it all
             edits.append(
-                Edit(op="update", entry=ref, text=action.text, day=action.day or today, reason=reason)
+                Edit(
+                    op="update",
+                    entry=ref,
+                    text=action.text,
+                    day=action.day or today,
+                    reason=reason,
+                    evidence=merged_into,
+                )
             )
-        edits.extend(editor.archive(entry, reason) for entry in present if entry is not newest)
+        edits.extend(
+            editor.archive(entry, reason, merged_into, ends="superseded")
+            for entry in present
+            if entry is not newest
+        )
     elif action.op == "supersede":
         into = plan.decision.rows.get(action.into or 0)
         edits.extend(

@@ -1,9 +1,10 @@
 """Garbage collection's meaning without a model: conservative merges, supersedes on structure only.
 
 A cluster merges into its most recent, most complete statement, with the clauses of the others that
-carry a detail it lacks; entries that state two values of one kind do not merge (that is a change,
-not a repeat). A newer entry supersedes an older one only on structural evidence: the same subject
-or key with one new typed value (an IP, host, port, version, date, amount, handle...); the same
+carry a detail it lacks; entries that state one subject with different values do not merge (that is
+a change, not a repeat: REM's tests of a change decide it). A newer entry supersedes an older one
+only on structural evidence: the same subject or key with one new typed value (an IP, host, port,
+version, date, amount, handle...), or the same release's claim named after a new one; the same
 subject with values that differ otherwise is `uncertain`, for a person to judge. A key of one word
 ("Port:", "路径:") is a field of what its section is about: two entries' fields are one thing's only
 when both were written in one section of one note. A wrong supersede hides the truth, so everything
@@ -18,8 +19,22 @@ from collections.abc import Sequence
 from memory_sleep.engines.base import PairJudgement
 from memory_sleep.engines.offline.closing import another_task
 from memory_sleep.engines.offline.matching import measure_alike, names, people_differ, subject
-from memory_sleep.engines.offline.statements import first_clause, other_releases
-from memory_sleep.engines.offline.values import changed_value, current_claim, typed_values
+from memory_sleep.engines.offline.repeats import echoes, remark_ahead
+from memory_sleep.engines.offline.statements import (
+    demotes,
+    first_clause,
+    other_releases,
+    releases,
+    reordered,
+    swapped,
+)
+from memory_sleep.engines.offline.values import (
+    changed_value,
+    changes_away,
+    current_claim,
+    replaced_values,
+    typed_values,
+)
 from memory_sleep.engines.related import covers
 from memory_sleep.gc.details import is_open_action, key_details, lost_details, names_in
 from memory_sleep.models import EntryView
@@ -49,8 +64,8 @@ class OfflineGardener:
 
 def merged_statement(cluster: Sequence[EntryView]) -> str | None:
     """The most recent and most complete statement, with the clauses of the others that carry what it
-    lacks; None when two of them state different values of one kind (a change, not a repeat), are
-    two open actions, share too few words, or span lines."""
+    lacks; None when two of them state one subject with different values (`_a_change`: a change, not
+    a repeat), are two open actions, share too few words, or span lines."""
     texts = [without_history(entry.text) for entry in cluster]
     if len(set(texts)) == 1:
         return texts[0]
@@ -67,7 +82,7 @@ def merged_statement(cluster: Sequence[EntryView]) -> str | None:
     ):
         return None  # two tasks, however alike their words ("rotate the staging cert", "... sandbox cert")
     pairs = [(a, b) for index, a in enumerate(texts) for b in texts[index + 1 :]]
-    if any(_values_differ(a, b) or similarity(tokens(a), tokens(b)) < SAME_WORDS for a, b in pairs):
+    if any(_a_change(a, b) or similarity(tokens(a), tokens(b)) < SAME_WORDS for a, b in pairs):
         return None
     known = frozenset().union(*(names_in(text) for text in texts))
     ranked = sorted(
@@ -85,6 +100,50 @@ def merged_statement(cluster: Sequence[EntryView]) -> str | None:
         if lost_details([text], merged, itself):
             merged = f"{merged}; {_clause(text)}"
     return merged
+
+
+def _a_change(a: str, b: str) -> bool:
+    """The two state one subject with different values, as REM tells a change from a repeat: a
+    typed value of one kind differs, one says gone a value the other claims, the same key has
+    another value, or one names after a new claim what the other claimed of the same release
+    ("v0.15 now ships SSO; audit log v2 slips" after "v0.15 now ships audit log v2"); or the same
+    sentence has other words in place of some, or names other people, and neither echoes the other
+    ("... the design for the new export flow" and "... for the new migration flow", not "Vela
+    search language: Kotlin 2.0" and "Vela search is written in Kotlin 2.0"). Merged, the old value
+    would read as current."""
+    if _values_differ(a, b):
+        return True
+    a, b = _said(a), _said(b)
+    key_a, key_b = _KEYED.match(current_claim(a)), _KEYED.match(current_claim(b))
+    same_releases = bool(releases(a)) and releases(a) == releases(b)
+    if (
+        (changes_away(a, b) and replaced_values(a) != replaced_values(b))  # both: one change, said twice
+        or (
+            key_a is not None
+            and key_b is not None
+            and tokens(key_a.group(1)) == tokens(key_b.group(1))
+            and tokens(key_a.group(2)) != tokens(key_b.group(2))
+            and _short_value(a)
+            and _short_value(b)  # a key before a long value labels a statement, not a field
+        )
+        or (same_releases and (demotes(a, b) or demotes(b, a)))
+        or reordered(a, b)
+    ):
+        return True
+    claim_a, claim_b = current_claim(a), current_claim(b)
+    # what each claims, before its details: "..., owner Ana" and "...; ask @ana first" add to one claim
+    claims = [_CLAUSE.split(claim, maxsplit=1)[0] for claim in (claim_a, claim_b)]
+    return (swapped(*claims) or people_differ(first_clause(a), first_clause(b))) and not (
+        echoes(claim_a, claim_b, frozenset()) or echoes(claim_b, claim_a, frozenset())
+    )
+
+
+def _said(text: str) -> str:
+    """What a line says: without its list marks and time of day (when it was written), and a lead-in
+    remark ahead of it ("Again for the record: X" says X; "Android: approved, X" is no remark)."""
+    line = _statement(text)
+    remark = remark_ahead(line, frozenset(), lead_in=True)
+    return remark[1] if remark else line
 
 
 def _clause(text: str) -> str:
@@ -132,6 +191,10 @@ def judge_pair(newer: str, older: str, one_place: bool = False) -> PairJudgement
         return PairJudgement("unrelated", "a numbered part of a list names no subject of its own")
     if other_releases(new_claim, old_claim):  # "v1.10.2 will ship X" says nothing of v1.9.4
         return PairJudgement("same_subject_different_fact", "the same words about another release")
+    said_new, said_old = _statement(without_history(newer)), _statement(without_history(older))
+    if releases(said_new) and releases(said_new) == releases(said_old) and demotes(said_new, said_old):
+        # as REM: "v0.15 now ships SSO; audit log v2 slips" after "v0.15 now ships audit log v2"
+        return PairJudgement("supersedes", "the release's claim is now another, the old one named after it")
     about_new, about_old = subject(new_claim), subject(old_claim)
     keyed = key_new is not None and key_old is not None  # then only the key says what they are about
     # a label may hold whose statement it is ("Decision for Pavo: bugs only until ..."), which the
