@@ -34,6 +34,7 @@ from bench_run import END
 
 RUN_ID = re.compile(rb"\d{8}T\d{6}\d*Z(-\d+)?")
 LEFT_OUT = ("lock", "recall-config.json", "sidecar.db-wal", "sidecar.db-shm")  # the database: by its rows
+LEFT_OUT += ("archive-entries.json",)  # a run's parse of archive.md's lines, derived: a tree may keep none
 LOG_CLOCKS = ("lastRun", "runId", "durationSeconds", "seconds")
 META_CLOCKS = ("last_indexed_at", "gc_importance_rated_at")  # the index's wall clock, not --today's
 CLOCK_RANGE = (1.6e9, 2.1e9)  # Unix seconds of 2020-2036: a stamp (or a day's noon: NULL still shows)

@@ -68,8 +68,8 @@ def test_forget_scope_leaves_no_byte_of_the_scope_anywhere(workspace: Path) -> N
     removed = record["removed"]
     assert isinstance(removed, dict)
     assert set(removed) == {"notes", "entries_and_lines", "sidecar_entries", "logged_queries", "cache_files"}
-    # cache files: the candidate step's kept vectors among them
-    assert (removed["notes"], removed["logged_queries"], removed["cache_files"]) == (2, 1, 5)
+    # cache files: the candidate step's kept vectors and REM's parse of archive.md among them
+    assert (removed["notes"], removed["logged_queries"], removed["cache_files"]) == (2, 1, 6)
     stats = json.loads(_cli("stats", str(workspace), "--json")[1])
     assert "alice" not in stats["by_scope"] and "bob" in stats["by_scope"]
     assert stats["queries_logged"] == 0

@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 
 from memory_sleep.config import Config
 from memory_sleep.cycle import PHASES
+from memory_sleep.cycle.archive_displays import ArchiveDisplays
 from memory_sleep.cycle.candidates import Candidates, HybridCandidates, configured
 from memory_sleep.cycle.file_changes import read_bytes
 from memory_sleep.cycle.planner import Planner, Progress
@@ -74,6 +75,8 @@ def _run_cycle(
     say = progress or (lambda _: None)
     writer = SafeWriter(workspace.root, workspace.state_dir / "snapshots", keep=config.keep_snapshots)
     step = candidate_step or configured(config, workspace.state_dir)
+    displays = ArchiveDisplays(workspace.state_dir)
+    displays.start()  # archive.md's lines as the last run parsed them
     gc = _gc_step(workspace, config, engine, options)
     if options.dry_run:
         report = Planner(workspace, config, engine, options, say, step, gc).plan(
@@ -133,6 +136,7 @@ def _run_cycle(
             say("indexing the vector sidecar")
             said = report.record.warnings
             said.extend(_unsaid(index_after_run(workspace, config, _clock(options.today)), said))
+        displays.save()  # archive.md's lines as this run parsed them, for the next run
     return report
 
 

@@ -21,6 +21,7 @@ from datetime import date
 from pathlib import Path
 
 from memory_sleep.config import Config, load_config
+from memory_sleep.cycle.archive_displays import NAME as ARCHIVE_DISPLAYS
 from memory_sleep.cycle.kept_vectors import NAME as KEPT_VECTORS
 from memory_sleep.cycle.memory_loss import LAST_RUN_COPY
 from memory_sleep.errors import MemorySleepError
@@ -222,10 +223,11 @@ def read_file(workspace: Workspace, path: str) -> bytes | None:
 
 
 def derived_caches(workspace: Workspace) -> list[Path]:
-    """The response cache, the agent's requests and answers, and the vector matrices (the sidecar's and
-    the candidate step's): derived, and holding prompts, answers or vectors of the scope's text."""
+    """The response cache, the agent's requests and answers, the vector matrices (the sidecar's and
+    the candidate step's) and REM's parse of archive.md: derived, and holding prompts, answers, vectors
+    or text of the scope."""
     state = workspace.state_dir
-    found = [*state.glob(f"{PREFIX}-*"), *state.glob(KEPT_VECTORS)]
+    found = [*state.glob(f"{PREFIX}-*"), *state.glob(KEPT_VECTORS), *state.glob(ARCHIVE_DISPLAYS)]
     for folder in (state / "llm-cache", state / "agent"):
         if folder.is_dir():
             found.extend(path for path in folder.rglob("*") if path.is_file())

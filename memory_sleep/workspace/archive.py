@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
@@ -189,7 +189,8 @@ def ended_statements(records: Iterable[ArchiveRecord]) -> list[tuple[Entry, Endi
 
 def displayed_entry(line: str) -> tuple[str, Entry] | None:
     """`entry_from_display(line)` (a copy of its own) with its key; archive.md's lines are read by
-    several steps of a run, each line is parsed once."""
+    several steps of a run, each line is parsed once (or read from the parse of the run before: see
+    `parse_from`)."""
     found = _displayed(line)
     if found is None:
         return None
@@ -197,10 +198,47 @@ def displayed_entry(line: str) -> tuple[str, Entry] | None:
     return key, Entry(text, topic, day)
 
 
-@lru_cache(maxsize=1 << 16)
-def _displayed(line: str) -> tuple[str, tuple[str, str | None, date | None]] | None:
-    entry = entry_from_display(line)
-    return None if entry is None else (entry.key, (entry.text, entry.topic, entry.day))
+Displayed = tuple[str, tuple[str, str | None, date | None]] | None  # a line's entry: key, (text, topic, day)
+
+
+class Unknown:
+    """What an earlier parse says of a line it did not read."""
+
+
+UNKNOWN = Unknown()
+EarlierParse = Callable[[str], "Displayed | Unknown"]  # what parsing a line gave an earlier run
+
+
+@dataclass
+class _Parse:
+    """The archive lines' entries parsed this run (`now`), reading first what an earlier run parsed."""
+
+    earlier: EarlierParse = field(default=lambda _: UNKNOWN)
+    now: dict[str, Displayed] = field(default_factory=dict)
+
+
+_parse = _Parse()
+_MOST_LINES = 1 << 16
+
+
+def parse_from(earlier: EarlierParse) -> dict[str, Displayed]:
+    """Start a run's parse of archive lines, reading what `earlier` says of a line (what parsing it
+    gave a run before) before parsing it; the dict of the lines this run reads, which it fills."""
+    _parse.earlier, _parse.now = earlier, {}
+    return _parse.now
+
+
+def _displayed(line: str) -> Displayed:
+    if line in _parse.now:
+        return _parse.now[line]
+    found = _parse.earlier(line)
+    if isinstance(found, Unknown):
+        entry = entry_from_display(line)
+        found = None if entry is None else (entry.key, (entry.text, entry.topic, entry.day))
+    if len(_parse.now) >= _MOST_LINES:  # a long-lived process that starts no run: as a bounded cache
+        _parse.now.clear()
+    _parse.now[line] = found
+    return found
 
 
 def without_ending(line: str) -> str:
