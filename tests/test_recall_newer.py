@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from memory_sleep.config import Config
-from memory_sleep.sidecar.restatement import stated
 from memory_sleep.sidecar.rows import NewEntry
 from memory_sleep.sidecar.search import Hit
+from memory_sleep.sidecar.statement import stated
 from memory_sleep.sidecar.successors import SUMMARY, ending_row
 from memory_sleep.sidecar.tokenize import fts_document
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records

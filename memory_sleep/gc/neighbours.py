@@ -12,8 +12,8 @@ from datetime import date
 import numpy as np
 
 from memory_sleep.models import EntryView
-from memory_sleep.sidecar.restatement import statement
 from memory_sleep.sidecar.rows import CONTEXT_JOIN, EntryRow, Vectors
+from memory_sleep.sidecar.statement import statement
 from memory_sleep.sidecar.vectors import VectorIndex
 
 BLOCK_FLOATS = 4_000_000

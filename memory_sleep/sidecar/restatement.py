@@ -1,5 +1,6 @@
-"""Whether a newer line states a new value of what an older line states, read from their words,
-keys and typed values (sidecar/successors.py ranks the newer first and marks the older).
+"""Whether a newer line states a new value of what an older line states (sidecar/statement.py reads
+what each states: words, keys, typed values; sidecar/successors.py ranks the newer first and marks
+the older).
 
 The newer restates the older when it says the older's key with another value, names the older's key
 and old value ("moved to X (was Y)"), says the older's value is gone as the offline engine reads a
@@ -7,216 +8,30 @@ change ("(was Y)", "from Y to X": engines/offline/values.py) and shares another 
 names what the older's choice is of and what it chose beside a new name ("Reversed: Quokka API goes
 gRPC rather than REST" after "Quokka API style settled: REST"), or states of the older's subject a
 value the older says is gone (a change taken back, `_takes_back`), or repeats all its words but one,
-which it says otherwise in its place (or a typed value of which it gives another of the kind). It does not when it states every typed value or the key's value of the
-older again and says none is gone (a restatement, no newer value), nor when the two are said of two
-things: another person or name (or two people each named in the other's place), another key or
-attribute ("port 8443", then "t3.medium instances"), another release or another day's event, or a
-number said gone of a subject the older's key does not name. What a line
-states leaves out a remark ahead of it ("Again for the record: "), its list marks, a MEMORY.md
-entry's "(previously: ...)" and a weekly copy's place: none is news of what it says.
+which it says otherwise in its place (or a typed value of which it gives another of the kind). It
+does not when it states every typed value or the key's value of the older again and says none is
+gone (a restatement, no newer value), nor when the two are said of two things: another person or
+name (or two people each named in the other's place), another key or attribute ("port 8443", then
+"t3.medium instances"), another release or another day's event, or a number said gone of a subject
+the older's key does not name.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import cached_property
 
-from memory_sleep.engines.offline.cues import DECISION
-from memory_sleep.engines.offline.matching import predicate, subject, subject_phrase, without_lead_in
-from memory_sleep.engines.offline.repeats import remark_ahead
+from memory_sleep.engines.offline.matching import predicate, subject, without_lead_in
 from memory_sleep.engines.offline.statements import sequence, swapped
-from memory_sleep.engines.offline.values import current_claim, mentions_value, replaced_values, typed_values
-from memory_sleep.language import LEAD_INS
-from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.text import CLOCK, LIST_MARK, WORD_MARKS, is_cjk, tokens, without_history, word_sequence
+from memory_sleep.engines.offline.values import mentions_value, typed_values
+from memory_sleep.sidecar.statement import KEY_WORDS, NAME, NUMBER, WHICH, Statement, stated
+from memory_sleep.text import CLOCK, tokens, without_history
 
-_WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
-_NAME = re.compile(r"\b[A-Z][\w.-]*")
-_NAME_RUN = re.compile(r"\b[A-Z][\w.-]*(?: [A-Z][\w.-]*)*")  # "Grafana Cloud"
-_CLAUSE_END = re.compile(r"\s[—–-]\s|[;,.](?:\s|$)")
-_IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
-_STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
-_NOTE_PLACE = re.compile(
-    r"\s*\([^()\s]+\.md:\d+\)\s*$"
-)  # "(memory/2026-10-03.md:80)": a pending item's place
-_CUT_END = re.compile(rf"[\w{re.escape(WORD_MARKS)}]*…\s*$")  # a cut-off last word and the ellipsis
-_KEYED = re.compile(
-    r"^(?:.*:\s+)?(?P<key>(?:(?!\.\s)[^:\n]){3,60}?)\s*:\s+(?P<value>.+)$", re.DOTALL
-)  # the last "Key: value"; a key is on one line ("next: X\n  owner: Y" has the key "owner") and in one
-# sentence ("Vega search: Meilisearch. Reason: ..." has the key "Vega search")
-_NUMBER = re.compile(r"\d")
-_WHICH = re.compile(r"v?\d+(?:\.\d+)+|\d{4}-\d{2}-\d{2}")  # a version, a day: which release, which event
 _RELEASE = re.compile(r"v\d+(?:\.\d+)+")  # "v0.13.8": a release; a bare "3.12" may be a value
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_LIST_MARKS = re.compile(rf"(?:{LIST_MARK.pattern})+".replace("(?:^", "^(?:", 1))  # "- 3. ": list marks
-_STAMP = re.compile(r"^[\W_]*" + CLOCK.pattern + r"[\W_]*")  # "[13:03] ", "**14:29** "
-KEY_WORDS = 2  # a key of at least this many words names one thing
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
 OLDER_ONLY_WORDS = 1  # and leaves out at most this many of them (its old value), or one more not a name
 BESIDE_GONE_VALUE = 2  # words a newer result saying a one-word value is gone shares with the older besides
-
-
-@dataclass(frozen=True)
-class Statement:
-    """What a result states: its words, and (read only when a link asks: most results are only
-    compared by their words) its names and its key."""
-
-    words: frozenset[str]
-    said: frozenset[str]  # every word, clock times too
-    text: str
-
-    @cached_property
-    def names(self) -> frozenset[str]:
-        """Its capitalised words (a sentence's first too: "Quokka api ..." names a thing; leaving out a
-        capitalised verb only costs a missed link) and every word of its identifiers (`ledger_sync_v2`:
-        a line naming `invoice_export_v2` is about another thing), lower-cased as `words` are."""
-        return frozenset(name.lower() for name in _NAME.findall(self.text)) | {
-            word for identifier in _IDENTIFIER.findall(self.text) for word in tokens(identifier)
-        }
-
-    @cached_property
-    def identifiers(self) -> frozenset[str]:
-        """Its code spans and snake_case words, each one word: "async_ingest"."""
-        return frozenset(identifier.strip("`").lower() for identifier in _IDENTIFIER.findall(self.text))
-
-    @property
-    def key(self) -> frozenset[str]:
-        """The words of its last "Key:" (at least KEY_WORDS of them; else none)."""
-        return self._keyed[0]
-
-    @property
-    def value(self) -> str | None:
-        """The first word of its key's value that holds a digit: "10:50", "kimi-k2.5"."""
-        return self._keyed[1]
-
-    @cached_property
-    def key_words(self) -> frozenset[str]:
-        """The words of its last "Key:", however few ("owner: Pim" has the key "owner")."""
-        keyed = self._key_value
-        return frozenset() if keyed is None else frozenset(tokens(keyed["key"]))
-
-    @cached_property
-    def value_words(self) -> frozenset[str]:
-        """The words of its last key's value."""
-        keyed = self._key_value
-        return frozenset() if keyed is None else tokens(keyed["value"])
-
-    @cached_property
-    def _plain(self) -> str:
-        """Its text without the clock time that stamps a note line nor bold marks ("**Key:** value")."""
-        return _STAMP.sub("", self.text.replace("*", "").strip())
-
-    @cached_property
-    def _key_value(self) -> re.Match[str] | None:
-        return _KEYED.match(self._plain)
-
-    @cached_property
-    def _keyed(self) -> tuple[frozenset[str], str | None]:
-        keyed = self._key_value
-        if keyed is None:
-            return frozenset(), None
-        key = frozenset(word for word in tokens(keyed["key"]) if not CLOCK.fullmatch(word))
-        if len(key) < KEY_WORDS:
-            return frozenset(), None
-        return key, next((word for word in word_sequence(keyed["value"]) if _NUMBER.search(word)), None)
-
-    @cached_property
-    def head(self) -> str:
-        """What it is said of and the first word said of it: its last key and that key's first value
-        word ("Retention for Quokka invoices 14"), else its subject and verb ("Quokka canary database
-        host is"); "" when no key, verb or colon ends its subject ("Pim owns the notifier")."""
-        keyed = self._key_value
-        if keyed is not None:
-            return " ".join([keyed["key"], *word_sequence(keyed["value"])[:1]])
-        text = self._plain
-        said = predicate(text)
-        return " ".join([subject_phrase(text), *word_sequence(said)[:1]]) if said else ""
-
-    @cached_property
-    def which(self) -> frozenset[str]:
-        """The versions and days its subject or its key names: which release or which day's event it
-        is about ("Quokka v0.12.2 scope changed: ...", "Pim's leave from 2026-12-09 is now ...",
-        "Again: scope of Quokka v0.13.1: ...")."""
-        named = tokens(subject_phrase(self._plain)) | self.key
-        return frozenset(word for word in named if _WHICH.fullmatch(word))
-
-    @cached_property
-    def pairs(self) -> frozenset[str]:
-        """Its words that are pairs of CJK characters (`tokens` splits an un-spaced run into them)."""
-        return frozenset(word for word in self.words if is_cjk(word))
-
-    @cached_property
-    def choice(self) -> tuple[frozenset[str], frozenset[str]] | None:
-        """Of the first two names of its first clause, a label aside, the first word of the first (what
-        a choice is of) and the words of the second (what it chose): "Quokka" and "GraphQL" in "Quokka
-        API style settled: GraphQL, since ...", "Quokka" and "Render" in "Decision: host Quokka on
-        Render"; None without two."""
-        clause = _CLAUSE_END.split(without_lead_in(self.text), maxsplit=1)[0]
-        runs = [run for run in _NAME_RUN.findall(clause) if run.lower() not in LEAD_INS]
-        return (tokens(runs[0].split()[0]), tokens(runs[1])) if len(runs) > 1 else None
-
-    @cached_property
-    def decision(self) -> bool:
-        """Whether it states a choice (engines/offline/cues.py: "Decided: ...", "... settled: X")."""
-        return DECISION.search(self.text) is not None
-
-    @cached_property
-    def claim(self) -> str:
-        """What it claims now, without the values it says are gone (read only when a link needs it)."""
-        return current_claim(self.text)
-
-    @cached_property
-    def values(self) -> frozenset[str]:
-        """The typed values it states now (engines/offline/values.py): not those it says are gone, the
-        clock time that stamps a note line, nor those of its subject or the release or day that says
-        which one it is about (`which`): "TLS cert for billing.example.io expires 2026-12-02" states
-        the day, "Quokka v0.12.3: the new alerts flow" no typed value."""
-        text = self._plain
-        subject = subject_phrase(text) if predicate(text) else ""  # a verb or key ends its subject
-        return _typed(without_history(text)) - _typed(subject) - self.which
-
-    @cached_property
-    def value_words_typed(self) -> frozenset[str]:
-        """The words of the typed values it states."""
-        return frozenset(word for value in self.values for word in tokens(value))
-
-    @cached_property
-    def gone(self) -> tuple[str, ...]:
-        """The values it says are gone: "(was 5432)", "from Kafka to"."""
-        return replaced_values(self.text)
-
-
-def _typed(text: str) -> frozenset[str]:
-    return frozenset(value for found in typed_values(text).values() for value in found)
-
-
-def statement(row: EntryRow) -> Statement:
-    """The words of what a result states: without the clock times that stamp note lines, nor the
-    category label and day a weekly summary adds to its copy of an item."""
-    return stated(row.text, row.kind == "weekly")
-
-
-@functools.lru_cache(maxsize=4096)  # fold_copies and mark_older read the same results' statements
-def stated(text: str, weekly: bool) -> Statement:
-    text = _WEEKLY_LABEL.sub("", text) if weekly else text
-    # a stated day ends it, or a pending item's place: only then are the patterns tried at each offset
-    if text.rstrip().endswith(")"):
-        text = _STATED_DAY.sub("", text)
-        text = _NOTE_PLACE.sub("", text) if weekly else text
-    if text.rstrip().endswith("…"):  # a copy cut short: its last word may be cut too
-        text = _CUT_END.sub("", text)
-    text = _LIST_MARKS.sub("", _STAMP.sub("", text.strip()))  # "3. Pim is out ...": no number of it
-    # "Again for the record: X", "(repeating for the summary) X": the remark is no news of X
-    ahead = remark_ahead(text, frozenset(), lead_in=True)
-    if ahead is not None:
-        text = ahead[1]
-    said = tokens(without_history(text))  # "X (previously: Y)" states X; `gone` reads Y
-    return Statement(
-        said.difference(word for word in said if ":" in word and CLOCK.fullmatch(word)), said, text
-    )
 
 
 def restates(older: Statement, newer: Statement) -> bool:
@@ -250,7 +65,7 @@ def restates(older: Statement, newer: Statement) -> bool:
         gone = ()  # said of two things: what one says is gone is not the other's
     for value in gone:  # "moves from Pim to Teo" after "ask Pim about ..."
         beside = shared - tokens(value)
-        wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not _NUMBER.search(value) else 1
+        wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not NUMBER.search(value) else 1
         if len(beside) >= wanted and _gone_from(older, value) and not _elsewhere(older, newer, value):
             return not _other_release(older, newer)
     if _names_old_value(older, newer):
@@ -297,7 +112,7 @@ def _names_old_value(older: Statement, newer: Statement) -> bool:
     if choice is None:
         return False
     own, theirs = _unlabelled_names(older), _unlabelled_names(newer)
-    named = tokens(" ".join(_NAME.findall(newer.text)))  # its capitalised words, not its identifiers'
+    named = tokens(" ".join(NAME.findall(newer.text)))  # its capitalised words, not its identifiers'
     of, chosen = choice
     if not (chosen | of <= named and theirs - older.said):
         return False
@@ -417,7 +232,7 @@ def _other_release(older: Statement, newer: Statement) -> bool:
     2027-02-17)" names no value gone: the day may be the value)."""
     if older.which - newer.said and newer.which - older.said:
         return True
-    days = older.which | frozenset(value for value in older.values if _WHICH.fullmatch(value))
+    days = older.which | frozenset(value for value in older.values if WHICH.fullmatch(value))
     return bool(newer.gone and days - newer.said and newer.which - older.said and predicate(newer.text))
 
 
@@ -445,7 +260,7 @@ def _other_event(older: Statement, newer: Statement, left: frozenset[str]) -> bo
         return False
     beside = older.values - {first.group()}
     return (
-        any(_NUMBER.search(word) and word != first.group() for word in left)
+        any(NUMBER.search(word) and word != first.group() for word in left)
         or bool(beside and beside <= newer.values)
     ) and any(_DAY.fullmatch(word) for word in newer.words - older.said)
 
@@ -473,7 +288,7 @@ def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
     180 days" is no change of "Retention for Quokka invoices: 365 days"; "port is now 9090 (was
     8080)", whose subject names nothing the older lacks, may be one of "Quokka port: 8080"."""
     return (
-        _NUMBER.search(gone) is not None
+        NUMBER.search(gone) is not None
         and bool(older.key - newer.words)
         and bool(subject(newer.claim) - older.words)
     )

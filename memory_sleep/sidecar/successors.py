@@ -28,8 +28,9 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from memory_sleep.sidecar.boundary import SidecarStore
-from memory_sleep.sidecar.restatement import restates, stated, statement
+from memory_sleep.sidecar.restatement import restates
 from memory_sleep.sidecar.rows import EntryRow
+from memory_sleep.sidecar.statement import stated, statement
 
 # gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
