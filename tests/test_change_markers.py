@@ -68,3 +68,16 @@ def test_a_value_before_an_arrow_is_gone(arrow: str) -> None:
     text = f"Worker concurrency 4 {arrow} 16 (was 2)"
     assert values.replaced_values(text) == ("concurrency 4", "4", "2")
     assert "4" not in values.current_claim(text).split()
+
+
+def test_what_a_change_still_names_is_not_the_value_it_says_is_gone() -> None:
+    statement = (
+        "Atlas 2.4 ships the sso flow; audit log v2 is late (previously: Atlas 2.4 will ship audit log v2)"
+    )
+    # its own note line states the new scope of the same release: the same statement, not the change
+    assert not values.changes_away(statement, "Atlas 2.4 ships the sso flow; audit log v2 is late")
+    # the old scope is what it says is gone
+    assert values.changes_away(statement, "Atlas 2.4 will ship audit log v2")
+    assert values.changes_away(
+        "Quokka moved from Python 3.12 to 3.11", "Quokka moved from Python 3.11 to 3.12"
+    )

@@ -209,10 +209,12 @@ def changes_away(old: str, line: str) -> bool:
 
 def _drops(claimant: str, line: str) -> bool:
     """`line` says gone a value that `claimant` claims now: all of it, or all its words with a digit
-    ("from Python 3.12 to 3.11" claims 3.11, which "from Python 3.11 to 3.12" says is gone)."""
-    claim = current_claim(claimant)
+    ("from Python 3.12 to 3.11" claims 3.11, which "from Python 3.11 to 3.12" says is gone). A word
+    `line` itself still claims is not gone: it names what changed ("v0.15.0 now ships sso (previously:
+    v0.15.0 will ship audit log v2)" says the audit log is gone from v0.15.0, not v0.15.0)."""
+    claim, kept = current_claim(claimant), current_claim(line)
     for value in replaced_values(line):
-        numbered = [word for word in value.split() if _DIGIT.search(word)]
+        numbered = [word for word in value.split() if _DIGIT.search(word) and not mentions_value(kept, word)]
         if mentions_value(claim, value) or (numbered and all(mentions_value(claim, w) for w in numbered)):
             return True
     return False
