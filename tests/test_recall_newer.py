@@ -352,6 +352,8 @@ def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(
         ("**Owner (Orion reports):** Pim", "For the record, Pim owns Orion reports"),
         # a bold key: its value is no version of what it is about
         ("Orion needs Python 3.12", "**Orion notifier language:** Python 3.12"),
+        # the older's value is what the newer changes something to: claimed again, not gone
+        ("Orion api stack: Rust 1.79", "Orion notifier got rewritten from Elixir 1.17 to Rust 1.79"),
     ],
 )
 def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path, old: str, new: str) -> None:

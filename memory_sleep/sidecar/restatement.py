@@ -49,8 +49,8 @@ def restates(older: Statement, newer: Statement) -> bool:
     shared = older.words & newer.words
     if len(shared) < 2:
         return False  # each link below shares a word besides the value
-    if older.values and older.values <= newer.values and not _says_gone(older, newer):
-        return False  # every typed value it states said again, none said gone: no newer value of it
+    if older.values and older.values <= newer.values | newer.claimed and not _says_gone(older, newer):
+        return False  # every typed value it states claimed again, none said gone: no newer value of it
     if (
         older.value_words
         and older.value_words <= newer.words

@@ -161,6 +161,12 @@ class Statement:
         return _typed(without_history(text)) - _typed(subject) - self.which
 
     @cached_property
+    def claimed(self) -> frozenset[str]:
+        """Every typed value it claims now, those naming its subject or release too: "Quokka notifier
+        rewritten from Elixir 1.17 to Rust 1.79" claims Rust 1.79."""
+        return _typed(self.claim)
+
+    @cached_property
     def value_words_typed(self) -> frozenset[str]:
         """The words of the typed values it states."""
         return frozenset(word for value in self.values for word in tokens(value))
