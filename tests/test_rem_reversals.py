@@ -409,3 +409,32 @@ def test_a_sentence_that_opens_with_the_key_says_a_new_value_only_with_a_name() 
         [("People", "Mei reports to the board on billing matters")], "Mei reports to: Wei", "relationship"
     )
     assert operation.op == "add"
+
+
+def _in_projects(new: str, topic: str, entries: list[tuple[str, str]]) -> Operation:
+    known = [
+        EntryView(ref=f"E{n}", section="Decisions", topic=project, text=text, day=date(2026, 11, 1))
+        for n, (project, text) in enumerate(entries)
+    ]
+    kept = KeptItem(item=note_item(new), category="decision", topic=topic)
+    return OfflineIntegrator().integrate([kept], known)[0]
+
+
+def test_a_named_version_the_note_says_is_gone_changes_the_entry_of_its_project() -> None:
+    """ "GPT-4.1" names one thing, however short its name: the old value of the project's entry, which
+    shares no other word with the change."""
+    operation = _in_projects(
+        "Switching Kestrel from GPT-4.1 to Claude Sonnet: the upstream model reaches end of life",
+        "Kestrel",
+        [("Kestrel", "Decided Kestrel uses GPT-4.1 for summaries because it unblocks the gateway work")],
+    )
+    assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+def test_an_old_value_of_another_projects_entry_is_not_the_one_changed() -> None:
+    operation = _in_projects(
+        "Switching Kestrel from GPT-4.1 to Claude Sonnet: the upstream model reaches end of life",
+        "Kestrel",
+        [("Tern", "Decided Tern uses GPT-4.1 for summaries because it unblocks the gateway work")],
+    )
+    assert operation.op == "add", operation

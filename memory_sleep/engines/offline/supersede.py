@@ -223,6 +223,8 @@ def _named_change(
     for candidate in candidates:
         if statements.other_releases(text, candidate.text):
             continue  # "v1.12.0 ships SSO; the dashboard slips" leaves the scope of v1.11.4 alone
+        if kept.topic is not None and candidate.topic is not None and kept.topic != candidate.topic:
+            continue  # "moved Vela from Postgres 15 to 16" leaves "Orion runs Postgres 15" alone
         claim = values.current_claim(candidate.text)
         held = [value for value in gone if _holds(claim, value) and _only_count(value, claim)]
         if not held or siblings(text, candidate.text, projects):
@@ -259,9 +261,12 @@ _NAMING_KINDS = frozenset({*matching.IDENTITY_KINDS, "date", "money", "zone"})  
 
 
 def _distinctive(value: str) -> bool:
-    """A value that names one thing ("Postgres 15", "s3://raw-events", "2026-12-13", "$2,750"), not
-    a bare amount ("14 days", "384") nor a plain word ("Development"), which any statement may hold."""
-    if values.typed_values(value).keys() & _NAMING_KINDS:
+    """A value that names one thing ("Postgres 15", "GPT-4.1", "s3://raw-events", "2026-12-13",
+    "$2,750"), not a bare amount ("14 days", "384", "3.12") nor a plain word ("Development"), which
+    any statement may hold. A version with a name ("GPT-4.1", "Go 1.22") names one thing however short
+    the name."""
+    kinds = values.typed_values(value).keys()
+    if kinds & _NAMING_KINDS or ("version" in kinds and any(ch.isalpha() for ch in value)):
         return True
     letters = sum(ch.isalpha() for ch in value)
     spelled = any(not ch.isalpha() and not ch.isspace() for ch in value)
