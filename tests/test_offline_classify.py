@@ -635,3 +635,12 @@ def test_a_statement_the_author_gave_fields_is_kept(text: str, kept: bool) -> No
     """No word of these says what they are (no cue, no section): the fields under the line do."""
     verdict = _classify(text, kind="bullet")
     assert (verdict.verdict == "KEEP") is kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["- 60% 债券配置", "- 70% of requests now hit the edge cache", "- 目标转化率提升 15%"],
+)
+def test_a_percentage_is_a_fact_whatever_follows_its_sign(text: str) -> None:
+    verdict = _classify(text, kind="bullet")
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
