@@ -663,6 +663,11 @@ def test_chinese_decision_words_as_the_english_ones(text: str) -> None:
     assert (verdict.verdict, verdict.category) == ("KEEP", "decision")
 
 
+def test_chinese_from_arrow_is_a_value_changed() -> None:
+    verdict = _classify("- 会话存储从本地文件→Redis 集群", kind="bullet")
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
+
+
 def test_a_chinese_mark_found_across_two_words_is_no_decision() -> None:
     # "提取代码" holds "取代" (replaces), "不同意见" holds "同意" (agreed): neither is a mark
     assert _classify("- 提取代码片段里的注释", kind="bullet").category != "decision"
