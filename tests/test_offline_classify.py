@@ -318,18 +318,21 @@ def test_an_item_restated_later_in_its_note_is_a_repeat_in_whatever_batch_it_com
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "category"),
     [
-        "- 结论：按当前 FastAPI 架构，先落一个单服务 YouTube bounded context，不走多 Agent。",
-        "**用途：** Telegram Bot 云端部署",
-        # a short key makes it a fact however long the value ("the conclusion, fixed as: ...")
-        "- 结论固定为：Hermes 不走原生 Windows，统一通过 WSL2；AAS 通过 `HermesRuntimeAdapterService`、"
-        "`configs/runtime_agents/hermes.yaml` 和 `metadata.hermes` 接入，不直接耦合进程层，也不另起一套进程管理。",
+        ("- 结论：按当前 FastAPI 架构，先落一个单服务 YouTube bounded context，不走多 Agent。", "fact"),
+        ("**用途：** Telegram Bot 云端部署", "fact"),
+        # a short key keeps it however long the value; "the conclusion, settled as (定为): ..." is a choice
+        (
+            "- 结论固定为：Hermes 不走原生 Windows，统一通过 WSL2；AAS 通过 `HermesRuntimeAdapterService`、"
+            "`configs/runtime_agents/hermes.yaml` 和 `metadata.hermes` 接入，不直接耦合进程层，也不另起一套进程管理。",
+            "decision",
+        ),
     ],
 )
-def test_a_line_keyed_with_a_full_width_colon_is_read_as_keyed(text: str) -> None:
+def test_a_line_keyed_with_a_full_width_colon_is_read_as_keyed(text: str, category: str) -> None:
     verdict = _classify(text)
-    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
+    assert (verdict.verdict, verdict.category) == ("KEEP", category)
 
 
 @pytest.mark.parametrize(
@@ -635,3 +638,36 @@ def test_a_statement_the_author_gave_fields_is_kept(text: str, kept: bool) -> No
     """No word of these says what they are (no cue, no section): the fields under the line do."""
     verdict = _classify(text, kind="bullet")
     assert (verdict.verdict == "KEEP") is kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["- 60% 债券配置", "- 70% of requests now hit the edge cache", "- 目标转化率提升 15%"],
+)
+def test_a_percentage_is_a_fact_whatever_follows_its_sign(text: str) -> None:
+    verdict = _classify(text, kind="bullet")
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- 部署方式定为 Docker Compose，每台机器一份",  # settled on
+        "- 今后所有发布先走预发环境",  # going forward
+        "- 缓存层不再使用本地文件，而是统一放到对象存储",  # no longer
+        "- 数据库迁移暂缓到下个季度",  # hold off on
+    ],
+)
+def test_chinese_decision_words_as_the_english_ones(text: str) -> None:
+    verdict = _classify(text, kind="bullet")
+    assert (verdict.verdict, verdict.category) == ("KEEP", "decision")
+
+
+def test_chinese_from_arrow_is_a_value_changed() -> None:
+    verdict = _classify("- 会话存储从本地文件→Redis 集群", kind="bullet")
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
+
+
+def test_a_chinese_mark_found_across_two_words_is_no_decision() -> None:
+    # "提取代码" holds "取代" (replaces), "不同意见" holds "同意" (agreed): neither is a mark
+    assert _classify("- 提取代码片段里的注释", kind="bullet").category != "decision"

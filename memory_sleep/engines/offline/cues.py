@@ -146,7 +146,7 @@ FACT = _words(
     r"https?://",
     r"\bv\d+\.\d+",
     r"[$€£]\s?\d",  # an amount of money, as the typed values read one
-    r"\b\d+ ?(?:GB|MB|ms|req/s|rps|%)\b",
+    r"\b\d+ ?(?:(?:GB|MB|ms|req/s|rps)\b|%)",  # "50% of", "12%": no word need follow the sign
     *_cue("fact"),
 )
 DECLARATIVE = re.compile(
