@@ -1,6 +1,7 @@
 """Benchmark "current first": does recall answer with what is true now, and how fast is it?
 
 Usage: python benchmarks/bench_current_first.py [--days 60] [--seed 0] [--half test all] [--timings-only]
+       [--large 100000] [--runs 10]
 
 The generator's facts and decisions whose value changed (reversals, value changes; it knows every
 value and which is final) are replayed night by night with the offline engine, indexed with the
@@ -15,9 +16,10 @@ asked the same way: how many have their value in the top 5, and of those how man
 results marked "older" (a false mark: a newer line taken for a change of it). The same on the labelled real dev notes'
 questions that have a `current` value (benchmarks/realnotes/labels). Recall@5 on benchmarks/data/recall_queries.json
 is measured on fixtures/workspace after one run. Times: `memory-sleep recall` as a whole process
-(median of 10) and in-process search (median of 50) on that workspace and on a synthetic one of
-`--large` entries (100,000), with the machine's load average: it is shared, so compare ratios.
-`--timings-only` measures the times alone, none of the scores.
+(medians of `--runs` of wall and CPU time, started as `python -m memory_sleep` and as the installed
+`memory-sleep` command, taking turns) and in-process search (median of 50) on that workspace and on a
+synthetic one of `--large` entries (100,000), with the machine's load average: it is shared, so compare
+ratios. `--timings-only` measures the times alone, none of the scores.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -228,19 +231,31 @@ def recall_at_5(folder: Path) -> float:
     return found / len(data["queries"])
 
 
-def timings(folder: Path, query: str, today: str, label: str) -> dict[str, float]:
-    """`memory-sleep recall` as a whole process (median of 10) and in-process search (median of 50)."""
-    command = [sys.executable, "-m", "memory_sleep", "recall", query, str(folder), "--today", today]
-    command.append("--dry-run")
+def timings(folder: Path, query: str, today: str, label: str, runs: int) -> dict[str, float]:
+    """`memory-sleep recall` as a whole process, started as `python -m memory_sleep` and as the installed
+    command, one after the other `runs` times: medians of the wall time and of the process's CPU time
+    (user and system, less disturbed by the other processes of a shared machine); and in-process search
+    (median of 50)."""
+    arguments = ["recall", query, str(folder), "--today", today, "--dry-run"]
+    commands = {"python -m memory_sleep": [sys.executable, "-m", "memory_sleep", *arguments]}
+    installed = Path(sys.executable).with_name("memory-sleep")
+    if installed.is_file():
+        commands["memory-sleep"] = [str(installed), *arguments]
     # with PYTHONDONTWRITEBYTECODE set (as on the dev machines) every run compiled the package's
     # sources again (~0.1 s); an installed package has its bytecode, which the warm-up run writes
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run(command, check=True, capture_output=True, env=environment)  # warm the file cache
-    whole = []
-    for _ in range(10):
-        started = time.perf_counter()
+    for command in commands.values():  # warm the file cache
         subprocess.run(command, check=True, capture_output=True, env=environment)
-        whole.append(time.perf_counter() - started)
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True, env=environment)
+            wall[name].append(time.perf_counter() - started)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     inside = []
     with open_sidecar(folder, Config(), build_embedder(Config().sidecar)) as sidecar:
         sidecar.search("warm up", k=5)
@@ -248,10 +263,12 @@ def timings(folder: Path, query: str, today: str, label: str) -> dict[str, float
             started = time.perf_counter()
             sidecar.search(f"{query} {n}", k=5)
             inside.append(time.perf_counter() - started)
-    return {
-        f"whole-process p50 s, {label}": statistics.median(whole),
-        f"in-process p50 ms, {label}": statistics.median(inside) * 1e3,
-    }
+    rows = {}
+    for name in commands:
+        rows[f"whole-process p50 s, {name}, {label}"] = statistics.median(wall[name])
+        rows[f"whole-process CPU p50 s, {name}, {label}"] = statistics.median(cpu[name])
+    rows[f"in-process p50 ms, {label}"] = statistics.median(inside) * 1e3
+    return rows
 
 
 def large_workspace(scratch: Path, size: int) -> Path:
@@ -277,6 +294,7 @@ def main() -> None:
     )
     parser.add_argument("--half", nargs="+", choices=("test", "tune", "all"), default=["test", "all"])
     parser.add_argument("--timings-only", action="store_true", help="measure the times alone, no scores")
+    parser.add_argument("--runs", type=int, default=10, help="whole-process recalls timed per command")
     args = parser.parse_args()
     rows: dict[str, float | int] = {}
     with tempfile.TemporaryDirectory() as temporary:
@@ -289,11 +307,19 @@ def main() -> None:
         folder = fixture_after_run(scratch)
         if not args.timings_only:
             rows["recall@5, fixture queries"] = recall_at_5(folder)
-        rows.update(timings(folder, "which database does the Atlas job queue use", "2026-11-25", "example"))
+        rows.update(
+            timings(folder, "which database does the Atlas job queue use", "2026-11-25", "example", args.runs)
+        )
         if args.large:
             large = large_workspace(scratch, args.large)
             rows.update(
-                timings(large, "deploy the billing queue worker", "2030-01-01", f"{args.large:,} entries")
+                timings(
+                    large,
+                    "deploy the billing queue worker",
+                    "2030-01-01",
+                    f"{args.large:,} entries",
+                    args.runs,
+                )
             )
     rows["load average (1 min) at the end"] = os.getloadavg()[0]
     print(f"| measure ({args.days} days, seed {args.seed}) | value |\n|---|---|")

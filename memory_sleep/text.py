@@ -3,7 +3,6 @@ words, CJK bigrams), similarity and date mentions."""
 
 from __future__ import annotations
 
-import calendar
 import hashlib
 import re
 import unicodedata
@@ -319,8 +318,8 @@ def _relative_dates(tail: str, written_on: date) -> list[tuple[int, date]]:
     for pattern, ahead in _RELATIVE.items():
         found.extend((match.start(), written_on + timedelta(days=ahead)) for match in pattern.finditer(tail))
     for match in _MONTH_END.finditer(tail):
-        last = calendar.monthrange(written_on.year, written_on.month)[1]
-        found.append((match.start(), written_on.replace(day=last)))
+        next_month = written_on.replace(day=28) + timedelta(days=4)
+        found.append((match.start(), next_month - timedelta(days=next_month.day)))
     for match in _WEEK_END.finditer(tail):
         found.append((match.start(), written_on + timedelta(days=(4 - written_on.weekday()) % 7)))
     return found

@@ -49,6 +49,7 @@ NOT_FOR_RECALL = (
     "httpx",
     "jinja2",
     "psycopg",
+    "calendar",  # text.py finds a month's last day without it
     "memory_sleep.config",
     "memory_sleep.workspace.writer",
     "memory_sleep.sleepgate.forget",
