@@ -20,6 +20,7 @@ from memory_sleep.sidecar.store import Store
 from memory_sleep.sidecar.tokenize import fts_document
 from memory_sleep.sidecar.validity import CANDIDATES, Day, Ended, derive_validity
 from memory_sleep.sidecar.validity_state import STATE_KEY, load_state
+from memory_sleep.text import tokens
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.writer import SafeWriter
 from tests.sidecar_helpers import open_at
@@ -426,3 +427,30 @@ def test_a_statement_that_filled_the_limit_keeps_its_items_among_the_same_rows_u
         assert previous is not None
         again, _ = derive_validity(sidecar.store, Workspace.open(folder), previous)
         assert again == full and read
+
+
+def test_a_statement_matched_again_for_items_added_reads_only_the_rows_it_did_not_read_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An item added to a day an archived statement spans, holding one of its rarest terms, has the
+    statement matched again; the rows it was matched among last pass (not the limit: every row holding
+    those terms) state it as they did and are not read again: only the added item is."""
+    folder = _nights(tmp_path)
+    note = folder / "memory" / "2026-11-11.md"
+    added = "Orion lunch at noon by the river"
+    note.write_text(f"{note.read_text(encoding='utf-8')}- {added}\n", encoding="utf-8")
+    read: list[frozenset[str]] = []
+    real = validity.says_the_same
+
+    def reading(said: frozenset[str], line: frozenset[str], *, restated: bool) -> bool:
+        read.append(line)
+        return real(said, line, restated=restated)
+
+    monkeypatch.setattr(validity, "says_the_same", reading)
+    with open_at(folder) as sidecar:
+        with _counting_matches(sidecar) as asked:
+            sidecar.index()
+        full, _ = derive_validity(sidecar.store, Workspace.open(folder))
+        assert _stored(sidecar.store) == full and full
+    assert asked and read[: len(asked)] == [tokens(added)] * len(asked)
+    assert len(read) > len(asked)  # deriving afresh reads every row

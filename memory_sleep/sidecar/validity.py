@@ -133,7 +133,8 @@ def derive_validity(
         if last is not None and _still(store, last, chosen, start, until, changes):
             found.append(last)
         else:
-            found.append(_match(store, old.text, wanted, chosen, start, until, last))
+            known = _known(last, chosen, start, until, changes) if last is not None else None
+            found.append(_match(store, old.text, wanted, chosen, start, until, last, known))
         matched[key] = found[-1]
     # the item an ending names as its evidence (the note line of a supersede or close, the entry GC
     # merged or superseded it into) states the change, and in doing so may repeat every word of what
@@ -178,11 +179,12 @@ def _match(
     start: str,
     until: str,
     last: Matched | None = None,
+    known: Known | None = None,
 ) -> Matched:
     """The items dated from `start` to before `until` that state `text`. Whether a row states it
     depends on the row and the statement alone: among the rows `last` was matched among (a statement
     whose matches fill the limit is matched again every pass, as new items move the ranking), the
-    same rows state it, in tonight's order."""
+    same rows state it, in tonight's order; so does each row `known` says `last` was matched among."""
     if not chosen:
         return Matched(terms=terms, chosen=chosen, full=False, ids=[])
     rows = store.dated_matches(chosen, _KINDS, start, until, CANDIDATES)
@@ -200,10 +202,32 @@ def _match(
         ids = [
             entry_id
             for entry_id, day, line in rows
-            if says_the_same(said, tokens(line), restated=day != start)
-            and not changes_away(text, without_ending(line))
+            if (
+                entry_id in known.stated
+                if known is not None and entry_id <= known.since_id and day not in known.edited
+                else says_the_same(said, tokens(line), restated=day != start)
+                and not changes_away(text, without_ending(line))
+            )
         ]
     return Matched(terms=terms, chosen=chosen, full=full, ids=ids, rows=digest)
+
+
+class Known(NamedTuple):
+    """What the last pass read of a statement's rows: each row with an id up to `since_id` dated a day
+    not `edited` was among them, and states it if it is one of `stated`."""
+
+    since_id: int
+    edited: frozenset[str]
+    stated: frozenset[int]
+
+
+def _known(last: Matched, chosen: list[str], start: str, until: str, changes: Changes) -> Known | None:
+    """The rows a statement was matched among last pass, when they were every row holding one of the
+    same terms (not the limit) and none of its days lost, moved or brought back an item since: a row
+    it finds again that no edit touched since is the same row, and states it as it did then."""
+    if set(last.chosen) != set(chosen) or last.full or _within(changes.altered, start, until):
+        return None
+    return Known(changes.since_id, frozenset(changes.edited), frozenset(last.ids))
 
 
 def _still(
