@@ -225,9 +225,15 @@ def _known(last: Matched, chosen: list[str], start: str, until: str, changes: Ch
     """The rows a statement was matched among last pass, when they were every row holding one of the
     same terms (not the limit) and none of its days lost, moved or brought back an item since: a row
     it finds again that no edit touched since is the same row, and states it as it did then."""
-    if set(last.chosen) != set(chosen) or last.full or _within(changes.altered, start, until):
+    if not _same_rows(last, chosen, start, until, changes):
         return None
     return Known(changes.since_id, frozenset(changes.edited), frozenset(last.ids))
+
+
+def _same_rows(last: Matched, chosen: list[str], start: str, until: str, changes: Changes) -> bool:
+    """The last pass matched the statement among every row holding the same terms (not the limit), and
+    none of its days lost, moved or brought back an item since."""
+    return set(last.chosen) == set(chosen) and not last.full and not _within(changes.altered, start, until)
 
 
 def _still(
@@ -242,7 +248,7 @@ def _still(
     terms (in any order: they are ranked by their counts, which every new item moves), not the limit
     filled, no item of its days deleted or moved, none added since that holds one of those terms,
     and no item of a day edited since among its matches or holding one of them."""
-    if set(last.chosen) != set(chosen) or last.full or _within(changes.altered, start, until):
+    if not _same_rows(last, chosen, start, until, changes):
         return False
     edited = [day for day in changes.edited if start <= day < until]
     if edited and not changes.edited_ids.isdisjoint(last.ids):
