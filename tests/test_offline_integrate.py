@@ -533,6 +533,8 @@ def test_a_handle_with_a_dash_is_its_own_value() -> None:
             "Alpha needs Postgres 16 (previously: Postgres 15)",
         ),
         ("Alpha owner: Maya", "Alpha owner: Tom", "Alpha owner: Tom (previously: Maya)"),
+        ("**Owner:** Maya", "**Owner:** Tom", "**Owner:** Tom (previously: Maya)"),  # a bold key
+        ("负责人：小王", "负责人：小李", "负责人：小李 (previously: 小王)"),  # a full-width colon
         (
             "Alpha freezes features until 2026-12-10; the vendor quote came in too high",
             "Alpha freezes features until 2027-01-07; legal wants the data in the EU",

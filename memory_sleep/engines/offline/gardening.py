@@ -32,6 +32,7 @@ from memory_sleep.engines.offline.values import (
     changed_value,
     changes_away,
     current_claim,
+    key_value,
     replaced_values,
     typed_values,
 )
@@ -42,7 +43,6 @@ from memory_sleep.text import counted, similarity, tokens, without_history
 
 _CLAUSE = re.compile(r"(?<=[.;])\s+|,\s+(?=\D)")
 # "Key: value", "**Key:** value", "键：值" (a full-width colon needs no space after it)
-_KEYED = re.compile(r"^\s*([^:：\n]{2,40})(?::(?:\*\*)?\s+|：(?:\*\*)?\s*)(\S.*)", re.DOTALL)
 _LINE_START = re.compile(r"^\s*(?:[-*+]\s+|\d{1,3}[.)]\s+)?(?:\[[ xX]\]\s+)?(?:\[?\d{1,2}:\d{2}\b\]?\s*)?")
 # "Phase 1", "**Step 2 (NOW)**": a key that is a numbered part of a list, one of several
 _NUMBERED_PART = re.compile(r"^\W*(?:[^\W\d_]+\s+)+\d{1,3}\W*(?:\([^)]*\)\W*)?$")
@@ -114,15 +114,15 @@ def _a_change(a: str, b: str) -> bool:
     if _values_differ(a, b):
         return True
     a, b = _said(a), _said(b)
-    key_a, key_b = _KEYED.match(current_claim(a)), _KEYED.match(current_claim(b))
+    key_a, key_b = key_value(current_claim(a)), key_value(current_claim(b))
     same_releases = bool(releases(a)) and releases(a) == releases(b)
     if (
         (changes_away(a, b) and replaced_values(a) != replaced_values(b))  # both: one change, said twice
         or (
             key_a is not None
             and key_b is not None
-            and tokens(key_a.group(1)) == tokens(key_b.group(1))
-            and tokens(key_a.group(2)) != tokens(key_b.group(2))
+            and tokens(key_a[0]) == tokens(key_b[0])
+            and tokens(key_a[1]) != tokens(key_b[1])
             and _short_value(a)
             and _short_value(b)  # a key before a long value labels a statement, not a field
         )
@@ -228,32 +228,32 @@ def _statement(text: str) -> str:
 
 def _key(text: str) -> frozenset[str] | None:
     """What a "Key: value" statement's key names, when it names something."""
-    keyed = _KEYED.match(text)
-    named = subject(keyed.group(1)) if keyed else frozenset()
+    keyed = key_value(text)
+    named = subject(keyed[0]) if keyed else frozenset()
     return named or None
 
 
 def _field(text: str) -> bool:
     """Its key is one word ("Port", "访问地址", "dependabot"), which names no subject of its own."""
-    keyed = _KEYED.match(text)
-    return bool(keyed and len(_WORD.findall(keyed.group(1))) == 1)
+    keyed = key_value(text)
+    return bool(keyed and len(_WORD.findall(keyed[0])) == 1)
 
 
 def _values_name_two(new: str, old: str) -> bool:
     """Each key's value names a thing (someone, a project, a channel) the other's does not."""
-    values = [keyed.group(2) if (keyed := _KEYED.match(text)) else text for text in (new, old)]
+    values = [keyed[1] if (keyed := key_value(text)) else text for text in (new, old)]
     named = [names(value) | typed_values(value).get("channel", frozenset()) for value in values]
     return bool(named[0] - named[1]) and bool(named[1] - named[0])
 
 
 def _numbered_part(text: str) -> bool:
-    keyed = _KEYED.match(text)
-    return bool(keyed and _NUMBERED_PART.match(keyed.group(1)))
+    keyed = key_value(text)
+    return bool(keyed and _NUMBERED_PART.match(keyed[0]))
 
 
 def _short_value(text: str) -> bool:
-    keyed = _KEYED.match(text)
-    return len((keyed.group(2) if keyed else text).strip()) <= SHORT_VALUE
+    keyed = key_value(text)
+    return len((keyed[1] if keyed else text).strip()) <= SHORT_VALUE
 
 
 def _one_kind_changed(new: str, old: str) -> bool:

@@ -230,9 +230,16 @@ def _without_superseded(text: str) -> str:
     return text
 
 
-_KEYED = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
+# "Port: 5432", "**Owner:** Ana", "负责人：小李": a short key, a colon (bold or full-width), its value
+_KEYED = re.compile(r"^\s*([^:：\n]{2,40})(?::(?:\*\*)?\s+|：(?:\*\*)?\s*)(\S.*)", re.DOTALL)
 _NAMED_NUMBER = r"(?:(?-i:\b[A-Z][\w.+#-]*)\s+)?"  # "Postgres 15", "Go 1.22"
 _SAME_WORDING = 0.5
+
+
+def key_value(text: str) -> tuple[str, str] | None:
+    """A "Key: value" statement's key and value."""
+    keyed = _KEYED.match(text)
+    return (keyed.group(1), keyed.group(2)) if keyed else None
 
 
 def changed_value(new: str, old: str) -> str | None:
@@ -245,9 +252,9 @@ def changed_value(new: str, old: str) -> str | None:
     named = [value for value in replaced_values(new) if mentions_value(claim, value)]
     if named:
         return named[0]  # "got a new IP: 10.6.205.72 (was 10.5.150.121)"
-    new_key, old_key = _KEYED.match(without_history(new)), _KEYED.match(old)
-    if new_key and old_key and tokens(new_key.group(1)) == tokens(old_key.group(1)):
-        return old_key.group(2).strip() if len(old_key.group(2)) <= 60 else None
+    new_key, old_key = key_value(without_history(new)), key_value(old)
+    if new_key and old_key and tokens(new_key[0]) == tokens(old_key[0]):
+        return old_key[1].strip() if len(old_key[1]) <= 60 else None
     value = _one_changed_value(current_claim(new), claim)
     if value is None:  # the reasons may differ: "freeze until 2026-12-10; the vendor quote ..."
         value = _one_changed_value(_first_clause(current_claim(new)), _first_clause(claim))
