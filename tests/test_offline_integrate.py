@@ -195,6 +195,38 @@ def test_statements_naming_different_projects_never_replace_each_other() -> None
     assert OfflineIntegrator().integrate([item], entries)[0].op == "add"
 
 
+def test_a_statement_naming_another_thing_than_the_entry_is_added_beside_it() -> None:
+    """A new count for another project's plan, and a key of another project's name under a wrong
+    topic, are two things: the entry stays current beside the new one."""
+    plan = EntryView(
+        ref="E1",
+        section="Facts",
+        topic=None,
+        text="Globex is on the Team (10 seats) plan for Raven",
+        day=date(2026, 11, 6),
+    )
+    item = KeptItem(
+        item=note_item("Globex is on the Team (43 seats) plan for Sable"), category="fact", topic="Sable"
+    )
+    assert OfflineIntegrator().integrate([item], [plan])[0].op == "add"
+    operation = _decide(
+        "Nimbus frontend: going with Svelte because it unblocks Mateo's work on api",
+        "Meridian frontend: going with HTMX + server templates because it unblocks Raj's work on billing",
+        "decision",
+        "Decisions",
+        topic="Meridian",
+    )
+    assert operation.op == "add"
+    changed = _decide(
+        "Meridian frontend: going with Svelte because it unblocks Mateo's work",
+        "Meridian frontend: going with HTMX because the first month in prod showed fewer incidents",
+        "decision",
+        "Decisions",
+        topic="Meridian",
+    )
+    assert (changed.op, changed.target) == ("supersede", "E1")
+
+
 def test_a_lead_in_such_as_recap_is_no_key() -> None:
     recap = _decide(
         "Recap: lena owns Sable scheduler",

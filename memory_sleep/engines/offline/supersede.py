@@ -17,6 +17,7 @@ _RESCHEDULED_WORDS = 4
 _PERSONAL = frozenset(["email", "handle"])
 # "Cycle 2: ...", "Phase 1:", "TARGET #2": a numbered part of a list, one of several
 _ORDINAL = re.compile(r"^\W*([^\W\d_]+)\s*#?(\d+)\b")
+_CLAUSE_END = re.compile(r"[,;，；。]|\.\s")
 _STATEMENTS = frozenset({"decision", "fact", "relationship", "status"})
 # verbs that join a project to what it runs or uses ("Grus runs on Node 18"): not what it is about
 _VERBS = frozenset(["runs", "run", "uses", "use", "got", "has", "have", "is", "are", "now", "moved", "lives"])
@@ -88,6 +89,7 @@ def contradicted(
             and key
             and key == statements.subject_key(candidate.text, projects)
             and statements.value_part(text) != statements.value_part(candidate.text)
+            and not names_differ(text, candidate.text)  # "Lyra frontend:", "Pavo frontend:"
         ):
             return candidate
         other = about(candidate.text, projects)
@@ -101,7 +103,11 @@ def contradicted(
                 or not _section_fits(kept, candidate)  # a port is no policy
             )
         )
-        if same and _new_value(text, candidate.text, own_subject == other):
+        if (
+            same
+            and _new_value(text, candidate.text, own_subject == other)
+            and not _name_others(text, candidate.text)
+        ):
             score = 1.0 + jaccard(own_subject, other)
             if score > best_score:
                 best, best_score = candidate, score
@@ -309,6 +315,16 @@ def names_differ(a: str, b: str) -> bool:
     names_a = matching.names(a) & matching.subject(a)
     names_b = matching.names(b) & matching.subject(b)
     return bool(names_a - names_b) and bool(names_b - names_a)
+
+
+def _name_others(text: str, other: str) -> bool:
+    """Each claim names by a capitalised word what the other does not ("Contoso is on the Team (43 seats)
+    plan for Pavo", "... (10 seats) plan for Lyra"): two things, whatever typed value differs. Only the
+    claim, before its first comma: "..., because it unblocks Ana's work; agreed with Ines" gives reasons."""
+    own, theirs = (
+        matching.names(_CLAUSE_END.split(values.current_claim(t), maxsplit=1)[0]) for t in (text, other)
+    )
+    return bool(own - theirs) and bool(theirs - own)
 
 
 def siblings(text: str, other: str, projects: frozenset[str]) -> bool:
