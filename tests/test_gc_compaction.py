@@ -15,6 +15,7 @@ import pytest
 from memory_sleep.config import CompactionConfig, Config, GcConfig
 from memory_sleep.engines.offline import offline_engine
 from memory_sleep.engines.offline.gardening import OfflineGardener, merged_statement
+from memory_sleep.gc.alike_memo import AlikeMemo
 from memory_sleep.gc.compaction import Compaction, alike_clusters
 from memory_sleep.gc.details import is_open_action, key_details, lost_details
 from memory_sleep.models import EntryView
@@ -236,3 +237,40 @@ def test_compaction_on_the_fixture_workspace_merges_only_what_keeps_every_detail
 def test_offline_merge_takes_one_statement_said_twice_for_a_repeat(texts: list[str]) -> None:
     cluster = [_view(f"E{n}", text, date(2026, 11, n)) for n, text in enumerate(texts, start=1)]
     assert OfflineGardener().merge([cluster]) != [None]
+
+
+class CountingGardener(OfflineGardener):
+    """The offline gardener, counting the clusters it is asked to merge."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def merge(self, clusters: Sequence[Sequence[EntryView]]) -> list[str | None]:
+        self.asked += len(clusters)
+        return super().merge(clusters)
+
+
+def test_a_cluster_declined_last_pass_is_declined_again_without_asking(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    shutil.copytree(FIXTURE_WORKSPACE, workspace)
+    with open_at(workspace) as sidecar:
+        sidecar.index()
+        first = CountingGardener()
+        context = dataclasses.replace(
+            gc_context(sidecar, engine=dataclasses.replace(offline_engine(), gardener=first)),
+            alike=AlikeMemo(None),
+        )
+        expected = Compaction().plan(context)
+        assert context.alike is not None
+        again = CountingGardener()
+        later = dataclasses.replace(
+            context,
+            engine=dataclasses.replace(offline_engine(), gardener=again),
+            alike=AlikeMemo(context.alike.dumped()),
+        )
+        assert Compaction().plan(later) == expected
+        other = dataclasses.replace(later, engine=dataclasses.replace(offline_engine(), name="another"))
+        assert [action.ids for action in Compaction().plan(other)] == [action.ids for action in expected]
+    merges = len([action for action in expected if action.op in ("merge", "review")])
+    assert first.asked > merges  # some clusters were declined
+    assert again.asked == merges  # only those the engine did not decline are asked again

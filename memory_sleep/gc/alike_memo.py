@@ -2,7 +2,12 @@
 digest of each row's vector: a pass compares only the rows whose vector is new or changed since with
 every row, and takes the last pass's pairs among the rest, so its work follows what changed, not the
 length of the history. Two rows' similarity depends on their two vectors alone: the pairs found are
-the ones comparing every row with every other finds."""
+the ones comparing every row with every other finds.
+
+With them, the clusters the engine declined to merge (digests of what it was shown, and of which
+engine): the same cluster, shown the same way, is declined again without asking. A year of history
+holds ~400 clusters the offline engine declines every night (a change, not a repeat), and its
+answer depends on what it is shown alone. Only this pass's are kept."""
 
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from memory_sleep.gc.neighbours import alike_pairs, alike_pairs_with
 from memory_sleep.sidecar.rows import Vectors
 
 MEMO_KEY = "gc_alike_pairs"
-_VERSION = 1
+_VERSION = 2
 Pair = tuple[int, int, float]  # (i, j, similarity), i < j
 
 
@@ -30,8 +35,20 @@ class AlikeMemo:
     """The last pass's pairs (`cached`, the meta's JSON) and this pass's, by group (a scope's kind)."""
 
     def __init__(self, cached: str | None) -> None:
-        self._last = _parsed(cached)
+        self._last, self._declined_last = _parsed(cached)
         self._now: dict[str, _Group] = {}
+        self._declined_now: set[str] = set()
+
+    def declined_before(self, cluster: str) -> bool:
+        """Whether the last pass's engine declined the cluster of this digest."""
+        if cluster in self._declined_last:
+            self._declined_now.add(cluster)
+            return True
+        return False
+
+    def declined(self, cluster: str) -> None:
+        """The engine declined the cluster of this digest this pass."""
+        self._declined_now.add(cluster)
 
     def pairs(self, group: str, ids: Sequence[int], matrix: Vectors, threshold: float) -> list[Pair]:
         """`alike_pairs(matrix, threshold)` of the rows of entries `ids`."""
@@ -69,16 +86,19 @@ class AlikeMemo:
             name: {"threshold": group.threshold, "digests": group.digests, "pairs": group.pairs}
             for name, group in sorted(self._now.items())
         }
-        return json.dumps({"version": _VERSION, "groups": groups}, separators=(",", ":"))
+        declined = sorted(self._declined_now)
+        return json.dumps(
+            {"version": _VERSION, "groups": groups, "declined": declined}, separators=(",", ":")
+        )
 
 
-def _parsed(cached: str | None) -> dict[str, _Group]:
+def _parsed(cached: str | None) -> tuple[dict[str, _Group], frozenset[str]]:
     """The meta's JSON; anything else (none yet, another version, damaged) is no memo."""
     try:
         data = json.loads(cached) if cached else None
         if not isinstance(data, dict) or data.get("version") != _VERSION:
-            return {}
-        return {
+            return {}, frozenset()
+        groups = {
             str(name): _Group(
                 float(group["threshold"]),
                 {int(entry_id): str(digest) for entry_id, digest in group["digests"].items()},
@@ -89,5 +109,6 @@ def _parsed(cached: str | None) -> dict[str, _Group]:
             )
             for name, group in data["groups"].items()
         }
+        return groups, frozenset(str(digest) for digest in data["declined"])
     except (ValueError, TypeError, KeyError, AttributeError):
-        return {}
+        return {}, frozenset()
