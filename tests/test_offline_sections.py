@@ -94,3 +94,24 @@ def test_one_character_under_an_action_section_is_no_action() -> None:
     item = dataclasses.replace(note_item("- 无", kind="bullet"), headings=("2026-03-05", "🎯 待办事项"))
     found = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert found.verdict == "DISCARD"
+
+
+@pytest.mark.parametrize(
+    ("heading", "text", "category"),
+    [
+        (
+            "Follow-ups",
+            "19:14 Decided Beacon uses GPT-4.1 for summarisation because it unblocks Mateo",
+            "decision",
+        ),
+        ("Next steps", "- Lesson: the staging cron runs in UTC, not local time", "lesson"),
+        ("Decisions", "- Correction: the Atlas bucket is atlas-prod-2", "fact"),
+        ("Follow-ups", "- ask Ana about the Atlas export", "action"),
+    ],
+)
+def test_the_label_a_line_opens_with_outranks_its_section(heading: str, text: str, category: str) -> None:
+    """ "Decided ..." under "Follow-ups" is a decision, not a task: the author's own mark for the line
+    says more than the section it stands in. A line with no such label takes its section's kind."""
+    item = dataclasses.replace(note_item(text, kind="bullet"), headings=("2026-03-05", "Atlas", heading))
+    found = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (found.verdict, found.category) == ("KEEP", category)

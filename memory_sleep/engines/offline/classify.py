@@ -14,6 +14,7 @@ from memory_sleep.engines.cards import KEYED, LABEL
 from memory_sleep.engines.offline import cues, matching, promotion, routine, sections, statements, values
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.engines.redact import holds_secret
+from memory_sleep.language import LEAD_INS
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
 
@@ -41,6 +42,8 @@ _EMPHASIS_ONLY = re.compile(r"^(\*{1,2}|_{1,2}).*\1$")
 _NESTED = re.compile(r"^(?:\s+\S|\s*(?:[-*+]|\d+[.)])\s)")  # a line set under the one above it
 # content terms (a CJK bigram is one) of a statement: more than a log line's verb and object
 _STATEMENT_TERMS = 8
+# a label the line opens with ("Decided ...", "Lesson: ...", lead_ins in languages/*.toml)
+_OPENING_LABEL = re.compile(r"^(?:" + "|".join(map(re.escape, LEAD_INS)) + r")(?=[\s:：—–-])", re.IGNORECASE)
 _CUE_NAMES: dict[Category, str] = {
     "decision": "decision: a choice was made",
     "lesson": "lesson: something learned",
@@ -256,6 +259,9 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
         return None  # one word ("HEARTBEAT_OK", "done", "无"): no statement
     if item.kind == "table":  # a reference table; its header may name what it lists ("| Name | Role |")
         return sections.section_category(tuple(text.splitlines()[:1])) or "fact"
+    labelled = _labelled_category(text)
+    if labelled is not None:
+        return labelled
     structured = sections.section_category(item.headings, item.lead)
     if structured is not None:
         return structured
@@ -284,6 +290,18 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     if due is not None and due > item.day + timedelta(days=1):
         return "action"
     return None
+
+
+def _labelled_category(text: str) -> Category | None:
+    """The category the label a line opens with names ("Decided Vela runs on ...", "Lesson: ..."): the
+    author's own mark for the line, which outranks the section it stands in (a decision noted under
+    "Follow-ups" is a decision)."""
+    label = _OPENING_LABEL.match(text)
+    if label is None:
+        return None
+    return next(
+        (category for category, pattern in _CATEGORY_ORDER if pattern.search(label.group(0) + ":")), None
+    )
 
 
 def _listed_values(raw: str) -> bool:
