@@ -105,6 +105,19 @@ def test_a_statement_with_its_values_moved_between_clauses_is_no_repeat_for_nrem
     assert [v.verdict for v in verdicts] == ["KEEP", "DISCARD"]
 
 
+def test_two_people_in_each_others_place_is_news_for_nrem_and_rem() -> None:
+    """ "**Oskar reports to:** Ines" after "Ines reports to Oskar": the same words, the other way round."""
+    known = "Ines reports to Oskar"
+    memory = [EntryView(ref="E1", section="People", topic=None, text=known, day=date(2026, 11, 1))]
+    context = ClassifyContext(projects=[], memory=memory)
+    turned = note_item("**Oskar reports to:** Ines", date(2026, 11, 20))
+    again = dataclasses.replace(note_item("- Ines reports to Oskar", date(2026, 11, 20)), id="again")
+    verdicts = OfflineClassifier().classify([turned, again], context)
+    assert [v.verdict for v in verdicts] == ["KEEP", "DISCARD"]
+    kept = KeptItem(item=turned, category="relationship", topic=None)
+    assert OfflineIntegrator().integrate([kept], memory)[0].op == "add"  # both stay true: two people
+
+
 def test_the_same_words_with_the_claim_moved_are_neither_in_memory_nor_an_echo() -> None:
     known = "Pavo v1.4.0 now ships dark mode; the billing export slips"
     swapped = "Pavo v1.4.0 now ships the billing export; dark mode slips"

@@ -324,8 +324,13 @@ def _noop(item_id: str, candidate: Candidate, reason: str) -> Operation:
 
 
 def _may_be_same(text: str, other: str, projects: frozenset[str]) -> bool:
-    """Nothing says two similar statements are about different things (siblings, other releases)."""
-    if supersede.siblings(text, other, projects) or statements.other_releases(text, other):
+    """Nothing says two similar statements are about different things (siblings, other releases, two
+    people in each other's place)."""
+    if (
+        supersede.siblings(text, other, projects)
+        or statements.other_releases(text, other)
+        or statements.crossed(text, other)
+    ):
         return False
     own_about, other_about = supersede.about(text, projects), supersede.about(other, projects)
     if own_about and other_about and not (own_about <= other_about or other_about <= own_about):

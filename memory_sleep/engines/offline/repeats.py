@@ -159,7 +159,7 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
         return False  # "Quokka API style: REST" is not "Decided: Vela public API is REST"
     if any(not values.mentions_value(held, name.strip(".,:;")) for name in named if name.strip(".,:;")):
         return False
-    if _says_other_of_it(claim, other_claim):
+    if _says_other_of_it(claim, other_claim) or statements.crossed(claim, other_claim):
         return False
     own_words, other_words = word_sequence(claim), word_sequence(other_claim)
     if not _swapped(own_words, other_words) and not _inserted(own_words, other_words):

@@ -144,8 +144,11 @@ def swapped(text: str, other: str) -> bool:
     sentence said of another ticket, host, customer, part or project ("Won't fix MER-117: ..." and "Won't
     fix MER-345: ...", "check free disk on nuc-06 before ..." and "... on db-02 before ..."). A word or
     two told before or after the shared words ("...; agreed with Oli") changes nothing of what is said.
-    A run of CJK characters is one word here ("决定：Vela 的 exporter 先不拆分，原因是 Ola 没有时间")."""
+    A run of CJK characters is one word here ("决定：Vela 的 exporter 先不拆分，原因是 Ola 没有时间").
+    So do names on the other side of a word both have ("A reports to B", "B reports to A")."""
     own, theirs = sequence(text), sequence(other)
+    if crossed(text, other):
+        return True
     opcodes = SequenceMatcher(None, own, theirs, autojunk=False).get_opcodes()
     return any(
         tag == "replace"
@@ -157,6 +160,28 @@ def swapped(text: str, other: str) -> bool:
         & {stem(word) for word in theirs[other_start:other_end]}
         for tag, start, end, other_start, other_end in opcodes
     )
+
+
+def crossed(text: str, other: str) -> bool:
+    """Names both hold stand on the other side of a word both say once: "Ines reports to Oskar" and
+    "**Oskar reports to:** Ines" say two things in the same words; "Pim and Teo own X" and "Teo and Pim
+    own X" (no word between them) one."""
+    own, theirs = sequence(text), sequence(other)
+    named = matching.names(text) & matching.names(other)
+    for word in set(own) & set(theirs) - named:
+        if own.count(word) != 1 or theirs.count(word) != 1:
+            continue
+        before, after = _sides(own, own.index(word), named)
+        other_before, other_after = _sides(theirs, theirs.index(word), named)
+        if before & other_after and after & other_before:
+            return True
+    return False
+
+
+def _sides(words: list[str], at: int, named: frozenset[str]) -> tuple[set[str], set[str]]:
+    """The names only before and only after the word at `at` ("Ola ... GitHub ... @ola" has Ola on both)."""
+    before, after = named & set(words[:at]), named & set(words[at + 1 :])
+    return before - after, after - before
 
 
 def sequence(text: str) -> list[str]:
