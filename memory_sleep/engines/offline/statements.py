@@ -178,7 +178,7 @@ def crossed(text: str, other: str) -> bool:
     return False
 
 
-def _sides(words: list[str], at: int, named: frozenset[str]) -> tuple[set[str], set[str]]:
+def _sides(words: list[str], at: int, named: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The names only before and only after the word at `at` ("Ola ... GitHub ... @ola" has Ola on both)."""
     before, after = named & set(words[:at]), named & set(words[at + 1 :])
     return before - after, after - before
