@@ -40,7 +40,7 @@ class AlikeMemo:
         self._declined_now: set[str] = set()
 
     def declined_before(self, cluster: str) -> bool:
-        """Whether the last pass's engine declined the cluster of this digest."""
+        """Whether the last pass's engine declined the cluster of this digest (then kept for the next)."""
         if cluster in self._declined_last:
             self._declined_now.add(cluster)
             return True

@@ -42,7 +42,6 @@ from memory_sleep.models import EntryView
 from memory_sleep.text import counted, similarity, tokens, without_history
 
 _CLAUSE = re.compile(r"(?<=[.;])\s+|,\s+(?=\D)")
-# "Key: value", "**Key:** value", "键：值" (a full-width colon needs no space after it)
 _LINE_START = re.compile(r"^\s*(?:[-*+]\s+|\d{1,3}[.)]\s+)?(?:\[[ xX]\]\s+)?(?:\[?\d{1,2}:\d{2}\b\]?\s*)?")
 # "Phase 1", "**Step 2 (NOW)**": a key that is a numbered part of a list, one of several
 _NUMBERED_PART = re.compile(r"^\W*(?:[^\W\d_]+\s+)+\d{1,3}\W*(?:\([^)]*\)\W*)?$")

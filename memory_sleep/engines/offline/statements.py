@@ -147,7 +147,7 @@ def swapped(text: str, other: str) -> bool:
     A run of CJK characters is one word here ("决定：Vela 的 exporter 先不拆分，原因是 Ola 没有时间").
     So do names on the other side of a word both have ("A reports to B", "B reports to A")."""
     own, theirs = sequence(text), sequence(other)
-    if crossed(text, other):
+    if _crossed(own, theirs, matching.names(text) & matching.names(other)):
         return True
     opcodes = SequenceMatcher(None, own, theirs, autojunk=False).get_opcodes()
     return any(
@@ -166,8 +166,10 @@ def crossed(text: str, other: str) -> bool:
     """Names both hold stand on the other side of a word both say once: "Ines reports to Oskar" and
     "**Oskar reports to:** Ines" say two things in the same words; "Pim and Teo own X" and "Teo and Pim
     own X" (no word between them) one."""
-    own, theirs = sequence(text), sequence(other)
-    named = matching.names(text) & matching.names(other)
+    return _crossed(sequence(text), sequence(other), matching.names(text) & matching.names(other))
+
+
+def _crossed(own: list[str], theirs: list[str], named: frozenset[str]) -> bool:
     for word in set(own) & set(theirs) - named:
         if own.count(word) != 1 or theirs.count(word) != 1:
             continue

@@ -321,10 +321,8 @@ def _name_others(text: str, other: str) -> bool:
     """Each claim names by a capitalised word what the other does not ("Contoso is on the Team (43 seats)
     plan for Pavo", "... (10 seats) plan for Lyra"): two things, whatever typed value differs. Only the
     claim, before its first comma: "..., because it unblocks Ana's work; agreed with Ines" gives reasons."""
-    own, theirs = (
-        matching.names(_CLAUSE_END.split(values.current_claim(t), maxsplit=1)[0]) for t in (text, other)
-    )
-    return bool(own - theirs) and bool(theirs - own)
+    own, theirs = (_CLAUSE_END.split(values.current_claim(t), maxsplit=1)[0] for t in (text, other))
+    return matching.people_differ(own, theirs)
 
 
 def siblings(text: str, other: str, projects: frozenset[str]) -> bool:

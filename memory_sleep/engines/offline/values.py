@@ -230,7 +230,8 @@ def _without_superseded(text: str) -> str:
     return text
 
 
-# "Port: 5432", "**Owner:** Ana", "负责人：小李": a short key, a colon (bold or full-width), its value
+# "Port: 5432", "**Owner:** Ana", "负责人：小李": a short key, a colon (bold, or full-width with no space
+# needed after it), its value
 _KEYED = re.compile(r"^\s*([^:：\n]{2,40})(?::(?:\*\*)?\s+|：(?:\*\*)?\s*)(\S.*)", re.DOTALL)
 _NAMED_NUMBER = r"(?:(?-i:\b[A-Z][\w.+#-]*)\s+)?"  # "Postgres 15", "Go 1.22"
 _SAME_WORDING = 0.5
