@@ -299,6 +299,28 @@ def test_a_line_is_read_as_the_note_item_it_restates(tmp_path: Path) -> None:
     assert index.assign("Port for Atlas API is 8080") == ("atlas.api.port", "8080")
 
 
+def test_a_value_changed_back_is_the_value_stated_outside_was(tmp_path: Path) -> None:
+    """ "moved to 9090 (was 19090)" after "moved to 19090 (was 9090)": the same words, and the note line
+    it restates carries a clock stamp the entry lost, so wording picks the other item; the value a line
+    states is the one outside "(was ...)"."""
+    truth = tiny_truth(tmp_path)
+    for day, text in (
+        ("07", "- Atlas API moved to port 19090 (was 9090)"),
+        ("09", "[10:31] Atlas API moved to port 9090 (was 19090)"),
+    ):
+        file = f"memory/2026-01-{day}.md"
+        (tmp_path / file).write_text(f"# 2026-01-{day}\n\n{text}\n", encoding="utf-8")
+        truth["items"].append(item(file, 3, "KEEP", "fact", text, fact_key="atlas.api.port"))
+        truth["files"].append(file)
+        value = text.split("port ")[1].split(" ")[0]
+        truth["facts"][0]["values"].append(
+            {"value": value, "date": f"2026-01-{day}", "file": file, "line": 3}
+        )
+    index = retention.StatementIndex(truth, TruthText(tmp_path, truth))
+    assert index.assign("Atlas API moved to port 9090 (was 19090)") == ("atlas.api.port", "9090")
+    assert index.assign("Atlas API moved to port 19090 (was 9090)") == ("atlas.api.port", "19090")
+
+
 def test_a_value_wrapped_over_two_lines_is_the_value_it_states(tmp_path: Path) -> None:
     """A note item wrapped mid-value ("weekly on\\nSunday") states that value, as it does on one line:
     its repeat and a result quoting it state the new value, not the old one they name as before."""

@@ -26,6 +26,7 @@ RETAINED_CATEGORIES = ("decision", "lesson", "relationship")
 FINDABLE = 0.6
 ABOUT = 0.6
 _LIST_MARKER = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*+])\s+")  # "2. " numbers a list, it states nothing
+_WAS = re.compile(r"\((?:was|previously)\b[^)]*\)", re.IGNORECASE)  # "(was @ola)": a value it no longer has
 
 
 @dataclass
@@ -123,14 +124,16 @@ class StatementIndex:
     def assign(self, line: str) -> tuple[str, str | None] | None:
         """(key, value it states) for the statement `line` best restates (>= 60% of its words), else None.
         Statements with the same words ("moved to A (was B)", "moved to B (was A)") are told apart by
-        word order; the value is None when the line holds none of the key's values."""
+        word order; the value is the one the line states outside "(was ...)", which names the value it
+        replaced, or None when it states none of the key's values."""
         line = _one_line(line)
         statement = self._best(line)
         if statement is None or statement.key is None:
             return None
-        if contains_value(line, statement.value):
+        claim = _WAS.sub(" ", line)
+        if contains_value(claim, statement.value):
             return statement.key, statement.value
-        held = {v.lower() for v in self.values[statement.key] if contains_value(line, v)}
+        held = {v.lower() for v in self.values[statement.key] if contains_value(claim, v)}
         return statement.key, (held.pop() if len(held) == 1 else None)
 
     def restated_item(self, line: str) -> str | None:
