@@ -16,6 +16,11 @@ CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _MARKUP = re.compile(r"[*_`~>#]|\[[ xX]\]")
 _DIGIT = re.compile(r"\d")
 WORD_MARKS = "_.:/-"  # what joins letters into one word: "db.internal", "v0.6.5", "node-18"
+# capital and small letters for a regex class, Latin-1 and Latin Extended-A included: a name is spelled
+# "Åsa", "Zoë", "Łukasz" as often as "Ana", and `[A-Z][a-z]+` stops at its first letter past ASCII
+UPPER = "A-ZÀ-ÖØ-Þ" + "".join(char for char in map(chr, range(0x100, 0x180)) if char.isupper())
+LOWER = "a-zß-öø-ÿ" + "".join(char for char in map(chr, range(0x100, 0x180)) if char.islower())
+NAME = f"[{UPPER}][{LOWER}]+"  # a word spelled as a name: "Ana", "Åsa"
 
 
 def _compiled(cjk: str) -> tuple[re.Pattern[str], ...]:

@@ -63,6 +63,19 @@ def test_absences_of_other_days_or_other_people_are_separate_events() -> None:
     assert other.op == "add"
 
 
+@pytest.mark.parametrize("name", ["Björn", "Lucía", "Łukasz", "Émile"])
+def test_an_absence_of_someone_whose_name_is_spelled_past_ascii_is_an_absence(name: str) -> None:
+    """A name is as often "Björn" as "Ana": another leave of theirs is another event, not a new date
+    of the same one (which a statement with the same words and another date would be)."""
+    operation = _decide(
+        f"heads-up: {name} on leave 2026-12-02, 5 days, ping Mei instead",
+        f"heads-up: {name} on leave 2026-12-11, 5 days, ping Mei instead",
+        "relationship",
+        "People",
+    )
+    assert (operation.op, operation.text) == ("add", f"{name} on leave 2026-12-11 to 2026-12-15 (5 days)")
+
+
 def test_a_lesson_learned_again_about_another_part_rewords_the_entry() -> None:
     operation = _decide(
         "Merke: notifier braucht ein eigenes Timeout, das globale ist zu lang",

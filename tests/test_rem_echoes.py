@@ -73,6 +73,8 @@ def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
         ),
         ("Quill flag `dark_mode` is off in prod", "Clean up the `dark_mode` flag in Quill is still pending"),
         ("Quill talks to Orla about payouts", "Quill ledger runs on box-fra-07, payouts"),  # a name not there
+        ("Quill ledger review with Lucía on Friday", "Quill ledger review on Friday"),  # spelled past ASCII
+        ("Lucía owns the Quill ledger", "the Quill ledger is owned by the payments team"),
         (
             "Zenit API style settled: REST + OpenAPI",
             "Decided: Quill public API is REST + OpenAPI",

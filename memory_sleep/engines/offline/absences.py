@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 
+from memory_sleep.text import LOWER, UPPER
+
 # a name right before the words for being away: "Ana is out", "Ben on leave", "Xia's leave"
 _AWAY = re.compile(
-    r"\b(?P<name>[A-Z][a-z]{1,20})(?i:'s\s+(?:leave|vacation|holidays?|time off|pto|parental leave)\b"
+    rf"\b(?P<name>[{UPPER}][{LOWER}]{{1,20}})(?i:'s\s+(?:leave|vacation|holidays?|time off|pto|parental leave)\b"
     r"|\s+(?:is\s+|will be\s+|goes\s+)?(?:on (?:leave|vacation|holidays?|pto|parental leave|sick leave)"
     r"|out of (?:the )?office|ooo)\b|\s+(?:is|will be)\s+(?:out|away|off)\b)"
 )

@@ -12,6 +12,7 @@ from memory_sleep.models import Closure, EntryView, KeptItem, NoteItem
 from memory_sleep.text import (
     CLOCK,
     LIST_MARK,
+    NAME,
     cjk_bigrams,
     clean,
     is_cjk,
@@ -30,7 +31,7 @@ _STEM = re.compile(r"(?:ed|ing|es|s)$")
 # names one thing among many alike: a flag or file in backticks, a ticket, a PR, a numbered host
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]+-\d+\b|#\d+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+\b")
 # a capitalised word inside a sentence (not its first word): someone a task is for or about
-_MID_NAME = re.compile(r"(?<=[\w,)]\s)[A-Z][a-z]+\b")
+_MID_NAME = re.compile(rf"(?<=[\w,)]\s){NAME}\b")
 # a function named as code: "searchSimilar()", "`query()`", "init_db(path)"
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\((\))?(?(2)|(?=[^)]*\)))")
 _CODE_NAME = re.compile(r"_|[a-z][A-Z]")

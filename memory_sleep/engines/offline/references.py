@@ -13,11 +13,11 @@ from datetime import date
 
 from memory_sleep.language import LEAD_IN_WORDS
 from memory_sleep.models import EntryView, NoteItem
-from memory_sleep.text import jaccard, tokens, without_history
+from memory_sleep.text import LOWER, UPPER, jaccard, tokens, without_history
 
 _RESTATES = 0.6  # share of the entry's words (and of the union) a repeat must carry
 _LEADING_WORDS = LEAD_IN_WORDS | {"working", "met", "again", "for", "the"}  # words a line may start with
-_NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
+_NAME = re.compile(rf"\b[{UPPER}][{LOWER}]{{2,}}\b")
 
 
 def restated_entries(entries: Sequence[EntryView], repeats: Sequence[NoteItem]) -> list[tuple[str, date]]:

@@ -8,7 +8,7 @@ from difflib import SequenceMatcher
 from memory_sleep.engines.offline import cues, matching, statements, values
 from memory_sleep.language import BEFORE_LABELS, LEAD_IN_WORDS, NEGATIONS, OLD_VALUE_MARKS, REPEAT_MARKS
 from memory_sleep.sidecar.tokenize import stem
-from memory_sleep.text import tokens, word_sequence
+from memory_sleep.text import NAME, tokens, word_sequence
 
 _ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
 _PERSONAL_KINDS = ("zone", "email", "handle")
@@ -130,9 +130,9 @@ _OTHER_CONTENT = 3  # words in place of as many others that say another thing, n
 _INNER_RUN = 2  # words of a statement in a row, between words another has, that it lacks
 _CODE = re.compile(r"`([^`]+)`")
 _SPELLED = re.compile(r"[\w.+@#/:-]*\d[\w.+@#/:-]*|\w+_\w+")  # "MER-748", "hetzner-fsn1-12", "rate_limit_v2"
-_MID_NAME = re.compile(r"(?<=[\w,)]\s)[A-Z][a-z]+\b")  # "... with Larchwood", not a clause's first word
+_MID_NAME = re.compile(rf"(?<=[\w,)]\s){NAME}\b")  # "... with Larchwood", not a clause's first word
 # a clause's first word that is its subject: "Ines owns ...", "Teo is ..." (not "Again, ...", "Learned the ...")
-_SUBJECT_NAME = re.compile(r"(?:^|[:;]\s)([A-Z][a-z]+)(?=\s+[a-z]+s\b)")
+_SUBJECT_NAME = re.compile(rf"(?:^|[:;]\s)({NAME})(?=\s+[a-z]+s\b)")
 
 
 def echoes(text: str, other: str, projects: frozenset[str]) -> bool:

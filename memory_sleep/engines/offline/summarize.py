@@ -12,9 +12,9 @@ from memory_sleep.engines.offline import cues
 from memory_sleep.engines.offline.wording import entry_text
 from memory_sleep.language import LEAD_IN_WORDS
 from memory_sleep.models import EntryView, KeptItem, ProjectFields, WeeklySummary
-from memory_sleep.text import deadline_in, shorten
+from memory_sleep.text import NAME, deadline_in, shorten
 
-_NAME = re.compile(r"\b([A-Z][a-zà-ÿ]+ [A-Z][a-zà-ÿ]+)\b")
+_NAME = re.compile(rf"\b({NAME} {NAME})\b")
 _NOT_NAMES = frozenset(label.capitalize() for label in LEAD_IN_WORDS) | frozenset(
     [
         "The",
