@@ -329,6 +329,22 @@ def test_one_value_of_two_subjects_is_no_restatement() -> None:
     assert operation.op == "add"
 
 
+def test_a_subject_that_is_one_word_of_a_larger_ones_statement_is_another_thing() -> None:
+    """A key held by a larger subject only as the word its number measures ("Python" of "Python 3.12"),
+    or as one word of a sentence no verb ended, is another thing: added beside, never superseding."""
+    language = _decide("Ember sync stack: Python 3.12", "**Ember Python:** 3.13", topic="Ember")
+    reading = _decide(
+        "We'll use Sentry + Uptime Kuma for Ember observability; it cuts the monthly bill by roughly 26%",
+        "**Uptime:** 48d 7h",
+        section="Decisions",
+        topic="Ember",
+    )
+    whole = _decide("Ember runs Python 3.12", "**Ember Python:** 3.13", topic="Ember")
+    part = _decide("Ember demo runs on port 8080", "Ember demo env port: 9090", topic="Ember")
+    assert (language.op, reading.op) == ("add", "add")
+    assert (whole.op, part.op) == ("supersede", "supersede")
+
+
 def test_a_change_of_another_subject_replaces_no_entry_holding_its_old_value() -> None:
     operation = _decide(
         "Harbor backups retention changed 90 days → 14 days",

@@ -95,7 +95,7 @@ def contradicted(
         other = about(candidate.text, projects)
         same = (
             one_thing
-            and _same_subject(own_subject, other, text, candidate.text)
+            and _same_subject(own_subject, other, text, candidate.text, projects)
             and not (
                 matching.people_differ(
                     statements.first_clause(text), statements.first_clause(candidate.text), projects
@@ -128,6 +128,7 @@ def _section_fits(kept: KeptItem, candidate: Candidate) -> bool:
 
 
 _NAME_WORDS = 3
+_MORE_WORDS = 2  # words a subject may have beyond another it holds and be the same thing in more words
 
 
 def _named_in_key(kept: KeptItem, candidate: Candidate, text: str, projects: frozenset[str]) -> bool:
@@ -301,11 +302,23 @@ def about(text: str, projects: frozenset[str]) -> frozenset[str]:
     return about | (matching.number_words(text) - projects - _VERBS)
 
 
-def _same_subject(own: frozenset[str], other: frozenset[str], own_text: str, other_text: str) -> bool:
+def _same_subject(
+    own: frozenset[str], other: frozenset[str], own_text: str, other_text: str, projects: frozenset[str]
+) -> bool:
     """One subject holds the other ("Pavo demo" and "Pavo demo env"), and they do not name
-    different things ("GitHub handle for Yara", "GitHub handle for Ana")."""
+    different things ("GitHub handle for Yara", "GitHub handle for Ana"). A subject held by a larger
+    one is the same thing told in more words, not one of the larger's words alone: it shares a word of
+    the larger's subject proper, not only the word its number measures ("Pavo Python: 3.13" is not
+    "Pavo sync stack: Python 3.12"), and the larger is at most _MORE_WORDS words more (a sentence with
+    no verb the subject ends at is no subject: "**Uptime:** 48d" is not "We'll use Sentry + Uptime Kuma
+    for Pavo observability")."""
     if not own or not other or not (own <= other or other <= own):
         return False
+    if own != other:
+        smaller, larger, larger_text = (own, other, other_text) if own < other else (other, own, own_text)
+        proper = matching.subject(larger_text) - projects
+        if len(larger) - len(smaller) > _MORE_WORDS or (proper and not smaller & proper):
+            return False
     return not names_differ(own_text, other_text)
 
 
