@@ -345,6 +345,25 @@ def test_a_subject_that_is_one_word_of_a_larger_ones_statement_is_another_thing(
     assert (whole.op, part.op) == ("supersede", "supersede")
 
 
+def test_a_named_old_value_replaces_the_entry_stating_it_before_a_table_holding_it_in_a_row() -> None:
+    """ "... moves from Ines to Pim" changes "Ines owns Ember reports", not the team table that also
+    lists Ines (one row of it): the table stays current; a table alone holding it is still replaced."""
+    table = (
+        "| Ember team | role | ask about |; | Teo | product manager | web |; | Ines | tech lead | reports |"
+    )
+    entries = [
+        EntryView(ref="E1", section="People", topic="Ember", text=table, day=date(2026, 11, 1)),
+        EntryView(
+            ref="E2", section="People", topic=None, text="Ines owns Ember reports", day=date(2026, 11, 2)
+        ),
+    ]
+    item = KeptItem(
+        item=note_item("Ember reports ownership moves from Ines to Pim"), category="decision", topic="Ember"
+    )
+    (operation,) = OfflineIntegrator().integrate([item], entries)
+    assert (operation.op, operation.target) == ("supersede", "E2")
+
+
 def test_a_change_of_another_subject_replaces_no_entry_holding_its_old_value() -> None:
     operation = _decide(
         "Harbor backups retention changed 90 days → 14 days",

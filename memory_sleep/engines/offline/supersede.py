@@ -219,14 +219,15 @@ def _named_change(
     """The entry whose current claim holds a value this statement says is gone, and that shares
     what the statement is about (a word beyond the values, or a distinctive old value): first one that
     names its subject ("Finn moved to ... (was Asia/Shanghai)" changes "Finn is in Asia/Shanghai",
-    not "Wren moved to Asia/Shanghai"), never one about a sibling thing or another release. A task
-    (a ref in `tasks`) must share a word of what the statement is about and name no one else."""
+    not "Wren moved to Asia/Shanghai"), never one about a sibling thing or another release; a table
+    last, as one row of it is all a change of one value touches. A task (a ref in `tasks`) must share a
+    word of what the statement is about and name no one else."""
     gone = values.replaced_values(text)
     if not gone:
         return None
     anchors = statements.informative(tokens(values.current_claim(text))) - projects
     own_subject = matching.subject(text) - projects
-    best, best_score = None, (False, 0)
+    best, best_score = None, (False, False, 0)
     for candidate in candidates:
         if statements.other_releases(text, candidate.text):
             continue  # "v1.12.0 ships SSO; the dashboard slips" leaves the scope of v1.11.4 alone
@@ -242,7 +243,11 @@ def _named_change(
         shared = len(anchors & statements.informative(candidate.words))
         if candidate.ref in tasks and (not shared or names_differ(text, candidate.text)):
             continue
-        score = (bool(own_subject) and own_subject <= candidate.words, shared * 2 + distinctive)
+        score = (
+            bool(own_subject) and own_subject <= candidate.words,
+            not _table(candidate.text),
+            shared * 2 + distinctive,
+        )
         if (shared or distinctive) and score > best_score:
             best, best_score = candidate, score
     return best
