@@ -90,6 +90,23 @@ def test_the_candidate_step_finds_an_entry_sharing_no_word_when_the_embedder_fin
     assert set(words_alone[item.id]) == {"E13", "E14"}  # only the entries that share a word
 
 
+def test_a_step_asked_again_over_other_entries_ranks_them_as_a_fresh_step_does() -> None:
+    """The step keeps the last entries' word index: entries changed since (an earlier batch edited one)
+    are indexed again, not ranked by the index of the ones before."""
+    item = note_item("Delta owner changed")
+    entries = [
+        EntryView(ref=f"E{n}", section="Facts", topic=None, text=f, day=None) for n, f in enumerate(FACTS, 1)
+    ]
+    edited = [*entries[:3], entries[3].model_copy(update={"text": "Delta is now gone"}), *entries[4:]]
+    edited[0] = edited[0].model_copy(update={"text": "Delta owner moved on"})
+    step = HybridCandidates(None, per_item=2)
+    assert step.for_items([item], entries) == HybridCandidates(None, per_item=2).for_items([item], entries)
+    again = step.for_items([item], edited)
+    assert again == HybridCandidates(None, per_item=2).for_items([item], edited)
+    assert again[item.id][0] == "E1"  # the edited entry ranks first, which the earlier index could not say
+    assert step.for_items([item], entries) == HybridCandidates(None, per_item=2).for_items([item], entries)
+
+
 def test_archived_entries_rem_may_supersede_are_the_ones_the_candidate_step_picks(tmp_path: Path) -> None:
     archive = (
         "# Archive\n\n## 2026-11-10\n"

@@ -68,15 +68,14 @@ class HybridCandidates:
         self.warnings: list[str] = []
         self._vectors: dict[str, npt.NDArray[np.float32]] = {}
         self._terms: dict[str, list[str]] = {}
+        self._scorer: tuple[list[str], TextScorer] | None = None  # the last entries' BM25, by their texts
 
     def for_items(self, items: Sequence[NoteItem], entries: Sequence[EntryView]) -> dict[str, list[str]]:
         if len(entries) <= self.per_item:
             return {item.id: [entry.ref for entry in entries] for item in items}
         queries = [_query(item) for item in items]
         texts = [entry.text for entry in entries]
-        if self.kept is not None:
-            self._terms.update(self.kept.found_terms([text for text in texts if text not in self._terms]))
-        scorer = TextScorer([self._index_terms(text) for text in texts])
+        scorer = self._text_scorer(texts)
         vector_ranked = self._vector_ranked(queries, texts)
         found: dict[str, list[str]] = {}
         for number, item in enumerate(items):
@@ -132,6 +131,17 @@ class HybridCandidates:
             missing = [text for text in missing if text not in self._vectors]
         if missing:
             self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+
+    def _text_scorer(self, texts: list[str]) -> TextScorer:
+        """BM25 over `texts`, built again only when they differ from the last call's: NREM shows every
+        batch the same entries (thousands, in a year of history)."""
+        if self._scorer is not None and self._scorer[0] == texts:
+            return self._scorer[1]
+        if self.kept is not None:
+            self._terms.update(self.kept.found_terms([text for text in texts if text not in self._terms]))
+        scorer = TextScorer([self._index_terms(text) for text in texts])
+        self._scorer = (texts, scorer)
+        return scorer
 
     def _index_terms(self, text: str) -> list[str]:
         if text not in self._terms:
