@@ -78,7 +78,7 @@ def question(truth: GroundTruth, fact: KeyedTruth) -> str:
     return " ".join(said.split())
 
 
-def changed_facts(days: int, seed: int, half: Half, scratch: Path) -> dict[str, float]:
+def changed_facts(days: int, seed: int, half: Half, scratch: Path, show: bool = False) -> dict[str, float]:
     """Asked about each changed fact, and each steady one (a value that never changed, which no result
     should show only as "older": a false mark hides a true value), in the words of its first statement."""
     truth = generate_workspace(scratch / "generated", days, seed=seed, half=half)
@@ -99,17 +99,23 @@ def changed_facts(days: int, seed: int, half: Half, scratch: Path) -> dict[str, 
             stating = [value for value in said if value is not None]
             first += int(bool(stating) and stating[0] == final)
             found += int(final in stating)
-            unmarked += int(
-                any(
-                    hit.status is None and value not in (None, final)
-                    for hit, value in zip(hits, said, strict=True)
-                )
+            old_unmarked = any(
+                hit.status is None and value not in (None, final)
+                for hit, value in zip(hits, said, strict=True)
             )
+            unmarked += int(old_unmarked)
+            if show and (old_unmarked or not stating or stating[0] != final):
+                _show(f"{fact['key']} (final {final!r})", question(truth, fact), hits, said)
         for fact in steady:
             hits = sidecar.search(question(truth, fact), k=5)
             stating = [hit for hit in hits if _value_said(index, fact, hit) == fact["final"].lower()]
             steady_found += int(bool(stating))
-            steady_older += int(bool(stating) and all(hit.status == "older" for hit in stating))
+            older = bool(stating) and all(hit.status == "older" for hit in stating)
+            steady_older += int(older)
+            if show and older:
+                _show(
+                    f"steady {fact['key']} shown only older", question(truth, fact), hits, [None] * len(hits)
+                )
     total = max(1, len(questions))
     return {
         "questions": len(questions),
@@ -122,6 +128,13 @@ def changed_facts(days: int, seed: int, half: Half, scratch: Path) -> dict[str, 
     }
 
 
+def _show(title: str, asked: str, hits: list[Hit], said: list[str | None]) -> None:
+    """A missed question and its results, for --show-misses."""
+    print(f"MISS {title}: {asked!r}", file=sys.stderr)
+    for hit, value in zip(hits, said, strict=True):
+        print(f"  [{hit.status}] says={value!r} {hit.source}:{hit.line} {hit.text[:110]!r}", file=sys.stderr)
+
+
 def _value_said(index: StatementIndex, fact: KeyedTruth, hit: Hit) -> str | None:
     """The value of `fact` a result states (lower case), or None: the result restates a note item about
     this fact (score_quality.py's StatementIndex decides which), and holds one of its values. A value
@@ -131,7 +144,7 @@ def _value_said(index: StatementIndex, fact: KeyedTruth, hit: Hit) -> str | None
     return assigned[1].lower() if assigned and assigned[0] == fact["key"] and assigned[1] else None
 
 
-def real_notes(scratch: Path) -> dict[str, float]:
+def real_notes(scratch: Path, show: bool = False) -> dict[str, float]:
     """The labelled real notes' questions whose answer changed (those with a `current` value): each
     workspace is run once as score_realnotes.py runs it, then asked. An answer is a hit on an answer
     line (or a MEMORY.md entry saying the same, as score_realnotes.py counts it) or stating the current
@@ -167,6 +180,16 @@ def real_notes(scratch: Path) -> dict[str, float]:
                 first += int(bool(stating) and stating[0])
                 unmarked += int(any(h.status is None for h in old_hits))
                 found += int(any(right))
+                if show and (not (stating and stating[0]) or any(h.status is None for h in old_hits)):
+                    _show(
+                        f"real {labels.workspace} (current {question.current!r})",
+                        question.question,
+                        hits,
+                        [
+                            "current" if ok else "old" if h in old_hits else None
+                            for h, ok in zip(hits, right, strict=True)
+                        ],
+                    )
     total = max(1, asked)
     return {
         "questions (real notes)": asked,
@@ -295,15 +318,19 @@ def main() -> None:
     parser.add_argument("--half", nargs="+", choices=("test", "tune", "all"), default=["test", "all"])
     parser.add_argument("--timings-only", action="store_true", help="measure the times alone, no scores")
     parser.add_argument("--runs", type=int, default=10, help="whole-process recalls timed per command")
+    parser.add_argument("--keep", type=Path, help="run in this (new) folder and leave the workspaces there")
+    parser.add_argument("--show-misses", action="store_true", help="print each missed question's results")
     args = parser.parse_args()
     rows: dict[str, float | int] = {}
     with tempfile.TemporaryDirectory() as temporary:
-        scratch = Path(temporary)
+        scratch = Path(temporary) if args.keep is None else args.keep
         if not args.timings_only:
             for half in args.half:
-                for name, value in changed_facts(args.days, args.seed, half, scratch / half).items():
+                for name, value in changed_facts(
+                    args.days, args.seed, half, scratch / half, args.show_misses
+                ).items():
                     rows[f"{name} ({half} half)"] = value
-            rows.update(real_notes(scratch / "real"))
+            rows.update(real_notes(scratch / "real", args.show_misses))
         folder = fixture_after_run(scratch)
         if not args.timings_only:
             rows["recall@5, fixture queries"] = recall_at_5(folder)
