@@ -211,6 +211,11 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Retention for Orion invoices: 365 days",
             "Again for the record: vega audit logs retention changed 365 days → 180 days",
         ),
+        # a value said gone of the same flag of another project: a name in the other's place in the subject
+        (
+            "Orion flag `async_ingest` is on for everyone in prod",
+            "Vega flag `async_ingest` changed from on for everyone to off",
+        ),
     ],
 )
 def test_a_later_line_about_another_thing_marks_nothing(tmp_path: Path, old: str, new: str) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from memory_sleep.engines.offline.matching import predicate, subject, without_lead_in
+from memory_sleep.engines.offline.matching import predicate, subject, subject_phrase, without_lead_in
 from memory_sleep.engines.offline.statements import sequence, swapped
 from memory_sleep.engines.offline.values import mentions_value, typed_values
 from memory_sleep.sidecar.statement import KEY_WORDS, NAME, NUMBER, WHICH, Statement, stated
@@ -61,7 +61,9 @@ def restates(older: Statement, newer: Statement) -> bool:
     if older.value and older.key <= newer.said and older.value in newer.said:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
     gone = newer.gone
-    if gone and (_other_things(older, newer) or _other_identifier(older, newer)):
+    if gone and (
+        _other_things(older, newer) or _other_identifier(older, newer) or _other_subject_named(older, newer)
+    ):
         gone = ()  # said of two things: what one says is gone is not the other's
     for value in gone:  # "moves from Pim to Teo" after "ask Pim about ..."
         beside = shared - tokens(value)
@@ -279,6 +281,27 @@ def _other_things(older: Statement, newer: Statement) -> bool:
     is no change of "Teo on leave 2026-11-27, 7 days"; "port is now 9090 (was 8080)", which names
     nothing the older lacks, may be one of "Quokka port: 8080"."""
     return bool(older.names - newer.words and newer.names - older.words and not older.names & newer.names)
+
+
+def _other_subject_named(older: Statement, newer: Statement) -> bool:
+    """In their subjects a name of one stands where the other has a name of its own, ahead of words
+    both say: "Beacon flag `async_ingest` changed from on for everyone to off" is no change of "Cobalt
+    flag `async_ingest` is on for everyone" (the same flag, another project's). "Quokka exporter moves
+    from Pim to Teo" after "Pim owns Quokka exporter" names Pim; "Switching Vega from ... to ..."
+    after "Vega LLM provider: ..." holds no name in another's place."""
+    own = sequence(subject_phrase(older.text))
+    theirs = sequence(subject_phrase(newer.text))
+    names, other_names = older.names - newer.words, newer.names - older.words
+    return any(
+        tag == "replace"
+        and end < len(own)
+        and other_end < len(theirs)
+        and tokens(" ".join(own[start:end])) & names
+        and tokens(" ".join(theirs[other_start:other_end])) & other_names
+        for tag, start, end, other_start, other_end in SequenceMatcher(
+            None, own, theirs, autojunk=False
+        ).get_opcodes()
+    )
 
 
 def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
