@@ -339,6 +339,36 @@ def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(
     )
 
 
+def test_a_value_changed_and_changed_back_ends_on_its_last_word(tmp_path: Path) -> None:
+    """Only the first choice is worded like the question; its change is looked up by its words, and
+    the change of that change, which is no change of the first (it chose the same), by the change's
+    own words: the last ranks first, the others marked older."""
+    notes = {
+        f"2026-11-0{day}.md": f"# 2026-11-0{day}\n\n- Orion UI review {day}: the current setup fell over "
+        "twice under the Hooli load test\n"
+        for day in range(1, 10)
+    }
+    notes |= _notes(
+        {
+            "2026-11-10": "- Decided to build the Orion UI with Vue — the current setup fell over twice under "
+            "the Hooli load test",
+            "2026-11-14": "- Scrapping Vue for Orion; we rebuild on Solid because the first month in prod showed "
+            "10% more incidents than before",
+            "2026-11-18": "- Scrapping Solid for Orion; we rebuild on Vue because the first month in prod showed "
+            "61% more incidents than before",
+        }
+    )
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder, config=_few_candidates()) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(
+            "Decided to build the Orion UI with — the current setup fell over twice under the Hooli load test",
+            k=2,
+        )
+    assert hits[0].source == "memory/2026-11-18.md"
+    assert hits[1].status == "older"
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [

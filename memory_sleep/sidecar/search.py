@@ -28,8 +28,7 @@ from memory_sleep.sidecar.successors import (
     LATER_TERMS,
     Ranked,
     fold_copies,
-    mark_older,
-    with_later_statements,
+    newest_first,
     with_successors,
 )
 from memory_sleep.sidecar.tokenize import query_terms
@@ -322,7 +321,7 @@ def search(
         return _answers(row, options, day, moment)
 
     ranked = with_successors(store, fold_copies(ranked), day, admits, options.k)
-    ranked = with_later_statements(
+    ranked = newest_first(
         store,
         ranked,
         day,
@@ -331,7 +330,6 @@ def search(
         lambda texts: rarest_terms(store, texts, LATER_TERMS),
         decayed,
     )
-    ranked = mark_older(ranked, day, options.k)
     return [
         Hit(
             rank,

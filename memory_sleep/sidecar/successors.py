@@ -195,21 +195,23 @@ def with_later_statements(
     limit: int,
     rarest: Callable[[list[str]], list[list[str]]],
     decay: Callable[[EntryRow], float],
+    looked_up: frozenset[int] = frozenset(),
 ) -> list[Ranked]:
     """`ranked` with the later lines that restate any of the `limit` best dated results (`mark_older`
     then ranks them above it): a change worded unlike the question, which shares few words with it,
     is no candidate of it, yet it shares the result's rarest words. One full-text query for them all,
     by each result's own rarest terms (`rarest` of their texts), among the entries dated after the
     earliest of them up to `on`: a line found is added when it restates a result and is dated after
-    it (after its supersede, for a superseded result: `_newer_after`)."""
+    it (after its supersede, for a superseded result: `_newer_after`). The results `looked_up` by an
+    earlier query are not asked again."""
     ranked = _sorted(ranked)
     due = [
         (since, statement(item.row))
         for item in ranked[:limit]
-        if (since := _newer_after(item.row, on)) is not None
+        if item.row.id not in looked_up and (since := _newer_after(item.row, on)) is not None
     ]
     wanted = sorted({term for terms in rarest([said.text for _, said in due]) for term in terms})
-    if not wanted:
+    if not due or not wanted:
         return ranked
     have = {item.row.id for item in ranked}
     start = _day_after(min(day for day, _ in due))
@@ -222,6 +224,31 @@ def with_later_statements(
     ]
     added = [row for row in store.fetch(linked).values() if admits(row) and _news(row)]
     return ranked + [Ranked(0.0, decay(row), row, 0.0) for row in added]
+
+
+def newest_first(
+    store: SidecarStore,
+    ranked: list[Ranked],
+    on: str,
+    admits: Callable[[EntryRow], bool],
+    limit: int,
+    rarest: Callable[[list[str]], list[list[str]]],
+    decay: Callable[[EntryRow], float],
+) -> list[Ranked]:
+    """`ranked` with the later lines that restate its `limit` best results (`with_later_statements`),
+    each newer ranked above what it restates (`mark_older`); and again for a later line so ranked
+    into the first `limit`, up to MAX_CHAIN times: a value changed and changed again ("Scrapping Vue
+    for X; we rebuild on Solid", then "Scrapping Solid for X; we rebuild on Vue") ends on its last
+    word even when only the first is worded like the question."""
+    looked_up: frozenset[int] = frozenset()
+    for _ in range(MAX_CHAIN):
+        first = frozenset(item.row.id for item in _sorted(ranked)[:limit])
+        if first <= looked_up:
+            break
+        ranked = with_later_statements(store, ranked, on, admits, limit, rarest, decay, looked_up)
+        looked_up |= first
+        ranked = mark_older(ranked, on, limit)
+    return ranked
 
 
 def _day_after(day: str) -> str:
