@@ -339,6 +339,18 @@ def test_a_later_change_worded_unlike_the_question_is_looked_up_and_ranks_first(
     )
 
 
+def test_a_reversed_choice_naming_a_name_in_lower_case_first_marks_the_older(tmp_path: Path) -> None:
+    """ "gRPC" is a name as "REST" is: the reversal names what the choice is of and a new name."""
+    old = "Orion API style settled: REST + OpenAPI, since it unblocks Pim's work"
+    new = "Reversed: Orion API goes gRPC with a REST gateway rather than REST + OpenAPI; Pim does not want to own it"
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": f"- {old}", "2026-11-14": f"- {new}"}))
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Orion API style settled: , since it unblocks Pim's work", k=5)
+    assert hits[0].source == "memory/2026-11-14.md"
+    assert _hit(hits, "memory/2026-11-10.md").status == "older"
+
+
 def test_a_value_changed_and_changed_back_ends_on_its_last_word(tmp_path: Path) -> None:
     """Only the first choice is worded like the question; its change is looked up by its words, and
     the change of that change, which is no change of the first (it chose the same), by the change's

@@ -21,7 +21,7 @@ from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import CLOCK, LIST_MARK, WORD_MARKS, is_cjk, tokens, without_history, word_sequence
 
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
-NAME = re.compile(r"\b[A-Z][\w.-]*")
+NAME = re.compile(r"\b(?:[a-z]+(?=[A-Z]))?[A-Z][\w.-]*")  # "Quokka", "gRPC", "iOS"
 _NAME_RUN = re.compile(r"\b[A-Z][\w.-]*(?: [A-Z][\w.-]*)*")  # "Grafana Cloud"
 _CLAUSE_END = re.compile(r"\s[—–-]\s|[;,.](?:\s|$)")
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
@@ -52,9 +52,10 @@ class Statement:
 
     @cached_property
     def names(self) -> frozenset[str]:
-        """Its capitalised words (a sentence's first too: "Quokka api ..." names a thing; leaving out a
-        capitalised verb only costs a missed link) and every word of its identifiers (`ledger_sync_v2`:
-        a line naming `invoice_export_v2` is about another thing), lower-cased as `words` are."""
+        """Its capitalised words, "gRPC" and "iOS" too (a sentence's first too: "Quokka api ..." names a
+        thing; leaving out a capitalised verb only costs a missed link) and every word of its identifiers
+        (`ledger_sync_v2`: a line naming `invoice_export_v2` is about another thing), lower-cased as
+        `words` are."""
         return frozenset(name.lower() for name in NAME.findall(self.text)) | {
             word for identifier in _IDENTIFIER.findall(self.text) for word in tokens(identifier)
         }
