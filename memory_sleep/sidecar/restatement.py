@@ -285,7 +285,7 @@ def _other_things(older: Statement, newer: Statement) -> bool:
 
 def _other_subject_named(older: Statement, newer: Statement) -> bool:
     """In their subjects a name of one stands where the other has a name of its own, ahead of words
-    both say: "Beacon flag `async_ingest` changed from on for everyone to off" is no change of "Cobalt
+    both say: "Vega flag `async_ingest` changed from on for everyone to off" is no change of "Quokka
     flag `async_ingest` is on for everyone" (the same flag, another project's). "Quokka exporter moves
     from Pim to Teo" after "Pim owns Quokka exporter" names Pim; "Switching Vega from ... to ..."
     after "Vega LLM provider: ..." holds no name in another's place."""
