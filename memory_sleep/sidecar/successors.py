@@ -15,7 +15,7 @@ Two links, both read from what the files say, never guessed from meaning:
   supersede (its project finished, it was done) is still the latest word, shown with its own status,
   and a newer result still ranks above it. The newer result need not be a candidate of the question:
   a change worded unlike it is looked up by the older result's own rarest words
-  (`with_later_statements`, one full-text query for the k best results).
+  (`newest_first`, one full-text query for the k best results, again along a chain of changes).
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def _same_validity(one: Ranked, other: Ranked) -> bool:
     return (one.row.valid_to, one.row.status) == (other.row.valid_to, other.row.status)
 
 
-def with_later_statements(
+def _with_later_statements(
     store: SidecarStore,
     ranked: list[Ranked],
     on: str,
@@ -195,7 +195,7 @@ def with_later_statements(
     limit: int,
     rarest: Callable[[list[str]], list[list[str]]],
     decay: Callable[[EntryRow], float],
-    looked_up: frozenset[int] = frozenset(),
+    looked_up: frozenset[int],
 ) -> list[Ranked]:
     """`ranked` with the later lines that restate any of the `limit` best dated results (`mark_older`
     then ranks them above it): a change worded unlike the question, which shares few words with it,
@@ -235,7 +235,7 @@ def newest_first(
     rarest: Callable[[list[str]], list[list[str]]],
     decay: Callable[[EntryRow], float],
 ) -> list[Ranked]:
-    """`ranked` with the later lines that restate its `limit` best results (`with_later_statements`),
+    """`ranked` with the later lines that restate its `limit` best results (`_with_later_statements`),
     each newer ranked above what it restates (`mark_older`); and again for a later line so ranked
     into the first `limit`, up to MAX_CHAIN times: a value changed and changed again ("Scrapping Vue
     for X; we rebuild on Solid", then "Scrapping Solid for X; we rebuild on Vue") ends on its last
@@ -245,7 +245,7 @@ def newest_first(
         first = frozenset(item.row.id for item in _sorted(ranked)[:limit])
         if first <= looked_up:
             break
-        ranked = with_later_statements(store, ranked, on, admits, limit, rarest, decay, looked_up)
+        ranked = _with_later_statements(store, ranked, on, admits, limit, rarest, decay, looked_up)
         looked_up |= first
         ranked = mark_older(ranked, on, limit)
     return ranked
