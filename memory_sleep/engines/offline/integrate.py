@@ -372,6 +372,6 @@ def _restates(a: str, b: str, word_similarity: float, projects: frozenset[str]) 
         a, b, projects
     ):
         return False  # one URL or host is one thing however each names it ("dashboard", "Grafana board")
-    shared = set(statements.VALUE.findall(a.lower())) & set(statements.VALUE.findall(b.lower()))
+    shared = statements.named_values(a) & statements.named_values(b)
     distinctive = any(len(value) >= 6 and any(ch.isalpha() for ch in value) for value in shared)
     return distinctive and (word_similarity >= _RESTATED or len(shared) >= 2)

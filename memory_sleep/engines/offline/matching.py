@@ -73,6 +73,7 @@ def subject(text: str) -> frozenset[str]:
     return frozenset(word for word in tokens(subject_phrase(text)) if _names_subject(word))
 
 
+@lru_cache(maxsize=16_384)
 def subject_head(text: str, ignore: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The last two words of the subject, less those in `ignore` (project names): the thing it names
     and the word that says which one (("invoices", "retention") in "Pavo invoices retention changed ...")."""
@@ -85,6 +86,7 @@ _PHRASE_WORD = re.compile(r"[\w.-]*\w")
 _IDENTIFIER = re.compile(r"^(?=[\w.-]{4})(?:[A-Za-z][\w.-]*\d|\d[\w.-]*[A-Za-z])|[A-Za-z]_[A-Za-z]")
 
 
+@lru_cache(maxsize=16_384)
 def specific_words(text: str, projects: frozenset[str] = frozenset()) -> frozenset[str]:
     """The words of a statement's subject that name one thing: a project ("Quokka reports
     replicas"), an identifier ("WORKER_CONCURRENCY", "mac-mini-10"), a capitalised name inside the
@@ -126,6 +128,7 @@ def predicate(text: str) -> str:
     return head[match.start() :] if match and match.start() > 0 else ""
 
 
+@lru_cache(maxsize=16_384)
 def _subject_of(text: str) -> tuple[str, bool]:
     """The subject phrase, and whether it begins a sentence rather than a key's colon ends it."""
     head = re.split(r"(?:(?<!\d)\.|;)\s", _LABEL.sub("", text.strip()), maxsplit=1)[0]  # the first clause
@@ -177,10 +180,15 @@ def subjects_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> boo
     instances" and "Vela exporter instance type: t3.medium" are two things with one value, not one
     thing in two wordings ("cost ~$63/day vs ~$19/day for the nightly batch" and "first cost estimate:
     ... $63/day ..., against about $19/day for the nightly batch job")."""
-    words_a, words_b = {stem(word) for word in tokens(a)}, {stem(word) for word in tokens(b)}
-    own = {stem(word) for word in subject_head(a, ignore)} - words_b
-    theirs = {stem(word) for word in subject_head(b, ignore)} - words_a
+    words_a, words_b = _stems(tokens(a)), _stems(tokens(b))
+    own = _stems(subject_head(a, ignore)) - words_b
+    theirs = _stems(subject_head(b, ignore)) - words_a
     return bool(own) and bool(theirs)
+
+
+@lru_cache(maxsize=16_384)
+def _stems(words: frozenset[str] | tuple[str, ...]) -> frozenset[str]:
+    return frozenset(stem(word) for word in words)
 
 
 def people_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
@@ -224,6 +232,7 @@ def number_words(text: str) -> frozenset[str]:
     ) | frozenset(settings)
 
 
+@lru_cache(maxsize=16_384)
 def names(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
     """Capitalised words (people, customers, tools), lower-cased, less those in `ignore` (project names)
     and values ("Tuesdays" says when, not who)."""

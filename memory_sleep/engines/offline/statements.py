@@ -44,9 +44,16 @@ def informative(words: frozenset[str]) -> frozenset[str]:
     )
 
 
+@lru_cache(maxsize=16_384)
 def releases(text: str) -> frozenset[str]:
     """The releases a statement's first clause names ("Pavo v0.6.5 will ship ..."): what it is about."""
     return frozenset(version.lower() for version in RELEASE.findall(first_clause(text)))
+
+
+@lru_cache(maxsize=16_384)
+def named_values(text: str) -> frozenset[str]:
+    """The values a text names (VALUE: versions, hosts, identifiers), lower-cased."""
+    return frozenset(VALUE.findall(text.lower()))
 
 
 @lru_cache(maxsize=16_384)

@@ -195,6 +195,7 @@ def mentions_value(text: str, value: str) -> bool:
     return re.search(pattern, text.lower()) is not None
 
 
+@lru_cache(maxsize=16_384)
 def current_claim(text: str) -> str:
     """What a statement claims now: without "(previously: ...)" notes and the values it says are gone."""
     return _without_superseded(without_history(text))
