@@ -454,6 +454,9 @@ def test_a_done_report_of_a_known_project_saying_how_it_stands_is_its_status(tex
     [
         (("Fri 2026-11-20", "Evening", "Quokka"), True),
         (("Quokka retro", "What happened"), True),
+        (("Fri 2026-11-20", "☕ Quokka"), True),  # an emoji before the name
+        (("Fri 2026-11-20", "🚀 **Quokka** launch"), True),
+        (("Fri 2026-11-20", "[Quokka] tasks"), False),  # a bracketed tag names no project
         (("Fri 2026-11-20", "Evening", "Deploys"), False),  # a section about no name the item gives
         (("Fri 2026-11-20", "Evening"), False),
     ],

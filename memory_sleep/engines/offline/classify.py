@@ -19,6 +19,7 @@ from memory_sleep.models import Category, Classification, DiscardReason, NoteIte
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
 
 _PROJECT_IN_HEADING = re.compile(r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b(?:\s+#?(\d+)\b)?")
+_MARKS = re.compile(r"^[^\w\[\]()]+")  # emoji and marks a heading opens with, but a bracket
 # "Project: Apollo", "**Project:** Apollo": a keyed line names the project; running text, a bracketed
 # tag ("[Apollo]") or a link's text never does
 _EXPLICIT_PROJECT = re.compile(
@@ -227,7 +228,7 @@ def _section_subject(item: NoteItem) -> str | None:
     """The name a heading above the item gives its section and the item names too ("Quokka milestone
     reached" under "## Quokka" or "# Quokka retro"): what it reports on, a project known or not yet."""
     for heading in reversed(item.headings):
-        match = _PROJECT_IN_HEADING.match(heading)
+        match = _PROJECT_IN_HEADING.match(_MARKS.sub("", heading))  # "## ☕ Quokka" names Quokka here
         if (
             match
             and match.group(1).lower() not in cues.GENERIC_HEADINGS
