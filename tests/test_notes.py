@@ -305,6 +305,15 @@ def test_binary_note_is_refused_naming_the_file(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_note_is_refused_as_utf16_not_as_binary(tmp_path: Path, encoding: str) -> None:
+    bom = b"\xfe\xff" if encoding.endswith("be") else b""  # "utf-16" writes the machine's BOM itself
+    note = note_file(tmp_path, "2026-11-12.md", bom + "- decided: use Postgres\n".encode(encoding))
+    with pytest.raises(NoteReadError) as caught:
+        read_note(note, 1000)
+    assert str(caught.value) == "memory/2026-11-12.md: UTF-16 text, not UTF-8; skipped. Re-save it as UTF-8."
+
+
 def test_invalid_utf8_note_is_refused_naming_the_file_and_byte(tmp_path: Path) -> None:
     note = note_file(tmp_path, "2026-11-12.md", b"- caf\xe9\n")
     with pytest.raises(NoteReadError) as caught:

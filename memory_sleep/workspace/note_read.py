@@ -42,9 +42,14 @@ def read_bytes(path: Path, relative: str, max_bytes: int | None = None) -> bytes
 
 
 def decode(relative: str, raw: bytes, max_bytes: int | None) -> str:
-    """The text of a file's bytes: UTF-8 (a BOM allowed), no NUL, at most `max_bytes` (None: any size)."""
+    """The text of a file's bytes: UTF-8 (a BOM allowed), no NUL, at most `max_bytes` (None: any size).
+    A UTF-16 note is refused as such: read as bytes it looks binary, and its fix is to re-save it."""
     if max_bytes is not None and len(raw) > max_bytes:
         raise _too_big(relative, len(raw), max_bytes)
+    if raw.startswith(
+        (b"\xff\xfe", b"\xfe\xff")
+    ):  # the byte-order mark of UTF-16 (Windows Notepad's "Unicode")
+        raise NoteReadError(relative, "UTF-16 text, not UTF-8", "Re-save it as UTF-8.")
     if b"\x00" in raw:
         raise NoteReadError(relative, "binary data, not a text note", "Move it out of memory/.")
     try:
