@@ -424,6 +424,34 @@ def test_a_sentence_that_opens_with_the_key_says_a_new_value_only_with_a_name() 
     assert operation.op == "add"
 
 
+@pytest.mark.parametrize("category", ["decision", "relationship", "fact"])
+def test_a_sentence_naming_a_key_and_its_old_value_changes_the_key_line(category: Category) -> None:
+    """ "Ines now reports to Tomas instead of Oskar" names the key of "Ines reports to: Oskar" and says its
+    value is gone: the same key with a new value, whatever the change is filed as and with no project
+    to say both are about one thing."""
+    operation = _decide(
+        [("People", "Ines reports to: Oskar"), ("People", "Pim reports to: Oskar")],
+        "Ines now reports to Tomas instead of Oskar",
+        category,
+    )
+    assert (operation.op, operation.target) == ("supersede", "E0")
+
+
+@pytest.mark.parametrize(
+    ("entry", "new"),
+    [
+        # a key of one word is a field every note fills: whose owner, "Owner:" does not say
+        ("Owner: Oskar", "Owner of billing is now Tomas instead of Oskar"),
+        # the sentence does not say every word of the key: another relation of Ines
+        ("Ines reports to: Oskar", "Ines now mentors Tomas instead of Oskar"),
+        # the key's value is more than the old value
+        ("Ines reports to: Oskar and Pim", "Ines now reports to Tomas instead of Oskar"),
+    ],
+)
+def test_a_key_line_is_changed_by_a_sentence_only_with_its_whole_key_and_value(entry: str, new: str) -> None:
+    assert _decide([("People", entry)], new, "relationship").op == "add"
+
+
 def _in_projects(new: str, topic: str, entries: list[tuple[str, str]]) -> Operation:
     known = [
         EntryView(ref=f"E{n}", section="Decisions", topic=project, text=text, day=date(2026, 11, 1))

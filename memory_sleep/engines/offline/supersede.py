@@ -286,15 +286,20 @@ def _distinctive(value: str) -> bool:
 
 
 def _whole_value(text: str, claim: str, value: str) -> bool:
-    """The entry is a `Key: value` line of the statement's key whose value is `value` and nothing
-    more ("job queue: RabbitMQ" for "job queue: Kafka (was RabbitMQ)")."""
+    """The entry is a `Key: value` line whose value is `value` and nothing more, of the statement's key:
+    the same key ("job queue: RabbitMQ" for "job queue: Kafka (was RabbitMQ)"), or, for a statement
+    that is no `Key: value` line, a key of several words its claim says every one of ("Ines reports
+    to: Oskar" for "Ines now reports to Tomas instead of Oskar"): the key and its old value named."""
     match, own = statements.KEY_VALUE.match(claim), statements.KEY_VALUE.match(text)
-    return (
-        match is not None
-        and own is not None
-        and tokens(match.group(1)) == tokens(own.group(1))
-        and match.group(2).strip(" `*'\".").lower() == value.lower()
-    )
+    if match is None or match.group(2).strip(" `*'\".").lower() != value.lower():
+        return False
+    key = tokens(match.group(1))
+    if own is not None:
+        return tokens(own.group(1)) == key
+    return len(key) >= _KEY_WORDS and key <= tokens(values.current_claim(text))
+
+
+_KEY_WORDS = 2  # a key of one word ("Status:", "Time:") is a field any note fills: its own key must match
 
 
 def about(text: str, projects: frozenset[str]) -> frozenset[str]:
