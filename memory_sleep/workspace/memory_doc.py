@@ -184,6 +184,8 @@ class MemoryDocument:
             following = section.blocks[position] if position < len(section.blocks) else None
             if not (isinstance(following, RawBlock) and not following.raw.strip()):
                 section.blocks.insert(position, RawBlock(self.newline))
+            elif not following.raw.endswith("\n"):
+                following.raw += self.newline  # a lone "\r" ends no line: the blank line must be one
             position += 1  # after the blank line that ends the HTML block
         section.blocks.insert(position, entry)
         self._end_before_setext_heading(section)
@@ -289,12 +291,13 @@ def _continues_a_bullet(blocks: list[Block]) -> bool:
 
 def _ends_in_html(block: Block, newline: str) -> bool:
     """Whether `block` ends inside an HTML block ("<div>" with no blank line after it), which would
-    swallow a bullet written right after it."""
-    text = _block_text(block, newline)
+    swallow a bullet written right after it. Read as `parse` reads it: only "\n" ends a line (not a
+    lone "\r", nor the form feed `str.splitlines` also splits at)."""
+    text = _block_text(block, newline).replace("\r\n", "\n").replace("\r", " ")
     last = next((t for t in reversed(_MARKDOWN.parse(text)) if t.level == 0 and t.map), None)
     if last is None or last.type != "html_block" or not last.map:
         return False
-    return last.map[1] >= len(text.splitlines())
+    return last.map[1] >= text.count("\n") + (not text.endswith("\n"))
 
 
 def _block_text(block: Block, newline: str) -> str:
