@@ -34,10 +34,12 @@ class ClosureLabels(_Model):
 
 @dataclass(frozen=True)
 class Closed:
-    """One action a run archived as done, and the note item that closed it."""
+    """One action a run archived as done, and the note item that closed it; `own` is the action's prefix
+    without a lead-in written before it ("Follow-ups › ask Pim ..."), which labels do not hold."""
 
     action: str
     closed_by: str  # file:line
+    own: str = ""
 
     def __str__(self) -> str:
         return f"{self.action!r} by {self.closed_by}"
@@ -62,18 +64,24 @@ def closed_actions(archive: Path) -> list[Closed]:
     if not archive.exists():
         return []
     matches = (_DONE.match(line) for line in archive.read_text(encoding="utf-8").splitlines())
-    return [Closed(prefix(m["action"]), m["by"]) for m in matches if m]
+    return [
+        Closed(prefix(m["action"]), m["by"], prefix(m["action"].split(_LEAD, 1)[-1])) for m in matches if m
+    ]
+
+
+_LEAD = " › "  # how an entry is written after the lead-in line its list hangs from
 
 
 def count_closures(closed: list[Closed], labels: ClosureLabels | None, items: NoteItems) -> ClosureCounts:
     """Right, wrong and unlabelled closures; a label finds its closing item as an item label does (by
-    file and line, or by its prefix near that line)."""
+    file and line, or by its prefix near that line), and its action by the entry's prefix, or by its
+    own words' when a lead-in is written before them."""
     verdicts: dict[tuple[str, str], bool] = {}
     for label in labels.closures if labels else []:
         file, line = label.closed_by.rsplit(":", 1)
         item = items.find(file, int(line), label.prefix)
         verdicts[(label.action, f"{item.file}:{item.line_start}")] = label.right
-    judged = [(c, verdicts.get((c.action, c.closed_by))) for c in closed]
+    judged = [(c, verdicts.get((c.action, c.closed_by), verdicts.get((c.own, c.closed_by)))) for c in closed]
     return ClosureCounts(
         right=sum(verdict is True for _, verdict in judged),
         wrong=tuple(c for c, verdict in judged if verdict is False),
