@@ -155,6 +155,7 @@ def record(item: NoteItem, verdict: Classification) -> ItemRecord:
         discard_reason=verdict.discard_reason,
         topic=verdict.topic,
         text=item.text[:RECORD_TEXT_CHARS] if keep or verdict.closes_action else "",
+        lead=item.lead if keep else None,
         deadline=verdict.deadline,
         closes_action=verdict.closes_action,
         promote=verdict.promote,

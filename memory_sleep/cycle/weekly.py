@@ -81,6 +81,7 @@ def kept_items(
             line_end=record.line,
             kind="line",
             text=record.text,
+            lead=record.lead,
         )
         entry = KeptItem(
             item=item,

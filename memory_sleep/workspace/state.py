@@ -40,6 +40,7 @@ class ItemRecord:
     discard_reason: DiscardReason | None = None
     topic: str | None = None
     text: str = ""
+    lead: str | None = None  # the lead-in line a kept item's list hangs from ("**Follow-ups:**")
     deadline: date | None = None
     closes_action: bool = False
     operation: OperationKind | None = None

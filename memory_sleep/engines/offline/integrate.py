@@ -91,11 +91,16 @@ class OfflineIntegrator:
             if not kept.promote and pairs.is_before(kept.item):  # "之前: 9 个技能": an old value, no fact
                 operations.append(Operation(item_id=kept.item.id, op="add", text=text, reason=_OLD))
                 continue
-            operation = _decide(kept, text, candidates.sharing_words(tokens(text)), projects)
-            written = operation.text or text
+            # decided on the item's own words, written after its lead-in (entry_text): the lead is
+            # context the entry keeps, not what the item says
+            own = entry_text(kept, lead=False)
+            operation = _decide(kept, own, candidates.sharing_words(tokens(own)), projects)
+            written = text if operation.text in (None, own) else operation.text
             if operation.op == "supersede" and operation.target:
                 old = candidates.text_of(operation.target)
                 operation = operation.model_copy(update={"text": values.noting_change(written, old)})
+            elif operation.text == own and own != text:
+                operation = operation.model_copy(update={"text": text})
             operations.append(operation)
             if operation.op == "add" and kept.promote:  # an item not promoted is never added
                 section = SECTION_FOR.get(kept.category, "Facts")

@@ -28,10 +28,15 @@ _STARTS_BLOCK = re.compile(
 )
 
 
-def entry_text(kept: KeptItem) -> str:
-    """The one-line MEMORY.md wording of a kept item: markup stripped, lines joined, length capped."""
-    lead = re.sub(r"\*\*([^*]+)\*\*", r"\1", kept.item.lead or "").strip()
-    text = shorten((f"{lead}: " if lead else "") + plain(kept.item.text), ENTRY_MAX_CHARS)
+def entry_text(kept: KeptItem, lead: bool = True) -> str:
+    """The one-line MEMORY.md wording of a kept item: markup stripped, lines joined, length capped; with
+    `lead`, after the lead-in its list hangs from ("Follow-ups › Pim: terminate the cluster"). The lead
+    is joined by "›", not a colon: it is context, and the item's own `Key:` stays the line's key (a
+    colon made it the key of every item of its list, one key's values that superseded each other)."""
+    said = re.sub(r"\*\*([^*]+)\*\*", r"\1", kept.item.lead or "").strip() if lead else ""
+    if kept.topic and said.lower() == kept.topic.lower():
+        said = ""  # "Quokka:" above a list of Quokka's: the entry's project says it
+    text = shorten((f"{said} › " if said else "") + plain(kept.item.text), ENTRY_MAX_CHARS)
     if kept.topic and text.lower().startswith(kept.topic.lower() + ":"):
         text = text[len(kept.topic) + 1 :].strip()
     if kept.deadline and kept.deadline.isoformat() not in text:
