@@ -119,7 +119,6 @@ def terms(text: str, whole: bool = False) -> list[str]:
 
 
 @lru_cache(maxsize=65_536)
-@lru_cache(maxsize=32_768)
 def tokens(text: str) -> frozenset[str]:
     """Content words of a text (a value such as "db.internal" stays one word), and the bigrams of
     its CJK characters taken as one run, so that statements in un-spaced scripts compare."""

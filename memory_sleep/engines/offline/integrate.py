@@ -95,12 +95,12 @@ class OfflineIntegrator:
             # context the entry keeps, not what the item says
             own = entry_text(kept, lead=False)
             operation = _decide(kept, own, candidates.sharing_words(tokens(own)), projects)
-            written = text if operation.text in (None, own) else operation.text
+            if operation.text == own:
+                operation = operation.model_copy(update={"text": text})
+            written = operation.text or text
             if operation.op == "supersede" and operation.target:
                 old = candidates.text_of(operation.target)
                 operation = operation.model_copy(update={"text": values.noting_change(written, old)})
-            elif operation.text == own and own != text:
-                operation = operation.model_copy(update={"text": text})
             operations.append(operation)
             if operation.op == "add" and kept.promote:  # an item not promoted is never added
                 section = SECTION_FOR.get(kept.category, "Facts")
