@@ -262,7 +262,8 @@ def test_a_request_over_the_token_budget_is_split(fixture_workspace: Path) -> No
     assert run_agent(fixture_workspace).exit_code == EXIT_WAITING
     requests = AgentDesk(fixture_workspace).pending()
     # NREM and REM requests carry only their batches' candidate entries (at 2500: the prompts teach by
-    # examples now; 40 before the candidates' terms held identifiers whole)
-    assert len(requests) == 37
+    # examples now, and say what a lead-in is: 40; 40 also before the candidates' terms held
+    # identifiers whole, 37 between)
+    assert len(requests) == 40
     over = [request for request in requests if request.prompt_tokens > 2500]
     assert [len(request.values["items"]) for request in over] == [1]  # one item cannot be split

@@ -3,6 +3,7 @@ from values, and answers repaired or rejected the way real local servers need.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import date
 from pathlib import Path
@@ -24,7 +25,7 @@ from memory_sleep.engines.schemas import (
 )
 from memory_sleep.engines.testing import FunctionModel
 from memory_sleep.engines.value_answers import values_answer
-from memory_sleep.models import EntryView
+from memory_sleep.models import EntryView, KeptItem
 from memory_sleep.workspace.layout import Workspace
 
 from .conftest import FIXTURE_TODAY, REPO
@@ -57,7 +58,7 @@ def test_prompt_versions_reach_the_sleep_log_and_the_cache_key(
     report = run_cycle(Workspace.open(fixture_workspace), config, engine, RunOptions(today=FIXTURE_TODAY))
     log = json.loads((fixture_workspace / "memory" / "sleep-log.json").read_text())
     assert log["promptVersions"] == {name: prompt_version(name) for name in MODEL_TEMPLATES}
-    assert report.record.promptVersions["nrem_classify.md.j2"] == "nrem_classify.2"
+    assert report.record.promptVersions["nrem_classify.md.j2"] == "nrem_classify.3"
 
     items, context = [_item(1, "Decided: billing uses Postgres 16")], ClassifyContext(projects=[], memory=[])
     first = FunctionModel(values_answer)
@@ -65,7 +66,7 @@ def test_prompt_versions_reach_the_sleep_log_and_the_cache_key(
     override = tmp_path / "prompts"
     override.mkdir()
     source = (REPO / "prompts" / "nrem_classify.md.j2").read_text()
-    (override / "nrem_classify.md.j2").write_text(source.replace("nrem_classify.2", "nrem_classify.3"))
+    (override / "nrem_classify.md.j2").write_text(source.replace("nrem_classify.3", "nrem_classify.4"))
     again = FunctionModel(values_answer)
     llm_engine(again, EngineConfig(), tmp_path / "versions", override).classifier.classify(items, context)
     assert len(again.requests) == 1  # same text, new version: not answered from the cache
@@ -85,6 +86,25 @@ def test_nrem_shows_entry_ids_sections_dates_and_each_items_date() -> None:
         '<entry id="E4" section="Facts" project="Atlas" date="2026-11-02">Atlas is on :8443</entry>' in data
     )
     assert '<item id="I1" date="2026-11-23" source=' in data
+
+
+def test_both_decisions_see_the_lead_in_an_items_list_hangs_from() -> None:
+    """An item under "Follow-ups:" ("ask Pim about the quota") is an action only read with its lead: the
+    offline engine writes "Follow-ups › ..." (tests/test_lead_ins.py), a model is shown the lead."""
+    item = dataclasses.replace(_item(1, "ask Pim about the quota"), lead="Follow-ups")
+    plain = _item(2, "Atlas moved to :9443")
+    model = FunctionModel(values_answer)
+    engine = llm_engine(model, EngineConfig())
+    engine.classifier.classify([item, plain], ClassifyContext(projects=[], memory=[]))
+    _integrate(model, [KeptItem(item=item, category="action", topic=None), _kept(2, plain.text)], [])
+    for request in model.requests:
+        data = request.prompt.data
+        assert '<item id="I1" ' in data and 'lead="Follow-ups">\nask Pim about the quota' in data
+        assert data.count("lead=") == 1  # an item under no lead-in shows none
+    assert [request.prompt.template for request in model.requests] == [
+        "nrem_classify.md.j2",
+        "rem_integrate.md.j2",
+    ]
 
 
 def test_rem_states_the_length_limit_its_check_enforces() -> None:

@@ -93,6 +93,7 @@ class LLMClassifier:
                 "day": item.day.isoformat(),
                 "source": item.source,
                 "headings": [as_attribute(heading) for heading in item.headings],
+                "lead": as_attribute(item.lead),
                 "text": as_data(item.text),
             }
             for ref, item in refs.items()
@@ -187,6 +188,7 @@ class LLMIntegrator:
                 "topic": as_attribute(kept.topic),
                 "day": kept.item.day.isoformat(),
                 "deadline": kept.deadline.isoformat() if kept.deadline else None,
+                "lead": as_attribute(kept.item.lead),
                 "text": as_data(kept.item.text),
             }
             for ref, kept in refs.items()
