@@ -456,6 +456,18 @@ def test_a_later_line_changing_one_value_marks_the_older(tmp_path: Path, old: st
     assert _hit(hits, "memory/2026-11-10.md").status == "older"
 
 
+def test_the_same_choice_for_another_project_is_no_change_of_it(tmp_path: Path) -> None:
+    """A choice read from its first two capitalised words is of the first: "We'll" names nothing it
+    is of, so the same tool chosen for another project beside it changes nothing."""
+    old = "We'll use self-hosted Prometheus for Orion\nobservability; it is cheaper to run"  # a paragraph
+    new = "We'll use self-hosted Prometheus for Vega observability; fewer pages at night"
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": old, "2026-11-14": new}))
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Which monitoring does Orion use?", k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status is None
+
+
 @pytest.mark.parametrize(
     ("old", "new", "status"),
     [

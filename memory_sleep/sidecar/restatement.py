@@ -106,7 +106,9 @@ def _names_old_value(older: Statement, newer: Statement) -> bool:
     "Decided: Quokka monitoring goes to Datadog"): it ranks first, both are shown, the older marked
     with the newer's place and day. Not of another thing: "**Decision (Vela API)**: REST" is another
     choice, "fix the flaky `test_render_report`" (an identifier) no word on "host Quokka on Render";
-    nor when a label is the only name the newer adds ("Update: ..."), nor of another person, key,
+    nor a choice of nothing ("We'll use Prometheus for ...": "We'll" names nothing it is of, and the
+    same tool chosen for another project is no change of it), nor when a label is the only name the
+    newer adds ("Update: ..."), nor of another person, key,
     release or day's event (the guards of `restates`'s last link). Each is read on its first line:
     the lines under it ("considered: gRPC") name the alternatives, not the choice."""
     older, newer = _first_line(older), _first_line(newer)
@@ -116,7 +118,7 @@ def _names_old_value(older: Statement, newer: Statement) -> bool:
     own, theirs = _unlabelled_names(older), _unlabelled_names(newer)
     named = tokens(" ".join(NAME.findall(newer.text)))  # its capitalised words, not its identifiers'
     of, chosen = choice
-    if not (chosen | of <= named and theirs - older.said):
+    if not (of and chosen | of <= named and theirs - older.said):
         return False
     left = older.words - newer.words
     return not (
