@@ -446,6 +446,11 @@ def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path
         ),
         # a change taken back: the old value again as the value of a key naming what it was said of
         ("Orion exporter resized from c7g.xlarge to m6i.large", "**Orion exporter instance:** c7g.xlarge"),
+        # a day said gone is an old value, not which event: the renewal moved again
+        (
+            "Contoso renewal pushed to 2026-10-18 (was 2026-09-13)",
+            "Contoso renewal pushed to 2026-12-14 (was 2026-10-18)",
+        ),
     ],
 )
 def test_a_later_line_changing_one_value_marks_the_older(tmp_path: Path, old: str, new: str) -> None:

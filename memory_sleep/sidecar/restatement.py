@@ -233,11 +233,20 @@ def _other_release(older: Statement, newer: Statement) -> bool:
     a newer that says which value is gone and names in its subject, ended by its verb, a day the
     older never says change one whose day is another: "Pim's leave from 2026-12-17 is now 3 days
     (was 5 days)" is no change of "Pim is out from 2026-11-28 for 5 days" ("renewed (new expiry
-    2027-02-17)" names no value gone: the day may be the value)."""
-    if older.which - newer.said and newer.which - older.said:
+    2027-02-17)" names no value gone: the day may be the value). A day or version either says is gone
+    names no release or event of its own: "Contoso renewal pushed to 2026-12-14 (was 2026-10-18)"
+    changes "Contoso renewal pushed to 2026-10-18 (was 2026-09-13)"."""
+    own, theirs = _which(older), _which(newer)
+    if own - newer.said and theirs - older.said:
         return True
-    days = older.which | frozenset(value for value in older.values if WHICH.fullmatch(value))
-    return bool(newer.gone and days - newer.said and newer.which - older.said and predicate(newer.text))
+    days = own | frozenset(value for value in older.values if WHICH.fullmatch(value))
+    return bool(newer.gone and days - newer.said and theirs - older.said and predicate(newer.text))
+
+
+def _which(said: Statement) -> frozenset[str]:
+    """The versions and days that say which release or event it is about (`Statement.which`), less
+    those it says are gone."""
+    return said.which - frozenset(word for value in said.gone for word in tokens(value))
 
 
 def _release_left_out(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
