@@ -13,8 +13,7 @@ does not when it states every typed value or the key's value of the older again 
 gone (a restatement, no newer value), nor when the two are said of two things: another person or
 name (or two people each named in the other's place), another key or attribute ("port 8443", then
 "t3.medium instances"), another release or another day's event, or a number said gone of a subject
-the older's key does not name (of an older with no key, a subject the newer names in two words the
-older never says).
+the older's key does not name.
 """
 
 from __future__ import annotations
@@ -321,17 +320,12 @@ def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
     keyed older's only when the older's key names nothing the newer never says, or the newer's subject
     nothing the older never says, capitalised or not: "vega audit logs retention changed 365 days →
     180 days" is no change of "Retention for Quokka invoices: 365 days"; "port is now 9090 (was
-    8080)", whose subject names nothing the older lacks, may be one of "Quokka port: 8080". An older
-    with no key is changed unless the newer's subject names two words or more it never says (one may
-    name the attribute the older words otherwise): "Quokka audit logs retention changed 365 days → 180
-    days" changes "Quokka keeps audit logs for 365 days", not "Quokka keeps metrics for 365 days". A
-    value with a name ("Postgres 15") is said of fewer things."""
-    if NUMBER.search(gone) is None:
-        return False
-    unsaid = subject(newer.claim) - older.words
-    if older.key:
-        return bool(older.key - newer.words) and bool(unsaid)
-    return not NAME.search(gone) and len(unsaid) > 1
+    8080)", whose subject names nothing the older lacks, may be one of "Quokka port: 8080"."""
+    return (
+        NUMBER.search(gone) is not None
+        and bool(older.key - newer.words)
+        and bool(subject(newer.claim) - older.words)
+    )
 
 
 def _attribute_left(one: Statement, other: Statement) -> bool:
