@@ -108,9 +108,9 @@ def _names_old_value(older: Statement, newer: Statement) -> bool:
     choice, "fix the flaky `test_render_report`" (an identifier) no word on "host Quokka on Render";
     nor a choice of nothing ("We'll use Prometheus for ...": "We'll" names nothing it is of, and the
     same tool chosen for another project is no change of it), nor when a label is the only name the
-    newer adds ("Update: ..."), nor of another person, key,
-    release or day's event (the guards of `restates`'s last link). Each is read on its first line:
-    the lines under it ("considered: gRPC") name the alternatives, not the choice."""
+    newer adds ("Update: ..."), nor of another person, key, release or day's event (the guards of
+    `restates`'s last link). Each is read on its first line: the lines under it ("considered: gRPC")
+    name the alternatives, not the choice."""
     older, newer = _first_line(older), _first_line(newer)
     choice = older.choice if older.decision else None
     if choice is None:
