@@ -674,3 +674,17 @@ def test_chinese_from_arrow_is_a_value_changed() -> None:
 def test_a_chinese_mark_found_across_two_words_is_no_decision() -> None:
     # "提取代码" holds "取代" (replaces), "不同意见" holds "同意" (agreed): neither is a mark
     assert _classify("- 提取代码片段里的注释", kind="bullet").category != "decision"
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [
+        ("- **Fixed bug**: the ahimsa gate fired due to a substring match, now uses word boundaries", False),
+        ("- the flaky test failed due to millisecond timing; now mocked", False),
+        ("- send Wei the cost estimate, due Friday", True),
+        ("- Meridian review notes (due 2026-12-02)", True),
+    ],
+)
+def test_due_to_says_why_not_when(text: str, action: bool) -> None:
+    """A task is "due" on a day; "due to" says why something happened."""
+    assert (_classify(text).category == "action") is action
