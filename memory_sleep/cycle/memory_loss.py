@@ -16,10 +16,10 @@ from pathlib import Path
 from memory_sleep.text import counted, not_utf8
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_doc import HEADER, MemoryDocument
+from memory_sleep.workspace.note_read import UTF16_BOMS
 
 LAST_RUN_COPY = "MEMORY.last-run.md"  # in memory/.sleep/, written with every run that changes a file
 _FEWEST_LOST = 3  # fewer missing entries is editing, whatever their share
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")  # text saved as UTF-16 holds NUL bytes too: re-saving fixes it
 _MARKER = re.compile(r"^(?:<{7}|>{7})(?: |$)|^={7}$")  # git's conflict markers, at the start of a line
 
 
@@ -90,7 +90,7 @@ def find_loss(workspace: Workspace, memory_text: str) -> Loss | None:
 def unreadable(workspace: Workspace, raw: bytes) -> tuple[str, str] | None:
     """Why MEMORY.md (`raw`) is no UTF-8 text, or no document a run may merge into (a merge conflict
     left in it), and what to do about it; None when it is fine."""
-    if b"\x00" in raw and not raw.startswith(_UTF16_BOMS):
+    if b"\x00" in raw and not raw.startswith(UTF16_BOMS):  # UTF-16 holds NULs too: re-saving fixes it
         copy, memory = workspace.state_dir / LAST_RUN_COPY, workspace.memory_md
         fix = (
             f"to restore the MEMORY.md the last run wrote: `cp {shlex.quote(str(copy))} {shlex.quote(str(memory))}`"

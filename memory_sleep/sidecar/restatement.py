@@ -22,9 +22,9 @@ import re
 from difflib import SequenceMatcher
 
 from memory_sleep.engines.offline.matching import predicate, subject, subject_phrase, without_lead_in
-from memory_sleep.engines.offline.statements import sequence, swapped
+from memory_sleep.engines.offline.statements import KEY_WORDS, sequence, swapped
 from memory_sleep.engines.offline.values import mentions_value, typed_values
-from memory_sleep.sidecar.statement import KEY_WORDS, NAME, NUMBER, WHICH, Statement, stated
+from memory_sleep.sidecar.statement import NAME, NUMBER, WHICH, Statement, stated
 from memory_sleep.text import CLOCK, tokens, without_history
 
 _RELEASE = re.compile(r"v\d+(?:\.\d+)+")  # "v0.13.8": a release; a bare "3.12" may be a value

@@ -15,6 +15,7 @@ from functools import cached_property
 from memory_sleep.engines.offline.cues import DECISION
 from memory_sleep.engines.offline.matching import predicate, subject_phrase, without_lead_in
 from memory_sleep.engines.offline.repeats import remark_ahead
+from memory_sleep.engines.offline.statements import KEY_WORDS
 from memory_sleep.engines.offline.values import current_claim, replaced_values, typed_values
 from memory_sleep.language import LEAD_INS
 from memory_sleep.sidecar.rows import EntryRow
@@ -38,7 +39,6 @@ NUMBER = re.compile(r"\d")
 WHICH = re.compile(r"v?\d+(?:\.\d+)+|\d{4}-\d{2}-\d{2}")  # a version, a day: which release, which event
 _LIST_MARKS = re.compile(rf"(?:{LIST_MARK.pattern})+".replace("(?:^", "^(?:", 1))  # "- 3. ": list marks
 _STAMP = re.compile(r"^[\W_]*" + CLOCK.pattern + r"[\W_]*")  # "[13:03] ", "**14:29** "
-KEY_WORDS = 2  # a key of at least this many words names one thing
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from memory_sleep.text import not_utf8
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16's byte-order marks (Notepad's "Unicode")
+
 
 class NoteReadError(Exception):
     """A note (or another workspace file of items) that cannot be read at all: which file, why, and
@@ -46,7 +48,7 @@ def decode(relative: str, raw: bytes, max_bytes: int | None) -> str:
     A UTF-16 note is refused as such: read as bytes it looks binary, and its fix is to re-save it."""
     if max_bytes is not None and len(raw) > max_bytes:
         raise _too_big(relative, len(raw), max_bytes)
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16's byte-order mark (Notepad's "Unicode")
+    if raw.startswith(UTF16_BOMS):
         raise NoteReadError(relative, "UTF-16 text, not UTF-8", "Re-save it as UTF-8.")
     if b"\x00" in raw:
         raise NoteReadError(relative, "binary data, not a text note", "Move it out of memory/.")

@@ -20,6 +20,8 @@ VALUE = re.compile(
     rf"\d(?:{_VALUE_CHAR}|[.:/-]|,(?=\d{{3}}))*|\b[\w-]+\.(?:internal|local|com|io|net|org|dev|app)\b"
 )
 KEY_VALUE = re.compile(r"^\s*([^:\n]{2,40}):\s+(\S.*)$")
+# a key of at least this many words names one thing; one word ("Status:", "Time:") is a field any note fills
+KEY_WORDS = 2
 RELEASE = re.compile(r"\bv\d+\.\d+(?:\.\d+)?\b")
 CLAUSE_END = re.compile(r"(?:(?<!\d)\.|;)\s|\s[—–]\s|\s-\s")
 

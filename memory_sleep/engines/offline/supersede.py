@@ -296,10 +296,7 @@ def _whole_value(text: str, claim: str, value: str) -> bool:
     key = tokens(match.group(1))
     if own is not None:
         return tokens(own.group(1)) == key
-    return len(key) >= _KEY_WORDS and key <= tokens(values.current_claim(text))
-
-
-_KEY_WORDS = 2  # a key of one word ("Status:", "Time:") is a field any note fills: its own key must match
+    return len(key) >= statements.KEY_WORDS and key <= tokens(values.current_claim(text))
 
 
 def about(text: str, projects: frozenset[str]) -> frozenset[str]:
