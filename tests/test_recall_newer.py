@@ -147,6 +147,7 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
         ),
         # a value and what it is of left out: another thing's value
         ("Orion keeps invoices for 180 days", "Orion keeps exports for 90 days"),
+        ("Orion stores audit logs for 7 days", "**Orion access logs retention:** 30 days"),
         # the value left out with nothing in its place: the newer says other things of it
         ("`dark_mode` (Orion): on for everyone", "clean up the `dark_mode` flag in Orion"),
         ("Pim owns Orion exporter", "queue for Orion is NATS; it unblocks Pim's work on exporter"),
@@ -444,6 +445,8 @@ def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path
             "For the record, Orion is pinned to Python 3.12",
             "(repeating for the summary) Orion is pinned to Python 3.11",
         ),
+        # a sentence's value said again as a key's: only the value stands where the newer has other words
+        ("Orion stores audit logs for 7 days", "**Orion audit logs retention:** 30 days"),
         # a change taken back: the old value again as the value of a key naming what it was said of
         ("Orion exporter resized from c7g.xlarge to m6i.large", "**Orion exporter instance:** c7g.xlarge"),
         # a day said gone is an old value, not which event: the renewal moved again

@@ -156,18 +156,30 @@ def swapped(text: str, other: str) -> bool:
     A run of CJK characters is one word here ("决定：Vela 的 exporter 先不拆分，原因是 Ola 没有时间").
     So do names on the other side of a word both have ("A reports to B", "B reports to A")."""
     own, theirs = sequence(text), sequence(other)
-    if _crossed(own, theirs, matching.names(text) & matching.names(other)):
-        return True
+    return _crossed(own, theirs, matching.names(text) & matching.names(other)) or bool(_replaced(own, theirs))
+
+
+def replaced_words(text: str, other: str) -> frozenset[str]:
+    """The words of `text` that stand where `other` has words of another stem, between words both have
+    (the replacements `swapped` finds): "invoices" of "keeps invoices for 180 days" beside "keeps
+    exports for 90 days"; none of "Orion stores audit logs for 7 days" beside "**Orion audit logs
+    retention:** 30 days", where only its value stands in another's place."""
+    return _replaced(sequence(text), sequence(other))
+
+
+def _replaced(own: list[str], theirs: list[str]) -> frozenset[str]:
     opcodes = SequenceMatcher(None, own, theirs, autojunk=False).get_opcodes()
-    return any(
-        tag == "replace"
+    return frozenset(
+        word
+        for tag, start, end, other_start, other_end in opcodes
+        if tag == "replace"
         and start > 0
         and other_start > 0
         and end < len(own)
         and other_end < len(theirs)
         and not {stem(word) for word in own[start:end]}
         & {stem(word) for word in theirs[other_start:other_end]}
-        for tag, start, end, other_start, other_end in opcodes
+        for word in own[start:end]
     )
 
 
