@@ -22,7 +22,7 @@ import re
 from difflib import SequenceMatcher
 
 from memory_sleep.engines.offline.matching import predicate, subject, subject_phrase, without_lead_in
-from memory_sleep.engines.offline.statements import KEY_WORDS, crossed, replaced_words, sequence, swapped
+from memory_sleep.engines.offline.statements import KEY_WORDS, sequence, swapped
 from memory_sleep.engines.offline.values import mentions_value, typed_values
 from memory_sleep.sidecar.statement import NAME, NUMBER, WHICH, Statement, stated
 from memory_sleep.text import CLOCK, tokens, without_history
@@ -82,7 +82,11 @@ def restates(older: Statement, newer: Statement) -> bool:
         return False
     if not left_out:
         return False  # every word said again: no newer value
-    if left & older.value_words_typed and left - older.value_words_typed and _of_another(older, newer):
+    if (
+        left & older.value_words_typed
+        and left - older.value_words_typed
+        and swapped(older.text, newer.text, values=older.value_words_typed)
+    ):
         return False  # a value and what it is of: "keeps invoices for 180 days", then "exports for 90 days"
     return (_replaced(older, newer, left) or _another_typed_value(older, newer, left)) and not (
         _other_name(older, newer, left)
@@ -94,17 +98,6 @@ def restates(older: Statement, newer: Statement) -> bool:
         or _roles_swapped(older, newer)
         or _attribute_left(older, newer)
         or _attribute_left(newer, older)
-    )
-
-
-def _of_another(older: Statement, newer: Statement) -> bool:
-    """The newer says its value of another thing: a word of the older other than its typed values
-    stands where the newer has another (statements.replaced_words: "invoices" of "keeps invoices for
-    180 days" beside "keeps exports for 90 days"), or names stand crossed. Not when only the value
-    stands in another's place and the newer says the rest as a key ("Orion stores audit logs for 7 days",
-    then "**Orion audit logs retention:** 30 days")."""
-    return crossed(older.text, newer.text) or bool(
-        replaced_words(older.text, newer.text) - older.value_words_typed
     )
 
 

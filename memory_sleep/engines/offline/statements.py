@@ -148,26 +148,23 @@ def other_releases(text: str, other: str) -> bool:
     return bool(own) and bool(theirs) and own.isdisjoint(theirs)
 
 
-def swapped(text: str, other: str) -> bool:
+def swapped(text: str, other: str, *, values: frozenset[str] = frozenset()) -> bool:
     """Words of one stand where the other has words of another stem, between words both have: the same
     sentence said of another ticket, host, customer, part or project ("Won't fix MER-117: ..." and "Won't
     fix MER-345: ...", "check free disk on nuc-06 before ..." and "... on db-02 before ..."). A word or
     two told before or after the shared words ("...; agreed with Oli") changes nothing of what is said.
     A run of CJK characters is one word here ("决定：Vela 的 exporter 先不拆分，原因是 Ola 没有时间").
-    So do names on the other side of a word both have ("A reports to B", "B reports to A")."""
+    So do names on the other side of a word both have ("A reports to B", "B reports to A"). Words of
+    `text` among `values` standing in another's place count for nothing: "Orion stores audit logs for
+    7 days" beside "**Orion audit logs retention:** 30 days" has only its value ("7") there."""
     own, theirs = sequence(text), sequence(other)
-    return _crossed(own, theirs, matching.names(text) & matching.names(other)) or bool(_replaced(own, theirs))
-
-
-def replaced_words(text: str, other: str) -> frozenset[str]:
-    """The words of `text` that stand where `other` has words of another stem, between words both have
-    (the replacements `swapped` finds): "invoices" of "keeps invoices for 180 days" beside "keeps
-    exports for 90 days"; none of "Orion stores audit logs for 7 days" beside "**Orion audit logs
-    retention:** 30 days", where only its value stands in another's place."""
-    return _replaced(sequence(text), sequence(other))
+    return _crossed(own, theirs, matching.names(text) & matching.names(other)) or bool(
+        _replaced(own, theirs) - values
+    )
 
 
 def _replaced(own: list[str], theirs: list[str]) -> frozenset[str]:
+    """The words of `own` that stand where `theirs` has words of another stem, between words both have."""
     opcodes = SequenceMatcher(None, own, theirs, autojunk=False).get_opcodes()
     return frozenset(
         word
