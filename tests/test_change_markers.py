@@ -3,6 +3,8 @@ another language the files hold is read alike."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -61,6 +63,18 @@ def test_a_text_without_an_arrow_is_read_alike_without_the_arrow_pattern(pieces:
         assert [(m.span(), m.groupdict()) for m in arrowless.finditer(text)] == [
             (m.span(), m.groupdict()) for m in full.finditer(text)
         ]
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=12), st.sampled_from([str.upper, str.title, str]))
+@settings(max_examples=300, deadline=None)
+def test_a_text_the_cue_check_skips_is_one_the_patterns_find_nothing_in(
+    pieces: list[str], case: Callable[[str], str]
+) -> None:
+    text = case("".join(pieces))
+    if values._holds_no_cue(text):
+        assert not values._OLD_VALUE[0].search(text)
+        assert not values._SUPERSEDED_VALUE[0].search(text)
+        assert not values._FROM_OLD.search(text)
 
 
 @pytest.mark.parametrize("arrow", ["→", "->"])

@@ -143,8 +143,10 @@ def _takes_back(older: Statement, newer: Statement) -> bool:
     m6i.large", then "**Quokka exporter instance:** c7g.xlarge". A line that only mentions the old
     value ("Quokka Postgres backups run nightly" after "Quokka moved from Postgres to MySQL") states
     no value of the older's key."""
+    if not older.gone or newer.gone:
+        return False
     about, said = newer.key_words, newer.value_words
-    if newer.gone or len(about) < KEY_WORDS:
+    if len(about) < KEY_WORDS:
         return False
     plain = older.text.lower()
     for value in older.gone:
