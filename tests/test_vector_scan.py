@@ -1,5 +1,6 @@
 """The vector scan shared with a helper thread gives the very scores and top rows of the scan alone,
-whatever share the helper takes: none (busy, then cancelled), some, or most."""
+whatever share the helper takes: none (busy, then cancelled), some, or most; the top rows are those a
+full sort ranks first."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from memory_sleep.sidecar.vectors import BLOCK_ROWS, VectorIndex
+from memory_sleep.sidecar.vectors import BLOCK_ROWS, VectorIndex, highest
 
 
 def _index(rows: int, seed: int = 0, dim: int = 32) -> VectorIndex:
@@ -58,3 +59,23 @@ def test_top_with_a_helper_keeps_the_scope_and_the_ties() -> None:
             assert index.top(query, 40, scope, helper) == index.top(query, 40, scope)
     tied = index.top(query, 40)
     assert len({score for _, score in tied[:5]}) == 1  # the copies of row 0 tie at the top
+
+
+@pytest.mark.parametrize(("rows", "n"), [(1, 1), (50, 50), (9_000, 50), (40_000, 1), (40_000, 3_000)])
+def test_the_highest_scores_are_a_full_sorts_first_ties_in_position_order(rows: int, n: int) -> None:
+    rng = np.random.default_rng(rows + n)
+    scores = rng.integers(0, 400, rows).astype(np.float32)  # many ties
+    scores[-5:] = 500.0  # the best past the first slice
+    expected = np.lexsort((np.arange(rows), -scores))[:n]
+    assert highest(scores, n).tolist() == expected.tolist()
+
+
+def test_a_scoped_top_is_the_best_of_the_scopes_rows_alone() -> None:
+    index = _index(20_000)
+    index.scope_codes[:15_000] = 1  # the scope's rows all lie past the first slice
+    index.scope_names = ["a", "b"]
+    query = np.random.default_rng(3).standard_normal(32).astype(np.float32)
+    scores = index.similarities(query)
+    rows = np.flatnonzero(index.scope_codes == 0)
+    expected = rows[np.lexsort((rows, -scores[rows]))][:50]
+    assert [entry_id for entry_id, _ in index.top(query, 50, "a")] == index.ids[expected].tolist()

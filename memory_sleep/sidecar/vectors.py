@@ -1,7 +1,7 @@
 """The in-memory vector index: every live embedding in one float32 matrix, searched exactly with numpy.
 
 Exact search over a matrix was chosen by measurement (see "Vector sidecar" in README.md): at 100k x 384 a
-matrix-vector product and argpartition take about 11-15 ms, inside the 20 ms budget, with perfect
+matrix-vector product and the top rows' selection take about 11-15 ms, inside the 20 ms budget, with perfect
 recall, no build step and no extension to load. SQLite stays the source of truth; the matrix is a
 derived cache saved beside the database as .npy files named by the store's generation, memory-mapped
 when read (a recall process maps 100k vectors at once where reading them took ~0.05 s, or ~0.35 s
@@ -209,11 +209,11 @@ class VectorIndex:
             return []
         scores = self.similarities(query, helper)
         mask = self.scope_mask(scope)
-        if mask is not None:
-            scores = np.where(mask, scores, -np.inf)
-        n = min(n, len(scores))
-        best = np.argpartition(scores, len(scores) - n)[len(scores) - n :]
-        best = best[np.argsort(-scores[best], kind="stable")]
+        if mask is None:
+            best = highest(scores, min(n, len(scores)))
+        else:
+            rows = np.flatnonzero(mask)
+            best = rows[highest(scores[rows], min(n, len(rows)))] if len(rows) else rows
         return [(int(self.ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
 
     def cosines(self, query: npt.NDArray[np.float32], ids: Iterable[int]) -> dict[int, float]:
@@ -239,6 +239,17 @@ class VectorIndex:
             assert mask is not None
             found &= mask[positions]
         return [bool(value) for value in found]
+
+
+def highest(scores: Vectors, n: int) -> npt.NDArray[np.intp]:
+    """The positions of the `n` highest scores (1 <= n <= len(scores)), best first, ties in position
+    order. Only the rows scoring at least the n-th highest of a first slice can be among them (that
+    score is at most the n-th highest of all): ~600 of 100k, sorted in 0.08 ms where partitioning all
+    of them took 0.8 ms."""
+    sample = min(len(scores), max(4 * n, 8_192))
+    floor = np.partition(scores[:sample], sample - n)[sample - n]
+    candidates = np.flatnonzero(scores >= floor)
+    return candidates[np.argsort(-scores[candidates], kind="stable")[:n]]
 
 
 def worth_saving(changed: int, rows: int) -> bool:
