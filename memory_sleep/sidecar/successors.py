@@ -136,6 +136,8 @@ def fold_copies(ranked: list[Ranked]) -> list[Ranked]:
     (the words of one within the other's); note lines are never folded (a later note saying the same
     is the newer word: `mark_older`)."""
     ordered = _sorted(ranked)
+    if all(item.row.kind == "note" for item in ordered):
+        return ordered  # no copy among them: no line's words to read
     notes = [(item, statement(item.row).words) for item in ordered if item.row.kind == "note"]
     kept: list[Ranked] = []
     copies: list[tuple[Ranked, frozenset[str]]] = []  # the copies kept, with their words
