@@ -61,10 +61,15 @@ def test_top_with_a_helper_keeps_the_scope_and_the_ties() -> None:
     assert len({score for _, score in tied[:5]}) == 1  # the copies of row 0 tie at the top
 
 
-@pytest.mark.parametrize(("rows", "n"), [(1, 1), (50, 50), (9_000, 50), (40_000, 1), (40_000, 3_000)])
-def test_the_highest_scores_are_a_full_sorts_first_ties_in_position_order(rows: int, n: int) -> None:
+@pytest.mark.parametrize(
+    ("rows", "n", "levels"),
+    [(1, 1, 400), (50, 50, 400), (9_000, 50, 400), (40_000, 1, 400), (40_000, 3_000, 400), (20_000, 50, 1)],
+)
+def test_the_highest_scores_are_a_full_sorts_first_ties_in_position_order(
+    rows: int, n: int, levels: int
+) -> None:
     rng = np.random.default_rng(rows + n)
-    scores = rng.integers(0, 400, rows).astype(np.float32)  # many ties
+    scores = rng.integers(0, levels, rows).astype(np.float32)  # many ties; with one level, all tie
     scores[-5:] = 500.0  # the best past the first slice
     expected = np.lexsort((np.arange(rows), -scores))[:n]
     assert highest(scores, n).tolist() == expected.tolist()

@@ -158,9 +158,9 @@ def replaced_values(text: str) -> tuple[str, ...]:
     """Values a statement says are gone: "(was 5432)", "from Kafka to", "4 → 16", "instead of Dev",
     "not 5432", "; before: wants a heads-up". A change names what it changes; these
     find the entry."""
-    found: list[str] = []
     if _holds_no_cue(text):
         return ()
+    found: list[str] = []
     for match in _OLD_VALUE[_arrowless(text)].finditer(text):
         value = next(group for group in match.groups() if group)
         if match.group("not") and not _LOOKS_LIKE_VALUE.search(value.rstrip(".,:;!?")):
