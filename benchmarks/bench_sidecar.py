@@ -1,13 +1,14 @@
 """Benchmark the vector sidecar: index build, recall latency, nightly increments, memory, recall@5.
 
-Usage: python benchmarks/bench_sidecar.py [--sizes 10000 100000] [--queries 200] [--embedder wordllama]
+Usage: python benchmarks/bench_sidecar.py [--sizes 10000 100000] [--queries 200] [--embedder hashing]
 
-Each size runs in its own process (so peak memory is that size's own): a synthetic workspace of
-daily notes (100 bullets a note, the hashing embedder unless --embedder says) is indexed from scratch through the
-real pipeline (parse, embed, SQLite + FTS5, vector cache), then queried through `Sidecar.recall`
-(embed, vector top-k, BM25, fusion, decay, query log, access counts: the whole query), then a new
-note of 100 items is indexed. Recall@5 is measured on benchmarks/data/recall_queries.json over a
-copy of fixtures/workspace. Times are medians unless the column says otherwise.
+Each size runs in its own process (so peak memory is that size's own): a synthetic workspace of daily
+notes (100 bullets a note, embedded by the default embedder, wordllama, unless --embedder says) is
+indexed from scratch through the real pipeline (parse, embed, SQLite + FTS5, vector cache), then queried
+through `Sidecar.recall` (embed, vector top-k, BM25, fusion, decay, query log, access counts: the whole
+query), then a new note of 100 items is indexed. Recall@5 is measured on
+benchmarks/data/recall_queries.json over a copy of fixtures/workspace. Times are medians unless the
+column says otherwise.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def _embedder(name: str) -> Embedder:
     return OfflineEmbedder()
 
 
-def measure_size(size: int, queries: int, embedder: str = "hashing") -> dict[str, float]:
+def measure_size(size: int, queries: int, embedder: str = "wordllama") -> dict[str, float]:
     """One size, in this process: build, recall latency, nightly increment, peak memory."""
     rng = random.Random(size)
     vocab = _vocabulary(rng, 20_000)
@@ -209,7 +210,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--embedder", choices=["hashing", "wordllama"], default="hashing")
+    parser.add_argument("--embedder", choices=["hashing", "wordllama"], default="wordllama")
     parser.add_argument("--one-size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_size:
