@@ -123,7 +123,14 @@ _OLD_VALUE = [
 # one, whatever its case. Tried at every offset, the patterns cost ~20 us a line where an ASCII line
 # is looked over for these in ~3 us, and most lines hold none (`_holds_no_cue`). A cue holding
 # another ("replaced", "replace") is left out: the shorter is found wherever it is.
-_PHRASES = (*OLD_VALUE_MARKS, *OLD_VALUE_IN_TEXT, *NEGATIONS, *INSTEAD, *DROPPED, *dict(OLD_BETWEEN))
+_PHRASES = (
+    *OLD_VALUE_MARKS,
+    *OLD_VALUE_IN_TEXT,
+    *NEGATIONS,
+    *INSTEAD,
+    *DROPPED,
+    *(before for before, _ in OLD_BETWEEN),
+)
 _PHRASE_CUES = {max(phrase.lower().split(), key=len) for phrase in _PHRASES} | {"→", "->"}
 _CUES = tuple(sorted(cue for cue in _PHRASE_CUES if not any(o != cue and o in cue for o in _PHRASE_CUES)))
 
