@@ -376,6 +376,18 @@ def test_a_change_of_another_subject_replaces_no_entry_holding_its_old_value() -
         topic="Harbor",
     )
     assert (operation.op, same.op, same.target) == ("add", "supersede", "E1")
+    # one project, one old value, but each subject names its own flag: two things
+    flag = _decide(
+        "Pavo flag `bulk_export` changed from off to on for everyone",
+        "Pavo flag `dark_mode` changed from on for everyone to off",
+        topic="Pavo",
+    )
+    same_flag = _decide(
+        "Pavo flag `dark_mode` changed from off to on for everyone",
+        "Pavo flag `dark_mode` changed from on for everyone to off",
+        topic="Pavo",
+    )
+    assert (flag.op, same_flag.op, same_flag.target) == ("add", "supersede", "E1")
     # other words for the same thing are no sibling: only "<this> X" against "<that> X" is
     renewal = _decide(
         "Wonka contract renews on 2026-12-13", "- Wonka renewal pushed to 2026-12-21 (was 2026-12-13)"

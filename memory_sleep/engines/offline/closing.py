@@ -29,7 +29,6 @@ _SWAP_WORDS = 2
 _OTHERS_SHARING = 1
 _STEM = re.compile(r"(?:ed|ing|es|s)$")
 # names one thing among many alike: a flag or file in backticks, a ticket, a PR, a numbered host
-_IDENTIFIER = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]+-\d+\b|#\d+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+\b")
 # a capitalised word inside a sentence (not its first word): someone a task is for or about
 _MID_NAME = re.compile(rf"(?<=[\w,)]\s){NAME}\b")
 # a function named as code: "searchSimilar()", "`query()`", "init_db(path)"
@@ -118,7 +117,7 @@ def another_task(text: str, other: str, projects: frozenset[str], boxed: bool) -
     as a task of its own (an unchecked box, or from the same first word of the task), not what a
     done-report must share with a task to close it: two words or more and a quarter of its words. News on a task ("runbook: 80% done, still due Friday") is written as none."""
     task, other_task = _task(text, set(projects)), _task(other, set(projects))
-    ids, other_ids = _identifiers(text), _identifiers(other)
+    ids, other_ids = matching.identifiers(text), matching.identifiers(other)
     if (
         _swapped(task, other_task)
         or (ids and other_ids and ids.isdisjoint(other_ids))
@@ -194,7 +193,7 @@ def _other_thing(
     named_entry, named_done = _projects_named(entry.text, projects), _projects_named(done, projects)
     if named_entry and named_done and named_entry.isdisjoint(named_done):
         return True
-    ids_entry, ids_done = _identifiers(entry.text), _identifiers(done)
+    ids_entry, ids_done = matching.identifiers(entry.text), matching.identifiers(done)
     if ids_entry and ids_done and ids_entry.isdisjoint(ids_done):
         return True
     if _people_differ(entry.text, done, projects):
@@ -254,10 +253,6 @@ def _what_was_done(text: str) -> str:
 
 def _projects_named(text: str, projects: set[str]) -> frozenset[str]:
     return frozenset(tokens(text) & projects)
-
-
-def _identifiers(text: str) -> frozenset[str]:
-    return frozenset(match.lower() for match in _IDENTIFIER.findall(text))
 
 
 def _calls(text: str) -> frozenset[str]:

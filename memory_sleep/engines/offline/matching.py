@@ -86,6 +86,15 @@ _PHRASE_WORD = re.compile(r"[\w.-]*\w")
 _IDENTIFIER = re.compile(r"^(?=[\w.-]{4})(?:[A-Za-z][\w.-]*\d|\d[\w.-]*[A-Za-z])|[A-Za-z]_[A-Za-z]")
 
 
+# a name of one thing in code or a tracker: a code span, "ONY-1889", "#412", "sable-webhooks-03"
+_NAMED_ID = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]+-\d+\b|#\d+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+\b")
+
+
+def identifiers(text: str) -> frozenset[str]:
+    """The identifiers a text names, in lower case (a code span with its backticks)."""
+    return frozenset(match.lower() for match in _NAMED_ID.findall(text))
+
+
 @lru_cache(maxsize=16_384)
 def specific_words(text: str, projects: frozenset[str] = frozenset()) -> frozenset[str]:
     """The words of a statement's subject that name one thing: a project ("Quokka reports

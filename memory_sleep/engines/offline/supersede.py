@@ -203,10 +203,27 @@ def _table(text: str) -> bool:
 def _one_thing(kept: KeptItem, candidate: Candidate, text: str, projects: frozenset[str]) -> bool:
     """Both are about one named thing: they belong to the same project, or their subjects share a
     word that names one thing (a project, an identifier, a name). The same key or subject words
-    alone ("Time:", "Lines of Code:", "tests") are fields every note may fill for its own subject."""
+    alone ("Time:", "Lines of Code:", "tests") are fields every note may fill for its own subject. One
+    project is not one thing when each subject names an identifier the other never says ("Pavo flag
+    `dark_mode` changed ...", "Pavo flag `bulk_export` changed ..."); a value may be one ("region:
+    eu-west-1")."""
+    if _unsaid(_subject_identifiers(text), candidate.text) and _unsaid(
+        _subject_identifiers(candidate.text), text
+    ):
+        return False
     if kept.topic is not None and candidate.topic == kept.topic:
         return True
     return bool(matching.specific_words(text, projects) & matching.specific_words(candidate.text, projects))
+
+
+def _subject_identifiers(text: str) -> frozenset[str]:
+    return matching.identifiers(matching.subject_phrase(text))
+
+
+def _unsaid(identifiers: frozenset[str], text: str) -> bool:
+    """One of the identifiers appears nowhere in `text`, in any case, with backticks or without."""
+    plain = text.lower()
+    return any(identifier.strip("`") not in plain for identifier in identifiers)
 
 
 def _named_change(
