@@ -92,11 +92,42 @@ def test_what_ended_is_read_from_the_kept_parse_as_from_the_lines(
         "## 2026-10-28\n- Beta lives at beta.internal (2026-10-02) — from Facts; superseded by x"
         " [superseded 2026-10-28 by memory/2026-10-28.md:4]\n"
     )
-    cold = ended_statements(records_since(text, date.min))
+    cold = ended_statements(text)
     _run(tmp_path, ["Beta lives at beta.internal (2026-10-02)"])
     parsed = _parses(monkeypatch)
     ArchiveDisplays(tmp_path).start()
-    assert ended_statements(records_since(text, date.min)) == cold and parsed == []
+    # another file's text (not one appending to the last read): its records are read again
+    assert ended_statements(f"# Archive\n\n{text}") == cold and parsed == []
+
+
+def _ended_anew(text: str) -> list[tuple[Entry, object]]:
+    """What ended_statements says of `text`, from every record of it, parsed now."""
+    latest: dict[str, tuple[Entry, object]] = {}
+    for record in records_since(text, date.min):
+        entry = entry_from_display(record.entry)
+        if entry is not None:
+            latest.pop(entry.key, None)
+            latest[entry.key] = (Entry(entry.text, entry.topic, entry.day), record.ended)
+    return [(entry, ended) for entry, ended in latest.values() if ended is not None]
+
+
+def test_what_ended_follows_the_file_appended_to_undone_or_edited_by_hand() -> None:
+    """Each text is read as it is: one appending to the last read reads only what it appends, and one
+    that does not (an undone run, a line edited by hand) is read whole, never from the last read."""
+    first = (
+        "## 2026-10-28\n- Beta lives at beta.internal (2026-10-02) — from Facts; superseded by x"
+        " [superseded 2026-10-28 by memory/2026-10-28.md:4]\n"
+    )
+    appended = (
+        f"{first}\n## 2026-10-29\n- Beta lives at beta.internal (2026-10-02) — from Facts;"
+        " MEMORY.md over memory_max_bytes (16,384)\n- Gamma ships on Fridays (2026-10-03) — from Facts;"
+        " done [done 2026-10-29 by memory/2026-10-29.md:2]\n"
+    )
+    edited = appended.replace("Gamma ships on Fridays", "Gamma ships on Mondays")
+    for text in (first, appended, edited, first, appended.replace("[done", "[finished")):
+        assert ended_statements(text) == _ended_anew(text)
+    # the run's own records after the file's: Beta, archived for room since, is no longer ended
+    assert ended_statements(first, list(records_since(appended, date(2026, 10, 29)))) == _ended_anew(appended)
 
 
 def test_a_night_that_reads_the_same_lines_writes_nothing(tmp_path: Path) -> None:

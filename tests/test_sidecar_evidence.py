@@ -3,14 +3,13 @@ of the files they name are in the files' order, whatever order a set of them too
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 
 from memory_sleep.sidecar.evidence import evidence_ids, evidence_since
 from memory_sleep.sidecar.rows import ENTRY_COLUMNS
 from memory_sleep.sidecar.store import Store
 from memory_sleep.sidecar.successors import ending_row
-from memory_sleep.workspace.archive import ended_statements, records_since
+from memory_sleep.workspace.archive import ended_statements
 from tests.validity_helpers import run_nights
 
 
@@ -26,7 +25,7 @@ def test_endings_looked_up_at_once_name_the_items_ending_row_names(tmp_path: Pat
     folder = run_nights(tmp_path)
     store = Store.open(folder / "memory" / ".sleep" / "sidecar.db")
     archive = (folder / "memory" / "archive.md").read_text(encoding="utf-8")
-    endings = [ending.by for _, ending in ended_statements(records_since(archive, date.min)) if ending.by]
+    endings = [ending.by for _, ending in ended_statements(archive) if ending.by]
     assert endings
     notes = sorted(path.name for path in (folder / "memory").glob("2026-*.md"))
     endings += [f"memory/{name}:{line}" for name in notes for line in range(0, 12)]

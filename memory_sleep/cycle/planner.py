@@ -417,7 +417,7 @@ class Planner:
             self.engine.summarizer,
             today,
             self.config.archive_after_days,
-            ended_statements([*self._recently_archived(date.min), *self.archived]),
+            ended_statements(read_text(self.workspace.archive, "memory/archive.md") or "", self.archived),
         )
         folding = {source for edit in folds for source in edit.sources or ()}
         recent: list[KeptItem] = []

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import date
 from functools import lru_cache
 from pathlib import PurePosixPath
 
@@ -14,7 +13,7 @@ from memory_sleep.gc.note_categories import NoteCategories
 from memory_sleep.sidecar.boundary import SidecarStore, in_namespace
 from memory_sleep.sidecar.rows import CONTEXT_JOIN, ENTRY_COLUMNS, EntryRow
 from memory_sleep.sidecar.successors import ending_place
-from memory_sleep.workspace.archive import ended_statements, records_since
+from memory_sleep.workspace.archive import ended_statements
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_blocks import PROJECTS, SECTION_FOR
 
@@ -83,7 +82,7 @@ def replacing(workspace: Workspace | None, entries: Iterable[EntryRow]) -> froze
         return frozenset()
     places = {
         place
-        for _, ending in ended_statements(records_since(text, date.min))
+        for _, ending in ended_statements(text)
         if ending.status == "superseded" and ending.by and (place := ending_place(ending.by))
     }
     return frozenset(

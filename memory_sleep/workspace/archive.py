@@ -174,17 +174,46 @@ def _ending(reason: str) -> tuple[str, Ending | None]:
     return match["rest"].strip(), Ending(match["status"], day, match["by"])  # type: ignore[arg-type]
 
 
-def ended_statements(records: Iterable[ArchiveRecord]) -> list[tuple[Entry, Ending]]:
-    """Each archived entry that stopped being true, with its latest ending (a record of the same entry
-    appended later, e.g. superseded after it was archived for room, wins)."""
-    latest: dict[str, tuple[tuple[str, str | None, date | None], Ending | None]] = {}
+Latest = dict[str, tuple[tuple[str, str | None, date | None], Ending | None]]  # by entry key
+
+
+@dataclass(frozen=True)
+class _Ended:
+    text: str
+    records: int  # how many of the text's records `latest` holds
+    latest: Latest
+
+
+_last_ended: list[_Ended] = []
+
+
+def ended_statements(text: str, appended: Sequence[ArchiveRecord] = ()) -> list[tuple[Entry, Ending]]:
+    """Each entry archive.md's `text` (and then `appended`) records as stopped being true, with its latest
+    ending (a record of the same entry appended later, e.g. superseded after it was archived for room,
+    wins). A run asks this of the file three times (GC, cleanup, the index's validity), the last time
+    with the run's records appended: a text that only appends to the one read last reads just those."""
+    last = _last_ended[0] if _last_ended else None
+    if last is None or not last.text.endswith("\n") or not text.startswith(last.text):
+        last = _Ended("", 0, {})
+    if last.text != text:
+        records, latest = _records(text), dict(last.latest)
+        _latest(latest, records[last.records :])
+        last = _Ended(text, len(records), latest)
+        _last_ended[:] = [last]
+    latest = last.latest
+    if appended:
+        latest = dict(latest)
+        _latest(latest, appended)
+    return [(Entry(*said), ended) for said, ended in latest.values() if ended is not None]
+
+
+def _latest(latest: Latest, records: Iterable[ArchiveRecord]) -> None:
     for record in records:
         found = _displayed(record.entry.removeprefix("- ").removeprefix("* "))
         if found is not None:
             key, said = found
             latest.pop(key, None)  # keep the order of the last record
             latest[key] = (said, record.ended)
-    return [(Entry(*said), ended) for said, ended in latest.values() if ended is not None]
 
 
 def displayed_entry(line: str) -> tuple[str, Entry] | None:
