@@ -112,6 +112,28 @@ def test_soft_delete_and_restore_keep_the_text_and_bump_the_generation() -> None
     assert store.live_vectors(4)[0].tolist() == ids
 
 
+def test_note_texts_outside_a_scope_are_read_from_their_index_soft_deleted_ones_too() -> None:
+    """A nightly index pass asks which note items lie outside the default scope: their own index
+    answers, not a read of every row with its vector."""
+    store = Store.open(":memory:")
+    with store.transaction():
+        ids = store.insert_entries(
+            [_entry("alpha", "work"), _entry("beta"), _entry("gamma", "home"), _entry("delta", "work")],
+            np.eye(4, 4, dtype=np.float32),
+            "e/4",
+            1.0,
+        )
+        store.soft_delete([ids[3]], "item-removed", 2.0)
+    asked: list[str] = []
+    store.db.set_trace_callback(asked.append)
+    found = store.note_texts_outside("default")
+    store.db.set_trace_callback(None)
+    assert sorted(found) == [("home", "gamma"), ("work", "alpha"), ("work", "delta")]
+    (query,) = asked
+    plan = " ".join(str(row[-1]) for row in store.db.execute(f"EXPLAIN QUERY PLAN {query}"))
+    assert "USING INDEX entries_notes_by_scope" in plan
+
+
 def test_log_query_records_ranks_and_counts_each_access_once() -> None:
     store = Store.open(":memory:")
     with store.transaction():
