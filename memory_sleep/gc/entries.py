@@ -13,7 +13,7 @@ from memory_sleep.gc.note_categories import NoteCategories
 from memory_sleep.sidecar.boundary import SidecarStore, in_namespace
 from memory_sleep.sidecar.rows import CONTEXT_JOIN, ENTRY_COLUMNS, EntryRow
 from memory_sleep.sidecar.successors import ending_place
-from memory_sleep.workspace.archive import ended_statements
+from memory_sleep.workspace.archive import archive_text, ended_statements
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_blocks import PROJECTS, SECTION_FOR
 
@@ -76,13 +76,9 @@ def replacing(workspace: Workspace | None, entries: Iterable[EntryRow]) -> froze
     a changed fact. Forgetting it would leave only the old value (or nothing) to answer with."""
     if workspace is None:
         return frozenset()
-    try:
-        text = workspace.archive.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return frozenset()
     places = {
         place
-        for _, ending in ended_statements(text)
+        for _, ending in ended_statements(archive_text(workspace.archive))
         if ending.status == "superseded" and ending.by and (place := ending_place(ending.by))
     }
     return frozenset(

@@ -41,7 +41,7 @@ from memory_sleep.sidecar.search import within_budget
 from memory_sleep.sidecar.tokenize import query_terms
 from memory_sleep.sidecar.validity_state import Matched, ValidityState, keep, load
 from memory_sleep.text import tokens
-from memory_sleep.workspace.archive import ended_statements, says_the_same, without_ending
+from memory_sleep.workspace.archive import archive_text, ended_statements, says_the_same, without_ending
 from memory_sleep.workspace.layout import Workspace
 
 Ended = dict[int, tuple[str, str, str | None]]  # entry id: (valid_to, status, ended_by)
@@ -99,11 +99,7 @@ def derive_validity(
 ) -> tuple[Ended, ValidityState]:
     """Every indexed item that stopped being true, from archive.md's records, and the state that
     derived it; without `previous`, every statement is matched."""
-    try:
-        text = workspace.archive.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        text = ""
-    statements = ended_statements(text)
+    statements = ended_statements(archive_text(workspace.archive))
     earlier_id = previous.last_id if previous else 0
     generation, schema = store.generation(), store.schema_version()
     sizes = day_counts(store)
