@@ -248,23 +248,24 @@ class TextScorer:
 
     def __init__(self, documents: Sequence[Sequence[str]]) -> None:
         self.postings: dict[str, list[tuple[int, int]]] = {}
-        self.lengths: list[int] = []
+        lengths: list[int] = []
         for number, terms in enumerate(documents):
-            self.lengths.append(len(terms))
+            lengths.append(len(terms))
             for term, count in Counter(terms).items():
                 self.postings.setdefault(term, []).append((number, count))
-        self.average = max(1.0, sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
+        average = max(1.0, sum(lengths) / len(lengths)) if lengths else 1.0
+        # each text's length norm, once: every query term reads it for each text holding the term
+        self.norms = [self.k1 * (1 - self.b + self.b * length / average) for length in lengths]
 
     def ranked(self, query_text: str, limit: int) -> list[int]:
         """The indexes of the texts that share a query term, best first, at most `limit`."""
-        total = len(self.lengths)
+        total, norms, lift = len(self.norms), self.norms, self.k1 + 1
         scores: dict[int, float] = {}
         for term in query_terms(query_text):
             postings = self.postings.get(term, ())
             idf = max(1e-6, math.log((total - len(postings) + 0.5) / (len(postings) + 0.5)))
             for number, count in postings:
-                norm = self.k1 * (1 - self.b + self.b * self.lengths[number] / self.average)
-                scores[number] = scores.get(number, 0.0) + idf * count * (self.k1 + 1) / (count + norm)
+                scores[number] = scores.get(number, 0.0) + idf * count * lift / (count + norms[number])
         return sorted(scores, key=lambda number: (-scores[number], number))[:limit]
 
 
