@@ -62,12 +62,11 @@ def evidence_since(
     ending naming a line of a file whose rows are as they were: the same bytes indexed (a row moves
     only when they change), as many rows (none erased for good), and none stamped since (added,
     rewritten, deleted or restored). The rows holding a line are all `ending_row` reads."""
-    wanted = list(dict.fromkeys(endings))
+    places = {ended_by: None if names_entry(ended_by) else ending_place(ended_by) for ended_by in endings}
     files = _file_marks(store)
     stamped = _stamped_files(store, generation) if last is not None and generation is not None else None
     kept: dict[str, int | None] = {}
-    for ended_by in wanted:
-        place = None if names_entry(ended_by) else ending_place(ended_by)
+    for ended_by, place in places.items():
         if (
             stamped is None
             or last is None
@@ -79,13 +78,11 @@ def evidence_since(
         ):
             continue
         kept[ended_by] = last.ids[ended_by]
-    found = evidence_ids(store, (ended_by for ended_by in wanted if ended_by not in kept))
+    found = evidence_ids(store, (ended_by for ended_by in places if ended_by not in kept))
     found.update(kept)
-    named = {
-        place[0] for ended_by in wanted if not names_entry(ended_by) and (place := ending_place(ended_by))
-    }
+    named = {place[0] for place in places.values() if place is not None}
     return Evidence(
-        {ended_by: found[ended_by] for ended_by in wanted},
+        {ended_by: found[ended_by] for ended_by in places},
         {key: files[key] for key in sorted(named) if key in files},
     )
 
