@@ -130,6 +130,18 @@ def test_what_ended_follows_the_file_appended_to_undone_or_edited_by_hand() -> N
     assert ended_statements(first, list(records_since(appended, date(2026, 10, 29)))) == _ended_anew(appended)
 
 
+def test_a_run_reads_what_ended_from_its_own_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ended is kept between the reads of one run, not from one run to the next."""
+    text = (
+        "## 2026-10-28\n- Beta lives at beta.internal (2026-10-02) — from Facts; superseded by x"
+        " [superseded 2026-10-28 by memory/2026-10-28.md:4]\n"
+    )
+    assert [old.text for old, _ in ended_statements(text)] == ["Beta lives at beta.internal"]
+    monkeypatch.setattr(archive, "entry_from_display", lambda _: Entry("other text", None, None))
+    parse_from(lambda _: archive.UNKNOWN)
+    assert [old.text for old, _ in ended_statements(text)] == ["other text"]
+
+
 def test_a_night_that_reads_the_same_lines_writes_nothing(tmp_path: Path) -> None:
     _run(tmp_path, LINES)
     (tmp_path / NAME).touch()

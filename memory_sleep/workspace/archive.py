@@ -265,8 +265,10 @@ _MOST_LINES = 1 << 16
 
 def parse_from(earlier: EarlierParse) -> dict[str, Displayed]:
     """Start a run's parse of archive lines, reading what `earlier` says of a line (what parsing it
-    gave a run before) before parsing it; the dict of the lines this run reads, which it fills."""
+    gave a run before) before parsing it; the dict of the lines this run reads, which it fills. The
+    ended statements read from the last parse go with it: a run's are read from its own."""
     _parse.earlier, _parse.now = earlier, {}
+    _last_ended.clear()
     return _parse.now
 
 
