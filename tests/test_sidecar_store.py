@@ -12,7 +12,7 @@ import pytest
 
 from memory_sleep.errors import StoreError
 from memory_sleep.sidecar.migrations import MIGRATIONS, Migrations
-from memory_sleep.sidecar.store import NewEntry, Store
+from memory_sleep.sidecar.store import MMAP_BYTES, NewEntry, Store
 
 
 def _entry(text: str, scope: str = "default") -> NewEntry:
@@ -28,6 +28,7 @@ def test_migrations_apply_once_and_in_order(tmp_path: Path) -> None:
     assert [number for number, _ in applied] == list(range(1, len(MIGRATIONS.steps) + 1))
     assert store.schema_version() == len(MIGRATIONS.steps)
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.db.execute("PRAGMA mmap_size").fetchone()[0] == MMAP_BYTES
 
 
 def test_a_new_migration_runs_after_the_old_ones_exactly_once() -> None:
