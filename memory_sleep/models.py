@@ -94,6 +94,8 @@ class EntryView(Strict):
     # the headings and the list's lead-in over that note item: the section of its note it was written in
     source_headings: tuple[str, ...] = ()
     source_lead: str | None = None
+    # statements archive.md says a line of this entry's day superseded: what it may be the new value of
+    replaced: tuple[str, ...] = ()
 
     def written_after(self, item: NoteItem) -> bool:
         """The entry was written after `item`, which cannot report it done: it is of a later day, or

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 
 from memory_sleep.cycle import guards, rem
@@ -45,12 +45,21 @@ def integrate_and_apply(
     archived: Sequence[ArchiveRecord] = (),
     candidates: Candidates | None = None,
     recent: Sequence[KeptItem] = (),
+    replaced: Mapping[date, tuple[str, ...]] | None = None,
 ) -> tuple[rem.RemResult, Applied]:
     """REM's plan for `kept`, and what applying it to `document` did, as a run applies it (by default
     with a run's candidate step and the offline embedder)."""
     step = candidates or HybridCandidates(OfflineEmbedder())
     result = rem.integrate(
-        kept, document, integrator, today, batch_size, archived, candidates=step, recent=recent
+        kept,
+        document,
+        integrator,
+        today,
+        batch_size,
+        archived,
+        candidates=step,
+        recent=recent,
+        replaced=replaced,
     )
     return result, DocumentEditor(document, today).apply(result.edits)
 

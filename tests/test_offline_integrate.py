@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 
 import pytest
@@ -15,10 +16,17 @@ from .item_helpers import note_item
 
 
 def _decide(
-    entry: str, new: str, category: Category = "fact", section: str = "Facts", topic: str | None = None
+    entry: str,
+    new: str,
+    category: Category = "fact",
+    section: str = "Facts",
+    topic: str | None = None,
+    replaced: tuple[str, ...] = (),
 ) -> Operation:
     item = note_item(new)
-    known = EntryView(ref="E1", section=section, topic=topic, text=entry, day=date(2026, 11, 1))
+    known = EntryView(
+        ref="E1", section=section, topic=topic, text=entry, day=date(2026, 11, 1), replaced=replaced
+    )
     return OfflineIntegrator().integrate([KeptItem(item=item, category=category, topic=topic)], [known])[0]
 
 
@@ -403,6 +411,37 @@ def test_a_change_of_another_subject_replaces_no_entry_holding_its_old_value() -
         topic="Nimbus",
     )  # a project's name says which project, not which sync
     assert (renewal.op, budget.op, weekly.op) == ("supersede", "supersede", "supersede")
+
+
+def test_a_new_value_of_a_key_replaces_the_entry_that_took_the_keys_last_value() -> None:
+    # "rewritten from Elixir 1.17 to ..." replaced "Pavo billing language: Elixir 1.17": it holds that key now
+    def decide(new: str, replaced: tuple[str, ...]) -> Operation:
+        entry = "Pavo billing got rewritten from Elixir 1.17 to TypeScript on Node 20"
+        return _decide(entry, new, topic="Pavo", replaced=replaced)
+
+    key = ("Pavo billing language: Elixir 1.17",)
+    newer = decide("**Pavo billing language:** Go 1.22", key)
+    assert (newer.op, newer.target) == ("supersede", "E1")
+    assert decide("**Pavo billing language:** Go 1.22", ()).op == "add"  # no key of its own to change
+    # what the entry says now, told as the key, changes nothing; nor does another statement of its day
+    assert decide("**Pavo billing language:** TypeScript on Node 20", key).op == "add"
+    assert decide("**Pavo billing language:** Go 1.22", ("Pavo billing owner: Ines",)).op == "add"
+    assert decide("**Pavo billing instance:** CPX41", key).op == "add"
+    # the change told again the same night names the old value gone: no newer value of what it just wrote
+    scope = note_item("**Pavo v3.7.9:** the new quota flow")
+    again = note_item("(repeating) pavo v3.7.9 scope changed: the new quota flow instead of audit log v2")
+    items = [
+        KeptItem(item=scope, category="fact", topic="Pavo"),
+        KeptItem(item=dataclasses.replace(again, id="i2"), category="decision", topic="Pavo"),
+    ]
+    entry = EntryView(
+        ref="E1",
+        section="Facts",
+        topic="Pavo",
+        text="Audit log v2 goes out with Pavo v3.7.9",
+        day=date(2026, 11, 18),
+    )
+    assert [op.op for op in OfflineIntegrator().integrate(items, [entry])] == ["supersede", "add"]
 
 
 def test_a_person_who_moved_replaces_their_own_entry_not_another_persons_with_the_old_value() -> None:

@@ -11,7 +11,7 @@ import pytest
 from memory_sleep.cycle import rem
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import KeptItem, NoteItem, Operation
-from memory_sleep.workspace.archive import ArchiveRecord, Ending, records_since
+from memory_sleep.workspace.archive import ArchiveRecord, Ending, ended_statements, records_since
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
 from .conftest import run_offline
@@ -79,6 +79,26 @@ def test_a_new_value_for_a_fact_trimmed_for_room_supersedes_it() -> None:
         )
     ]
     assert result.counts()["supersede"] == 1 and result.counts()["add"] == 0
+
+
+def test_a_new_value_of_a_key_supersedes_the_trimmed_entry_that_took_its_last_value() -> None:
+    change = "[Pavo] Pavo billing got rewritten from Elixir 1.17 to TypeScript on Node 20 (2026-11-02)"
+    archived = [
+        ArchiveRecord(date(2026, 11, 20), "Facts", change, "MEMORY.md over memory_max_bytes (16,384)")
+    ]
+    replaced = {date(2026, 11, 2): ("Pavo billing language: Elixir 1.17", "Pavo billing owner: Ines")}
+    kept = KeptItem(
+        item=_kept("**Pavo billing language:** Go 1.22", "i1", date(2026, 11, 21)).item,
+        category="fact",
+        topic="Pavo",
+    )
+    document = MemoryDocument.parse("# MEMORY.md\n\n## Facts\n")
+    _result, applied = integrate_and_apply(
+        [kept], document, OfflineIntegrator(), date(2026, 11, 22), 20, archived, replaced=replaced
+    )
+    assert [(record.entry, record.reason) for record in applied.archived] == [
+        (change, "superseded by memory/2026-11-21.md:4")
+    ]
 
 
 def test_an_archived_entry_is_offered_once_and_never_when_replaced_or_back_in_memory() -> None:
@@ -182,3 +202,32 @@ def test_a_batch_that_adds_nothing_reads_no_archived_entry(monkeypatch: pytest.M
         list(records_since(ARCHIVE, date(2026, 10, 1))),
     )
     assert result.counts()["noop"] == 1 and result.counts()["add"] == 0
+
+
+def test_a_key_changed_in_a_sentence_and_then_told_as_the_key_again_keeps_only_the_newest(
+    tmp_path: Path,
+) -> None:
+    notes = [
+        "- **Pavo billing language:** Elixir 1.17",
+        "- Pavo billing got rewritten from Elixir 1.17 to TypeScript on Node 20",
+        "- **Pavo billing language:** Go 1.22",
+    ]
+    (tmp_path / "memory").mkdir()
+    for number, line in enumerate(notes, start=1):
+        day = date(2026, 11, number)
+        (tmp_path / "memory" / f"{day}.md").write_text(f"---\nproject: Pavo\n---\n# {day}\n\n{line}\n")
+        run_offline(tmp_path, today=day)
+    memory = (tmp_path / "MEMORY.md").read_text()
+    facts = memory.split("## Facts\n")[1].split("\n\n")[0].splitlines()
+    assert facts == [
+        "- [Pavo] Pavo billing language: Go 1.22 (previously: Pavo billing got rewritten from Elixir 1.17 to "
+        "TypeScript on Node 20) (2026-11-03)"
+    ]
+    ended = [
+        (entry.text, ending.by)
+        for entry, ending in ended_statements((tmp_path / "memory" / "archive.md").read_text())
+    ]
+    assert ended == [
+        ("Pavo billing language: Elixir 1.17", "memory/2026-11-02.md:6"),
+        ("Pavo billing got rewritten from Elixir 1.17 to TypeScript on Node 20", "memory/2026-11-03.md:6"),
+    ]

@@ -12,7 +12,7 @@ run's `file_changes` turns them into files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
@@ -104,9 +104,12 @@ class Applied:
 class DocumentEditor:
     """Applies edits to one parsed MEMORY.md, resolving refs stably across the edits it applies."""
 
-    def __init__(self, document: MemoryDocument, today: date) -> None:
+    def __init__(
+        self, document: MemoryDocument, today: date, replaced: Mapping[date, tuple[str, ...]] | None = None
+    ) -> None:
         self.document = document
         self.today = today
+        self.replaced = replaced or {}  # what each day's note superseded (archive.superseded_by_day)
         self._refs: dict[str, tuple[str, Entry]] = {}
         self._ref_of: dict[int, str] = {}
         for section, entry in document.entries():
@@ -135,7 +138,12 @@ class DocumentEditor:
             (
                 ref,
                 EntryView(
-                    ref=f"E{number}", section=section, topic=entry.topic, text=entry.text, day=entry.day
+                    ref=f"E{number}",
+                    section=section,
+                    topic=entry.topic,
+                    text=entry.text,
+                    day=entry.day,
+                    replaced=self.replaced.get(entry.day, ()) if entry.day else (),
                 ),
             )
             for number, (ref, section, entry) in enumerate(self.entries(), start=1)

@@ -34,7 +34,7 @@ from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.text import counted
 from memory_sleep.workspace import sleep_log
-from memory_sleep.workspace.archive import ArchiveRecord, ended_statements, records_since
+from memory_sleep.workspace.archive import ArchiveRecord, ended_statements, records_since, superseded_by_day
 from memory_sleep.workspace.layout import Discovery, NoteFile, Workspace, discover
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 from memory_sleep.workspace.state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
@@ -264,6 +264,9 @@ class Planner:
             candidates=self.candidates,
             recent=self._recent_kept(today - timedelta(days=WINDOW_DAYS), {k.item.id for k in waiting}),
             watch=None if self.options.accept_mass_change else rewrites.watch,
+            replaced=superseded_by_day(
+                ended_statements(read_text(self.workspace.archive, "memory/archive.md") or "", self.archived)
+            ),
         )
         editor = DocumentEditor(document, today)
         applied = self._apply(editor, outcome.edits)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -56,6 +56,7 @@ def integrate(
     candidates: Candidates,
     recent: Sequence[KeptItem] = (),
     watch: Watch | None = None,
+    replaced: Mapping[date, tuple[str, ...]] | None = None,
 ) -> RemResult:
     """The edits that integrate `kept` into `document`, batch by batch, oldest notes first; then show
     the items it added the entries recently `archived` while still true, so a new value for a fact
@@ -70,6 +71,9 @@ def integrate(
     Each item is sent with its echoes: the entries, `recent` kept items (earlier notes' items already
     placed or left in the notes) and earlier items of this run that say much the same by meaning, so an
     engine can tell a repeat of something it no longer shows (trimmed for room, left in the notes).
+    Each entry is shown with what its day's note `replaced` (archive.superseded_by_day): a newer value of
+    a key it took over ("Pavo billing language: Go 1.22" after the entry "rewritten from Elixir 1.17 to
+    TypeScript" replaced "Pavo billing language: Elixir 1.17") is a newer value of the entry.
 
     `watch`, if given, sees each batch's edits with how many items are left to place and how many
     were placed; it may stop the run (a GuardError), and then no more echoes or batches are computed."""
@@ -80,7 +84,7 @@ def integrate(
     statuses = [echoed[number] for number, status in enumerate(is_status) if status]
     result.applied.extend(_project_statuses(statuses, integrator))
     ordered = [number for number, status in enumerate(is_status) if not status]
-    editor = DocumentEditor(copy.deepcopy(document), today)
+    editor = DocumentEditor(copy.deepcopy(document), today, replaced)
     for start in range(0, len(ordered), batch_size):
         batch = [echoed[number] for number in ordered[start : start + batch_size]]
         views, by_ref = _views(editor, candidates, batch)
@@ -185,7 +189,14 @@ def _supersede_archived(
     for start in range(0, len(result.added), batch_size):
         batch = [kept for kept, _ in result.added[start : start + batch_size]]
         every = [  # re-listed per batch: a batch before may have retired one
-            EntryView(ref=ref, section=record.section, topic=old.topic, text=old.text, day=old.day)
+            EntryView(
+                ref=ref,
+                section=record.section,
+                topic=old.topic,
+                text=old.text,
+                day=old.day,
+                replaced=editor.replaced.get(old.day, ()) if old.day else (),
+            )
             for ref, (record, old) in dormant.items()
         ]
         views = shown(candidates, [kept.item for kept in batch], every)

@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal, get_args
 
 from memory_sleep.text import similarity
+from memory_sleep.workspace.layout import DAILY_NOTE_NAME
 from memory_sleep.workspace.memory_doc import Entry, entry_from_display
 
 Status = Literal["superseded", "done", "finished", "expired"]
@@ -218,6 +219,18 @@ def ended_statements(text: str, appended: Sequence[ArchiveRecord] = ()) -> list[
         latest = dict(latest)
         _latest(latest, appended)
     return [(Entry(*said), ended) for said, ended in latest.values() if ended is not None]
+
+
+def superseded_by_day(statements: Iterable[tuple[Entry, Ending]]) -> dict[date, tuple[str, ...]]:
+    """What a line of each day's note superseded, by that day ("superseded by memory/2026-11-02.md:36"):
+    the statements an entry written from that day's note may be the new value of. archive.md names the
+    note line, not the entry it became, so an engine tells which of a day's statements an entry replaced."""
+    found: dict[date, list[str]] = {}
+    for entry, ending in statements:
+        named = DAILY_NOTE_NAME.match(PurePosixPath(ending.by.rpartition(":")[0]).name) if ending.by else None
+        if ending.status == "superseded" and named:
+            found.setdefault(date(*map(int, named.groups()[:3])), []).append(entry.text)
+    return {day: tuple(texts) for day, texts in found.items()}
 
 
 def _latest(latest: Latest, records: Iterable[ArchiveRecord]) -> None:

@@ -46,7 +46,8 @@ class _Candidates:
         self.by_word: dict[str, list[Candidate]] = defaultdict(list)
         for entry in entries:
             text = without_history(entry.text)  # compare what an entry says now
-            self.add(Candidate(entry.ref, entry.section, entry.topic, text, tokens(text)))
+            replaced = supersede.replaced_by(entry.text, entry.replaced)
+            self.add(Candidate(entry.ref, entry.section, entry.topic, text, tokens(text), replaced=replaced))
 
     def add(self, candidate: Candidate) -> None:
         candidate.order = len(self.all)
@@ -64,10 +65,13 @@ class _Candidates:
     def text_of(self, ref: str) -> str:
         return next(candidate.text for candidate in self.all if candidate.ref == ref)
 
-    def rewrite(self, ref: str, text: str) -> None:
-        """New wording for an entry; postings of words it lost stay (scores use `words`, not the index)."""
+    def rewrite(self, ref: str, text: str, superseded: bool = False) -> None:
+        """New wording for an entry (a new value of what it said, if `superseded`); postings of words it
+        lost stay (scores use `words`, not the index)."""
         for candidate in self.all:
             if candidate.ref == ref:
+                if superseded:
+                    candidate.replaced = (candidate.text,)
                 words = tokens(text)
                 for word in words - candidate.words:
                     self.by_word[word].append(candidate)
@@ -106,7 +110,7 @@ class OfflineIntegrator:
                 section = SECTION_FOR.get(kept.category, "Facts")
                 candidates.add(Candidate(kept.item.id, section, kept.topic, written, tokens(written)))
             elif operation.op in ("update", "supersede") and operation.target:
-                candidates.rewrite(operation.target, written)
+                candidates.rewrite(operation.target, written, operation.op == "supersede")
         return operations
 
 

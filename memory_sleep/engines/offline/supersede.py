@@ -31,6 +31,16 @@ class Candidate:
     text: str
     words: frozenset[str]
     order: int = 0
+    replaced: tuple[str, ...] = ()  # statements it is the new value of (replaced_by)
+
+
+def replaced_by(text: str, others: Sequence[str]) -> tuple[str, ...]:
+    """The statements among `others` that `text` replaced: it names as gone a value one held ("from
+    Elixir 1.17 to TypeScript" of "Pavo billing language: Elixir 1.17", "(previously: 53%)")."""
+    gone = values.replaced_values(text) if others else ()
+    return tuple(
+        other for other in others if any(_holds(values.current_claim(other), value) for value in gone)
+    )
 
 
 def contradicted(
@@ -44,7 +54,8 @@ def contradicted(
     says is gone ("(was 5432)", "from Kafka to", "4 → 16"); else the same key or subject with a new
     typed value of the same kind (IP, host, port, version, date, amount, handle); or the same release
     with what the entry claimed it ships named after a new claim ("v2.3 now ships X; Y waits" after
-    "v2.3 will ship Y": statements.demotes). Words alone ("we're switching back") never supersede:
+    "v2.3 will ship Y": statements.demotes); else an entry that holds now the value of a statement it
+    changes (the entry replaced it: `Candidate.replaced`). Words alone ("we're switching back") never supersede:
     a wrong supersede hides the truth, an add beside the old entry keeps both with their dates.
     Project names say where a statement belongs, never what it is about: "Borealis auth port" and
     "Borealis runs Postgres" differ. Only a named old value reaches `tasks` (open actions, which a
@@ -120,7 +131,33 @@ def contradicted(
             and matching.values_conflict(text, candidate.text, _PERSONAL)
         ):
             return candidate  # "Dan ... has a new address: dan.z@..." after "contact: Dan, dan@..."
-    return best
+    return best or _of_replaced(kept, text, candidates, projects)
+
+
+def _of_replaced(
+    kept: KeptItem, text: str, candidates: Sequence[Candidate], projects: frozenset[str]
+) -> Candidate | None:
+    """The entry holding now the value of a statement this one changes: "**Pavo billing language:** Go
+    1.22" changes "Pavo billing got rewritten from Elixir 1.17 to TypeScript", which replaced "Pavo
+    billing language: Elixir 1.17": the key lives on in what replaced its value. Not when it says again
+    what the entry says now (every word it adds to the old statement is the entry's), nor when it
+    names the old statement's value gone (the entry's own change told again, or a rival of it, which
+    the rules above judge against the entry itself), nor when it is about a sibling of what the entry
+    is about ("Pavo metrics retention" of "Pavo raw events retention changed 14 days -> 180 days", which
+    replaced "Retention for Pavo raw events: 14 days")."""
+    gone = values.replaced_values(text)
+    claim = tokens(values.current_claim(text))
+    for candidate in candidates:
+        if not candidate.replaced or siblings(text, candidate.text, projects):
+            continue
+        now = tokens(values.current_claim(candidate.text))
+        for old in candidate.replaced:
+            proxy = Candidate(candidate.ref, candidate.section, candidate.topic, old, tokens(old))
+            if claim - proxy.words <= now or any(_holds(values.current_claim(old), value) for value in gone):
+                continue
+            if contradicted(kept, text, [proxy], projects) is proxy:
+                return candidate
+    return None
 
 
 def _section_fits(kept: KeptItem, candidate: Candidate) -> bool:
