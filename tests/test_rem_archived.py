@@ -11,8 +11,14 @@ import pytest
 from memory_sleep.cycle import rem
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import KeptItem, NoteItem, Operation
-from memory_sleep.workspace.archive import ArchiveRecord, Ending, ended_statements, records_since
-from memory_sleep.workspace.memory_doc import MemoryDocument
+from memory_sleep.workspace.archive import (
+    ArchiveRecord,
+    Ending,
+    ended_statements,
+    records_since,
+    superseded_by_day,
+)
+from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 
 from .conftest import run_offline
 from .item_helpers import ScriptedIntegrator, integrate_and_apply
@@ -99,6 +105,24 @@ def test_a_new_value_of_a_key_supersedes_the_trimmed_entry_that_took_its_last_va
     assert [(record.entry, record.reason) for record in applied.archived] == [
         (change, "superseded by memory/2026-11-21.md:4")
     ]
+
+
+def test_what_each_days_note_superseded_is_read_from_the_places_its_records_name() -> None:
+    day = date(2026, 11, 3)
+    ended = [
+        (
+            "Pavo billing language: Elixir 1.17",
+            Ending("superseded", day, "memory/2026-11-02-pavo-retro.md:4"),
+        ),
+        ("Pavo port: 5432", Ending("superseded", day, "memory/2026-11-02.md:9")),
+        ("renew the Pavo cert", Ending("done", day, "memory/2026-11-02.md:5")),  # closed, not replaced
+        ("Pavo region: ams", Ending("superseded", day, "MEMORY.md:14")),  # by an entry, no note's day
+        ("Pavo owner: Ines", Ending("superseded", day, "memory/2026-13-45.md:3")),  # edited by hand
+    ]
+    statements = [(Entry(text=text, topic="Pavo", day=date(2026, 10, 1)), ending) for text, ending in ended]
+    assert superseded_by_day(statements) == {
+        date(2026, 11, 2): ("Pavo billing language: Elixir 1.17", "Pavo port: 5432")
+    }
 
 
 def test_an_archived_entry_is_offered_once_and_never_when_replaced_or_back_in_memory() -> None:

@@ -228,8 +228,9 @@ def superseded_by_day(statements: Iterable[tuple[Entry, Ending]]) -> dict[date, 
     found: dict[date, list[str]] = {}
     for entry, ending in statements:
         named = DAILY_NOTE_NAME.match(PurePosixPath(ending.by.rpartition(":")[0]).name) if ending.by else None
-        if ending.status == "superseded" and named:
-            found.setdefault(date(*map(int, named.groups()[:3])), []).append(entry.text)
+        day = _day(named.group(0)[:10]) if named else None  # a hand-edited record may name no real day
+        if ending.status == "superseded" and day is not None:
+            found.setdefault(day, []).append(entry.text)
     return {day: tuple(texts) for day, texts in found.items()}
 
 
