@@ -373,29 +373,36 @@ def test_a_named_old_value_replaces_the_entry_stating_it_before_a_table_holding_
 
 
 def test_a_change_of_another_subject_replaces_no_entry_holding_its_old_value() -> None:
-    operation = _decide(
-        "Harbor backups retention changed 90 days → 14 days",
-        "Harbor invoices retention changed 14 days → 90 days",
-        topic="Harbor",
-    )
-    same = _decide(
-        "Harbor backups retention changed 90 days → 14 days",
-        "Harbor backups retention changed 14 days → 90 days",
-        topic="Harbor",
-    )
-    assert (operation.op, same.op, same.target) == ("add", "supersede", "E1")
-    # one project, one old value, but each subject names its own flag: two things
-    flag = _decide(
-        "Pavo flag `bulk_export` changed from off to on for everyone",
-        "Pavo flag `dark_mode` changed from on for everyone to off",
-        topic="Pavo",
-    )
-    same_flag = _decide(
-        "Pavo flag `dark_mode` changed from off to on for everyone",
-        "Pavo flag `dark_mode` changed from on for everyone to off",
-        topic="Pavo",
-    )
-    assert (flag.op, same_flag.op, same_flag.target) == ("add", "supersede", "E1")
+    # (entry, change, project, what the change does to it); a flag: one project, one old value, but
+    # each subject names its own flag, so two things
+    for entry, change, topic, expected in [
+        (
+            "Harbor backups retention changed 90 days → 14 days",
+            "Harbor invoices retention changed 14 days → 90 days",
+            "Harbor",
+            "add",
+        ),
+        (
+            "Harbor backups retention changed 90 days → 14 days",
+            "Harbor backups retention changed 14 days → 90 days",
+            "Harbor",
+            "supersede",
+        ),
+        (
+            "Pavo flag `bulk_export` changed from off to on for everyone",
+            "Pavo flag `dark_mode` changed from on for everyone to off",
+            "Pavo",
+            "add",
+        ),
+        (
+            "Pavo flag `dark_mode` changed from off to on for everyone",
+            "Pavo flag `dark_mode` changed from on for everyone to off",
+            "Pavo",
+            "supersede",
+        ),
+    ]:
+        operation = _decide(entry, change, topic=topic)
+        assert (operation.op, operation.target) == (expected, "E1" if expected == "supersede" else None)
     # other words for the same thing are no sibling: only "<this> X" against "<that> X" is
     renewal = _decide(
         "Wonka contract renews on 2026-12-13", "- Wonka renewal pushed to 2026-12-21 (was 2026-12-13)"

@@ -125,6 +125,10 @@ class DocumentEditor:
         self._ref_of.setdefault(id(entry), ref)
         return ref
 
+    def replaced_on(self, day: date | None) -> tuple[str, ...]:
+        """What a line of `day`'s note superseded: what an entry of that day may be the new value of."""
+        return self.replaced.get(day, ()) if day else ()
+
     def entries(self) -> Iterable[tuple[str, str, Entry]]:
         """(ref, section, entry) of every entry now in the document, in document order."""
         for section, entry in self.document.entries():
@@ -143,7 +147,7 @@ class DocumentEditor:
                     topic=entry.topic,
                     text=entry.text,
                     day=entry.day,
-                    replaced=self.replaced.get(entry.day, ()) if entry.day else (),
+                    replaced=self.replaced_on(entry.day),
                 ),
             )
             for number, (ref, section, entry) in enumerate(self.entries(), start=1)

@@ -34,7 +34,13 @@ from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.sidecar.rows import day_timestamp
 from memory_sleep.text import counted
 from memory_sleep.workspace import sleep_log
-from memory_sleep.workspace.archive import ArchiveRecord, ended_statements, records_since, superseded_by_day
+from memory_sleep.workspace.archive import (
+    ArchiveRecord,
+    Ending,
+    ended_statements,
+    records_since,
+    superseded_by_day,
+)
 from memory_sleep.workspace.layout import Discovery, NoteFile, Workspace, discover
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 from memory_sleep.workspace.state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
@@ -264,9 +270,7 @@ class Planner:
             candidates=self.candidates,
             recent=self._recent_kept(today - timedelta(days=WINDOW_DAYS), {k.item.id for k in waiting}),
             watch=None if self.options.accept_mass_change else rewrites.watch,
-            replaced=superseded_by_day(
-                ended_statements(read_text(self.workspace.archive, "memory/archive.md") or "", self.archived)
-            ),
+            replaced=superseded_by_day(self._ended()),
         )
         editor = DocumentEditor(document, today)
         applied = self._apply(editor, outcome.edits)
@@ -377,6 +381,10 @@ class Planner:
             last = max(day, record.last_referenced) if record else day
             self.state.entries[entry.key] = EntryRecord(first_seen=first_seen, last_referenced=last)
 
+    def _ended(self) -> list[tuple[Entry, Ending]]:
+        """Every statement archive.md and this run's archiving so far record as stopped being true."""
+        return ended_statements(read_text(self.workspace.archive, "memory/archive.md") or "", self.archived)
+
     def _recently_archived(self, since: date) -> list[ArchiveRecord]:
         """archive.md's records from `since` on: REM may still supersede an entry trimmed for room."""
         current = read_text(self.workspace.archive, "memory/archive.md")
@@ -420,7 +428,7 @@ class Planner:
             self.engine.summarizer,
             today,
             self.config.archive_after_days,
-            ended_statements(read_text(self.workspace.archive, "memory/archive.md") or "", self.archived),
+            self._ended(),
         )
         folding = {source for edit in folds for source in edit.sources or ()}
         recent: list[KeptItem] = []

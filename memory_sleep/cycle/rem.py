@@ -195,7 +195,7 @@ def _supersede_archived(
                 topic=old.topic,
                 text=old.text,
                 day=old.day,
-                replaced=editor.replaced.get(old.day, ()) if old.day else (),
+                replaced=editor.replaced_on(old.day),
             )
             for ref, (record, old) in dormant.items()
         ]

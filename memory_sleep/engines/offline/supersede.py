@@ -145,7 +145,6 @@ def _of_replaced(
     the rules above judge against the entry itself), nor when it is about a sibling of what the entry
     is about ("Pavo metrics retention" of "Pavo raw events retention changed 14 days -> 180 days", which
     replaced "Retention for Pavo raw events: 14 days")."""
-    gone = values.replaced_values(text)
     claim = tokens(values.current_claim(text))
     for candidate in candidates:
         if not candidate.replaced or siblings(text, candidate.text, projects):
@@ -153,7 +152,7 @@ def _of_replaced(
         now = tokens(values.current_claim(candidate.text))
         for old in candidate.replaced:
             proxy = Candidate(candidate.ref, candidate.section, candidate.topic, old, tokens(old))
-            if claim - proxy.words <= now or any(_holds(values.current_claim(old), value) for value in gone):
+            if claim - proxy.words <= now or replaced_by(text, [old]):
                 continue
             if contradicted(kept, text, [proxy], projects) is proxy:
                 return candidate
