@@ -388,6 +388,24 @@ def test_a_change_of_another_subject_replaces_no_entry_holding_its_old_value() -
             "Harbor",
             "supersede",
         ),
+        (  # a bare amount of another thing of the project
+            "Retention for Harbor raw events: 14 days",
+            "Harbor metrics retention changed 14 days → 90 days",
+            "Harbor",
+            "add",
+        ),
+        (
+            "Retention for Harbor raw events: 14 days",
+            "Harbor raw events retention changed 14 days → 90 days",
+            "Harbor",
+            "supersede",
+        ),
+        (  # an instance type is a name, no amount
+            "Harbor notifier instance type: CCX23",
+            "Harbor notifier resized from CCX23 to e2-standard-4",
+            "Harbor",
+            "supersede",
+        ),
         (
             "Pavo flag `bulk_export` changed from off to on for everyone",
             "Pavo flag `dark_mode` changed from on for everyone to off",

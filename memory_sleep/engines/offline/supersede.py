@@ -291,7 +291,9 @@ def _named_change(
         if not held or siblings(text, candidate.text, projects):
             continue
         distinctive = any(_distinctive(value) or _whole_value(text, claim, value) for value in held)
-        if not distinctive and not _one_thing(kept, candidate, text, projects):
+        if not distinctive and not (
+            _one_thing(kept, candidate, text, projects) and _measures_it(held, own_subject, candidate)
+        ):
             continue  # "84→94 tests" after "79 tests → 84 tests": whose tests, neither says
         shared = len(anchors & statements.informative(candidate.words))
         if candidate.ref in tasks and (not shared or names_differ(text, candidate.text)):
@@ -304,6 +306,20 @@ def _named_change(
         if (shared or distinctive) and score > best_score:
             best, best_score = candidate, score
     return best
+
+
+def _measures_it(held: Sequence[str], own_subject: frozenset[str], candidate: Candidate) -> bool:
+    """A bare amount ("14 days") named gone is the entry's value only where the entry is about what the
+    statement measures: it says every word of the statement's subject, or they share a word spelled to
+    name one thing ("/v1/search"). One project holds many amounts of one kind: "Pavo metrics retention
+    changed 14 days -> 90 days" leaves "Retention for Pavo raw events: 14 days" alone. A name ("from Ines
+    to Pim", "from CCX23 to ...") is no amount."""
+    amounts = any(any(ch.isdigit() for ch in value) and value.lower() == value for value in held)
+    return (
+        not amounts
+        or own_subject <= candidate.words
+        or any(not word.isalpha() for word in own_subject & matching.subject(candidate.text))
+    )
 
 
 def _holds(claim: str, value: str) -> bool:
