@@ -96,6 +96,8 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "heads-up: Yuki on leave 2027-01-01, 7 days, ping Wei instead",
             "Raj's leave from 2026-12-02 is now 5 days (was 7 days)",
         ),
+        # a line opening with the key's words may be about another thing: only a change is of them
+        ("Contoso renewal call moved to 2026-10-18", "**Contoso renewal:** 2026-12-14"),
         # `invoice_export_v2` is not `ledger_sync_v2`: the words of an identifier name a thing, as capitalised words do
         (
             "`ledger_sync_v2` (Orion): on for 10%",
@@ -454,6 +456,8 @@ def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path
             "Contoso renewal pushed to 2026-10-18 (was 2026-09-13)",
             "Contoso renewal pushed to 2026-12-14 (was 2026-10-18)",
         ),
+        # a change of what the key names, told in a sentence opening with the key's words
+        ("Contoso renewal pushed to 2026-10-18 (was 2026-09-13)", "**Contoso renewal:** 2026-12-14"),
     ],
 )
 def test_a_later_line_changing_one_value_marks_the_older(tmp_path: Path, old: str, new: str) -> None:

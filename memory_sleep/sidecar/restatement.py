@@ -46,6 +46,8 @@ def restates(older: Statement, newer: Statement) -> bool:
     day's event (`_other_release`, `_release_left_out`, `_other_event`)."""
     if older.key and older.key == newer.key:
         return older.value_words != newer.value_words  # the same key with a value of its own
+    if older.gone and newer.key and not older.key and frozenset(older.opening[: len(newer.key)]) == newer.key:
+        return _another_of_a_kind(older, newer)  # a change of the key told in a sentence, then the key
     shared = older.words & newer.words
     if len(shared) < 2:
         return False  # each link below shares a word besides the value
@@ -99,6 +101,15 @@ def restates(older: Statement, newer: Statement) -> bool:
         or _attribute_left(older, newer)
         or _attribute_left(newer, older)
     )
+
+
+def _another_of_a_kind(older: Statement, newer: Statement) -> bool:
+    """The newer's key, which the older's change opens with, gives a typed value of a kind the older
+    states now, and another one: "**Quokka renewal:** 2026-12-28" after "Quokka renewal pushed to
+    2026-11-10 (was 2026-10-11)". Only a change: the key's words may open a line about another thing
+    ("Quokka renewal call moved to ..."), while a change is of what it opens with."""
+    own, theirs = typed_values(older.claim), typed_values(newer.value_text)
+    return any(not own[kind] & theirs[kind] for kind in own.keys() & theirs.keys())
 
 
 def _names_old_value(older: Statement, newer: Statement) -> bool:

@@ -82,10 +82,20 @@ class Statement:
         return frozenset() if keyed is None else frozenset(tokens(keyed["key"]))
 
     @cached_property
+    def value_text(self) -> str:
+        """Its last key's value, "" without a key."""
+        keyed = self._key_value
+        return "" if keyed is None else keyed["value"]
+
+    @cached_property
+    def opening(self) -> tuple[str, ...]:
+        """Its words in order, a remark ahead of it, its clock time and marks left out."""
+        return tuple(word for word in word_sequence(self._plain) if not CLOCK.fullmatch(word))
+
+    @cached_property
     def value_words(self) -> frozenset[str]:
         """The words of its last key's value."""
-        keyed = self._key_value
-        return frozenset() if keyed is None else tokens(keyed["value"])
+        return tokens(self.value_text)
 
     @cached_property
     def _plain(self) -> str:
