@@ -96,6 +96,11 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "heads-up: Yuki on leave 2027-01-01, 7 days, ping Wei instead",
             "Raj's leave from 2026-12-02 is now 5 days (was 7 days)",
         ),
+        # the value said gone is the only name both say: another project's choice changed
+        (
+            "**Decision (Orion hosting):** Render",
+            "Vega hosting decision reversed: Cloud Run instead of Render, because Pim is leaving",
+        ),
         # a line opening with the key's words may be about another thing: only a change is of them
         ("Contoso renewal call moved to 2026-10-18", "**Contoso renewal:** 2026-12-14"),
         # `invoice_export_v2` is not `ledger_sync_v2`: the words of an identifier name a thing, as capitalised words do

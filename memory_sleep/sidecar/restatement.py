@@ -64,7 +64,9 @@ def restates(older: Statement, newer: Statement) -> bool:
         return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"
     gone = newer.gone
     if gone and (
-        _other_things(older, newer) or _other_identifier(older, newer) or _other_subject_named(older, newer)
+        _other_things(older, newer, gone)
+        or _other_identifier(older, newer)
+        or _other_subject_named(older, newer)
     ):
         gone = ()  # said of two things: what one says is gone is not the other's
     for value in gone:  # "moves from Pim to Teo" after "ask Pim about ..."
@@ -304,11 +306,15 @@ def _other_subject(older: Statement, newer: Statement) -> bool:
     return bool(older.head and newer.head) and swapped(older.head, newer.head)
 
 
-def _other_things(older: Statement, newer: Statement) -> bool:
-    """Each names what the other never says and they share no name: "Pim's leave ... (was 7 days)"
-    is no change of "Teo on leave 2026-11-27, 7 days"; "port is now 9090 (was 8080)", which names
-    nothing the older lacks, may be one of "Quokka port: 8080"."""
-    return bool(older.names - newer.words and newer.names - older.words and not older.names & newer.names)
+def _other_things(older: Statement, newer: Statement, gone: tuple[str, ...]) -> bool:
+    """Each names what the other never says and they share no name but the values said gone: "Pim's
+    leave ... (was 7 days)" is no change of "Teo on leave 2026-11-27, 7 days", "Switching Vega from a
+    local Llama to Claude" none of "Quokka LLM provider: a local Llama" (a value is no name of what
+    holds it); "port is now 9090 (was 8080)", which names nothing the older lacks, may be one of
+    "Quokka port: 8080"."""
+    values = frozenset(word for value in gone for word in tokens(value))
+    shared = older.names & newer.names - values
+    return bool(older.names - newer.words and newer.names - older.words and not shared)
 
 
 def _other_subject_named(older: Statement, newer: Statement) -> bool:
