@@ -101,6 +101,8 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "**Decision (Orion hosting):** Render",
             "Vega hosting decision reversed: Cloud Run instead of Render, because Pim is leaving",
         ),
+        # a size said gone of another part of the project: many parts run on one size
+        ("Orion billing runs on m6i.large instances", "Orion api resized from m6i.large to c7g.xlarge"),
         # a line opening with the key's words may be about another thing: only a change is of them
         ("Contoso renewal call moved to 2026-10-18", "**Contoso renewal:** 2026-12-14"),
         # `invoice_export_v2` is not `ledger_sync_v2`: the words of an identifier name a thing, as capitalised words do
@@ -461,6 +463,8 @@ def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path
             "Contoso renewal pushed to 2026-10-18 (was 2026-09-13)",
             "Contoso renewal pushed to 2026-12-14 (was 2026-10-18)",
         ),
+        # a size said gone of the same part
+        ("Orion billing runs on m6i.large instances", "Orion billing resized from m6i.large to c7g.xlarge"),
         # a change of what the key names, told in a sentence opening with the key's words
         ("Contoso renewal pushed to 2026-10-18 (was 2026-09-13)", "**Contoso renewal:** 2026-12-14"),
     ],

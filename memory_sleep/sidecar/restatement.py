@@ -339,16 +339,20 @@ def _other_subject_named(older: Statement, newer: Statement) -> bool:
 
 
 def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
-    """A number said gone (a count, an amount, a duration) is said of many things: the newer changes a
-    keyed older's only when the older's key names nothing the newer never says, or the newer's subject
-    nothing the older never says, capitalised or not: "vega audit logs retention changed 365 days →
-    180 days" is no change of "Retention for Quokka invoices: 365 days"; "port is now 9090 (was
-    8080)", whose subject names nothing the older lacks, may be one of "Quokka port: 8080"."""
-    return (
-        NUMBER.search(gone) is not None
-        and bool(older.key - newer.words)
-        and bool(subject(newer.claim) - older.words)
-    )
+    """A number said gone (a count, an amount, a duration, an instance size) is said of many things: the
+    newer changes the older's only when the older's key names nothing the newer never says, or the
+    newer's subject nothing the older never says, capitalised or not: "vega audit logs retention
+    changed 365 days → 180 days" is no change of "Retention for Quokka invoices: 365 days"; "port is
+    now 9090 (was 8080)", whose subject names nothing the older lacks, may be one of "Quokka port:
+    8080". A number with no name ("m6i.large", not "Postgres 15") is weighed so against the subject
+    a verb ends too: "Quokka api resized from m6i.large to c7g.xlarge" is no change of "Quokka billing
+    runs on m6i.large instances"."""
+    if NUMBER.search(gone) is None:
+        return False
+    own = older.key
+    if not own and not NAME.search(gone) and predicate(older.claim):
+        own = subject(older.claim)
+    return bool(own - newer.words) and bool(subject(newer.claim) - older.words)
 
 
 def _attribute_left(one: Statement, other: Statement) -> bool:
