@@ -2,18 +2,18 @@
 what each states: words, keys, typed values; sidecar/successors.py ranks the newer first and marks
 the older).
 
-The newer restates the older when it says the older's key with another value, names the older's key
-and old value ("moved to X (was Y)"), says the older's value is gone as the offline engine reads a
-change ("(was Y)", "from Y to X": engines/offline/values.py) and shares another word with it,
-names what the older's choice is of and what it chose beside a new name ("Reversed: Quokka API goes
-gRPC rather than REST" after "Quokka API style settled: REST"), or states of the older's subject a
-value the older says is gone (a change taken back, `_takes_back`), or repeats all its words but one,
-which it says otherwise in its place (or a typed value of which it gives another of the kind). It
-does not when it states every typed value or the key's value of the older again and says none is
-gone (a restatement, no newer value), nor when the two are said of two things: another person or
-name (or two people each named in the other's place), another key or attribute ("port 8443", then
-"t3.medium instances"), another release or another day's event, or a number said gone of a subject
-the older's key does not name.
+The newer restates the older when it says the older's key with another value (or the key the older's
+change opens with, "Quokka renewal pushed to ... (was ...)" then "Quokka renewal: ..."), names the
+older's key and old value ("moved to X (was Y)"), says the older's value is gone as the offline engine
+reads a change ("(was Y)", "from Y to X": engines/offline/values.py) and shares another word with it,
+names what the older's choice is of and what it chose beside a new name ("Reversed: Quokka API goes gRPC
+rather than REST" after "Quokka API style settled: REST"), or states of the older's subject a value the
+older says is gone (a change taken back, `_takes_back`), or repeats all its words but one, which it says
+otherwise in its place (or a typed value of which it gives another of the kind). It does not when it
+states every typed value or the key's value of the older again and says none is gone (a restatement, no
+newer value), nor when the two are said of two things: another person or name (or two people each named
+in the other's place), another key or attribute ("port 8443", then "t3.medium instances"), another
+release or another day's event, or a number said gone of a subject the older's key does not name.
 """
 
 from __future__ import annotations
@@ -35,15 +35,15 @@ BESIDE_GONE_VALUE = 2  # words a newer result saying a one-word value is gone sh
 
 
 def restates(older: Statement, newer: Statement) -> bool:
-    """The newer states the older's key with another value, or (unless it states every typed value of
-    the older again and says none is gone: a restatement, no newer value) repeats the key with the
-    older's value, or says the older's value is gone, shares another of its words (two for a
-    one-word value) and is not about other things (`_other_things`, `_other_identifier`,
-    `_elsewhere`), or names what the older's
-    choice is of and what it chose beside a new name (`_names_old_value`), or repeats all the older's
-    words but one, or but two that are not capitalised; in these last two ways, never of another
-    person or thing (`_other_name`, `_other_key`, `_roles_swapped`, `_attribute_left`), release or
-    day's event (`_other_release`, `_release_left_out`, `_other_event`)."""
+    """The newer states the older's key with another value (or the key a change the older tells opens with:
+    `_another_of_a_kind`), or (unless it states every typed value of the older again and says none is
+    gone: a restatement, no newer value) repeats the key with the older's value, or says the older's
+    value is gone, shares another of its words (two for a one-word value) and is not about other things
+    (`_other_things`, `_other_identifier`, `_elsewhere`), or names what the older's choice is of and
+    what it chose beside a new name (`_names_old_value`), or repeats all the older's words but one, or
+    but two that are not capitalised; in these last two ways, never of another person or thing
+    (`_other_name`, `_other_key`, `_roles_swapped`, `_attribute_left`), release or day's event
+    (`_other_release`, `_release_left_out`, `_other_event`)."""
     if older.key and older.key == newer.key:
         return older.value_words != newer.value_words  # the same key with a value of its own
     if older.gone and newer.key and not older.key and frozenset(older.opening[: len(newer.key)]) == newer.key:

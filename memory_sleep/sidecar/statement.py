@@ -89,7 +89,7 @@ class Statement:
 
     @cached_property
     def opening(self) -> tuple[str, ...]:
-        """Its words in order, a remark ahead of it, its clock time and marks left out."""
+        """Its words in order, without the clock time that stamps a note line."""
         return tuple(word for word in word_sequence(self._plain) if not CLOCK.fullmatch(word))
 
     @cached_property
