@@ -400,6 +400,18 @@ def test_a_change_of_another_subject_replaces_no_entry_holding_its_old_value() -
             "Harbor",
             "supersede",
         ),
+        (  # a size of another part: many parts run on one size
+            "Harbor billing runs on m6i.large instances",
+            "Harbor api resized from m6i.large to c7g.xlarge",
+            "Harbor",
+            "add",
+        ),
+        (
+            "Harbor api instance type: m6i.large",
+            "Harbor api resized from m6i.large to c7g.xlarge",
+            "Harbor",
+            "supersede",
+        ),
         (  # an instance type is a name, no amount
             "Harbor notifier instance type: CCX23",
             "Harbor notifier resized from CCX23 to e2-standard-4",

@@ -295,6 +295,8 @@ def _named_change(
             _one_thing(kept, candidate, text, projects) and _measures_it(held, own_subject, candidate)
         ):
             continue  # "84→94 tests" after "79 tests → 84 tests": whose tests, neither says
+        if distinctive and not _of_the_same_part(held, text, candidate, projects):
+            continue
         shared = len(anchors & statements.informative(candidate.words))
         if candidate.ref in tasks and (not shared or names_differ(text, candidate.text)):
             continue
@@ -314,11 +316,30 @@ def _measures_it(held: Sequence[str], own_subject: frozenset[str], candidate: Ca
     name one thing ("/v1/search"). One project holds many amounts of one kind: "Pavo metrics retention
     changed 14 days -> 90 days" leaves "Retention for Pavo raw events: 14 days" alone. A name ("from Ines
     to Pim", "from CCX23 to ...") is no amount."""
-    amounts = any(any(ch.isdigit() for ch in value) and value.lower() == value for value in held)
     return (
-        not amounts
+        not any(_amount(value) for value in held)
         or own_subject <= candidate.words
         or any(not word.isalpha() for word in own_subject & matching.subject(candidate.text))
+    )
+
+
+def _of_the_same_part(held: Sequence[str], text: str, candidate: Candidate, projects: frozenset[str]) -> bool:
+    """A size spelled like a name ("m6i.large", "e2-standard-4") is what many parts of a project run on:
+    named gone, it changes only an entry whose subject names a word of the statement besides the
+    project's ("Pavo api resized from m6i.large to ..." leaves "Pavo billing runs on m6i.large
+    instances", and changes "Pavo api instance type: m6i.large")."""
+    if not any(_amount(value) for value in held):
+        return True
+    return bool((matching.subject(candidate.text) - projects) & tokens(text))
+
+
+def _amount(value: str) -> bool:
+    """A count, an amount or a size: a number in it, no capital (a name: "CCX23", "Postgres 15"), and
+    no day, address or sum."""
+    return (
+        any(ch.isdigit() for ch in value)
+        and value.lower() == value
+        and not values.typed_values(value).keys() & _NAMING_KINDS
     )
 
 
