@@ -291,11 +291,9 @@ def _named_change(
         if not held or siblings(text, candidate.text, projects):
             continue
         distinctive = any(_distinctive(value) or _whole_value(text, claim, value) for value in held)
-        if not distinctive and not (
-            _one_thing(kept, candidate, text, projects) and _measures_it(held, own_subject, candidate)
-        ):
+        if not (distinctive or _one_thing(kept, candidate, text, projects)):
             continue  # "84→94 tests" after "79 tests → 84 tests": whose tests, neither says
-        if distinctive and not _of_the_same_part(held, text, candidate, projects):
+        if any(map(_amount, held)) and not _measured(text, own_subject, candidate, projects, distinctive):
             continue
         shared = len(anchors & statements.informative(candidate.words))
         if candidate.ref in tasks and (not shared or names_differ(text, candidate.text)):
@@ -310,27 +308,21 @@ def _named_change(
     return best
 
 
-def _measures_it(held: Sequence[str], own_subject: frozenset[str], candidate: Candidate) -> bool:
-    """A bare amount ("14 days") named gone is the entry's value only where the entry is about what the
-    statement measures: it says every word of the statement's subject, or they share a word spelled to
-    name one thing ("/v1/search"). One project holds many amounts of one kind: "Pavo metrics retention
-    changed 14 days -> 90 days" leaves "Retention for Pavo raw events: 14 days" alone. A name ("from Ines
-    to Pim", "from CCX23 to ...") is no amount."""
-    return (
-        not any(_amount(value) for value in held)
-        or own_subject <= candidate.words
-        or any(not word.isalpha() for word in own_subject & matching.subject(candidate.text))
-    )
-
-
-def _of_the_same_part(held: Sequence[str], text: str, candidate: Candidate, projects: frozenset[str]) -> bool:
-    """A size spelled like a name ("m6i.large", "e2-standard-4") is what many parts of a project run on:
-    named gone, it changes only an entry whose subject names a word of the statement besides the
-    project's ("Pavo api resized from m6i.large to ..." leaves "Pavo billing runs on m6i.large
-    instances", and changes "Pavo api instance type: m6i.large")."""
-    if not any(_amount(value) for value in held):
-        return True
-    return bool((matching.subject(candidate.text) - projects) & tokens(text))
+def _measured(
+    text: str, own_subject: frozenset[str], candidate: Candidate, projects: frozenset[str], distinctive: bool
+) -> bool:
+    """An amount or a size named gone is the entry's value only where the entry is about what the statement
+    measures: one project holds many of one kind. A `distinctive` one (a size spelled like a name,
+    "m6i.large", or the whole value of the entry's key) needs the entry's subject to name a word of the
+    statement besides the project's ("Pavo api resized from m6i.large to ..." changes "Pavo api
+    instance type: m6i.large", not "Pavo billing runs on m6i.large instances"); a bare amount ("14
+    days") needs the entry to say every word of the statement's subject, or the two subjects to share a
+    word spelled to name one thing ("/v1/search"): "Pavo metrics retention changed 14 days -> 90 days"
+    leaves "Retention for Pavo raw events: 14 days" alone."""
+    theirs = matching.subject(candidate.text)
+    if distinctive:
+        return bool((theirs - projects) & tokens(text))
+    return own_subject <= candidate.words or any(not word.isalpha() for word in own_subject & theirs)
 
 
 def _amount(value: str) -> bool:
