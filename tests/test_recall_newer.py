@@ -154,6 +154,15 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Again for the record: Ines (Contoso) wants cost estimates in every proposal",
             "Again for the record: Ola (Fabrikam) prefers a quick call over meetings",
         ),
+        # another person ahead of the same words, which name nothing else: each says it of their own
+        (
+            "Ines (Contoso) wants cost estimates in every proposal",
+            "Ola (Contoso) wants cost estimates in every proposal",
+        ),
+        (
+            "[09:06] Ines (Contoso) wants cost estimates in every proposal",
+            "Working with Ola from Contoso: wants cost estimates in every proposal",
+        ),
         # a value and what it is of left out: another thing's value
         ("Orion keeps invoices for 180 days", "Orion keeps exports for 90 days"),
         ("Orion stores audit logs for 7 days", "**Orion access logs retention:** 30 days"),

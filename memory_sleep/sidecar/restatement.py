@@ -234,8 +234,32 @@ def _other_name(older: Statement, newer: Statement, left: frozenset[str]) -> boo
     on leave 2026-11-19, 14 days" and "Teo on leave 2026-11-19, 14 days", "Quokka: Contoso pays for
     Starter" and "Quokka: Fabrikam pays for Starter" are said of two people or things. A capitalised
     word left out before the words both say stands in no one's place: "**Owner (Quokka exporter):**
-    Pim", then "Teo takes over Quokka exporter from Pim", changes the owner."""
-    return bool(left & older.names) and swapped(older.text, newer.text)
+    Pim", then "Teo takes over Quokka exporter from Pim", changes the owner; one the newer puts a name
+    of its own in the place of, naming nothing else both say, is another person (`_another_persons`)."""
+    return bool(left & older.names) and (
+        swapped(older.text, newer.text) or _another_persons(older, newer, left)
+    )
+
+
+def _another_persons(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
+    """The older opens with a name it leaves out, the newer has a name of its own in its place, and the
+    words both say after it name nothing but who the name is ("(Contoso)", "from Contoso"): the same
+    thing said of two people, "Ines (Contoso) wants cost estimates in every proposal", then "Working
+    with Ola from Contoso: wants cost estimates in every proposal". When those words name a thing, the
+    name may be its value: "Pim owns Quokka notifier", then "Teo owns Quokka notifier"."""
+    own = [word for word in sequence(older.text) if not CLOCK.fullmatch(word)]
+    theirs = [word for word in sequence(newer.text) if not CLOCK.fullmatch(word)]
+    opcodes = SequenceMatcher(None, own, theirs, autojunk=False).get_opcodes()
+    if len(opcodes) < 2 or opcodes[0][0] != "replace" or opcodes[1][0] != "equal":
+        return False
+    _, start, end, other_start, other_end = opcodes[0]
+    if not (
+        tokens(" ".join(own[start:end])) <= left & older.names
+        and tokens(" ".join(theirs[other_start:other_end])) & (newer.names - older.words)
+    ):
+        return False
+    after = own[end + 1 :] if tokens(own[end]) <= older.names else own[end:]
+    return not tokens(" ".join(after)) & older.names
 
 
 def _other_key(older: Statement, newer: Statement) -> bool:
