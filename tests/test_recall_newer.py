@@ -163,6 +163,11 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "[09:06] Ines (Contoso) wants cost estimates in every proposal",
             "Working with Ola from Contoso: wants cost estimates in every proposal",
         ),
+        # the old value named beside the words saying it is gone, and no other word of the older
+        (
+            "heads-up: Ines on leave 2026-11-06, 5 days, ping Ola instead",
+            "Pim now reports to Ola instead of Ines",
+        ),
         # a value and what it is of left out: another thing's value
         ("Orion keeps invoices for 180 days", "Orion keeps exports for 90 days"),
         ("Orion stores audit logs for 7 days", "**Orion access logs retention:** 30 days"),

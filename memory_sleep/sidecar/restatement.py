@@ -24,6 +24,7 @@ from difflib import SequenceMatcher
 from memory_sleep.engines.offline.matching import predicate, subject, subject_phrase, without_lead_in
 from memory_sleep.engines.offline.statements import KEY_WORDS, sequence, swapped
 from memory_sleep.engines.offline.values import mentions_value, typed_values
+from memory_sleep.language import INSTEAD, NEGATIONS, OLD_BETWEEN, OLD_VALUE_IN_TEXT, OLD_VALUE_MARKS
 from memory_sleep.sidecar.statement import NAME, NUMBER, WHICH, Statement, stated
 from memory_sleep.text import CLOCK, tokens, without_history
 
@@ -32,13 +33,20 @@ _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 SHARED_WORDS = 3  # a newer restatement shares at least this many words with the older result
 OLDER_ONLY_WORDS = 1  # and leaves out at most this many of them (its old value), or one more not a name
 BESIDE_GONE_VALUE = 2  # words a newer result saying a one-word value is gone shares with the older besides
+# the words saying a value is gone ("instead of", "from ... to", "no longer"), no words of what it is of
+_CHANGE_WORDS = tokens(
+    " ".join(
+        [*OLD_VALUE_MARKS, *OLD_VALUE_IN_TEXT, *NEGATIONS, *INSTEAD, *(" ".join(f) for f in OLD_BETWEEN)]
+    )
+)
 
 
 def restates(older: Statement, newer: Statement) -> bool:
     """The newer states the older's key with another value (or the key a change the older tells opens with:
     `_another_of_a_kind`), or (unless it states every typed value of the older again and says none is
     gone: a restatement, no newer value) repeats the key with the older's value, or says the older's
-    value is gone, shares another of its words (two for a one-word value) and is not about other things
+    value is gone, shares another of its words (two for a one-word value; "instead", "from" and the other
+    words saying a value is gone are none) and is not about other things
     (`_other_things`, `_other_identifier`, `_elsewhere`), or names what the older's choice is of and
     what it chose beside a new name (`_names_old_value`), or repeats all the older's words but one, or
     but two that are not capitalised; in these last two ways, never of another person or thing
@@ -70,7 +78,7 @@ def restates(older: Statement, newer: Statement) -> bool:
     ):
         gone = ()  # said of two things: what one says is gone is not the other's
     for value in gone:  # "moves from Pim to Teo" after "ask Pim about ..."
-        beside = shared - tokens(value)
+        beside = shared - tokens(value) - _CHANGE_WORDS
         wanted = BESIDE_GONE_VALUE if len(tokens(value)) == 1 and not NUMBER.search(value) else 1
         if len(beside) >= wanted and _gone_from(older, value) and not _elsewhere(older, newer, value):
             return not _other_release(older, newer)
