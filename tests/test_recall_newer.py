@@ -163,6 +163,9 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "[09:06] Ines (Contoso) wants cost estimates in every proposal",
             "Working with Ola from Contoso: wants cost estimates in every proposal",
         ),
+        # a plain word after a name both say, another in its place: two parts of what the name names
+        ("Ines owns Orion webhooks", "Ines owns Orion gateway"),
+        ("Ask Ines about Orion ingest, they own it", "Ask Ines about Orion grpc, they own it"),
         # the old value named beside the words saying it is gone, and no other word of the older
         (
             "heads-up: Ines on leave 2026-11-06, 5 days, ping Ola instead",
@@ -457,6 +460,8 @@ def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path
             "Pim is out from 2026-11-29 until 2026-12-08, 10 days",
             "Pim is out from 2026-11-29 until 2026-12-12, 14 days",
         ),
+        # a plain word after another plain word: the value
+        ("Orion backups run weekly at noon", "Orion backups run daily at noon"),
         # no verb ends the subject: the name may be the value
         ("Felix owns Orion notifier", "Wei owns Orion notifier"),
         # a lead-in before the subject changes nothing of what it is about

@@ -12,8 +12,9 @@ older says is gone (a change taken back, `_takes_back`), or repeats all its word
 otherwise in its place (or a typed value of which it gives another of the kind). It does not when it
 states every typed value or the key's value of the older again and says none is gone (a restatement, no
 newer value), nor when the two are said of two things: another person or name (or two people each named
-in the other's place), another key or attribute ("port 8443", then "t3.medium instances"), another
-release or another day's event, or a number said gone of a subject the older's key does not name.
+in the other's place), another part of a name ("Quokka webhooks", "Quokka gateway"), another key or
+attribute ("port 8443", then "t3.medium instances"), another release or another day's event, or a
+number said gone of a subject the older's key does not name.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def restates(older: Statement, newer: Statement) -> bool:
     (`_other_things`, `_other_identifier`, `_elsewhere`), or names what the older's choice is of and
     what it chose beside a new name (`_names_old_value`), or repeats all the older's words but one, or
     but two that are not capitalised; in these last two ways, never of another person or thing
-    (`_other_name`, `_other_key`, `_roles_swapped`, `_attribute_left`), release or day's event
+    (`_other_name`, `_other_part`, `_other_key`, `_roles_swapped`, `_attribute_left`), release or day's event
     (`_other_release`, `_release_left_out`, `_other_event`)."""
     if older.key and older.key == newer.key:
         return older.value_words != newer.value_words  # the same key with a value of its own
@@ -106,6 +107,7 @@ def restates(older: Statement, newer: Statement) -> bool:
         or _release_left_out(older, newer, left)
         or _other_event(older, newer, left)
         or _other_subject(older, newer)
+        or _other_part(older, newer, left)
         or _other_key(older, newer)
         or _roles_swapped(older, newer)
         or _attribute_left(older, newer)
@@ -268,6 +270,28 @@ def _another_persons(older: Statement, newer: Statement, left: frozenset[str]) -
         return False
     after = own[end + 1 :] if tokens(own[end]) <= older.names else own[end:]
     return not tokens(" ".join(after)) & older.names
+
+
+def _other_part(older: Statement, newer: Statement, left: frozenset[str]) -> bool:
+    """Words the older leaves out, plain ones (no name, no number), follow a name both say, and the
+    newer has words of its own after that name in their place: the name's parts, "Ines owns Quokka
+    webhooks" and "Ines owns Quokka gateway", "Ask Ines about Quokka ingest" and "Ask Ines about Quokka
+    grpc", are two things. A plain word after another word is a value: "Quokka backups run weekly",
+    then "Quokka backups run daily"; so is a number after a name ("Python 3.12", then "Python 3.11")."""
+    own, theirs = sequence(older.text), sequence(newer.text)
+    named = older.names & newer.names
+    return any(
+        tag == "replace"
+        and start > 0
+        and other_start > 0
+        and own[start - 1] == theirs[other_start - 1]
+        and tokens(own[start - 1]) <= named
+        and tokens(" ".join(own[start:end])) & left
+        and not any(NUMBER.search(word) or tokens(word) & older.names for word in own[start:end])
+        for tag, start, end, other_start, other_end in SequenceMatcher(
+            None, own, theirs, autojunk=False
+        ).get_opcodes()
+    )
 
 
 def _other_key(older: Statement, newer: Statement) -> bool:
