@@ -551,6 +551,8 @@ def test_a_statement_is_what_a_line_says_now() -> None:
     said = stated("**Orion exporter port:** 4843", False)
     assert stated("- **Orion exporter port:** 4843 (memory/2026-10-03.md:25)", True).words == said.words
     assert stated("Again for the record: **Orion exporter port:** 4843", False).words == said.words
+    remark = stated("21:11 (repeating for the summary) Orion exporter port: 4843", False)  # after a clock
+    assert (remark.words, remark.key) == (said.words, said.key)
     changed = stated("Orion exporter port: 4843 (previously: Orion exporter port: 4080)", False)
     assert changed.words == stated("Orion exporter port: 4843", False).words
     assert changed.gone == ("Orion exporter port: 4080",)

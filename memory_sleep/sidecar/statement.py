@@ -38,7 +38,8 @@ _KEYED = re.compile(
 NUMBER = re.compile(r"\d")
 WHICH = re.compile(r"v?\d+(?:\.\d+)+|\d{4}-\d{2}-\d{2}")  # a version, a day: which release, which event
 _LIST_MARKS = re.compile(rf"(?:{LIST_MARK.pattern})+".replace("(?:^", "^(?:", 1))  # "- 3. ": list marks
-_STAMP = re.compile(r"^[\W_]*" + CLOCK.pattern + r"[\W_]*")  # "[13:03] ", "**14:29** "
+# "[13:03] ", "**14:29** ", not the bracket a remark after it opens with ("21:11 (repeating for ...) ")
+_STAMP = re.compile(r"^[\W_]*" + CLOCK.pattern + r"(?:(?![(\[{])[\W_])*")
 
 
 @dataclass(frozen=True)
