@@ -556,6 +556,7 @@ def test_a_statement_is_what_a_line_says_now() -> None:
     changed = stated("Orion exporter port: 4843 (previously: Orion exporter port: 4080)", False)
     assert changed.words == stated("Orion exporter port: 4843", False).words
     assert changed.gone == ("Orion exporter port: 4080",)
+    assert (changed.key, changed.value_text) == (said.key, "4843")  # its key's value, not its history's
 
 
 def test_a_summary_of_archived_entries_is_no_newer_word(tmp_path: Path) -> None:

@@ -105,7 +105,8 @@ class Statement:
 
     @cached_property
     def _key_value(self) -> re.Match[str] | None:
-        return _KEYED.match(self._plain)
+        """Its last "Key: value", read without its history: "X: v (previously: w)" has the key X."""
+        return _KEYED.match(without_history(self._plain))
 
     @cached_property
     def _keyed(self) -> tuple[frozenset[str], str | None]:
