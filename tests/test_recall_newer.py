@@ -253,6 +253,37 @@ def test_a_later_line_about_another_thing_marks_nothing(tmp_path: Path, old: str
     assert _hit(hits, "memory/2026-11-10.md").status is None
 
 
+_PROJECTS = "# MEMORY.md\n\n## Projects\n\n### Orion\n- Status: active\n\n### Vega\n- Status: active\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "status"),
+    [
+        # the same lead-in as a key, of two projects: two choices
+        (
+            "Agreed with Pim: Orion goes on Render, since deploys were flaky",
+            "agreed with Pim: Vega goes on Fly.io, since it is cheaper",
+            None,
+        ),
+        # the same flag of two projects, worded as the same line with two values
+        ("Orion flag `async_ingest` is on for 10%", "Vega flag `async_ingest` is off", None),
+        # the project is the value: all the older leaves out
+        ("Current focus: Orion", "Current focus: Vega", "older"),
+    ],
+)
+def test_a_later_line_of_another_project_marks_nothing(
+    tmp_path: Path, old: str, new: str, status: str | None
+) -> None:
+    """The projects are MEMORY.md's `## Projects` blocks: a line naming one and a later line naming
+    another are said of two things, unless the project is what changed."""
+    notes = _notes({"2026-11-10": f"- {old}", "2026-11-14": f"- {new}"})
+    folder = make_workspace(tmp_path, notes, _PROJECTS)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(old, k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status == status
+
+
 def test_an_older_value_whose_project_finished_ranks_below_the_newer_and_keeps_its_status(
     tmp_path: Path,
 ) -> None:

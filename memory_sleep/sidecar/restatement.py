@@ -11,10 +11,11 @@ rather than REST" after "Quokka API style settled: REST"), or states of the olde
 older says is gone (a change taken back, `_takes_back`), or repeats all its words but one, which it says
 otherwise in its place (or a typed value of which it gives another of the kind). It does not when it
 states every typed value or the key's value of the older again and says none is gone (a restatement, no
-newer value), nor when the two are said of two things: another person or name (or two people each named
-in the other's place), another part of a name ("Quokka webhooks", "Quokka gateway"), another key or
-attribute ("port 8443", then "t3.medium instances"), another release or another day's event, or a
-number said gone of a subject the older's key does not name.
+newer value), nor when the two are said of two things: two of the workspace's projects (MEMORY.md's
+`## Projects`), another person or name (or two people each named in the other's place), another part
+of a name ("Quokka webhooks", "Quokka gateway"), another key or attribute ("port 8443", then "t3.medium
+instances"), another release or another day's event, or a number said gone of a subject the older's key
+does not name.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ _CHANGE_WORDS = tokens(
 )
 
 
-def restates(older: Statement, newer: Statement) -> bool:
-    """The newer states the older's key with another value (or the key a change the older tells opens with:
+def restates(older: Statement, newer: Statement, projects: frozenset[str] = frozenset()) -> bool:
+    """Never of two of the workspace's `projects` (the words of their names: `_other_projects`). The
+    newer states the older's key with another value (or the key a change the older tells opens with:
     `_another_of_a_kind`), or (unless it states every typed value of the older again and says none is
     gone: a restatement, no newer value) repeats the key with the older's value, or says the older's
     value is gone, shares another of its words (two for a one-word value; "instead", "from" and the other
@@ -53,6 +55,8 @@ def restates(older: Statement, newer: Statement) -> bool:
     but two that are not capitalised; in these last two ways, never of another person or thing
     (`_other_name`, `_other_part`, `_other_key`, `_roles_swapped`, `_attribute_left`), release or day's event
     (`_other_release`, `_release_left_out`, `_other_event`)."""
+    if _other_projects(older, newer, projects):
+        return False
     if older.key and older.key == newer.key:
         return older.value_words != newer.value_words  # the same key with a value of its own
     if older.gone and newer.key and not older.key and frozenset(older.opening[: len(newer.key)]) == newer.key:
@@ -113,6 +117,17 @@ def restates(older: Statement, newer: Statement) -> bool:
         or _attribute_left(older, newer)
         or _attribute_left(newer, older)
     )
+
+
+def _other_projects(older: Statement, newer: Statement, projects: frozenset[str]) -> bool:
+    """Each names a project the other does not: "Quokka flag `async_ingest` is on for 10%", then "Orion
+    flag `async_ingest` is off", are two projects' flags, and "Agreed: Quokka goes on Render", then
+    "Agreed: Orion goes on Fly.io", two choices; unless the project is all the older leaves out: then
+    it is the value ("Pim works on Quokka", then "Pim works on Orion")."""
+    own, theirs = older.words & projects, newer.words & projects
+    if not own or not theirs or own & theirs:
+        return False
+    return bool(older.words - newer.words - own)
 
 
 def _another_of_a_kind(older: Statement, newer: Statement) -> bool:

@@ -7,7 +7,7 @@ Two links, both read from what the files say, never guessed from meaning:
   the last value of a project that has since finished is shown as finished);
 - a dated result that a newer result restates (sidecar/restatement.py: the same key with another
   value, "moved to X (was Y)", its value said gone, all its words but one; never a restatement of
-  the same values nor a line about another person, key, release or event; never GC's summary of
+  the same values nor a line about another project, person, key, release or event; never GC's summary of
   archived entries, which says old values again) is older than it: the newer ranks first and the
   older is marked "older, see NEWER". The offline engine adds a new
   value beside an old entry rather than supersede wrongly, and an entry moved out for room is never
@@ -29,8 +29,9 @@ from typing import Literal
 
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.restatement import restates
-from memory_sleep.sidecar.rows import EntryRow
+from memory_sleep.sidecar.rows import CONTEXT_JOIN, EntryRow
 from memory_sleep.sidecar.statement import stated, statement
+from memory_sleep.text import tokens
 
 # gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
@@ -198,6 +199,7 @@ def _with_later_statements(
     rarest: Callable[[list[str]], list[list[str]]],
     decay: Callable[[EntryRow], float],
     looked_up: frozenset[int],
+    projects: frozenset[str],
 ) -> list[Ranked]:
     """`ranked` with the later lines that restate any of the `limit` best dated results (`mark_older`
     then ranks them above it): a change worded unlike the question, which shares few words with it,
@@ -222,7 +224,7 @@ def _with_later_statements(
         entry_id
         for entry_id, day, text in found
         if entry_id not in have
-        and any(day > then and restates(said, stated(text, False)) for then, said in due)
+        and any(day > then and restates(said, stated(text, False), projects) for then, said in due)
     ]
     added = [row for row in store.fetch(linked).values() if admits(row) and _news(row)]
     return ranked + [Ranked(0.0, decay(row), row, 0.0) for row in added]
@@ -243,21 +245,33 @@ def newest_first(
     for X; we rebuild on Solid", then "Scrapping Solid for X; we rebuild on Vue") ends on its last
     word even when only the first is worded like the question."""
     looked_up: frozenset[int] = frozenset()
+    projects = project_words(store)
     for _ in range(MAX_CHAIN):
         first = frozenset(item.row.id for item in _sorted(ranked)[:limit])
         if first <= looked_up:
             break
-        ranked = _with_later_statements(store, ranked, on, admits, limit, rarest, decay, looked_up)
+        ranked = _with_later_statements(store, ranked, on, admits, limit, rarest, decay, looked_up, projects)
         looked_up |= first
-        ranked = mark_older(ranked, on, limit)
+        ranked = mark_older(ranked, on, limit, projects)
     return ranked
+
+
+def project_words(store: SidecarStore) -> frozenset[str]:
+    """The words of the workspace's project names: the blocks of MEMORY.md's `## Projects` ever indexed
+    (a project whose block left MEMORY.md is still a project)."""
+    return frozenset(
+        word
+        for row in store.entries_of_source("MEMORY.md")
+        if row.kind == "project"
+        for word in tokens(row.context.rpartition(CONTEXT_JOIN)[2])
+    )
 
 
 def _day_after(day: str) -> str:
     return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
 
 
-def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
+def mark_older(ranked: list[Ranked], on: str, limit: int, projects: frozenset[str]) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
     done) but a newer result restates, and rank that newer result above it (the older keeps its
     place). A superseded result that a result dated after its supersede restates ("moved from Y to
@@ -280,7 +294,7 @@ def mark_older(ranked: list[Ranked], on: str, limit: int) -> list[Ranked]:
                 other
                 for other in dated
                 if other.row.day > since  # type: ignore[operator]
-                and restates(own, statement(other.row))
+                and restates(own, statement(other.row), projects)
             ]
             if newer:
                 # of the latest day's, the original item rather than its weekly or archive copy
