@@ -267,15 +267,25 @@ _PROJECTS = "# MEMORY.md\n\n## Projects\n\n### Orion\n- Status: active\n\n### Ve
         ),
         # the same flag of two projects, worded as the same line with two values
         ("Orion flag `async_ingest` is on for 10%", "Vega flag `async_ingest` is off", None),
-        # the project is the value: all the older leaves out
-        ("Current focus: Orion", "Current focus: Vega", "older"),
+        # a change of the same flag of another project: more than a project in the older's place
+        (
+            "`async_ingest` (Orion): on for internal users",
+            "Vega flag `async_ingest` changed from on for internal users to on for everyone",
+            None,
+        ),
+        # the same line of two projects, one of them in lower case (no name `_other_name` reads)
+        (
+            "Again for the record: orion flag `x` is off in prod",
+            "For the record, Vega flag `x` is off in prod",
+            None,
+        ),
     ],
 )
 def test_a_later_line_of_another_project_marks_nothing(
     tmp_path: Path, old: str, new: str, status: str | None
 ) -> None:
     """The projects are MEMORY.md's `## Projects` blocks: a line naming one and a later line naming
-    another are said of two things, unless the project is what changed."""
+    another are said of two things."""
     notes = _notes({"2026-11-10": f"- {old}", "2026-11-14": f"- {new}"})
     folder = make_workspace(tmp_path, notes, _PROJECTS)
     with open_at(folder) as sidecar:

@@ -122,12 +122,10 @@ def restates(older: Statement, newer: Statement, projects: frozenset[str] = froz
 def _other_projects(older: Statement, newer: Statement, projects: frozenset[str]) -> bool:
     """Each names a project the other does not: "Quokka flag `async_ingest` is on for 10%", then "Orion
     flag `async_ingest` is off", are two projects' flags, and "Agreed: Quokka goes on Render", then
-    "Agreed: Orion goes on Fly.io", two choices; unless the project is all the older leaves out: then
-    it is the value ("Pim works on Quokka", then "Pim works on Orion")."""
+    "Agreed: Orion goes on Fly.io", two choices; so are two lines that differ in their project alone
+    ("quokka flag `x` is off in prod", then "Orion flag `x` is off in prod", a name in lower case)."""
     own, theirs = older.words & projects, newer.words & projects
-    if not own or not theirs or own & theirs:
-        return False
-    return bool(older.words - newer.words - own)
+    return bool(own) and bool(theirs) and not own & theirs
 
 
 def _another_of_a_kind(older: Statement, newer: Statement) -> bool:
