@@ -341,6 +341,30 @@ def test_a_chain_of_supersedes_goes_on_through_a_line_gc_compacted_away(tmp_path
     )
 
 
+def test_a_line_changed_since_still_marks_the_value_it_changed(tmp_path: Path) -> None:
+    """The first change of a flag was itself changed since (superseded): it is still the newer word on
+    the value it changed, which is marked older, and the last change ranks first."""
+    lines = {
+        "2026-11-10": "- Orion flag `rate_limit_v2` is on for 10% in prod",
+        "2026-11-14": "- Orion flag `rate_limit_v2` changed from on for 10% to off",
+        "2026-11-18": "- Orion flag `rate_limit_v2` changed from off to on for everyone",
+    }
+    folder = make_workspace(tmp_path, _notes(lines))
+    record = ArchiveRecord(
+        date(2026, 11, 18),
+        "Facts",
+        f"- {lines['2026-11-14'][2:]} (2026-11-14)",
+        "superseded",
+        Ending("superseded", date(2026, 11, 18), "memory/2026-11-18.md:3"),
+    )
+    (folder / "memory" / "archive.md").write_text(append_records(None, [record]), encoding="utf-8")
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search(lines["2026-11-10"][2:], k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status == "older"
+    assert hits[0].source == "memory/2026-11-18.md"
+
+
 def _few_candidates() -> Config:
     return Config().model_copy(update={"sidecar": Config().sidecar.model_copy(update={"candidates": 1})})
 

@@ -69,7 +69,8 @@ def with_successors(
     store: SidecarStore, ranked: list[Ranked], on: str, admits: Callable[[EntryRow], bool], limit: int
 ) -> list[Ranked]:
     """`ranked` with the line that ended each of the `limit` most relevant ended results ranked above
-    that result's relevance (added if missing), best first; `admits(row)`: whether a row may be returned."""
+    that result's relevance, or its score if `mark_older` ranked it higher (added if missing), best
+    first; `admits(row)`: whether a row may be returned."""
     by_id = {item.row.id: item for item in ranked}
     ended = [item for item in ranked if item.row.ended_on(on) and item.row.ended_by]
     for item in sorted(ended, key=lambda item: -item.relevance)[:limit]:
@@ -80,7 +81,7 @@ def with_successors(
         if successor is None:
             successor = by_id[current.id] = Ranked(0.0, item.decay, current, 0.0)
             ranked.append(successor)
-        successor.score = max(successor.score, _above(item.relevance))
+        successor.score = max(successor.score, _above(max(item.relevance, item.score)))
     return _sorted(ranked)
 
 
@@ -252,7 +253,9 @@ def newest_first(
             break
         ranked = _with_later_statements(store, ranked, on, admits, limit, rarest, decay, looked_up, projects)
         looked_up |= first
-        ranked = mark_older(ranked, on, limit, projects)
+        # a newer line that mark_older ranked above what it restates may have ended since: what ended it
+        # ranks above it in turn
+        ranked = with_successors(store, mark_older(ranked, on, limit, projects), on, admits, limit)
     return ranked
 
 
@@ -274,13 +277,14 @@ def _day_after(day: str) -> str:
 def mark_older(ranked: list[Ranked], on: str, limit: int, projects: frozenset[str]) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
     done) but a newer result restates, and rank that newer result above it (the older keeps its
-    place). A superseded result that a result dated after its supersede restates ("moved from Y to
-    Z" after the supersede linked Y to another line) is asked the same: that result is a later word
-    than its successor, and ranks above both. A newer result ranked into the first `limit` so is
-    asked the same in turn: the last of a chain of changes ranks first."""
-    dated = [
-        item for item in ranked if item.row.day is not None and _latest_word(item.row, on) and _news(item.row)
-    ]
+    place). The newer may have been superseded since ("changed from on for 10% to off", then "changed
+    from off to on for everyone"): it still changed the older's value, and what superseded it ranks
+    above it in turn (`with_successors`, again after this). A superseded result that a result dated
+    after its supersede restates ("moved from Y to Z" after the supersede linked Y to another line) is
+    asked the same: that result is a later word than its successor, and ranks above both. A newer
+    result ranked into the first `limit` so is asked the same in turn: the last of a chain of changes
+    ranks first."""
+    dated = [item for item in ranked if item.row.day is not None and _news(item.row)]
     checked: set[int] = set()
     for _ in range(MAX_CHAIN):
         due = [item for item in _sorted(ranked)[:limit] if item.row.id not in checked]
