@@ -238,6 +238,11 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Retention for Orion invoices: 365 days",
             "Again for the record: vega audit logs retention changed 365 days → 180 days",
         ),
+        # a value said gone of another person's leave, whom the older names as the stand-in
+        (
+            "heads-up: Ines on leave 2026-10-29, 14 days, ping Ola instead",
+            "Ola's leave from 2026-10-29 is now 3 days (was 14 days)",
+        ),
         # a value said gone of the same flag of another project: a name in the other's place in the subject
         (
             "Orion flag `async_ingest` is on for everyone in prod",

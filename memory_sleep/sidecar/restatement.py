@@ -391,10 +391,12 @@ def _other_subject_named(older: Statement, newer: Statement) -> bool:
     both say: "Vega flag `async_ingest` changed from on for everyone to off" is no change of "Quokka
     flag `async_ingest` is on for everyone" (the same flag, another project's). "Quokka exporter moves
     from Pim to Teo" after "Pim owns Quokka exporter" names Pim; "Switching Vega from ... to ..."
-    after "Vega LLM provider: ..." holds no name in another's place."""
+    after "Vega LLM provider: ..." holds no name in another's place. The newer's name need not be new
+    to the older, only to its subject: "Ola's leave from 2026-10-29 is now 3 days (was 14 days)" is
+    no change of "Ines on leave 2026-10-29, 14 days, ping Ola instead"."""
     own = sequence(subject_phrase(older.text))
     theirs = sequence(subject_phrase(newer.text))
-    names, other_names = older.names - newer.words, newer.names - older.words
+    names, other_names = older.names - newer.words, newer.names - tokens(" ".join(own))
     return any(
         tag == "replace"
         and end < len(own)
