@@ -43,7 +43,7 @@ _CHANGE_WORDS = tokens(
 )
 
 
-def restates(older: Statement, newer: Statement, projects: frozenset[str] = frozenset()) -> bool:
+def restates(older: Statement, newer: Statement, projects: frozenset[str]) -> bool:
     """Never of two of the workspace's `projects` (the words of their names: `_other_projects`). The
     newer states the older's key with another value (or the key a change the older tells opens with:
     `_another_of_a_kind`), or (unless it states every typed value of the older again and says none is
