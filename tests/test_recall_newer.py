@@ -258,7 +258,7 @@ def test_a_later_line_about_another_thing_marks_nothing(tmp_path: Path, old: str
     assert _hit(hits, "memory/2026-11-10.md").status is None
 
 
-_PROJECTS = "# MEMORY.md\n\n## Projects\n\n### Orion\n- Status: active\n\n### Vega\n- Status: active\n"
+_PROJECTS = "# MEMORY.md\n\n## Projects\n\n### Orion\n- Status: active\n\n### Vega\n- Status: active"
 
 
 @pytest.mark.parametrize(
@@ -297,6 +297,18 @@ def test_a_later_line_of_another_project_marks_nothing(
         sidecar.index()
         hits = sidecar.search(old, k=5)
     assert _hit(hits, "memory/2026-11-10.md").status == status
+
+
+def test_one_word_of_a_project_name_is_no_project(tmp_path: Path) -> None:
+    """ "ops" and "bot", each a word of the project "Ops Bot", are no two projects: the alert channel's
+    key said with another value changes it."""
+    old, new = "**Orion alert channel:** #ops", "**Orion alert channel:** #bot"
+    memory = "# MEMORY.md\n\n## Projects\n\n### Ops Bot\n- Status: active\n"
+    folder = make_workspace(tmp_path, _notes({"2026-11-10": f"- {old}", "2026-11-14": f"- {new}"}), memory)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("Orion alert channel", k=5)
+    assert _hit(hits, "memory/2026-11-10.md").status == "older"
 
 
 def test_an_older_value_whose_project_finished_ranks_below_the_newer_and_keeps_its_status(

@@ -43,8 +43,8 @@ _CHANGE_WORDS = tokens(
 )
 
 
-def restates(older: Statement, newer: Statement, projects: frozenset[str]) -> bool:
-    """Never of two of the workspace's `projects` (the words of their names: `_other_projects`). The
+def restates(older: Statement, newer: Statement, projects: frozenset[frozenset[str]]) -> bool:
+    """Never of two of the workspace's `projects` (each the words of its name: `_other_projects`). The
     newer states the older's key with another value (or the key a change the older tells opens with:
     `_another_of_a_kind`), or (unless it states every typed value of the older again and says none is
     gone: a restatement, no newer value) repeats the key with the older's value, or says the older's
@@ -119,12 +119,14 @@ def restates(older: Statement, newer: Statement, projects: frozenset[str]) -> bo
     )
 
 
-def _other_projects(older: Statement, newer: Statement, projects: frozenset[str]) -> bool:
-    """Each names a project the other does not: "Quokka flag `async_ingest` is on for 10%", then "Orion
-    flag `async_ingest` is off", are two projects' flags, and "Agreed: Quokka goes on Render", then
-    "Agreed: Orion goes on Fly.io", two choices; so are two lines that differ in their project alone
-    ("quokka flag `x` is off in prod", then "Orion flag `x` is off in prod", a name in lower case)."""
-    own, theirs = older.words & projects, newer.words & projects
+def _other_projects(older: Statement, newer: Statement, projects: frozenset[frozenset[str]]) -> bool:
+    """Each names a project the other does not (every word of its name): "Quokka flag `async_ingest` is
+    on for 10%", then "Orion flag `async_ingest` is off", are two projects' flags, and "Agreed: Quokka
+    goes on Render", then "Agreed: Orion goes on Fly.io", two choices; so are two lines that differ in
+    their project alone ("quokka flag `x` is off in prod", then "Orion flag `x` is off in prod", a name
+    in lower case). One word of a name is no project: "web" and "app" are not "Web App"."""
+    own = {project for project in projects if project <= older.words}
+    theirs = {project for project in projects if project <= newer.words}
     return bool(own) and bool(theirs) and not own & theirs
 
 

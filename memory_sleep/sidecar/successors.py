@@ -200,7 +200,7 @@ def _with_later_statements(
     rarest: Callable[[list[str]], list[list[str]]],
     decay: Callable[[EntryRow], float],
     looked_up: frozenset[int],
-    projects: frozenset[str],
+    projects: frozenset[frozenset[str]],
 ) -> list[Ranked]:
     """`ranked` with the later lines that restate any of the `limit` best dated results (`mark_older`
     then ranks them above it): a change worded unlike the question, which shares few words with it,
@@ -246,7 +246,7 @@ def newest_first(
     for X; we rebuild on Solid", then "Scrapping Solid for X; we rebuild on Vue") ends on its last
     word even when only the first is worded like the question."""
     looked_up: frozenset[int] = frozenset()
-    projects = project_words(store)
+    projects = project_names(store)
     for _ in range(MAX_CHAIN):
         first = frozenset(item.row.id for item in _sorted(ranked)[:limit])
         if first <= looked_up:
@@ -259,22 +259,24 @@ def newest_first(
     return ranked
 
 
-def project_words(store: SidecarStore) -> frozenset[str]:
-    """The words of the workspace's project names: the blocks of MEMORY.md's `## Projects` ever indexed
-    (a project whose block left MEMORY.md is still a project)."""
-    return frozenset(
-        word
+def project_names(store: SidecarStore) -> frozenset[frozenset[str]]:
+    """The words of each of the workspace's project names: the blocks of MEMORY.md's `## Projects` ever
+    indexed (a project whose block left MEMORY.md is still a project)."""
+    names = (
+        tokens(row.context.rpartition(CONTEXT_JOIN)[2])
         for row in store.entries_of_source("MEMORY.md")
         if row.kind == "project"
-        for word in tokens(row.context.rpartition(CONTEXT_JOIN)[2])
     )
+    return frozenset(name for name in names if name)
 
 
 def _day_after(day: str) -> str:
     return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
 
 
-def mark_older(ranked: list[Ranked], on: str, limit: int, projects: frozenset[str]) -> list[Ranked]:
+def mark_older(
+    ranked: list[Ranked], on: str, limit: int, projects: frozenset[frozenset[str]]
+) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
     done) but a newer result restates, and rank that newer result above it (the older keeps its
     place). The newer may have been superseded since ("changed from on for 10% to off", then "changed
