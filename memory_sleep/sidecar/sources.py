@@ -186,7 +186,14 @@ def memory_items(text: str) -> list[SourceItem]:
                 body = "; ".join(f"{name}: {value}" for name, value in fields.items() if value)
                 if body:
                     items.append(
-                        SourceItem("project", line, line + height - 1, f"Projects · {block.name}", body, None)
+                        SourceItem(
+                            "project",
+                            line,
+                            line + height - 1,
+                            CONTEXT_JOIN.join((PROJECTS, block.name)),
+                            body,
+                            None,
+                        )
                     )
             line += rendered.count("\n")
     return sorted(

@@ -261,9 +261,10 @@ def newest_first(
 
 def project_names(store: SidecarStore) -> frozenset[frozenset[str]]:
     """The words of each of the workspace's project names: the blocks of MEMORY.md's `## Projects` ever
-    indexed (a project whose block left MEMORY.md is still a project)."""
+    indexed, their context "Projects · NAME" (sources.py; a project whose block left MEMORY.md is still
+    a project)."""
     names = (
-        tokens(row.context.rpartition(CONTEXT_JOIN)[2])
+        tokens(row.context.partition(CONTEXT_JOIN)[2])
         for row in store.entries_of_source("MEMORY.md")
         if row.kind == "project"
     )
