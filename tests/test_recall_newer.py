@@ -299,6 +299,51 @@ def test_a_later_line_of_another_project_marks_nothing(
     assert _hit(hits, "memory/2026-11-10.md").status == status
 
 
+@pytest.mark.parametrize(
+    ("memory", "notes"),
+    [
+        # under each project's heading in the notes
+        (
+            _PROJECTS,
+            {
+                "2026-11-10": "## Orion\n\n- Deploy window: Tuesdays 10:00",
+                "2026-11-14": "## Vega\n\n- Deploy window: Fridays 16:00",
+            },
+        ),
+        # MEMORY.md entries tagged with their projects
+        (
+            _PROJECTS
+            + "\n\n## Facts\n\n- [Orion] Deploy window: Tuesdays 10:00 (2026-11-10)"
+            + "\n- [Vega] Deploy window: Fridays 16:00 (2026-11-14)",
+            {},
+        ),
+    ],
+)
+def test_a_line_filed_under_another_project_marks_nothing(
+    tmp_path: Path, memory: str, notes: dict[str, str]
+) -> None:
+    """A line need not name the project it is filed under, by a heading or an entry's tag: the same key
+    with another value, under two projects, is two projects' values."""
+    folder = make_workspace(tmp_path, _notes(notes) if notes else {}, memory)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("deploy window", k=5)
+    assert [hit.status for hit in hits if "Deploy window" in hit.text] == [None, None]
+
+
+def test_a_change_naming_the_project_an_entry_is_filed_under_marks_it(tmp_path: Path) -> None:
+    """ "Release 1.4 target date is 2026-11-19" under [Orion] is Orion's: a later "Orion 1.4 release
+    moves from 2026-11-19 to 2026-11-26" changes it, though the entry never says "Orion"."""
+    memory = _PROJECTS + "\n\n## Facts\n\n- [Orion] Release 1.4 target date is 2026-11-19 (2026-11-02)\n"
+    notes = _notes({"2026-11-11": "- Orion 1.4 release moves from 2026-11-19 to 2026-11-26"})
+    folder = make_workspace(tmp_path, notes, memory)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("release 1.4 target date", k=5)
+    assert _hit(hits, "MEMORY.md", "target date").status == "older"
+    assert hits[0].source == "memory/2026-11-11.md"
+
+
 def test_one_word_of_a_project_name_is_no_project(tmp_path: Path) -> None:
     """ "ops" and "bot", each a word of the project "Ops Bot", are no two projects: the alert channel's
     key said with another value changes it."""

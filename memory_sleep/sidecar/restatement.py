@@ -125,8 +125,8 @@ def _other_projects(older: Statement, newer: Statement, projects: frozenset[froz
     goes on Render", then "Agreed: Orion goes on Fly.io", two choices; so are two lines that differ in
     their project alone ("quokka flag `x` is off in prod", then "Orion flag `x` is off in prod", a name
     in lower case). One word of a name is no project: "web" and "app" are not "Web App"."""
-    own = {project for project in projects if project <= older.words}
-    theirs = {project for project in projects if project <= newer.words}
+    own = {project for project in projects if project <= older.about}
+    theirs = {project for project in projects if project <= newer.about}
     return bool(own) and bool(theirs) and not own & theirs
 
 
@@ -425,7 +425,7 @@ def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
     own = older.key
     if not own and not NAME.search(gone) and predicate(older.claim):
         own = subject(older.claim)
-    return bool(own - newer.words) and bool(subject(newer.claim) - older.words)
+    return bool(own - newer.about) and bool(subject(newer.claim) - older.about)
 
 
 def _attribute_left(one: Statement, other: Statement) -> bool:

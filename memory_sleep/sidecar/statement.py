@@ -50,6 +50,14 @@ class Statement:
     words: frozenset[str]
     said: frozenset[str]  # every word, clock times too
     text: str
+    # the words of the projects it is filed under and need not name: a MEMORY.md entry's "[Orion]" tag,
+    # a note line under a "## Orion" heading (sidecar/successors.py `filed`; only recall sets them)
+    filed: frozenset[str] = frozenset()
+
+    @property
+    def about(self) -> frozenset[str]:
+        """Its words and those of the projects it is filed under: what it is about."""
+        return self.words | self.filed
 
     @cached_property
     def names(self) -> frozenset[str]:
@@ -194,14 +202,15 @@ def _typed(text: str) -> frozenset[str]:
     return frozenset(value for found in typed_values(text).values() for value in found)
 
 
-def statement(row: EntryRow) -> Statement:
+def statement(row: EntryRow, filed: frozenset[str] = frozenset()) -> Statement:
     """The words of what a result states: without the clock times that stamp note lines, nor the
-    category label and day a weekly summary adds to its copy of an item."""
-    return stated(row.text, row.kind == "weekly")
+    category label and day a weekly summary adds to its copy of an item; `filed`, the words of the
+    projects it is filed under (`Statement.filed`)."""
+    return stated(row.text, row.kind == "weekly", filed)
 
 
 @functools.lru_cache(maxsize=4096)  # fold_copies and mark_older read the same results' statements
-def stated(text: str, weekly: bool) -> Statement:
+def stated(text: str, weekly: bool, filed: frozenset[str] = frozenset()) -> Statement:
     text = _WEEKLY_LABEL.sub("", text) if weekly else text
     # a stated day ends it, or a pending item's place: only then are the patterns tried at each offset
     if text.rstrip().endswith(")"):
@@ -216,5 +225,5 @@ def stated(text: str, weekly: bool) -> Statement:
         text = ahead[1]
     said = tokens(without_history(text))  # "X (previously: Y)" states X; `gone` reads Y
     return Statement(
-        said.difference(word for word in said if ":" in word and CLOCK.fullmatch(word)), said, text
+        said.difference(word for word in said if ":" in word and CLOCK.fullmatch(word)), said, text, filed
     )

@@ -30,7 +30,7 @@ from typing import Literal
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.restatement import restates
 from memory_sleep.sidecar.rows import CONTEXT_JOIN, EntryRow
-from memory_sleep.sidecar.statement import stated, statement
+from memory_sleep.sidecar.statement import statement
 from memory_sleep.text import tokens
 
 # gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
@@ -211,7 +211,7 @@ def _with_later_statements(
     earlier query are not asked again."""
     ranked = _sorted(ranked)
     due = [
-        (since, statement(item.row))
+        (since, statement(item.row, filed(item.row, projects)))
         for item in ranked[:limit]
         if item.row.id not in looked_up and (since := _newer_after(item.row, on)) is not None
     ]
@@ -221,13 +221,19 @@ def _with_later_statements(
     have = {item.row.id for item in ranked}
     start = _day_after(min(day for day, _ in due))
     found = store.dated_matches(wanted, LATER_KINDS, start, _day_after(on), LATER * len(due))
-    linked = [
-        entry_id
-        for entry_id, day, text in found
-        if entry_id not in have
-        and any(day > then and restates(said, stated(text, False), projects) for then, said in due)
+    rows = store.fetch([entry_id for entry_id, _, _ in found if entry_id not in have]).values()
+    added = [
+        row
+        for row in rows
+        if admits(row)
+        and _news(row)
+        and any(
+            row.day is not None
+            and row.day > then
+            and restates(said, statement(row, filed(row, projects)), projects)
+            for then, said in due
+        )
     ]
-    added = [row for row in store.fetch(linked).values() if admits(row) and _news(row)]
     return ranked + [Ranked(0.0, decay(row), row, 0.0) for row in added]
 
 
@@ -271,6 +277,15 @@ def project_names(store: SidecarStore) -> frozenset[frozenset[str]]:
     return frozenset(name for name in names if name)
 
 
+def filed(row: EntryRow, projects: frozenset[frozenset[str]]) -> frozenset[str]:
+    """The words of the projects `row` is filed under: a part of its context that is a project's name,
+    the "[Orion]" tag of a MEMORY.md entry ("Facts · Orion"), a note's "## Orion" heading, a weekly
+    summary's project. "Release 1.4 target date is 2026-11-19" under [Orion] is Orion's, though it
+    does not say so."""
+    named = (tokens(part) for part in row.context.split(CONTEXT_JOIN)) if row.context else ()
+    return frozenset(word for words in named if words in projects for word in words)
+
+
 def _day_after(day: str) -> str:
     return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
 
@@ -296,12 +311,12 @@ def mark_older(
             since = _newer_after(item.row, on)
             if since is None:
                 continue
-            own = statement(item.row)
+            own = statement(item.row, filed(item.row, projects))
             newer = [
                 other
                 for other in dated
                 if other.row.day > since  # type: ignore[operator]
-                and restates(own, statement(other.row), projects)
+                and restates(own, statement(other.row, filed(other.row, projects)), projects)
             ]
             if newer:
                 # of the latest day's, the original item rather than its weekly or archive copy
