@@ -115,3 +115,20 @@ def test_the_label_a_line_opens_with_outranks_its_section(heading: str, text: st
     item = dataclasses.replace(note_item(text, kind="bullet"), headings=("2026-03-05", "Atlas", heading))
     found = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (found.verdict, found.category) == ("KEEP", category)
+
+
+@pytest.mark.parametrize(
+    ("heading", "category"),
+    [
+        ("Pending Decisions (waiting on Pim)", "action"),
+        ("Decisions still to make", "action"),
+        ("待决策", "action"),
+        ("Decisions I made", "decision"),
+        ("关键决策", "decision"),
+    ],
+)
+def test_decisions_a_heading_says_are_still_open_are_open_actions(heading: str, category: str) -> None:
+    """A list under "Pending decisions" holds what is still to be decided: open actions, not choices made."""
+    item = dataclasses.replace(note_item("- Ola's relocation budget"), headings=("2026-03-05", heading))
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict, verdict.category) == ("KEEP", category)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from memory_sleep.language import LOG_VERBS, SECTION_KINDS, SECTION_NAMES
+from memory_sleep.language import LOG_VERBS, SECTION_KINDS, SECTION_NAMES, STILL_OPEN
 from memory_sleep.models import Category
 from memory_sleep.text import is_cjk
 
@@ -30,7 +30,7 @@ def heading_kind(heading: str) -> str | None:
     for kind in SECTION_KINDS:
         for name in SECTION_NAMES[kind]:
             if (is_cjk(name[0]) and name in plain) or f" {name} " in plain:
-                return kind
+                return _still_to_decide(kind, plain)
     return None
 
 
@@ -41,8 +41,19 @@ def label_kind(label: str) -> str | None:
     for kind in SECTION_KINDS:
         for name in SECTION_NAMES[kind]:
             if plain.startswith(name if is_cjk(name[0]) else f"{name} "):
-                return kind
+                return _still_to_decide(kind, " " + plain)
     return None
+
+
+def _still_to_decide(kind: str, plain: str) -> str:
+    """A section of decisions the heading says are still open ("Pending decisions (waiting on Pim)",
+    "Decisions still to make", "待决策"; the language files' `still_open`) lists what is to be decided:
+    open actions, not decisions made."""
+    if kind == "decision" and any(
+        mark in plain if is_cjk(mark[0]) else f" {mark} " in plain for mark in STILL_OPEN
+    ):
+        return "action"
+    return kind
 
 
 def section_category(headings: Sequence[str], lead: str | None = None) -> Category | None:
