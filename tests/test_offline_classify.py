@@ -277,6 +277,28 @@ def test_a_heading_word_that_counts_parts_names_no_project() -> None:
     assert [verdict.topic for verdict in verdicts] == [None, None, "Atlas", "Atlas"]
 
 
+def test_a_word_of_the_language_opening_headings_names_no_project() -> None:
+    """ "### Key Details", "### Key Features" on two days open with an adjective, which the text writes
+    in lower case ("the key is"); "## Orion" is a heading of its own, and "Vega rollout", "Vega
+    rollback" open with a name the text capitalises within a sentence."""
+
+    def under(heading: str, text: str, day: date, number: int) -> NoteItem:
+        item = note_item(text, day)
+        return dataclasses.replace(item, id=f"i{number}", headings=(day.isoformat(), heading))
+
+    one, two = date(2026, 5, 11), date(2026, 5, 12)
+    items = [
+        under("Key Details", "- the key is to batch the writes", one, 1),
+        under("Key Features", "- retries with backoff", two, 2),
+        under("Orion", "- shipped the retry queue", one, 3),
+        under("Orion", "- wrote its tests", two, 4),
+        under("Vega rollout", "- asked Pim to move Vega to the new cluster", one, 5),
+        under("Vega rollback", "- rolled back after the timeouts", two, 6),
+    ]
+    verdicts = OfflineClassifier().classify(items, ClassifyContext(projects=[], memory=[]))
+    assert [verdict.topic for verdict in verdicts] == [None, None, "Orion", "Orion", "Vega", "Vega"]
+
+
 def test_a_table_of_durations_is_output_and_its_ticks_close_nothing() -> None:
     """A ✅ in a table cell marks a cell, not a task reported done."""
     table = "\n".join(

@@ -25,6 +25,8 @@ _MARKS = re.compile(r"^[^\w\[\]()]+")  # emoji and marks a heading opens with, b
 _EXPLICIT_PROJECT = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*(?i:project):?\*\*:?|(?i:project):)\s*([A-Z][\w.-]{1,30})", re.M
 )
+# what may follow a name that is a heading of its own: nothing, a number, or a separator ("Orion — deploy")
+_STANDS_ALONE = re.compile(r"^\s*(?:$|[—–:(|/·#-]|\d)")
 _DUPLICATE_SIMILARITY = 0.9
 _KEPT_PER_NOTE = 200  # the kept items of a note a later item is compared with, most recent first
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
@@ -414,6 +416,7 @@ def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[li
     makes no project."""
     strong = set(known)
     heading_days: dict[str, set[date]] = {}
+    alone: set[str] = set()  # words that are a heading of their own ("## Orion", "### Orion — deploy")
     ordinals: dict[str, list[str | None]] = {}  # the number after the word in each heading naming it
     file_days: dict[str, set[date]] = {}
     for item in items:
@@ -434,11 +437,25 @@ def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[li
             if heading_match and heading_match.group(1).lower() not in cues.GENERIC_HEADINGS:
                 heading_days.setdefault(heading_match.group(1), set()).add(item.day)
                 ordinals.setdefault(heading_match.group(1), []).append(heading_match.group(2))
+                if _STANDS_ALONE.match(heading[heading_match.end(1) :]):
+                    alone.add(heading_match.group(1))
     strong |= {name for name, days in file_days.items() if len(days) >= 2}
     weak = {
         word for word, days in heading_days.items() if len(days) >= 2 and not _counts_parts(ordinals[word])
     } - strong
-    return _longest_first(strong), _longest_first(weak)
+    named = {word for word in weak if word in alone or _written_as_name(word, items)}
+    return _longest_first(strong), _longest_first(named)
+
+
+def _written_as_name(word: str, items: Sequence[NoteItem]) -> bool:
+    """Whether the notes' text writes a word that opens headings as a name: capitalised within a
+    sentence ("moved Orion to ..."), more often than in lower case. "Key", of "### Key Details" and
+    "### Key Features", is a word of the language: capitalised only where a line starts, "the key
+    is ..." elsewhere."""
+    within = re.compile(rf"(?:[\w,;:)]\s+|[\u3040-\u30ff\u4e00-\u9fff]\s*){re.escape(word)}(?![\w-])")
+    lower = re.compile(rf"(?<![\w./`@#-]){re.escape(word.lower())}(?![\w./`@-])")
+    named = sum(len(within.findall(item.text)) for item in items)
+    return named > 0 and named > sum(len(lower.findall(item.text)) for item in items)
 
 
 def _names_the_file(item: NoteItem) -> bool:
