@@ -87,6 +87,7 @@ class LanguageWords:
     lead_ins: str = ""
     log_verbs: str = ""
     still_open: str = ""
+    completed: str = ""
     sections: Sections = field(default_factory=Sections)
     changes: Changes = field(default_factory=Changes)
     cues: Cues = field(default_factory=Cues)
@@ -139,6 +140,17 @@ STILL_OPEN = tuple(
     )
 )
 """Words after which a line says what is still to do ("created (pending: the API key)"), longest first."""
+COMPLETED = tuple(
+    sorted(
+        {
+            " ".join(line.lower().split())
+            for language in _LANGUAGES
+            for line in language.completed.splitlines()
+        }
+        - {""}
+    )
+)
+"""Words that say a section's items are done ("Tasks Completed", "已完成"), lower-case."""
 SECTION_KINDS = ("decision", "lesson", "action", "blocker", "people")
 SECTION_NAMES: dict[str, tuple[str, ...]] = {
     kind: tuple(

@@ -132,3 +132,19 @@ def test_decisions_a_heading_says_are_still_open_are_open_actions(heading: str, 
     item = dataclasses.replace(note_item("- Ola's relocation budget"), headings=("2026-03-05", heading))
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (verdict.verdict, verdict.category) == ("KEEP", category)
+
+
+@pytest.mark.parametrize(
+    ("heading", "action"),
+    [
+        ("Tasks Completed", False),
+        ("Completed tasks", False),
+        ("Tasks not yet completed", True),
+        ("Tasks", True),
+    ],
+)
+def test_tasks_a_heading_says_are_done_are_no_open_actions(heading: str, action: bool) -> None:
+    """A list under "Tasks Completed" reports work done; "Tasks not yet completed" is still to do."""
+    item = dataclasses.replace(note_item("- the integration demo for Pim"), headings=("2026-03-05", heading))
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.category == "action") is action

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from memory_sleep.language import LOG_VERBS, SECTION_KINDS, SECTION_NAMES, STILL_OPEN
+from memory_sleep.language import COMPLETED, LOG_VERBS, NEGATIONS, SECTION_KINDS, SECTION_NAMES, STILL_OPEN
 from memory_sleep.models import Category
 from memory_sleep.text import is_cjk
 
@@ -30,7 +30,7 @@ def heading_kind(heading: str) -> str | None:
     for kind in SECTION_KINDS:
         for name in SECTION_NAMES[kind]:
             if (is_cjk(name[0]) and name in plain) or f" {name} " in plain:
-                return _still_to_decide(kind, plain)
+                return _qualified(kind, plain)
     return None
 
 
@@ -41,19 +41,24 @@ def label_kind(label: str) -> str | None:
     for kind in SECTION_KINDS:
         for name in SECTION_NAMES[kind]:
             if plain.startswith(name if is_cjk(name[0]) else f"{name} "):
-                return _still_to_decide(kind, " " + plain)
+                return _qualified(kind, " " + plain)
     return None
 
 
-def _still_to_decide(kind: str, plain: str) -> str:
-    """A section of decisions the heading says are still open ("Pending decisions (waiting on Pim)",
-    "Decisions still to make", "待决策"; the language files' `still_open`) lists what is to be decided:
-    open actions, not decisions made."""
-    if kind == "decision" and any(
-        mark in plain if is_cjk(mark[0]) else f" {mark} " in plain for mark in STILL_OPEN
-    ):
+def _qualified(kind: str, plain: str) -> str:
+    """The kind a qualifier in the heading makes of its section: decisions it says are still open
+    ("Pending decisions (waiting on Pim)", "Decisions still to make", "待决策"; the language files'
+    `still_open`) are what is to be decided, open actions; tasks it says are done ("Tasks Completed",
+    "已完成任务"; `completed`) are work reported done, no open actions ("done": no category)."""
+    if kind == "decision" and _holds(plain, STILL_OPEN):
         return "action"
+    if kind == "action" and _holds(plain, COMPLETED) and not _holds(plain, NEGATIONS):
+        return "done"  # not "Tasks not yet completed"
     return kind
+
+
+def _holds(plain: str, marks: Sequence[str]) -> bool:
+    return any(mark in plain if is_cjk(mark[0]) else f" {mark} " in plain for mark in marks)
 
 
 def section_category(headings: Sequence[str], lead: str | None = None) -> Category | None:
@@ -62,7 +67,7 @@ def section_category(headings: Sequence[str], lead: str | None = None) -> Catego
     kind = (label_kind(lead) if lead else None) or next(
         (kind for heading in reversed(headings) if (kind := heading_kind(heading))), None
     )
-    return _CATEGORY[kind] if kind else None
+    return _CATEGORY.get(kind) if kind else None
 
 
 def is_log_line(line: str) -> bool:
