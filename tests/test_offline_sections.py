@@ -148,3 +148,12 @@ def test_tasks_a_heading_says_are_done_are_no_open_actions(heading: str, action:
     item = dataclasses.replace(note_item("- the integration demo for Pim"), headings=("2026-03-05", heading))
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (verdict.category == "action") is action
+
+
+def test_a_section_named_lesson_in_the_singular_holds_a_lesson() -> None:
+    """ "### Lesson" over "**Never check host IPs from inside a container** — ... must run from outside"
+    is a lesson, though its words would make it a task."""
+    text = "**Never check host IPs from inside a container** — that check must run from outside it."
+    item = dataclasses.replace(note_item(text), headings=("2026-03-05", "11:05 Watchdog fix", "Lesson"))
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict, verdict.category) == ("KEEP", "lesson")
