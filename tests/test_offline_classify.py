@@ -710,3 +710,24 @@ def test_a_chinese_mark_found_across_two_words_is_no_decision() -> None:
 def test_due_to_says_why_not_when(text: str, action: bool) -> None:
     """A task is "due" on a day; "due to" says why something happened."""
     assert (_classify(text).category == "action") is action
+
+
+def test_the_turns_of_a_saved_conversation_are_not_promoted() -> None:
+    """A session log saved among the notes ("user: ...", "assistant: ...") keeps its items recallable,
+    but what is said in it (a thanks with "the mistakes we made", an offer for next time) is no memory
+    to promote by its words; a note with one speaker's label is no conversation."""
+
+    def at(text: str, line: int, file: str = "memory/2026-02-20-alert-hunt.md") -> NoteItem:
+        item = note_item(text, date(2026, 2, 20))
+        return dataclasses.replace(item, id=f"i{file[-8:]}{line}", file=file, line_start=line, line_end=line)
+
+    items = [
+        at("Lesson: never probe the host's own IP from inside a container", 3),
+        at("user: they are still coming every 10 minutes", 9),
+        at("assistant: found it and killed it.", 12),
+        at("Great, that fixed it! Save it to memory: the mistakes we made and the lesson learned", 15),
+        at("user: lesson learned: always check the cron jobs first", 4, "memory/2026-02-21.md"),
+    ]
+    verdicts = OfflineClassifier().classify(items, ClassifyContext(projects=[], memory=[]))
+    assert [verdict.promote for verdict in verdicts] == [True, False, False, False, True]
+    assert (verdicts[3].verdict, verdicts[4].verdict) == ("KEEP", "KEEP")
