@@ -20,6 +20,7 @@ Two links, both read from what the files say, never guessed from meaning:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -282,7 +283,12 @@ def filed(row: EntryRow, projects: frozenset[frozenset[str]]) -> frozenset[str]:
     the "[Orion]" tag of a MEMORY.md entry ("Facts · Orion"), a note's "## Orion" heading, a weekly
     summary's project. "Release 1.4 target date is 2026-11-19" under [Orion] is Orion's, though it
     does not say so."""
-    named = (tokens(part) for part in row.context.split(CONTEXT_JOIN)) if row.context else ()
+    return _filed(row.context, projects) if row.context else frozenset()
+
+
+@functools.lru_cache(maxsize=4096)  # mark_older asks it of each result for each result above it
+def _filed(context: str, projects: frozenset[frozenset[str]]) -> frozenset[str]:
+    named = (tokens(part) for part in context.split(CONTEXT_JOIN))
     return frozenset(word for words in named if words in projects for word in words)
 
 
