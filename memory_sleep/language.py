@@ -8,6 +8,7 @@ still an error naming the file, and tests/test_language.py checks every value is
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,28 +129,19 @@ LEAD_IN_WORDS = frozenset(word for label in LEAD_INS for word in label.split())
 """The words of the lead-in labels: they name no subject and no person."""
 LOG_VERBS = frozenset(word for language in _LANGUAGES for word in language.log_verbs.split())
 """Verbs a line of an activity log starts with ("deployed ...", "ran ...")."""
-STILL_OPEN = tuple(
-    sorted(
-        {
-            " ".join(line.lower().split())
-            for language in _LANGUAGES
-            for line in language.still_open.splitlines()
-        }
-        - {""},
-        key=lambda mark: (-len(mark), mark),
-    )
-)
+
+
+def _marks(lines: Callable[[LanguageWords], str]) -> tuple[str, ...]:
+    """One phrase a line of every language, lower-case, longest first."""
+    found = {
+        " ".join(line.lower().split()) for language in _LANGUAGES for line in lines(language).splitlines()
+    }
+    return tuple(sorted(found - {""}, key=lambda mark: (-len(mark), mark)))
+
+
+STILL_OPEN = _marks(lambda language: language.still_open)
 """Words after which a line says what is still to do ("created (pending: the API key)"), longest first."""
-COMPLETED = tuple(
-    sorted(
-        {
-            " ".join(line.lower().split())
-            for language in _LANGUAGES
-            for line in language.completed.splitlines()
-        }
-        - {""}
-    )
-)
+COMPLETED = _marks(lambda language: language.completed)
 """Words that say a section's items are done ("Tasks Completed", "已完成"), lower-case."""
 SECTION_KINDS = ("decision", "lesson", "action", "blocker", "people")
 SECTION_NAMES: dict[str, tuple[str, ...]] = {

@@ -11,22 +11,22 @@ from datetime import date, timedelta
 from memory_sleep.engines import pairs
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.cards import KEYED, LABEL
-from memory_sleep.engines.offline import cues, matching, promotion, routine, sections, statements, values
+from memory_sleep.engines.offline import (
+    cues,
+    matching,
+    projects,
+    promotion,
+    routine,
+    sections,
+    statements,
+    values,
+)
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.engines.redact import holds_secret
 from memory_sleep.language import LEAD_INS
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
 
-_PROJECT_IN_HEADING = re.compile(r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b(?:\s+#?(\d+)\b)?")
-_MARKS = re.compile(r"^[^\w\[\]()]+")  # emoji and marks a heading opens with, but a bracket
-# "Project: Apollo", "**Project:** Apollo": a keyed line names the project; running text, a bracketed
-# tag ("[Apollo]") or a link's text never does
-_EXPLICIT_PROJECT = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*(?i:project):?\*\*:?|(?i:project):)\s*([A-Z][\w.-]{1,30})", re.M
-)
-# what may follow a name that is a heading of its own: nothing, a number, or a separator ("Orion — deploy")
-_STANDS_ALONE = re.compile(r"^\s*(?:$|[—–:(|/·#-]|\d)")
 _SPEAKERS = ("user", "assistant")  # the roles a saved chat session labels its turns with
 _TURN = re.compile(rf"^({'|'.join(_SPEAKERS)}):", re.M)
 _DUPLICATE_SIMILARITY = 0.9
@@ -77,12 +77,12 @@ class OfflineClassifier:
         self._kept: dict[str, deque[tuple[str, frozenset[str], tuple[Category | None, bool]]]] = {}
 
     def classify(self, items: Sequence[NoteItem], context: ClassifyContext) -> list[Classification]:
-        strong, weak = _known_projects(items, context.projects)
+        strong, weak = projects.known_projects(items, context.projects)
         memory = [(entry.text, tokens(entry.text)) for entry in context.memory]
         dialogue = _dialogue_starts(items)
         verdicts = []
         for item in items:
-            topic = _topic(item, strong, weak)
+            topic = projects.topic(item, strong, weak)
             text = _plain(item.text)
             verdict = _verdict(item, text, memory, context.recurrence, item.id in context.openers, topic)
             kept = self._kept.setdefault(item.file, deque(maxlen=_KEPT_PER_NOTE))
@@ -185,7 +185,10 @@ def _verdict(
             return _keep(item, category, text, closes=True)
         if category == "status" and (
             cues.FINISHED.search(text)
-            or ((topic or _section_subject(item)) is not None and _status_beyond_done(item, text, opens))
+            or (
+                (topic or projects.section_subject(item)) is not None
+                and _status_beyond_done(item, text, opens)
+            )
         ):
             return _keep(item, "status", text, closes=True)
         return _discard("resolved", "finished task with no lasting lesson", closes=True)
@@ -243,20 +246,6 @@ def _status_beyond_done(item: NoteItem, text: str, opens: bool) -> bool:
     release out) besides the word saying it is done: the project's current status, whether or not it
     closes an action. "Finished: rotate the cert" is a task done, not a status."""
     return _keep_category(item, cues.DONE.sub(" ", text), opens) == "status"
-
-
-def _section_subject(item: NoteItem) -> str | None:
-    """The name a heading above the item gives its section and the item names too ("Quokka milestone
-    reached" under "## Quokka" or "# Quokka retro"): what it reports on, a project known or not yet."""
-    for heading in reversed(item.headings):
-        match = _PROJECT_IN_HEADING.match(_MARKS.sub("", heading))  # "## ☕ Quokka" names Quokka here
-        if (
-            match
-            and match.group(1).lower() not in cues.GENERIC_HEADINGS
-            and _mentions(item.text, [match.group(1)])
-        ):
-            return match.group(1)
-    return None
 
 
 def _repeats(text: str, known: Sequence[tuple[str, frozenset[str]]]) -> bool:
@@ -421,88 +410,3 @@ def _looks_like_log(text: str) -> bool:
         return False
     loggy = sum(1 for line in lines if cues.DEBUG.search(line.strip()))
     return loggy >= len(lines) * 0.6
-
-
-def _counts_parts(ordinals: Sequence[str | None]) -> bool:
-    """A word always followed by a number that changes ("Cycle 1", "Cycle 2", "Phase 3") counts the
-    parts of something; it names no project. One that keeps its number ("Phase 2") may."""
-    return None not in ordinals and len(set(ordinals)) > 1
-
-
-def _known_projects(items: Sequence[NoteItem], known: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Projects by how sure we are: named in memory, front matter or a "Project: X" line (strong), or
-    only the first word of headings on two or more days (weak). One bracketed tag or a link's text
-    makes no project."""
-    strong = set(known)
-    heading_days: dict[str, set[date]] = {}
-    alone: set[str] = set()  # words that are a heading of their own ("## Orion", "### Orion — deploy")
-    ordinals: dict[str, list[str | None]] = {}  # the number after the word in each heading naming it
-    file_days: dict[str, set[date]] = {}
-    for item in items:
-        if item.project_hint and item.project_hint[:1].isupper():
-            if _names_the_file(item):  # "2026-03-15-FINAL.md": a project only if it recurs across days
-                file_days.setdefault(item.project_hint, set()).add(item.day)
-            else:
-                strong.add(item.project_hint)
-        for match in _EXPLICIT_PROJECT.finditer(item.text):
-            name = match.group(1)
-            if name.lower() not in cues.GENERIC_HEADINGS:
-                strong.add(name)
-        for heading in item.headings[1:]:
-            for match in _EXPLICIT_PROJECT.finditer(heading):  # "## Project: Apollo"
-                if match.group(1).lower() not in {*cues.GENERIC_HEADINGS, "project"}:
-                    strong.add(match.group(1))
-            heading_match = _PROJECT_IN_HEADING.match(heading)
-            if heading_match and heading_match.group(1).lower() not in cues.GENERIC_HEADINGS:
-                heading_days.setdefault(heading_match.group(1), set()).add(item.day)
-                ordinals.setdefault(heading_match.group(1), []).append(heading_match.group(2))
-                if _STANDS_ALONE.match(heading[heading_match.end(1) :]):
-                    alone.add(heading_match.group(1))
-    strong |= {name for name, days in file_days.items() if len(days) >= 2}
-    weak = {
-        word for word, days in heading_days.items() if len(days) >= 2 and not _counts_parts(ordinals[word])
-    } - strong
-    named = {word for word in weak if word in alone or _written_as_name(word, items)}
-    return _longest_first(strong), _longest_first(named)
-
-
-def _written_as_name(word: str, items: Sequence[NoteItem]) -> bool:
-    """Whether the notes' text writes a word that opens headings as a name: capitalised within a
-    sentence ("moved Orion to ..."), more often than in lower case. "Key", of "### Key Details" and
-    "### Key Features", is a word of the language: capitalised only where a line starts, "the key
-    is ..." elsewhere."""
-    within = re.compile(rf"(?:[\w,;:)]\s+|[\u3040-\u30ff\u4e00-\u9fff]\s*){re.escape(word)}(?![\w-])")
-    lower = re.compile(rf"(?<![\w./`@#-]){re.escape(word.lower())}(?![\w./`@-])")
-    named = sum(len(within.findall(item.text)) for item in items)
-    return named > 0 and named > sum(len(lower.findall(item.text)) for item in items)
-
-
-def _names_the_file(item: NoteItem) -> bool:
-    """Whether the item's project hint is its note's file-name topic rather than front matter's."""
-    stem = item.file.rsplit("/", 1)[-1].removesuffix(".md")
-    return stem[11:] == item.project_hint and stem[10:11] in ("-", "_")
-
-
-def _longest_first(names: set[str]) -> list[str]:
-    return sorted(names, key=lambda name: (-len(name), name))
-
-
-def _mentions(text: str, names: Sequence[str]) -> str | None:
-    lowered = text.lower()
-    for name in names:
-        if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", lowered):
-            return name
-    return None
-
-
-def _topic(item: NoteItem, strong: Sequence[str], weak: Sequence[str]) -> str | None:
-    """The project an item is about: named in it, else in its headings, else the note's project."""
-    for names in (strong, weak):
-        found = _mentions(item.text, names) or _mentions(item.lead or "", names)
-        for heading in reversed(item.headings):
-            found = found or _mentions(heading, names)
-        if found:
-            return found
-        if names is strong and item.project_hint:
-            return _mentions(item.project_hint, strong) or None
-    return None
