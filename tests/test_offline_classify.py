@@ -215,6 +215,17 @@ def test_a_bold_timestamp_with_its_zone_is_not_split() -> None:
     assert entry_text(kept).startswith("Migration plan approved")
 
 
+def test_a_time_that_opens_a_bold_key_stays_in_the_key() -> None:
+    """ "**11:00実行**: ..." is a key that holds a time, not a timestamp before "実行**:" (the bold would
+    be split in half)."""
+    from memory_sleep.engines.offline.wording import entry_text
+    from memory_sleep.models import KeptItem
+
+    item = note_item("- **11:00実行**: 未読メール4件検出、Discord #mail-checkに通知")
+    kept = KeptItem(item=item, category="fact", topic=None)
+    assert entry_text(kept) == "11:00実行: 未読メール4件検出、Discord #mail-checkに通知"
+
+
 def test_projects_come_from_keys_front_matter_and_recurring_headings_not_from_a_tag_or_a_link() -> None:
     day = date(2026, 3, 5)
     tagged = note_item("- [Research] read the [Vector DB survey](https://example.org/survey): HNSW wins", day)
@@ -272,9 +283,12 @@ def test_a_heading_word_that_counts_parts_names_no_project() -> None:
         under("Cycle 2: stats", date(2026, 5, 12), 2),
         under("Atlas 2 rollout", date(2026, 5, 11), 3),
         under("Atlas 2 rollout, day two", date(2026, 5, 12), 4),
+        # a number with CJK text glued on is still the part's number
+        under("Phase 1完成", date(2026, 5, 11), 5),
+        under("Phase 2 完了", date(2026, 5, 12), 6),
     ]
     verdicts = OfflineClassifier().classify(items, ClassifyContext(projects=[], memory=[]))
-    assert [verdict.topic for verdict in verdicts] == [None, None, "Atlas", "Atlas"]
+    assert [verdict.topic for verdict in verdicts] == [None, None, "Atlas", "Atlas", None, None]
 
 
 def test_a_word_of_the_language_opening_headings_names_no_project() -> None:

@@ -67,11 +67,11 @@ def _words(*patterns: str) -> re.Pattern[str]:
     return re.compile(_one_of(list(patterns)), re.IGNORECASE)
 
 
-# "14:32", "[14:32:07]", "**08:30 UTC** :": the zone belongs to the time, not to the text after it
-TIMESTAMP = re.compile(
-    r"^\s*(?:\*\*)?\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?:UTC|GMT|[A-Z]{1,3}T|[+-]\d{1,2}(?::?\d{2})?))?\]?(?:\*\*)?"
-    r"\s*[-–—:]?\s*"
-)
+# "14:32", "[14:32:07]", "**08:30 UTC** :": the zone belongs to the time, not to the text after it; a
+# bold that opens before the time closes right after it, or the time is part of a bold key
+# ("**11:00実行**: ...", kept whole)
+_CLOCK_TIME = r"\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?:UTC|GMT|[A-Z]{1,3}T|[+-]\d{1,2}(?::?\d{2})?))?\]?"
+TIMESTAMP = re.compile(rf"^\s*(?:\*\*{_CLOCK_TIME}\*\*|{_CLOCK_TIME})\s*[-–—:]?\s*")
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")  # a code fence's opening or closing line
 CHECKBOX_OPEN = re.compile(r"^\s*(?:[-*+]\s+)?\[ \]\s*")
