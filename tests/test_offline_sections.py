@@ -107,6 +107,15 @@ def test_one_character_under_an_action_section_is_no_action() -> None:
         ("Next steps", "- Lesson: the staging cron runs in UTC, not local time", "lesson"),
         ("Decisions", "- Correction: the Atlas bucket is atlas-prod-2", "fact"),
         ("Follow-ups", "- ask Ana about the Atlas export", "action"),
+        # a bold key is the author's label too
+        ("Next steps", "- **Decision:** build our own feedback portal instead of the SaaS one", "decision"),
+        (
+            "Blockers",
+            "- **Lesson:** when spawning fails with 'pairing required', check device scopes",
+            "lesson",
+        ),
+        # a key's words, not its letters: "Utilities" holds no "til"
+        ("Notes", "- **Utilities:** the office power bill is paid from the shared card", "fact"),
     ],
 )
 def test_the_label_a_line_opens_with_outranks_its_section(heading: str, text: str, category: str) -> None:

@@ -48,6 +48,7 @@ _NESTED = re.compile(r"^(?:\s+\S|\s*(?:[-*+]|\d+[.)])\s)")  # a line set under t
 # content terms (a CJK bigram is one) of a statement: more than a log line's verb and object
 _STATEMENT_TERMS = 8
 # a label the line opens with ("Decided ...", "Lesson: ...", lead_ins in languages/*.toml)
+_KEY_WORD = re.compile(r"\w+")  # a word of a bold key: "Utilities" holds no "til", "Leader" no "lead"
 _OPENING_LABEL = re.compile(r"^(?:" + "|".join(map(re.escape, LEAD_INS)) + r")(?=[\s:：—–-])", re.IGNORECASE)
 _CUE_NAMES: dict[Category, str] = {
     "decision": "decision: a choice was made",
@@ -215,7 +216,11 @@ def _keyed_category(raw: str) -> Category | None:
     key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", raw, count=1))
     if not (key_match and key_match.group(2).strip()):
         return None
-    key = key_match.group(1).lower()
+    key = {
+        form
+        for word in _KEY_WORD.findall(key_match.group(1).lower())
+        for form in (word, word.removesuffix("s"))
+    }
     for category, words in (
         ("decision", ("decision", "decided")),
         ("lesson", ("lesson", "til", "learned")),
@@ -223,7 +228,7 @@ def _keyed_category(raw: str) -> Category | None:
         ("status", ("status", "blocker", "blocked")),
         ("relationship", ("owner", "contact", "lead", "who")),
     ):
-        if any(word in key for word in words):
+        if key.intersection(words):
             return category  # type: ignore[return-value]
     return None
 
@@ -270,16 +275,15 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
         return None  # one word ("HEARTBEAT_OK", "done", "无"): no statement
     if item.kind == "table":  # a reference table; its header may name what it lists ("| Name | Role |")
         return sections.section_category(tuple(text.splitlines()[:1])) or "fact"
-    labelled = _labelled_category(text)
+    # the author's own mark on the line ("Lesson: ...", "**Decision:** ...") outranks the section it
+    # stands in: a decision noted under "Follow-ups", a lesson under "Blocker fixed"
+    labelled = _labelled_category(text) or _keyed_category(item.text)
     if labelled is not None:
         return labelled
     structured = sections.section_category(item.headings, item.lead)
     if structured is not None:
         return structured
     key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", item.text, count=1))
-    keyed = _keyed_category(item.text)
-    if keyed is not None:
-        return keyed
     for category, pattern in _CATEGORY_ORDER:
         if pattern.search(text):
             return category

@@ -12,7 +12,9 @@ from memory_sleep.engines.offline import cues
 from memory_sleep.models import NoteItem
 
 # the number after the name ends where its digits do: "Phase 1完成" is numbered 1 (CJK text is glued on)
-_PROJECT_IN_HEADING = re.compile(r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b(?:\s+#?(\d+)(?!\d))?")
+_PROJECT_IN_HEADING = re.compile(
+    r"^(?:project[:\s]+)?([A-Z][\w.-]{1,30})(?:\s+project)?\b(?:\s+#?(\d+)(?!\d))?"
+)
 _MARKS = re.compile(r"^[^\w\[\]()]+")  # emoji and marks a heading opens with, but a bracket
 # "Project: Apollo", "**Project:** Apollo": a keyed line names the project; running text, a bracketed
 # tag ("[Apollo]") or a link's text never does
