@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.offline import sections
 from memory_sleep.engines.offline.classify import OfflineClassifier
 
 from .item_helpers import note_item
@@ -157,6 +158,21 @@ def test_tasks_a_heading_says_are_done_are_no_open_actions(heading: str, action:
     item = dataclasses.replace(note_item("- the integration demo for Pim"), headings=("2026-03-05", heading))
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (verdict.category == "action") is action
+
+
+@pytest.mark.parametrize(
+    ("heading", "kind"),
+    [
+        ("[00:40] BLOCKER FIXED: Sub-agent spawning broken", "done"),
+        ("Blockers resolved", "done"),
+        ("Blockers not yet resolved", "blocker"),
+        ("Key Blockers", "blocker"),
+        # a roadmap names a product or page as often as a list of work ("Roadmap Portal")
+        ("[00:00] Roadmap Portal — Custom Sleekplan Replacement", None),
+    ],
+)
+def test_the_kind_of_section_a_heading_names(heading: str, kind: str | None) -> None:
+    assert sections.heading_kind(heading) == kind
 
 
 def test_a_section_named_lesson_in_the_singular_holds_a_lesson() -> None:

@@ -48,11 +48,12 @@ def label_kind(label: str) -> str | None:
 def _qualified(kind: str, plain: str) -> str:
     """The kind a qualifier in the heading makes of its section: decisions it says are still open
     ("Pending decisions (waiting on Pim)", "Decisions still to make", "待决策"; the language files'
-    `still_open`) are what is to be decided, open actions; tasks it says are done ("Tasks Completed",
-    "已完成的待办"; `completed`) are work reported done, no open actions ("done": no category)."""
+    `still_open`) are what is to be decided, open actions; tasks or blockers it says are done ("Tasks
+    Completed", "已完成的待办", "Blocker fixed"; `completed`) are work reported done, no open actions
+    nor blockers ("done": no category)."""
     if kind == "decision" and _holds(plain, STILL_OPEN):
         return "action"
-    if kind == "action" and _holds(plain, COMPLETED) and not _holds(plain, NEGATIONS):
+    if kind in ("action", "blocker") and _holds(plain, COMPLETED) and not _holds(plain, NEGATIONS):
         return "done"  # not "Tasks not yet completed"
     return kind
 
