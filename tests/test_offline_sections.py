@@ -169,6 +169,11 @@ def test_tasks_a_heading_says_are_done_are_no_open_actions(heading: str, action:
         ("Key Blockers", "blocker"),
         # a roadmap names a product or page as often as a list of work ("Roadmap Portal")
         ("[00:00] Roadmap Portal — Custom Sleekplan Replacement", None),
+        # Japanese names count wherever they stand, as Chinese ones do
+        ("未完了タスク・次回への申し送り", "action"),
+        ("残作業完了", "done"),
+        ("学んだこと", "lesson"),
+        ("技術的決定", "decision"),
     ],
 )
 def test_the_kind_of_section_a_heading_names(heading: str, kind: str | None) -> None:

@@ -53,8 +53,13 @@ def _qualified(kind: str, plain: str) -> str:
     nor blockers ("done": no category)."""
     if kind == "decision" and _holds(plain, STILL_OPEN):
         return "action"
-    if kind in ("action", "blocker") and _holds(plain, COMPLETED) and not _holds(plain, NEGATIONS):
-        return "done"  # not "Tasks not yet completed"
+    if (
+        kind in ("action", "blocker")
+        and _holds(plain, COMPLETED)
+        and not _holds(plain, NEGATIONS)
+        and not _holds(plain, STILL_OPEN)
+    ):
+        return "done"  # not "Tasks not yet completed", "未完了タスク"
     return kind
 
 
