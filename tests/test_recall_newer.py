@@ -555,6 +555,9 @@ def test_a_value_changed_and_changed_back_ends_on_its_last_word(tmp_path: Path) 
         ("Orion needs Python 3.12", "**Orion notifier language:** Python 3.12"),
         # the older's value is what the newer changes something to: claimed again, not gone
         ("Orion api stack: Rust 1.79", "Orion notifier got rewritten from Elixir 1.17 to Rust 1.79"),
+        # a status board's row saying the same again, or another thing's row
+        ("Orion iOS: waiting for review", "iOS review status: checked\n  - Orion iOS: waiting for review"),
+        ("Vega iOS: waiting for review", "iOS review status: checked\n  - Orion iOS: REJECTED"),
     ],
 )
 def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path, old: str, new: str) -> None:
@@ -613,6 +616,11 @@ def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path
         ("Orion billing runs on m6i.large instances", "Orion billing resized from m6i.large to c7g.xlarge"),
         # a change of what the key names, told in a sentence opening with the key's words
         ("Contoso renewal pushed to 2026-10-18 (was 2026-09-13)", "**Contoso renewal:** 2026-12-14"),
+        # a row of a status board set under another line
+        (
+            "Orion iOS: 1.0 waiting for review",
+            "iOS review status: 2 apps rejected\n  - Orion iOS: REJECTED (privacy popup)\n  - Vega iOS: waiting",
+        ),
     ],
 )
 def test_a_later_line_changing_one_value_marks_the_older(tmp_path: Path, old: str, new: str) -> None:

@@ -193,6 +193,19 @@ class Statement:
         return frozenset(word for value in self.values for word in tokens(value))
 
     @cached_property
+    def fields(self) -> tuple[Statement, ...]:
+        """The lines set under its first that each state a named key's value ("- iOS review: 2 apps
+        rejected" over "  - Sheikhify iOS: REJECTED"): a status board's rows, each a statement of its
+        own. A key naming nothing ("owner: Pim", "next: ...") says what it is of only with its line's
+        parent, so is none."""
+        found = []
+        for line in self.text.split("\n")[1:]:
+            said = stated(line, False, self.filed)
+            if said.key and said.key & said.names:
+                found.append(said)
+        return tuple(found)
+
+    @cached_property
     def gone(self) -> tuple[str, ...]:
         """The values it says are gone: "(was 5432)", "from Kafka to"."""
         return replaced_values(self.text)
