@@ -119,3 +119,26 @@ def test_a_simulated_night_dates_a_new_undated_row_on_its_today_not_the_wall_clo
     )
     top = json.loads(found.stdout)[0]
     assert (top["text"], top["day"]) == ("- the dog is called Pip", "2026-11-26")
+
+
+def test_a_field_of_a_hand_written_block_is_shown_under_its_heading(tmp_path: Path) -> None:
+    """ "**Area**: tools" alone says nothing of what it is of; recall shows it after its block's heading.
+    A line of the tool's own sections ("## Facts") is shown as it is."""
+    memory = (
+        "# MEMORY.md\n\n## FACT-02 - GitHub CLI logged out\n**Type**: fact\n**Area**: tools\n\n"
+        "## Facts\n- Orion port: 8443 (2026-11-01)\n"
+    )
+    make_workspace(tmp_path, {"2026-11-01.md": "- nothing today\n"}, memory)
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", str(tmp_path), "--today", "2026-11-25"]).exit_code == 0
+    area = runner.invoke(main, ["recall", "area tools", str(tmp_path), "-k", "1", "--today", "2026-11-25"])
+    assert "FACT-02 - GitHub CLI logged out › **Area**: tools" in area.output
+    port = runner.invoke(main, ["recall", "Orion port", str(tmp_path), "-k", "1", "--today", "2026-11-25"])
+    assert "\n    Orion port: 8443\n" in port.output
+
+
+def test_the_own_sections_recall_knows_are_memory_md_s() -> None:
+    from memory_sleep.sidecar.display import OWN_SECTIONS
+    from memory_sleep.workspace.memory_blocks import PROJECTS, SECTION_FOR
+
+    assert {*SECTION_FOR.values(), PROJECTS} == OWN_SECTIONS

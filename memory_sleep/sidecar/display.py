@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memory_sleep.sidecar.rows import CONTEXT_JOIN
 from memory_sleep.text import counted, shorten
 
 if TYPE_CHECKING:  # recall imports this module and must not pay for the indexer
     from memory_sleep.sidecar.index import IndexReport
     from memory_sleep.sidecar.search import Hit
+
+# MEMORY.md's own sections (workspace/memory_blocks.py, not imported: recall must stay light)
+OWN_SECTIONS = frozenset({"Decisions", "Facts", "Lessons", "Action items", "People", "Projects"})
+# a field: a short key and a short value ("**Area**: tools", "Owner: Pim")
+_FIELD = re.compile(r"^\W*[^:：\n]{1,30}?\**\s*[:：]\s*[^\n]{1,40}$")
 
 
 def index_lines(report: IndexReport, dry_run: bool = False) -> list[str]:
@@ -93,10 +100,21 @@ def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:
         lines.append(
             f"{hit.rank:>2}. {where}  {day}{status}  [{hit.entry.kind}, id {hit.id}, score {hit.score:.4f}]"
         )
-        lines.append(f"    {shorten(hit.text, width)}")
+        lines.append(f"    {shorten(_with_heading(hit), width)}")
         if hit.also:
             lines.append(f"    also in {', '.join(hit.places_also())}")
     return lines
+
+
+def _with_heading(hit: Hit) -> str:
+    """A field of MEMORY.md after the heading it stands under ("FACT-12 GitHub CLI logged out ›
+    **Area**: tools"): indexed line by line, a key and a short value of a hand-written block say nothing
+    of what they are of. A line of MEMORY.md's own sections is shown as it is, and so is a note's line,
+    whose innermost heading is as often its day or hour."""
+    heading = hit.entry.context.rsplit(CONTEXT_JOIN, 1)[-1].strip() if hit.entry.context else ""
+    if hit.entry.kind != "memory" or not (heading and _FIELD.match(hit.text)) or heading in OWN_SECTIONS:
+        return hit.text
+    return f"{heading} › {hit.text}"
 
 
 def stats_lines(stats: Mapping[str, object]) -> list[str]:
