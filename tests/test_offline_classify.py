@@ -745,3 +745,18 @@ def test_the_turns_of_a_saved_conversation_are_not_promoted() -> None:
     verdicts = OfflineClassifier().classify(items, ClassifyContext(projects=[], memory=[]))
     assert [verdict.promote for verdict in verdicts] == [True, False, False, False, True]
     assert (verdicts[3].verdict, verdicts[4].verdict) == ("KEEP", "KEEP")
+
+
+@pytest.mark.parametrize(
+    ("text", "decision"),
+    [
+        ("- We opted for Postgres over MySQL for the job queue", True),
+        ("- Valkey was chosen for the session cache", True),
+        ("- Ines chose the managed runner for CI", True),
+        # joining a programme, and a choice still to make, are no choice made
+        ("- 12 testers have been opted in for 5 days continuously", False),
+        ("- Register the chosen domain for the Orion app", False),
+    ],
+)
+def test_a_choice_made_is_a_decision_and_opting_in_is_none(text: str, decision: bool) -> None:
+    assert (_classify(text, kind="bullet").category == "decision") is decision
