@@ -59,7 +59,7 @@ def restates(older: Statement, newer: Statement, projects: frozenset[frozenset[s
         return False
     if older.key and older.key == newer.key:
         return older.value_words != newer.value_words  # the same key with a value of its own
-    field = next((field for field in newer.fields if older.key and field.key == older.key), None)
+    field = next((field for field in newer.fields if field.key == older.key), None) if older.key else None
     if field is not None:  # a row of a status board the newer sets under its first line
         return older.value_words != field.value_words
     if older.gone and newer.key and not older.key and frozenset(older.opening[: len(newer.key)]) == newer.key:

@@ -47,8 +47,8 @@ _EMPHASIS_ONLY = re.compile(r"^(\*{1,2}|_{1,2}).*\1$")
 _NESTED = re.compile(r"^(?:\s+\S|\s*(?:[-*+]|\d+[.)])\s)")  # a line set under the one above it
 # content terms (a CJK bigram is one) of a statement: more than a log line's verb and object
 _STATEMENT_TERMS = 8
-# a label the line opens with ("Decided ...", "Lesson: ...", lead_ins in languages/*.toml)
 _KEY_WORD = re.compile(r"\w+")  # a word of a bold key: "Utilities" holds no "til", "Leader" no "lead"
+# a label the line opens with ("Decided ...", "Lesson: ...", lead_ins in languages/*.toml)
 _OPENING_LABEL = re.compile(r"^(?:" + "|".join(map(re.escape, LEAD_INS)) + r")(?=[\s:：—–-])", re.IGNORECASE)
 _CUE_NAMES: dict[Category, str] = {
     "decision": "decision: a choice was made",
