@@ -756,7 +756,10 @@ def test_the_turns_of_a_saved_conversation_are_not_promoted() -> None:
         # joining a programme, and a choice still to make, are no choice made
         ("- 12 testers have been opted in for 5 days continuously", False),
         ("- Register the chosen domain for the Orion app", False),
+        # a policy set is a choice; a document named a policy is none
+        ("- New policy: every Orion release ships behind a flag", True),
+        ("- New task #586: update the privacy policy for the Orion disclosure", False),
     ],
 )
-def test_a_choice_made_is_a_decision_and_opting_in_is_none(text: str, decision: bool) -> None:
+def test_a_choice_made_is_a_decision_and_its_words_said_otherwise_are_none(text: str, decision: bool) -> None:
     assert (_classify(text, kind="bullet").category == "decision") is decision
