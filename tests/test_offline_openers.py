@@ -124,6 +124,9 @@ def _classify(text: str, kind: ItemKind = "line", opens: bool = True) -> Classif
         ("paged the vendor about #12", True, False),  # a log line's verb and object: no statement
         ("Is the shared board for agent coordination still running on the old cluster?", True, False),
         ("**SHARED BOARD FOR AGENT COORDINATION NOW RUNNING ON THE NEW CLUSTER**", True, False),
+        # CJK text as many words as English: a bigram is half a term ("today's main learnings:")
+        ("今天的主要学习内容：", True, False),
+        ("今天启动了一个自我增强计划，构建自动发现新技能并每日评估工具健康度的流程。", True, True),
     ],
 )
 def test_only_a_statement_opening_its_section_is_a_fact(text: str, opens: bool, kept: bool) -> None:

@@ -45,7 +45,8 @@ _DRAWING = re.compile(r"(?:^|\s)[→←↔⇒⇐](?:\s|$)|^\s*[├└│┌]")
 _FENCE_WITH_LANGUAGE = re.compile(r"^(?:`{3,}|~{3,})[ \t]*\w")  # "```bash": code, whatever it draws
 _EMPHASIS_ONLY = re.compile(r"^(\*{1,2}|_{1,2}).*\1$")
 _NESTED = re.compile(r"^(?:\s+\S|\s*(?:[-*+]|\d+[.)])\s)")  # a line set under the one above it
-# content terms (a CJK bigram is one) of a statement: more than a log line's verb and object
+# content terms of a statement: more than a log line's verb and object (a CJK bigram is half a term:
+# a run of n characters has n - 1 bigrams, and a word is about two characters)
 _STATEMENT_TERMS = 8
 _KEY_WORD = re.compile(r"\w+")  # a word of a bold key: "Utilities" holds no "til", "Leader" no "lead"
 # a label the line opens with ("Decided ...", "Lesson: ...", lead_ins in languages/*.toml)
@@ -357,8 +358,15 @@ def _statement(text: str) -> bool:
         "\n" not in text
         and not text.rstrip().endswith(("?", "？"))
         and not _EMPHASIS_ONLY.match(text)
-        and len(tokens(text)) >= _STATEMENT_TERMS
+        and _terms(text) >= _STATEMENT_TERMS
     )
+
+
+def _terms(text: str) -> float:
+    """Its content terms, a CJK bigram counting half: "今天的主要学习内容" (eight bigrams) is about four words."""
+    found = tokens(text)
+    bigrams = sum(1 for term in found if is_cjk(term[0]))
+    return len(found) - bigrams / 2
 
 
 def _drawing(block: str) -> bool:
