@@ -10,9 +10,10 @@ from memory_sleep.config import Config, SidecarConfig
 from memory_sleep.cycle.briefing import render_briefing
 from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
 from memory_sleep.engines.offline.brief import OfflineBriefer
-from memory_sleep.models import ProjectFields
+from memory_sleep.models import KeptItem, ProjectFields
 
 from .conftest import run_offline
+from .item_helpers import note_item
 from .sidecar_helpers import make_workspace
 
 TODAY = date(2026, 4, 15)
@@ -86,8 +87,8 @@ def test_the_briefing_carries_the_decisions_that_stand_not_those_a_later_note_re
     context = briefing.split("## Key context\n", 1)[1].splitlines()
     assert context[1:] == [
         "- Decision 2026-11-24: Decided: Atlas deploys go out on Thursdays, not Tuesdays",
-        "- Decision 2026-11-23: Decision: the Atlas job queue runs on Redis, not Postgres (Postgres locks under load)",
-        "- Lesson 2026-11-22: Lesson: pin the Postgres minor version in CI",
+        "- Decision 2026-11-23: the Atlas job queue runs on Redis, not Postgres (Postgres locks under load)",
+        "- Lesson 2026-11-22: pin the Postgres minor version in CI",
     ]
 
 
@@ -137,3 +138,25 @@ def test_gc_judgements_left_for_review_are_one_warning_and_leave_room_for_the_op
         "- 37 garbage-collection judgements left for you to review, not applied: "
         "`memory-sleep review` lists and dismisses them\n"
     ) in text
+
+
+def test_a_decision_s_own_label_is_not_said_twice() -> None:
+    """ "**Decision:** build our own portal" reads "Decision 2026-02-21: build our own portal", not
+    "Decision 2026-02-21: Decision: build our own portal"."""
+    kept = [
+        KeptItem(
+            item=note_item("- **Decision:** build our own portal", date(2026, 2, 21)),
+            category="decision",
+            topic=None,
+        ),
+        KeptItem(
+            item=note_item("- Lesson: check device scopes first", date(2026, 2, 20)),
+            category="lesson",
+            topic=None,
+        ),
+    ]
+    context = BriefingContext(today=TODAY, open_actions=[], projects={}, recent=kept)
+    assert OfflineBriefer().brief(context).context == [
+        "Decision 2026-02-21: build our own portal",
+        "Lesson 2026-02-20: check device scopes first",
+    ]

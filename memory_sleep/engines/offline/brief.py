@@ -19,6 +19,11 @@ _STALE_DAYS = 7  # overdue by more than this: long overdue, no longer flagged on
 _LINE = 150
 _DUE_MARK = re.compile(r"\s*\(due \d{4}-\d{2}-\d{2}\)")
 _FINISHED = ("completed", "cancelled")
+# the line's own label saying what the briefing's label says: "Decision 2026-02-21: Decision: X" reads X
+_OWN_LABEL = {
+    category: re.compile(rf"^{category}s?\s*[:：—–-]\s*", re.IGNORECASE)
+    for category in ("decision", "lesson")
+}
 
 
 class OfflineBriefer:
@@ -49,8 +54,9 @@ class OfflineBriefer:
         ]
         for kept in sorted(context.recent, key=lambda k: k.item.day, reverse=True):
             if kept.category in ("decision", "lesson"):
+                said = _OWN_LABEL[kept.category].sub("", plain(kept.item.text), count=1)
                 context_lines.append(
-                    f"{kept.category.capitalize()} {kept.item.day.isoformat()}: {shorten(plain(kept.item.text), _LINE)}"
+                    f"{kept.category.capitalize()} {kept.item.day.isoformat()}: {shorten(said, _LINE)}"
                 )
         return Briefing(priorities=priorities, actions=remaining, context=context_lines, warnings=warnings)
 
