@@ -3,6 +3,7 @@ decisions it carries."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from pathlib import Path
 
@@ -140,9 +141,14 @@ def test_gc_judgements_left_for_review_are_one_warning_and_leave_room_for_the_op
     ) in text
 
 
-def test_a_decision_s_own_label_is_not_said_twice() -> None:
+def test_a_decision_is_worded_as_in_memory_md_without_saying_its_label_twice() -> None:
     """ "**Decision:** build our own portal" reads "Decision 2026-02-21: build our own portal", not
-    "Decision 2026-02-21: Decision: build our own portal"."""
+    "Decision 2026-02-21: Decision: build our own portal"; an item of a list keeps its lead-in, and an
+    item of a project its project's name, as MEMORY.md words them (there with a "[Orion]" tag)."""
+    listed = dataclasses.replace(
+        note_item("- Audience profile — Netrows research", date(2026, 2, 19)), lead="Two profiles"
+    )
+    filed = note_item("- Orion: the job queue runs on Redis", date(2026, 2, 18))
     kept = [
         KeptItem(
             item=note_item("- **Decision:** build our own portal", date(2026, 2, 21)),
@@ -154,9 +160,13 @@ def test_a_decision_s_own_label_is_not_said_twice() -> None:
             category="lesson",
             topic=None,
         ),
+        KeptItem(item=listed, category="decision", topic=None),
+        KeptItem(item=filed, category="decision", topic="Orion"),
     ]
     context = BriefingContext(today=TODAY, open_actions=[], projects={}, recent=kept)
     assert OfflineBriefer().brief(context).context == [
         "Decision 2026-02-21: build our own portal",
         "Lesson 2026-02-20: check device scopes first",
+        "Decision 2026-02-19: Two profiles › Audience profile — Netrows research",
+        "Decision 2026-02-18: Orion: the job queue runs on Redis",
     ]

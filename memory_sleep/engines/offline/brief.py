@@ -10,7 +10,7 @@ import re
 from datetime import date
 
 from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
-from memory_sleep.engines.offline.wording import plain
+from memory_sleep.engines.offline.wording import entry_text
 from memory_sleep.models import Briefing
 from memory_sleep.text import counted, shorten
 
@@ -54,7 +54,11 @@ class OfflineBriefer:
         ]
         for kept in sorted(context.recent, key=lambda k: k.item.day, reverse=True):
             if kept.category in ("decision", "lesson"):
-                said = _OWN_LABEL[kept.category].sub("", plain(kept.item.text), count=1)
+                # as MEMORY.md words it, after its list's lead-in ("Two profiles › Audience: ..."), and
+                # naming its project, which no "[Topic]" tag says here
+                said = _OWN_LABEL[kept.category].sub(
+                    "", entry_text(kept.model_copy(update={"topic": None})), count=1
+                )
                 context_lines.append(
                     f"{kept.category.capitalize()} {kept.item.day.isoformat()}: {shorten(said, _LINE)}"
                 )
