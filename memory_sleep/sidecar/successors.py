@@ -31,7 +31,7 @@ from typing import Literal
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.restatement import restates
 from memory_sleep.sidecar.rows import CONTEXT_JOIN, EntryRow
-from memory_sleep.sidecar.statement import statement
+from memory_sleep.sidecar.statement import Statement, statement
 from memory_sleep.text import tokens
 
 # gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
@@ -212,7 +212,7 @@ def _with_later_statements(
     earlier query are not asked again."""
     ranked = _sorted(ranked)
     due = [
-        (since, statement(item.row, filed(item.row, projects)))
+        (since, _said(item.row, projects))
         for item in ranked[:limit]
         if item.row.id not in looked_up and (since := _newer_after(item.row, on)) is not None
     ]
@@ -229,9 +229,7 @@ def _with_later_statements(
         if admits(row)
         and _news(row)
         and any(
-            row.day is not None
-            and row.day > then
-            and restates(said, statement(row, filed(row, projects)), projects)
+            row.day is not None and row.day > then and restates(said, _said(row, projects), projects)
             for then, said in due
         )
     ]
@@ -278,6 +276,11 @@ def project_names(store: SidecarStore) -> frozenset[frozenset[str]]:
     return frozenset(name for name in names if name)
 
 
+def _said(row: EntryRow, projects: frozenset[frozenset[str]]) -> Statement:
+    """What `row` states, read as about the projects it is filed under too."""
+    return statement(row, filed(row, projects))
+
+
 def filed(row: EntryRow, projects: frozenset[frozenset[str]]) -> frozenset[str]:
     """The words of the projects `row` is filed under: a part of its context that is a project's name,
     the "[Orion]" tag of a MEMORY.md entry ("Facts · Orion"), a note's "## Orion" heading, a weekly
@@ -317,12 +320,12 @@ def mark_older(
             since = _newer_after(item.row, on)
             if since is None:
                 continue
-            own = statement(item.row, filed(item.row, projects))
+            own = _said(item.row, projects)
             newer = [
                 other
                 for other in dated
                 if other.row.day > since  # type: ignore[operator]
-                and restates(own, statement(other.row, filed(other.row, projects)), projects)
+                and restates(own, _said(other.row, projects), projects)
             ]
             if newer:
                 # of the latest day's, the original item rather than its weekly or archive copy
