@@ -558,6 +558,11 @@ def test_a_value_changed_and_changed_back_ends_on_its_last_word(tmp_path: Path) 
         # a status board's row saying the same again, or another thing's row
         ("Orion iOS: waiting for review", "iOS review status: checked\n  - Orion iOS: waiting for review"),
         ("Vega iOS: waiting for review", "iOS review status: checked\n  - Orion iOS: REJECTED"),
+        # the key and its whole value said again as its own, beside lines naming other things
+        (
+            "**Orion v0.13.9:** audit log v2",
+            "Orion v0.13.9 is live in prod — ships audit log v2.\n  - next: Vega onboarding\n  - owner: Teo",
+        ),
     ],
 )
 def test_a_later_line_stating_the_same_values_again_marks_nothing(tmp_path: Path, old: str, new: str) -> None:
