@@ -11,6 +11,7 @@ from memory_sleep.cycle import weekly
 from memory_sleep.cycle.plan import DocumentEditor
 from memory_sleep.sidecar.display import hit_lines
 from memory_sleep.sidecar.search import Hit
+from memory_sleep.sidecar.validity import CANDIDATES
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records, records_since
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
@@ -408,3 +409,22 @@ def test_a_weekly_line_changing_back_is_not_marked_with_the_ending_of_the_change
     assert weekly._marked(back, week, endings) == back
     said = "Orion moved from Python 3.12 to 3.11 (2026-11-10)"
     assert weekly._marked(said, week, endings) == f"{said} {ending.render()}"
+
+
+def test_a_statement_of_words_said_on_hundreds_of_lines_still_ends_the_line_that_states_it(
+    tmp_path: Path,
+) -> None:
+    """Each word of "Pim on leave ... (4 days)" is held by more items than a statement may be matched
+    by at once (its days are no terms): it is matched by its rarest word alone, not by none."""
+    busy = "".join(f"- Pim on leave standup note {n}, days counted\n" for n in range(2 * CANDIDATES + 1))
+    notes = {
+        "2026-10-01.md": f"# 2026-10-01\n\n{busy}",
+        "2026-10-13.md": "# 2026-10-13\n\n- [15:47] heads-up: Pim on leave 2026-11-11, 4 days, ping Teo instead\n",
+    }
+    entry = "- Pim on leave 2026-11-11 to 2026-11-14 (4 days) (2026-10-13)"
+    ending = Ending("superseded", date(2026, 10, 18), "memory/2026-10-18.md:3")
+    folder = _archived(tmp_path, notes, entry, "superseded by memory/2026-10-18.md:3", ending)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        [line] = sidecar.store.entries_of_source("note:2026-10-13.md")
+    assert (line.status, line.valid_to) == ("superseded", "2026-10-18")
