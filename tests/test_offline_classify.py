@@ -420,17 +420,32 @@ def test_a_label_that_introduces_the_lines_below_is_no_statement(text: str) -> N
         "- **Tags**: #release #ops",
         "*Type: [task] [data] | Priority: P0 | Status: 100% done*",
         "**Brain:** 3571 memories | Phi: 0.7415",
+        "**Date:** 2026-11-20",
+        "- ⏰ 当前时间: 2026-11-20 13:46:02 (Friday)",
+        "*最后更新：2026-11-20 08:55*",
+        "- **检查时间**: 2026-11-20 00:07 (UTC+8)",
+        "SESSION_START: 2026-11-20 21:51:00 UTC",
+        "记录时间: 2026年11月20日 10:00",
     ],
 )
 def test_fields_about_the_note_are_routine_on_first_sight(text: str) -> None:
-    """A key whose value is only tags, or a row of keyed fields, describes the note: no statement."""
+    """A key whose value is only tags, or a row of keyed fields, describes the note: no statement; so
+    does a key whose value is only when the note was written: its own day (2026-11-20 here), with clock
+    times, a zone or a weekday."""
     verdict = _classify(text)
     assert (verdict.verdict, verdict.discard_reason) == ("DISCARD", "routine")
 
 
 @pytest.mark.parametrize(
     "text",
-    ["**Owner:** Ana", "- **Issue:** #3107 is the flaky e2e test", "**Billing channel:** #billing-eng"],
+    [
+        "**Owner:** Ana",
+        "- **Issue:** #3107 is the flaky e2e test",
+        "**Billing channel:** #billing-eng",
+        "**Deadline:** 2026-11-27",  # another day: a date worth keeping
+        "**Meridian standup:** 10:00 UTC",  # a clock time alone may be a fact
+        "**Meridian launch window:** 2026-11-20 21:59 → 22:30 (31 min)",  # more than when it was written
+    ],
 )
 def test_a_keyed_statement_is_no_metadata(text: str) -> None:
     assert _classify(text).verdict == "KEEP"

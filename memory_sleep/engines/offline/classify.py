@@ -161,6 +161,8 @@ def _verdict(
         return _discard("debug", "a table of measurements: output, not memory")
     if routine.is_metadata(first_line):
         return _discard("routine", "fields about the note (only tags, or a row of keys), not a statement")
+    if "\n" not in text and routine.stamps_the_note(first_line, item.day):
+        return _discard("routine", "when the note was written, not a statement")
     category = _keep_category(item, text, opens)
     if holds_secret(first_line) and not (
         category in ("decision", "lesson") or (category == "action" and sets_a_task(item.text, item.day))
