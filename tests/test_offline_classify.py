@@ -774,6 +774,9 @@ def test_the_turns_of_a_saved_conversation_are_not_promoted() -> None:
         # a policy set is a choice; a document named a policy is none
         ("- New policy: every Orion release ships behind a flag", True),
         ("- New task #586: update the privacy policy for the Orion disclosure", False),
+        # a choice taken back is told after it was; "reverse" before a noun names a thing
+        ("- Reversing the queue call: Orion moves from Kafka to NATS", True),
+        ("- Reverse proxy + auth for the Orion dashboard", False),
     ],
 )
 def test_a_choice_made_is_a_decision_and_its_words_said_otherwise_are_none(text: str, decision: bool) -> None:
