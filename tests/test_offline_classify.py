@@ -734,10 +734,20 @@ def test_a_chinese_mark_found_across_two_words_is_no_decision() -> None:
         ("- the flaky test failed due to millisecond timing; now mocked", False),
         ("- send Wei the cost estimate, due Friday", True),
         ("- Meridian review notes (due 2026-12-02)", True),
+        ("- Prepare the Q3 deck for Ines", True),
+        ("- Renew the Orion TLS cert", True),
+        ("- Send Teo the signed contract", True),
+        (
+            "Included `unlock.sh` that future agents can run to prepare their environment in one command",
+            False,
+        ),
+        ("- The Orion backup job runs on a schedule kept in cron", False),
     ],
 )
-def test_due_to_says_why_not_when(text: str, action: bool) -> None:
-    """A task is "due" on a day; "due to" says why something happened."""
+def test_a_tasks_words_set_one_where_they_say_one(text: str, action: bool) -> None:
+    """A task is "due" on a day; "due to" says why something happened. A task's verb ("prepare",
+    "renew", "send") sets one where the line starts with it, not inside a statement of what was done
+    or how a thing is."""
     assert (_classify(text).category == "action") is action
 
 
