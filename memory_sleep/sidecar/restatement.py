@@ -76,15 +76,16 @@ def restates(older: Statement, newer: Statement, projects: frozenset[frozenset[s
         and not _says_gone(older, newer)
     ):
         return False  # its key's value said again, no other name: "Ola owns X" after "Owner (X): Ola"
+    # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"; not its whole value
+    # said again as the newer's own ("Quokka v1.2: audit log v2", then "Quokka v1.2 is live, ships
+    # audit log v2" over lines that name other things)
     if (
         older.value
         and older.key <= newer.said
         and older.value in newer.said
         and not (older.value_words <= newer.words and not _says_gone(older, newer))
     ):
-        return True  # the key and its old value named: "moved to X (was Y)", "FROM: Y ... TO: X"; not
-        # its whole value said again as the newer's own ("Quokka v1.2: audit log v2", then "Quokka v1.2
-        # is live, ships audit log v2" over lines that name other things)
+        return True
     gone = newer.gone
     if gone and (
         _other_things(older, newer, gone)
