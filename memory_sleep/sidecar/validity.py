@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import groupby
 from operator import itemgetter
@@ -40,7 +42,7 @@ from memory_sleep.sidecar.evidence import Evidence, evidence_since
 from memory_sleep.sidecar.search import within_budget
 from memory_sleep.sidecar.tokenize import query_terms
 from memory_sleep.sidecar.validity_state import Matched, ValidityState, keep, load
-from memory_sleep.text import tokens
+from memory_sleep.text import is_cjk, tokens
 from memory_sleep.workspace.archive import archive_text, ended_statements, says_the_same, without_ending
 from memory_sleep.workspace.layout import Workspace
 
@@ -123,14 +125,17 @@ def derive_validity(
     changes = _changes(store, days, previous, every_term) if previous else Changes([], [], [], set(), 0)
     matched: dict[str, Matched] = {}
     found: list[Matched] = []
+    by_day: dict[str, list[DayItem]] = {}  # a day's items, read once for all its statements
     for key, wanted, (old, _, start, until) in zip(keys, terms, spans, strict=True):
-        chosen, until = _chosen({term: counts[term] for term in wanted if term in counts}, start, until)
+        chosen, first_day_only = _chosen({term: counts[term] for term in wanted if term in counts})
+        until = min(until, _day_after(start)) if first_day_only else until
         last = kept.get(key)
         if last is not None and _still(store, last, chosen, start, until, changes):
             found.append(last)
         else:
             known = _known(last, chosen, start, until, changes) if last is not None else None
-            found.append(_match(store, old.text, wanted, chosen, start, until, last, known))
+            day_items = by_day if first_day_only else None
+            found.append(_match(store, old.text, wanted, chosen, start, until, last, known, day_items))
         matched[key] = found[-1]
     # the item an ending names as its evidence (the note line of a supersede or close, the entry GC
     # merged or superseded it into) states the change, and in doing so may repeat every word of what
@@ -167,17 +172,58 @@ def _statement_terms(text: str) -> list[str]:
     return [term for term in query_terms(text) if not _DAY_TERM.fullmatch(term)]
 
 
-def _chosen(counts: dict[str, int], start: str, until: str) -> tuple[list[str], str]:
-    """The terms a statement is matched by, and the day its matches end before: its rarest terms,
-    whose items add up to at most twice the limit, in all its days; when even the rarest is held by
-    more (a person's name, said on hundreds of days), that one in its first day alone, which holds
-    the line it was written from. Matched by no term, a statement of common words marked no line
-    that states it; by its rarest in all its days, it filled the limit and was matched again every
-    night (3 s a night at 365 days)."""
+def _chosen(counts: dict[str, int]) -> tuple[list[str], bool]:
+    """The terms a statement is matched by, and whether in its first day alone: its rarest terms, whose
+    items add up to at most twice the limit, in all its days; when even the rarest is held by more (a
+    person's name, said on hundreds of days), that one in its first day alone, which holds the line
+    it was written from. Matched by no term, a statement of common words marked no line that states
+    it; by its rarest in all its days, it filled the limit and was matched again every night."""
     chosen = within_budget(counts, CANDIDATES * 2)
     if chosen or not counts:
-        return chosen, until
-    return sorted(counts, key=lambda term: (counts[term], term))[:1], min(until, _day_after(start))
+        return chosen, False
+    return sorted(counts, key=lambda term: (counts[term], term))[:1], True
+
+
+@dataclass
+class DayItem:
+    """An item of a day as `_holding` reads it: its text folded as the index folds it before splitting
+    it into terms, and those terms once asked for."""
+
+    id: int
+    day: str
+    text: str
+    folded: str
+    terms: frozenset[str] | None = None
+
+    def holds(self, term: str) -> bool:
+        """Whether the item holds the index term; its text is split only when it holds the term's
+        letters (a term is its word with at most its last letter changed: "companies", "company")."""
+        probe = term if len(term) < 3 or is_cjk(term) else term[:-1]
+        if not is_cjk(term) and probe not in self.folded:
+            return False
+        if self.terms is None:
+            self.terms = frozenset(query_terms(self.text))
+        return term in self.terms
+
+
+def _holding(
+    store: SidecarStore, by_day: dict[str, list[DayItem]], day: str, term: str
+) -> list[tuple[int, str, str]]:
+    """(id, day, text) of the items dated `day` that hold `term`, in id order, at most the limit: what
+    matching the term in that day finds, read from the day's items (once for all its statements)
+    rather than from the full-text index, which ranks every item holding a common term in the whole
+    history (6 s more for a full derivation at 365 days)."""
+    if day not in by_day:
+        where, params = in_namespace(store)
+        marks = ",".join("?" * len(_KINDS))
+        by_day[day] = [
+            DayItem(int(entry_id), str(when), str(text), unicodedata.normalize("NFKC", str(text)).casefold())
+            for entry_id, when, text in store.db.execute(
+                f"SELECT id, day, text FROM entries WHERE day = ? AND kind IN ({marks}){where} ORDER BY id",
+                (day, *_KINDS, *params),
+            )
+        ]
+    return [(item.id, item.day, item.text) for item in by_day[day] if item.holds(term)][:CANDIDATES]
 
 
 def _match(
@@ -189,6 +235,7 @@ def _match(
     until: str,
     last: Matched | None = None,
     known: Known | None = None,
+    by_day: dict[str, list[DayItem]] | None = None,
 ) -> Matched:
     """The items dated from `start` to before `until` that state `text`. Whether a row states it
     depends on the row and the statement alone: among the rows `last` was matched among (a statement
@@ -196,7 +243,11 @@ def _match(
     same rows state it, in tonight's order; so does each row `known` says `last` was matched among."""
     if not chosen:
         return Matched(terms=terms, chosen=chosen, full=False, ids=[])
-    rows = store.dated_matches(chosen, _KINDS, start, until, CANDIDATES)
+    rows = (
+        _holding(store, by_day, start, chosen[0])
+        if by_day is not None
+        else store.dated_matches(chosen, _KINDS, start, until, CANDIDATES)
+    )
     full = len(rows) >= CANDIDATES
     digest = (
         _digest([f"{entry_id} {day} {len(line)} {line}\n" for entry_id, day, line in sorted(rows)])
