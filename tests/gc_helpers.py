@@ -3,13 +3,16 @@ empty MEMORY.md, apply to the sidecar."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, date, datetime
+from typing import Literal
 
 from memory_sleep.config import Config, GcConfig
 from memory_sleep.cycle.plan import DocumentEditor
-from memory_sleep.engines.base import Engine
+from memory_sleep.engines.base import Engine, Gardener
 from memory_sleep.engines.offline import offline_engine
 from memory_sleep.gc.actions import GcContext, StrategyName
+from memory_sleep.gc.alike_memo import AlikeMemo
 from memory_sleep.gc.apply import GcPlan, apply_to_sidecar, plan_edits
 from memory_sleep.gc.run import decide
 from memory_sleep.sidecar import Sidecar
@@ -62,6 +65,17 @@ def gc_context(sidecar: Sidecar, gc: GcConfig | None = None, engine: Engine | No
         engine=engine or offline_engine(),
         now=NOW,
         stale_after_days=30,
+    )
+
+
+def with_gardener(context: GcContext, gardener: Gardener, memo: Literal["alike", "judged"]) -> GcContext:
+    """`context` asked of the offline engine with another gardener, and the memo `memo` read from what
+    `context`'s left (a new one if it has none): the next GC pass's."""
+    last = getattr(context, memo)
+    return dataclasses.replace(
+        context,
+        engine=dataclasses.replace(offline_engine(), gardener=gardener),
+        **{memo: AlikeMemo(last.dumped() if last is not None else None)},
     )
 
 

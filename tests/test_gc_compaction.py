@@ -15,13 +15,12 @@ import pytest
 from memory_sleep.config import CompactionConfig, Config, GcConfig
 from memory_sleep.engines.offline import offline_engine
 from memory_sleep.engines.offline.gardening import OfflineGardener, merged_statement
-from memory_sleep.gc.alike_memo import AlikeMemo
 from memory_sleep.gc.compaction import Compaction, alike_clusters
 from memory_sleep.gc.details import is_open_action, key_details, lost_details
 from memory_sleep.models import EntryView
 
 from .conftest import FIXTURE_WORKSPACE
-from .gc_helpers import gc_context, texts
+from .gc_helpers import gc_context, texts, with_gardener
 from .sidecar_helpers import make_workspace, open_at
 
 on_each_store = pytest.mark.usefixtures("sidecar_store")  # on SQLite and on Postgres
@@ -255,19 +254,10 @@ def test_a_cluster_declined_last_pass_is_declined_again_without_asking(tmp_path:
     shutil.copytree(FIXTURE_WORKSPACE, workspace)
     with open_at(workspace) as sidecar:
         sidecar.index()
-        first = CountingGardener()
-        context = dataclasses.replace(
-            gc_context(sidecar, engine=dataclasses.replace(offline_engine(), gardener=first)),
-            alike=AlikeMemo(None),
-        )
+        first, again = CountingGardener(), CountingGardener()
+        context = with_gardener(gc_context(sidecar), first, "alike")
         expected = Compaction().plan(context)
-        assert context.alike is not None
-        again = CountingGardener()
-        later = dataclasses.replace(
-            context,
-            engine=dataclasses.replace(offline_engine(), gardener=again),
-            alike=AlikeMemo(context.alike.dumped()),
-        )
+        later = with_gardener(context, again, "alike")
         assert Compaction().plan(later) == expected
         other = dataclasses.replace(later, engine=dataclasses.replace(offline_engine(), name="another"))
         assert [action.ids for action in Compaction().plan(other)] == [action.ids for action in expected]

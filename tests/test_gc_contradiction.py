@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections import Counter
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-from memory_sleep.engines.offline.gardening import judge_pair
+from memory_sleep.engines.base import PairJudgement
+from memory_sleep.engines.offline import offline_engine
+from memory_sleep.engines.offline.gardening import OfflineGardener, judge_pair
 from memory_sleep.gc.contradiction import Contradiction, candidate_pairs
+from memory_sleep.models import EntryView
 
 from .conftest import FIXTURE_WORKSPACE, REPO
-from .gc_helpers import gc_context, texts
+from .gc_helpers import gc_context, texts, with_gardener
 from .sidecar_helpers import make_workspace, open_at
 
 MEMORY = """# MEMORY.md
@@ -208,3 +213,34 @@ def test_on_the_fixture_workspace_after_a_run_nothing_is_superseded_offline(tmp_
     assert len(pairs) > 100 and all(older.kind == "memory" for _, older in pairs)
     # REM already archived what changed; what is left are related topics, which stay
     assert Counter(action.op for action in actions) == Counter()
+
+
+class CountingJudge(OfflineGardener):
+    """The offline gardener, counting the pairs it is asked to judge."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def judge(self, pairs: Sequence[tuple[EntryView, EntryView]]) -> list[PairJudgement]:
+        self.asked += len(pairs)
+        return super().judge(pairs)
+
+
+def test_a_pair_judged_to_change_nothing_last_pass_is_not_asked_again(tmp_path: Path) -> None:
+    """A steady night at 365 days asked 342 pairs, each answered as the night before (97 with it)."""
+    with open_at(make_workspace(tmp_path, {"2026-11-20.md": NOTE}, MEMORY)) as sidecar:
+        sidecar.index()
+        first, again = CountingJudge(), CountingJudge()
+        context = with_gardener(gc_context(sidecar), first, "judged")
+        expected = Contradiction().plan(context)
+        later = with_gardener(context, again, "judged")
+        assert Contradiction().plan(later) == expected
+        other = CountingJudge()
+        another = dataclasses.replace(
+            later, engine=dataclasses.replace(offline_engine(), name="another", gardener=other)
+        )
+        assert Contradiction().plan(another) == expected
+    changing = len(expected)  # the supersedes and the uncertain, listed for review
+    assert first.asked > changing  # some pairs change nothing
+    assert again.asked == changing  # only those that changed something are asked again
+    assert other.asked == first.asked  # another engine's answers are its own

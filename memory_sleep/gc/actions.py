@@ -88,6 +88,7 @@ class GcContext:
     categories: Mapping[int, str] = field(default_factory=dict)  # id: category, or why NREM discarded it
     replacing: frozenset[int] = frozenset()  # still-valid lines that superseded an entry (current values)
     alike: AlikeMemo | None = None  # compaction's pairs of the last pass, and this pass's
+    judged: AlikeMemo | None = None  # contradiction's pairs judged to change nothing, declined the same way
 
 
 class Strategy(Protocol):

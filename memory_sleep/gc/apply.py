@@ -21,6 +21,7 @@ from typing import Literal
 
 from memory_sleep.cycle.plan import DocumentEditor, Edit
 from memory_sleep.gc.actions import GcAction
+from memory_sleep.gc.alike_memo import JUDGED_KEY
 from memory_sleep.gc.alike_memo import MEMO_KEY as ALIKE_KEY
 from memory_sleep.gc.entries import LAST_RUN_AT, RATED_AT, mark_ended, memory_section, set_importance
 from memory_sleep.gc.note_categories import CACHE_KEY as CATEGORIES_KEY
@@ -221,6 +222,8 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float, keep: int = 30)
             store.set_meta(CATEGORIES_KEY, decision.note_categories)
         if decision.alike_pairs is not None:
             store.set_meta(ALIKE_KEY, decision.alike_pairs)
+        if decision.judged_pairs is not None:
+            store.set_meta(JUDGED_KEY, decision.judged_pairs)
     return len(changes.deleted)
 
 

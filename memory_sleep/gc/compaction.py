@@ -9,12 +9,12 @@ applied but listed for review.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 import numpy as np
 
 from memory_sleep.gc.actions import GcAction, GcContext, StrategyName
+from memory_sleep.gc.alike_memo import asked_once
 from memory_sleep.gc.lossless import lossless_action
 from memory_sleep.gc.neighbours import alike_pairs, entry_view, with_vectors
 from memory_sleep.models import EntryView
@@ -46,24 +46,10 @@ class Compaction:
 def _merged(context: GcContext, views: list[list[EntryView]]) -> list[str | None]:
     """The engine's statement of each cluster; one it declined last pass, shown the same way, is
     declined again without asking (its answer depends on what it is shown)."""
-    memo = context.alike
-    if memo is None:
-        return context.engine.gardener.merge(views)
     engine = f"{context.engine.name} {context.engine.model}"
-    keys = [_digest(engine, cluster) for cluster in views]
-    asked = [number for number, key in enumerate(keys) if not memo.declined_before(key)]
-    answers = dict(
-        zip(asked, context.engine.gardener.merge([views[n] for n in asked]) if asked else [], strict=True)
+    return asked_once(
+        context.alike, engine, views, context.engine.gardener.merge, lambda text: text is None, None
     )
-    for number in asked:
-        if answers[number] is None:
-            memo.declined(keys[number])
-    return [answers.get(number) for number in range(len(views))]
-
-
-def _digest(engine: str, cluster: list[EntryView]) -> str:
-    shown = "\n".join([engine, *(view.model_dump_json() for view in cluster)])
-    return hashlib.blake2b(shown.encode(), digest_size=12).hexdigest()
 
 
 def alike_clusters(context: GcContext) -> list[list[EntryRow]]:

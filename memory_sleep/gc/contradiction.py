@@ -20,6 +20,7 @@ from typing import Literal
 
 from memory_sleep.engines.base import PairJudgement
 from memory_sleep.gc.actions import GcAction, GcContext, StrategyName
+from memory_sleep.gc.alike_memo import asked_once
 from memory_sleep.gc.neighbours import (
     entry_view,
     in_time_order,
@@ -28,10 +29,13 @@ from memory_sleep.gc.neighbours import (
     within_reach,
     written_from,
 )
+from memory_sleep.models import EntryView
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.text import shorten
 
 JUDGED_KINDS = ("memory", "note")
+_NO_CHANGE = ("same_subject_different_fact", "unrelated")
+_AS_BEFORE = PairJudgement("unrelated", "judged to change nothing before, shown the same")
 
 
 class Contradiction:
@@ -46,8 +50,21 @@ class Contradiction:
             (entry_view(newer, "E1", items.get(newer.id)), entry_view(older, "E2", items.get(older.id)))
             for newer, older in pairs
         ]
-        judgements = context.engine.gardener.judge(views)
-        return resolved(pairs, judgements)
+        return resolved(pairs, _judged(context, views))
+
+
+def _judged(context: GcContext, views: list[tuple[EntryView, EntryView]]) -> list[PairJudgement]:
+    """The engine's judgement of each pair; one it judged to change nothing last pass, shown the same
+    way, changes nothing again without asking (its answer depends on what it is shown alone)."""
+    engine = f"{context.engine.name} {context.engine.model}"
+    return asked_once(
+        context.judged,
+        engine,
+        views,
+        context.engine.gardener.judge,
+        lambda judgement: judgement.verdict in _NO_CHANGE,
+        _AS_BEFORE,
+    )
 
 
 def candidate_pairs(context: GcContext) -> list[tuple[EntryRow, EntryRow]]:

@@ -17,7 +17,7 @@ from memory_sleep.config import GcConfig
 from memory_sleep.engines.base import Engine
 from memory_sleep.errors import ConfigError
 from memory_sleep.gc.actions import STRATEGIES, GcAction, GcContext, StrategyName
-from memory_sleep.gc.alike_memo import MEMO_KEY, AlikeMemo
+from memory_sleep.gc.alike_memo import JUDGED_KEY, MEMO_KEY, AlikeMemo
 from memory_sleep.gc.entries import categories, live_by_scope, memory_section, replacing, restored_at
 from memory_sleep.gc.note_categories import CACHE_KEY, NoteCategories
 from memory_sleep.gc.registry import REGISTRY
@@ -45,6 +45,7 @@ class GcDecision:
     skipped: list[str] = field(default_factory=list)  # actions left for a later run, and why
     note_categories: str | None = None  # the note-state files' categories as read, kept for the next run
     alike_pairs: str | None = None  # compaction's pairs, kept for the next run
+    judged_pairs: str | None = None  # contradiction's pairs judged to change nothing, kept for the next run
 
     def counts(self) -> dict[str, int]:
         """Entries each strategy removed, marked or rated, for sleep-log.json and reports."""
@@ -112,6 +113,7 @@ def decide(
         else None
     )
     alike = AlikeMemo(sidecar.store.meta(MEMO_KEY))
+    judged = AlikeMemo(sidecar.store.meta(JUDGED_KEY))
     for scope, entries in sorted(scopes.items()):
         decision.entries += len(entries)
         decision.rows.update((entry.id, entry) for entry in entries)
@@ -127,6 +129,7 @@ def decide(
             categories(entries, notes),
             current,
             alike,
+            judged,
         )
         for name in strategies:
             actions = REGISTRY[name].plan(context)
@@ -134,6 +137,7 @@ def decide(
             context = _after(context, actions)
     decision.note_categories = notes.dumped() if notes is not None else None
     decision.alike_pairs = alike.dumped() if "compaction" in strategies else None
+    decision.judged_pairs = judged.dumped() if "contradiction" in strategies else None
     decision.seconds = time.perf_counter() - started
     return decision
 
