@@ -186,11 +186,11 @@ def _chosen(counts: dict[str, int]) -> tuple[list[str], bool]:
 
 @dataclass
 class DayItem:
-    """An item of a day as `_holding` reads it: its text folded as the index folds it before splitting
-    it into terms, and those terms once asked for."""
+    """An item of a day as `_holding` reads it: its text NFKC-normalized and case-folded (the index's
+    `clean` does that and only drops marks and spaces besides, so a term's letters stand in it as in
+    the index's text), and its terms once asked for."""
 
     id: int
-    day: str
     text: str
     folded: str
     terms: frozenset[str] | None = None
@@ -217,13 +217,13 @@ def _holding(
         where, params = in_namespace(store)
         marks = ",".join("?" * len(_KINDS))
         by_day[day] = [
-            DayItem(int(entry_id), str(when), str(text), unicodedata.normalize("NFKC", str(text)).casefold())
-            for entry_id, when, text in store.db.execute(
-                f"SELECT id, day, text FROM entries WHERE day = ? AND kind IN ({marks}){where} ORDER BY id",
+            DayItem(int(entry_id), str(text), unicodedata.normalize("NFKC", str(text)).casefold())
+            for entry_id, text in store.db.execute(
+                f"SELECT id, text FROM entries WHERE day = ? AND kind IN ({marks}){where} ORDER BY id",
                 (day, *_KINDS, *params),
             )
         ]
-    return [(item.id, item.day, item.text) for item in by_day[day] if item.holds(term)][:CANDIDATES]
+    return [(item.id, day, item.text) for item in by_day[day] if item.holds(term)][:CANDIDATES]
 
 
 def _match(
