@@ -49,6 +49,18 @@ Intake → Review → Approval → Archive
 └── README.md
 ```
 
+## Stack
+
+```
+┌──────────────┐
+│  API layer   │
+└──────┬───────┘
+       ▼
+┌──────────────┐
+│    Store     │
+└──────────────┘
+```
+
 ## Evening
 
 paged the vendor about #12
@@ -70,6 +82,7 @@ KEPT = (
     "Validated the cache invalidation hypothesis",
     "Intake → Review → Approval → Archive",
     "├── board.py",
+    "API layer; Store",  # a box's words, without its frame or the lines that only draw
 )
 DROPPED = ("paged the vendor", "test_count", "ls /srv/board")
 
@@ -143,6 +156,7 @@ def test_only_a_statement_opening_its_section_is_a_fact(text: str, opens: bool, 
         ("```bash\nls /srv/board → /tmp/listing\n```", False),  # a language: code, whatever it draws
         ("```\n2026-11-24T00:00\t4f1c2aa\ttest_count\t389/389\t(384→389)\n```", False),  # a value's change
         ("```\nmake build\nmake test\n./deploy → staging\n```", False),  # mostly commands
+        ("```\n┌──┐\n│  │\n└──┘\n  ↓\n```", False),  # draws, but names nothing: no entry to write
     ],
 )
 def test_a_fence_is_kept_only_when_it_draws(block: str, kept: bool) -> None:

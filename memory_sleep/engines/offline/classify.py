@@ -373,10 +373,11 @@ def _terms(text: str) -> float:
 
 def _drawing(block: str) -> bool:
     """A fence holding a diagram the author drew (arrows, tree branches), not code or output: half its
-    lines or more draw."""
+    lines or more draw, and some line names something (a box alone says nothing)."""
     lines = [line for line in block.splitlines()[1:] if line.strip() and not cues.FENCE.match(line)]
     drawn = sum(1 for line in lines if _DRAWING.search(line))
-    return bool(lines) and not _FENCE_WITH_LANGUAGE.match(block) and drawn * 2 >= len(lines)
+    named = any(char.isalnum() for line in lines for char in line)
+    return named and not _FENCE_WITH_LANGUAGE.match(block) and drawn * 2 >= len(lines)
 
 
 def _under_pasted_briefing(headings: Sequence[str]) -> bool:

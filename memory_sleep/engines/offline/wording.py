@@ -18,6 +18,8 @@ _WRAP_COLUMNS = 48
 _SENTENCE_END = re.compile(r"[.!?。！？][*_)\"'”’」]*\s*$")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")  # a block quote's markers: its lines read as any others
 _HARD_BREAK = re.compile(r"(?: {2,}|\\)$")  # Markdown's hard line break: the next line is a new one
+_FRAMED = re.compile(r"^[│║┃].*[│║┃]$")  # a diagram's line inside a box's sides
+_SIDES = re.compile(r"^(?:[│║┃]\s*)+|(?:\s*[│║┃])+$")
 _ONE_LINE_BLOCK = re.compile(r"^#{1,6}(?:\s+|$)|^(?=\|)")  # a heading (its marks) or a table row
 # lines that open a block of their own rather than continue a paragraph: a list item or checkbox, a
 # heading, a table row, and (as the note parser reads them) a timestamped line
@@ -76,14 +78,17 @@ def _paragraphs(text: str) -> list[list[tuple[str, str]]]:
     markup stripped; a code line, heading or table row is a run of its own."""
     paragraphs: list[list[tuple[str, str]]] = []
     continues, in_fence = False, False  # whether the next line may continue the last run
+    boxed = any(_FRAMED.match(raw.strip()) for raw in text.splitlines())  # "│  API layer  │"
     for raw in text.splitlines():
         line = raw.strip() if in_fence else _QUOTE.sub("", raw).strip()
+        if in_fence:  # a diagram's line: its words, without the box around them or the spaces aligning them
+            line = " ".join((_SIDES.sub("", line) if boxed else line).split())
         if cues.FENCE.match(line):
             in_fence, continues = not in_fence, False
         elif not line:
             continues = False  # a blank line ends the paragraph
-        elif _TABLE_RULE.match(line):
-            continue  # "|---|": no words
+        elif _TABLE_RULE.match(line) or (in_fence and not any(char.isalnum() for char in line)):
+            continue  # "|---|", a diagram's "└───┘" or "▼": no words
         elif continues and not _STARTS_BLOCK.match(line):
             paragraphs[-1].append((raw, _unbold(line)))
             continues = not _HARD_BREAK.search(raw)
