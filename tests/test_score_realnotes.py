@@ -77,7 +77,7 @@ ARCHIVE = f"""# Archive
 """
 # line: (label, the hand-made run's record)
 LABELS = {
-    (OLD, 3): ("KEEP fact durable", ("KEEP", "fact", "noop")),
+    (OLD, 3): ("KEEP fact durable", ("KEEP", "status", "noop")),
     (NEW, 4): ("DISCARD heartbeat", ("KEEP", "status", "add")),
     (NEW, 6): ("KEEP fact durable sup", ("KEEP", "fact", "supersede")),
     (NEW, 8): ("DISCARD narration", ("KEEP", "action", "add")),
@@ -195,6 +195,7 @@ def test_every_figure_of_a_hand_made_run(source: Path, tmp_path: Path) -> None:
     assert figures.wrong_supersedes == (f"{NEW}:14",)  # no earlier item labelled; 9090's is the right one
     assert (figures.open_actions, figures.actions_classified, figures.actions_found) == (1, 0, 1)
     assert (figures.as_actions, figures.as_actions_right) == (1, 0)  # the narration kept as an action
+    assert (figures.both_keep, figures.same_category) == (3, 2)  # the old fact recorded as a status
     assert (figures.questions, figures.recalled) == (2, 2)  # wordllama finds both; hashing found 1
     assert figures.closures.right == 1
     assert [str(c) for c in figures.closures.wrong] == [
@@ -220,10 +221,11 @@ def test_the_table_adds_up_and_says_what_changed(source: Path, tmp_path: Path) -
     assert row[6] == "1 of 2" and total[6] == "2 of 4"
     assert row[7] == "0.00 (0/1) (1)"
     assert row[8] == "0.00 (0/1)" and total[8] == "0.00 (0/2)"
-    assert row[9] == "1" and total[9] == "2"
-    assert row[10] == "1 (+1 unlabelled)" and total[10] == "2 (+2 unlabelled)"
-    assert row[12] == "changed 1" and total[12] == "2 changed"
-    assert row[13] == "1.00 (2/2)"
+    assert row[9] == "0.67 (2/3)" and total[9] == "0.67 (4/6)"
+    assert row[10] == "1" and total[10] == "2"
+    assert row[11] == "1 (+1 unlabelled)" and total[11] == "2 (+2 unlabelled)"
+    assert row[13] == "changed 1" and total[13] == "2 changed"
+    assert row[14] == "1.00 (2/2)"
     details = report.details([figures])
     assert "invented projects: Heartbeat" in details
     assert f"wrong closes: 'Renew the TLS certificate for billing' by {NEW}:14" in details

@@ -19,6 +19,8 @@
   an action (the rest fill the Action items and the briefing's priorities with what is no task).
 - Closes right / wrong closes: the actions archive.md says a note item closed ("done (memory/FILE:LINE)"),
   judged by labels/closures/<workspace>.json; a closure no label names is unlabelled and listed.
+- Category agreement: of the items labelled KEEP that NREM kept, those it gave the labelled category (the
+  section of MEMORY.md an entry lands in, and what the briefing reads as decisions and priorities).
 - Recall@5: questions with an answer location among the sidecar's top 5 hits: a hit on the answer's
   note within its item's lines, or a MEMORY.md hit restating the answer item.
 """
@@ -72,6 +74,8 @@ class Figures:
     actions_found: int  # restated in MEMORY.md's Action items after the runs
     as_actions: int  # labelled items NREM kept as actions
     as_actions_right: int  # of them, labelled an open action or an action
+    both_keep: int  # labelled KEEP and kept by NREM
+    same_category: int  # of them, with the labelled category
     closures: ClosureCounts
     questions: int
     recalled: int
@@ -128,6 +132,11 @@ def score_workspace(
     as_actions = [
         e for e in labelled if (r := record[e.item.source]) and r.verdict == "KEEP" and r.category == "action"
     ]
+    both_keep = [
+        (e, r)
+        for e in labelled
+        if e.label.verdict == "KEEP" and (r := record[e.item.source]) and r.verdict == "KEEP"
+    ]
     return Figures(
         workspace=labels.workspace,
         items=len(labelled),
@@ -145,6 +154,8 @@ def score_workspace(
         actions_found=len(found),
         as_actions=len(as_actions),
         as_actions_right=sum(e.label.open_action or e.label.category == "action" for e in as_actions),
+        both_keep=len(both_keep),
+        same_category=sum(e.label.category == r.category for e, r in both_keep),
         closures=closures,
         questions=len(labels.questions),
         recalled=recalled(labels, folder, items, today),

@@ -13,6 +13,7 @@ TARGETS = (
     "wrong supersedes 0",
     "open actions found as actions >= 0.9",
     "kept as actions that are actions (no target: the rest is no task in Action items and the briefing)",
+    "category agreement where both label and engine KEEP (no target: the MEMORY.md section an entry lands in)",
     "wrong closes 0 (an open action archived as done by a note that does not report it done)",
     "no first run refused",
     "second run changes nothing",
@@ -28,6 +29,7 @@ COLUMNS = (
     "wrong supersedes",
     "open actions found (in Action items)",
     "actions that are actions",
+    "category agreement",
     "closes right",
     "wrong closes",
     "first run",
@@ -59,6 +61,7 @@ def _row(f: Figures) -> list[str]:
         f"{len(f.wrong_supersedes)} of {f.supersedes}",
         _share(f.actions_classified, f.open_actions) + f" ({f.actions_found})",
         _share(f.as_actions_right, f.as_actions),
+        _share(f.same_category, f.both_keep),
         str(f.closures.right),
         _wrong_closes(len(f.closures.wrong), len(f.closures.unlabelled)),
         "refused" if f.first.refused else "ok",
@@ -82,6 +85,7 @@ def total(figures: Sequence[Figures]) -> list[str]:
         f"{sum(len(f.wrong_supersedes) for f in figures)} of {add('supersedes')}",
         _share(add("actions_classified"), add("open_actions")) + f" ({add('actions_found')})",
         _share(add("as_actions_right"), add("as_actions")),
+        _share(add("same_category"), add("both_keep")),
         str(sum(f.closures.right for f in figures)),
         _wrong_closes(
             sum(len(f.closures.wrong) for f in figures), sum(len(f.closures.unlabelled) for f in figures)
