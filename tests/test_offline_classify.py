@@ -372,6 +372,26 @@ def test_a_line_keyed_with_a_full_width_colon_is_read_as_keyed(text: str, catego
 
 
 @pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        # an incident record's "Action:" says what was done (real notes): no task for the briefing
+        ("- **Action:** Disabled the service (`launchctl bootout`), deleted the desktop app.", "fact"),
+        ("**Action:** Applied the power-prompt configuration to the gateway", "fact"),
+        ("**Action Taken:** restarted the gateway on the new port", "fact"),
+        # ... unless it sets out a task: a task's verb, an action cue, a deadline
+        ("**Action:** renew the TLS certificate of the billing gateway", "action"),
+        ("**Action:** need to rotate the staging keys", "action"),
+        ("**Action:** add alerting for the billing gateway p95 by 2026-12-06", "action"),
+        # a key that names what is to be done is a task whatever its value
+        ("**Next action:** direct message attempt to the maintainer", "action"),
+    ],
+)
+def test_an_action_key_is_a_task_only_when_its_value_sets_one_out(text: str, category: str) -> None:
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", category)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "- Key trade-offs:\n  - one database per tenant\n  - nightly exports over live sync",

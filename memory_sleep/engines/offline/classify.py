@@ -214,7 +214,10 @@ def _verdict(
     return _keep(item, category, text)
 
 
-def _keyed_category(raw: str) -> Category | None:
+_TASK_KEYS = ("todo", "next", "deadline", "due")  # a key naming what is to be done; "Action" may be either
+
+
+def _keyed_category(raw: str, day: date) -> Category | None:
     """The category a bold key names ("**Decision:** ...", "**Next:** ...") when a value follows it."""
     key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", raw, count=1))
     if not (key_match and key_match.group(2).strip()):
@@ -227,13 +230,28 @@ def _keyed_category(raw: str) -> Category | None:
     for category, words in (
         ("decision", ("decision", "decided")),
         ("lesson", ("lesson", "til", "learned")),
-        ("action", ("todo", "next", "action", "deadline", "due")),
+        ("action", (*_TASK_KEYS, "action")),
         ("status", ("status", "blocker", "blocked")),
         ("relationship", ("owner", "contact", "lead", "who")),
     ):
         if key.intersection(words):
+            if (
+                category == "action"
+                and key.isdisjoint(_TASK_KEYS)
+                and not _sets_out_a_task(key_match.group(2), day)
+            ):
+                return None  # "**Action:** Disabled the service": an incident record's action taken
             return category  # type: ignore[return-value]
     return None
+
+
+def _sets_out_a_task(value: str, day: date) -> bool:
+    """A field's value that says what is to be done ("fix the cron job", "need to renew the cert", a
+    deadline), not what was done."""
+    value = value.strip()
+    return (
+        bool(cues.TASK_VERB.match(value) or cues.ACTION.search(value)) or deadline_in(value, day) is not None
+    )
 
 
 def sets_a_task(raw: str, day: date) -> bool:
@@ -244,7 +262,7 @@ def sets_a_task(raw: str, day: date) -> bool:
     return (
         bool(cues.CHECKBOX_OPEN.match(raw))
         or bool(cues.ACTION.search(text))
-        or _keyed_category(raw) == "action"
+        or _keyed_category(raw, day) == "action"
         or deadline_in(text, day) is not None
     )
 
@@ -280,7 +298,7 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
         return sections.section_category(tuple(text.splitlines()[:1])) or "fact"
     # the author's own mark on the line ("Lesson: ...", "**Decision:** ...") outranks the section it
     # stands in: a decision noted under "Follow-ups", a lesson under "Blocker fixed"
-    labelled = _labelled_category(text) or _keyed_category(item.text)
+    labelled = _labelled_category(text) or _keyed_category(item.text, item.day)
     if labelled is not None:
         return labelled
     structured = sections.section_category(item.headings, item.lead)
