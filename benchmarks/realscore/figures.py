@@ -7,7 +7,9 @@
   labelled item it restates best (>= 60 % of the tokens of one in the other, "(previously: ...)" left
   out) among the labelled items whose record says they changed memory (add, update, supersede);
   entries from notes outside the sample match none and are left out of the shares. Noise share =
-  matched entries whose item is routine noise (heartbeat, routine) / matched entries.
+  matched entries whose item is routine noise (heartbeat, routine) / matched entries; not-durable share
+  = matched entries whose item is labelled not durable (a DISCARD, or a KEEP that belongs in the notes
+  and weekly summaries only) / matched entries: what the promotion policy let in.
 - Invented projects: `### Name` under `## Projects` the runs made that match no real project's
   spelling (equal, or one contains the other, case and punctuation aside).
 - Wrong supersedes: labelled items the engine superseded with, where the line noting it ("... (previously:
@@ -66,6 +68,7 @@ class Figures:
     written_matched: int  # of them, restating a labelled item
     written_noise: int
     written_discard: int
+    written_not_durable: int
     invented: tuple[str, ...]
     supersedes: int  # supersedes of labelled items
     wrong_supersedes: tuple[str, ...]
@@ -146,6 +149,7 @@ def score_workspace(
         written_matched=len(matched),
         written_noise=sum(m.label.noise for m in matched),
         written_discard=sum(m.label.verdict == "DISCARD" for m in matched),
+        written_not_durable=sum(not m.label.durable for m in matched),
         invented=tuple(invented_projects(read_doc(original / "MEMORY.md"), final, labels.projects.real)),
         supersedes=len(superseded),
         wrong_supersedes=wrong,
