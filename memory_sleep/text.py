@@ -229,6 +229,8 @@ INLINE_MARKUP = re.compile(r"[*_`~#>|]")  # emphasis, code, heading, quote and t
 CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:]*\d)")
 """A time of day, seconds or not ("14:02", "08:19:33"), not part of a longer run of digits and colons
 ("1:2:30:45", a ratio "16:9:4")."""
+# an email address: its domain ends in letters ("ana@163.com"; "bun@1.3.9" is a package at a version)
+EMAIL = re.compile(r"[\w.+-]+@(?:[\w-]+\.)+[^\W\d_]{2,}\b")
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")

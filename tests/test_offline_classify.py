@@ -372,6 +372,17 @@ def test_a_line_keyed_with_a_full_width_colon_is_read_as_keyed(text: str, catego
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "- 包管理器：bun@1.3.9（比yarn快）",
+        "1. Firebase SDK version mismatch (firebase@12.8.0 vs @angular/fire@20.0.1)",
+    ],
+)
+def test_a_package_at_a_version_names_no_person(text: str) -> None:
+    assert _classify(text).category != "relationship"
+
+
+@pytest.mark.parametrize(
     ("text", "category"),
     [
         # an incident record's "Action:" says what was done (real notes): no task for the briefing

@@ -650,6 +650,14 @@ def test_where_someone_works_from_is_no_old_value() -> None:
     assert values.typed_values("we quoted Acme $7,050 for the work") == {"money": frozenset({"$7,050"})}
 
 
+def test_a_package_at_a_version_is_no_email_address() -> None:
+    """An address's domain ends in letters: "bun@1.3.9" is a package at a version (real notes)."""
+    assert values.typed_values("包管理器：bun@1.3.9（比yarn快）") == {"version": frozenset({"1.3.9"})}
+    assert values.typed_values("write to ana@163.com or mei@acme.example")["email"] == frozenset(
+        {"ana@163.com", "mei@acme.example"}
+    )
+
+
 def test_the_same_zone_or_address_of_the_same_subject_is_a_repeat() -> None:
     for entry, new in [
         ("Fatima works from Europe/London time", "Fatima timezone: Europe/London"),

@@ -8,7 +8,7 @@ import re
 from itertools import product
 
 from memory_sleep.language import SECTION_NAMES, cue_words
-from memory_sleep.text import is_cjk_character
+from memory_sleep.text import EMAIL, is_cjk_character
 
 _PART = re.compile(r"\(([^()]*)\)|(\*)|([^()*]+)")  # "(a|b)", a lone "*" (any one word), or literal text
 
@@ -121,7 +121,7 @@ TASK_VERB = _words(
 RELATIONSHIP = _words(
     # a person named with the organisation they are from: "Ana (Contoso) wants ...", "Ines (Fabrikam) ist ..."
     r"(?-i:^[A-ZÀ-Þ][a-zß-ÿ]+ \([A-ZÀ-Þ][a-zß-ÿ][\w&.' -]{0,30}\) [a-zß-ÿ])",
-    r"[\w.+-]+@[\w-]+\.[\w.]+",
+    EMAIL.pattern,
     *_cue("relationship"),
 )
 STATUS = _words(*_cue("status"))

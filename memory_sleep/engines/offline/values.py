@@ -17,10 +17,10 @@ from memory_sleep.language import (
     OLD_VALUE_IN_TEXT,
     OLD_VALUE_MARKS,
 )
-from memory_sleep.text import CLOCK, is_cjk, shorten, tokens, without_history
+from memory_sleep.text import CLOCK, EMAIL, is_cjk, shorten, tokens, without_history
 
 VALUE_KINDS: dict[str, re.Pattern[str]] = {
-    "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"),
+    "email": EMAIL,
     "url": re.compile(r"\b(?:https?|s3|gs)://\S+"),
     "ip": re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),
     "host": re.compile(
