@@ -93,6 +93,21 @@ def test_the_briefing_carries_the_decisions_that_stand_not_those_a_later_note_re
     ]
 
 
+def test_a_decision_that_opens_with_a_bracket_stays_in_the_briefing_of_a_second_run(tmp_path: Path) -> None:
+    """Its entry ("[Wed 2026-11-24 08:12 UTC] Decided ...", a real agent's timestamp) read back as a
+    "[Topic]" tag no longer said what the item wrote: the second run's briefing lost it."""
+    notes = {
+        "2026-11-24.md": "# 2026-11-24\n\n- [Wed 2026-11-24 08:12 UTC] Decided: Atlas moves to Postgres 16.\n"
+    }
+    folder = make_workspace(tmp_path, notes)
+    config = Config(sidecar=SidecarConfig(enabled=False))
+    run_offline(folder, date(2026, 11, 25), config)
+    first = (folder / "memory" / "briefing.md").read_text(encoding="utf-8")
+    run_offline(folder, date(2026, 11, 25), config)
+    assert "Decided: Atlas moves to Postgres 16" in first
+    assert (folder / "memory" / "briefing.md").read_text(encoding="utf-8") == first
+
+
 def test_long_overdue_actions_are_one_warning_and_leave_room_for_this_weeks_deadlines() -> None:
     """An agent's notes leave tasks open long after they were done or dropped: thirty actions overdue
     by weeks, one line each, filled the 2 KB briefing and cut the deadlines of the coming days."""

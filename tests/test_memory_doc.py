@@ -106,6 +106,7 @@ ENTRY_CASES = [
     ("- [X] done thing", None, "[X] done thing", None),
     ("- [Beacon]no space after topic", None, "[Beacon]no space after topic", None),
     ("- [Beacon Release] two-word topic", "Beacon Release", "two-word topic", None),
+    ("- \\[P0] fix the login bug (2026-11-24)", None, "[P0] fix the login bug", date(2026, 11, 24)),
     ("- date not at end (2026-01-02) here", None, "date not at end (2026-01-02) here", None),
     ("- not a calendar date (2026-02-30)", None, "not a calendar date (2026-02-30)", None),
     (
@@ -128,6 +129,16 @@ ENTRY_CASES = [
         date(2026, 11, 3),
     ),
 ]
+
+
+@pytest.mark.parametrize("topic", [None, "Atlas"])
+@pytest.mark.parametrize("text", ["[P0] fix the login bug", "[Wed 2026-05-27 08:12 UTC] created the guide"])
+def test_an_entry_whose_text_opens_with_a_bracket_reads_back_as_written(topic: str | None, text: str) -> None:
+    """Its own "[P0]" is no project tag once written and read again (a real note's timestamps, task tags)."""
+    document = MemoryDocument.parse("## Action items\n")
+    document.add_entry("Action items", Entry(text, topic, date(2026, 11, 24)))
+    [(_, entry)] = list(MemoryDocument.parse(document.render()).entries())
+    assert (entry.topic, entry.text, entry.day) == (topic, text, date(2026, 11, 24))
 
 
 @pytest.mark.parametrize(("line", "topic", "text", "day"), ENTRY_CASES)

@@ -47,6 +47,10 @@ class RawBlock:
     raw: str
 
 
+# "[Quokka] ...": the project an entry is about, before its text
+TOPIC_TAG = re.compile(r"^\[(?![xX ]\])([A-Za-z0-9][^\]\n]{0,40})\]\s+")
+
+
 @dataclass
 class Entry:
     """A bullet in one of the tool's sections; `raw` is None once the tool changed it."""
@@ -66,8 +70,11 @@ class Entry:
         if self.raw is not None:
             return self.raw
         topic = f"[{self.topic}] " if self.topic else ""
+        text = " ".join(self.text.split())
+        if not self.topic and TOPIC_TAG.match(text):
+            text = "\\" + text  # "\[P0] fix the login": its own bracket, escaped as Markdown does, not a tag
         day = f" ({self.day.isoformat()})" if self.day else ""
-        return f"{self.prefix}{topic}{' '.join(self.text.split())}{day}{newline}"
+        return f"{self.prefix}{topic}{text}{day}{newline}"
 
     def display(self) -> str:
         """The entry as one line, for the archive and messages."""

@@ -20,6 +20,7 @@ from memory_sleep.workspace.memory_blocks import (
     PROJECT_FIELDS,
     PROJECTS,
     SECTION_FOR,
+    TOPIC_TAG,
     Block,
     Entry,
     ProjectBlock,
@@ -64,7 +65,6 @@ _ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d+[.)])(?P<gap>[
 # rstrip after it takes the space before the date, as the \s* did)
 _TRAILING_DATE = re.compile(r"\((\d{4})-(\d{2})-(\d{2})\)\s*$")
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t\r\n]|$)")
-_TOPIC = re.compile(r"^\[(?![xX ]\])([A-Za-z0-9][^\]\n]{0,40})\]\s+")
 # Where a code fence or HTML block left open at the end of the file ends. It renders as nothing while
 # it is the last thing in the file, and as the closing line once the tool adds anything after it:
 # otherwise new sections and entries would land inside the block, unseen by readers and by the next parse.
@@ -371,8 +371,10 @@ def _parse_entry(item_lines: list[str]) -> Entry | None:
         except ValueError:
             day = None
     topic = None
-    topic_match = _TOPIC.match(body)
-    if topic_match:
+    topic_match = TOPIC_TAG.match(body)
+    if body.startswith("\\["):
+        body = body[1:]  # a bracket of the entry's own, escaped: no project tag
+    elif topic_match:
         topic = topic_match.group(1).strip()
         body = body[topic_match.end() :]
     prefix = match.group("indent") + match.group("marker") + " "
