@@ -55,6 +55,15 @@ def test_a_reading_whose_key_recurs_is_routine_though_its_words_around_the_value
         ),
         ("Atlas v1.5.0 is live in prod", "Atlas v1.4.{d} is live in prod"),
         ("- 李雷 4月2日 起休假，韩梅梅 代班", "- 李雷 3月{d}日 起休假，韩梅梅 代班"),
+        # a deadline however written: each is a task of its own
+        (
+            "- [ ] write the Atlas postmortem for ATL-780 due 4/06",
+            "- [ ] write the Atlas postmortem for ATL-1{d} due 3/{d}",
+        ),
+        (
+            "- TODO fix the flaky Atlas test (ATL-568) by 6 Apr",
+            "- TODO fix the flaky Atlas test (ATL-1{d}) by {d} Mar",
+        ),
     ],
 )
 def test_a_line_naming_another_day_or_a_release_is_not_routine_by_recurrence(text: str, line: str) -> None:

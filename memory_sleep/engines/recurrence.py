@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memory_sleep.language import LEAD_INS
-from memory_sleep.text import CJK_RANGES, DATE, INLINE_MARKUP, LIST_MARK
+from memory_sleep.text import CJK_RANGES, DATE, INLINE_MARKUP, LIST_MARK, deadline_in
 
 # a line is routine when its shape, or the key of a reading, comes on ROUTINE_DAYS of the last
 # WINDOW_DAYS days: a weekly report is routine by its third week
@@ -260,10 +260,11 @@ class Recurrence:
 
 
 def _names_another_day(text: str, day: date) -> bool:
-    """An ISO date ("2026-11-21") or a CJK one ("11月21日") other than `day`."""
+    """An ISO date ("2026-11-21") or a CJK one ("11月21日") other than `day`, or a deadline after it
+    however it is written ("due 12/01", "by 29 Nov", "before Friday")."""
     for match in DATE.finditer(text):
         year, month, of_month, cjk_month, cjk_day = match.groups()
         named = (int(year), int(month), int(of_month)) if year else (day.year, int(cjk_month), int(cjk_day))
         if named != (day.year, day.month, day.day):
             return True
-    return False
+    return deadline_in(text, day) not in (None, day)
