@@ -260,8 +260,8 @@ class Recurrence:
 
 
 def _names_another_day(text: str, day: date) -> bool:
-    """An ISO date ("2026-11-21") or a CJK one ("11月21日") other than `day`, or a deadline after it
-    however it is written ("due 12/01", "by 29 Nov", "before Friday")."""
+    """An ISO date ("2026-11-21") or a CJK one ("11月21日") other than `day`, or a deadline on another
+    day however it is written ("due 12/01", "by 29 Nov", "before Friday")."""
     for match in DATE.finditer(text):
         year, month, of_month, cjk_month, cjk_day = match.groups()
         named = (int(year), int(month), int(of_month)) if year else (day.year, int(cjk_month), int(cjk_day))

@@ -371,10 +371,9 @@ def _parse_entry(item_lines: list[str]) -> Entry | None:
         except ValueError:
             day = None
     topic = None
-    topic_match = TOPIC_TAG.match(body)
     if body.startswith("\\["):
         body = body[1:]  # a bracket of the entry's own, escaped: no project tag
-    elif topic_match:
+    elif topic_match := TOPIC_TAG.match(body):
         topic = topic_match.group(1).strip()
         body = body[topic_match.end() :]
     prefix = match.group("indent") + match.group("marker") + " "

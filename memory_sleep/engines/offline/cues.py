@@ -115,9 +115,8 @@ ACTION = _words(
     + _one_of(_lines("deadline", "words")),
     *_cue("action"),
 )
-TASK_VERB = _words(
-    "^" + _one_of(_lines("action_verb", "words"))
-)  # a value that opens with a task: "fix the ..."
+# a value that opens with what is to be done: "fix the cron job", "renew the cert"
+TASK_VERB = _words("^" + _one_of(_lines("action_verb", "words")))
 RELATIONSHIP = _words(
     # a person named with the organisation they are from: "Ana (Contoso) wants ...", "Ines (Fabrikam) ist ..."
     r"(?-i:^[A-ZÀ-Þ][a-zß-ÿ]+ \([A-ZÀ-Þ][a-zß-ÿ][\w&.' -]{0,30}\) [a-zß-ÿ])",
