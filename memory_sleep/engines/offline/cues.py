@@ -105,18 +105,16 @@ RECALLED = _words(*_cue("recalled"))
 
 DECISION = _words(*_cue("decision"))
 LESSON = _words(*_cue("lesson"))
+_TASK_VERBS = _one_of(_lines("action_verb", "words"))
 ACTION = _words(
     # a line that starts with an action section's name: "**下一步**: ...", "Next steps: ..."
     r"^\W*(?:" + "|".join(re.escape(name) for name in SECTION_NAMES["action"]) + r")\W*[:：]",
     # a task with its deadline: "renew the cert by Friday"
-    r"^(?:\w+:\s+)?"
-    + _one_of(_lines("action_verb", "words"))
-    + r"\s+\S+.*"
-    + _one_of(_lines("deadline", "words")),
+    r"^(?:\w+:\s+)?" + _TASK_VERBS + r"\s+\S+.*" + _one_of(_lines("deadline", "words")),
     *_cue("action"),
 )
 # a value that opens with what is to be done: "fix the cron job", "renew the cert"
-TASK_VERB = _words("^" + _one_of(_lines("action_verb", "words")))
+TASK_VERB = _words("^" + _TASK_VERBS)
 RELATIONSHIP = _words(
     # a person named with the organisation they are from: "Ana (Contoso) wants ...", "Ines (Fabrikam) ist ..."
     r"(?-i:^[A-ZÀ-Þ][a-zß-ÿ]+ \([A-ZÀ-Þ][a-zß-ÿ][\w&.' -]{0,30}\) [a-zß-ÿ])",
