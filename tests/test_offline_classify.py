@@ -165,6 +165,34 @@ def test_a_line_whose_shape_recurs_across_days_is_routine_whatever_its_words() -
 
 
 @pytest.mark.parametrize(
+    ("heading", "text", "routine"),
+    [
+        ("创业失败经验教训 (05:10)", "- **页面ID**: 32c11082-af8e-813f-a088-f2d023a975{day}", True),
+        ("Lessons", "- **Pages appended:** {day} blocks", True),
+        ("Lessons", "- Lesson: retry the export {day} times before paging anyone", False),
+        ("Decisions", "- Decided: Orion keeps {day} replicas", False),
+    ],
+)
+def test_a_line_that_is_a_lesson_only_by_its_section_is_routine_when_its_shape_recurs(
+    heading: str, text: str, routine: bool
+) -> None:
+    """A daily task card under a heading that names lessons ("startup failure lessons") is no lesson
+    each day: its fields' shape recurs, so they are routine. A line that says it is a lesson or decision
+    is not made routine by recurrence: said again, it is a repeat for REM."""
+    from memory_sleep.engines.recurrence import Recurrence, note_shapes
+
+    days = [date(2026, 3, day) for day in range(10, 15)]
+    lines = {day: text.format(day=day.day) for day in days}
+    recurrence = Recurrence().with_notes((day, note_shapes([lines[day]])) for day in days)
+    item = dataclasses.replace(note_item(lines[days[-1]], days[-1]), headings=(heading,))
+    verdict = OfflineClassifier().classify(
+        [item], ClassifyContext(projects=[], memory=[], recurrence=recurrence)
+    )[0]
+    assert (verdict.discard_reason == "routine") == routine
+    assert verdict.verdict == ("DISCARD" if routine else "KEEP")
+
+
+@pytest.mark.parametrize(
     ("text", "routine"),
     [
         ("HEARTBEAT_OK\nHEARTBEAT_OK\nHEARTBEAT_OK", True),

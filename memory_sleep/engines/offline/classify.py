@@ -172,7 +172,7 @@ def _verdict(
         # says more than where it is: they stay, redacted)
         return _discard("other", "records a secret (redacted): left in its note")
     first_raw = item.text.split("\n", 1)[0]
-    if category not in ("decision", "lesson") and recurrence.is_routine(
+    if not _says_its_kind(item, text, category) and recurrence.is_routine(
         first_raw, item.day, by_key=category != "action" or not sets_a_task(item.text, item.day)
     ):
         return _discard("routine", "its shape recurs day after day: a routine line")
@@ -326,6 +326,19 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     if due is not None and due > item.day + timedelta(days=1):
         return "action"
     return None
+
+
+def _says_its_kind(item: NoteItem, text: str, category: Category | None) -> bool:
+    """A decision or lesson by its own words (its label, key or cue), which recurrence does not make
+    routine: a lesson restated is a repeat for REM to find. A line that is one only by the section it
+    stands in ("- **页面ID:** 32c1…" under a heading that names lessons) is judged by its shape."""
+    if category not in ("decision", "lesson"):
+        return False
+    return (
+        _labelled_category(text) == category
+        or _keyed_category(item.text, item.day) == category
+        or next(pattern for kind, pattern in _CATEGORY_ORDER if kind == category).search(text) is not None
+    )
 
 
 def _labelled_category(text: str) -> Category | None:
