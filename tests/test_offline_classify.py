@@ -225,6 +225,8 @@ def test_one_line_written_again_and_again_in_one_item_is_routine_on_the_first_da
         ("🎯 核心决策", "- 采用 SQLite 作为本地存储", "decision"),
         ("💡 经验总结", "- 批量任务要先在小数据上试跑", "lesson"),
         ("Blockers", "- the vendor has not sent the API key yet", "status"),
+        ("User Preferences:", "- Values visual feedback (screenshots help debugging)", "relationship"),
+        ("偏好更新", "- Kai 要求每条信息必须有来源链接", "relationship"),
     ],
 )
 def test_the_section_an_item_stands_in_says_what_it_is(heading: str, text: str, category: str) -> None:
