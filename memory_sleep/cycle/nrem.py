@@ -7,7 +7,7 @@ import hashlib
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 
 from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.engines.base import Classifier, ClassifyContext
@@ -42,14 +42,6 @@ class NremResult:
     files_read: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     recurrence: Recurrence = field(default_factory=Recurrence)  # the shapes of the notes read and before
-
-
-def needs_reading(note: NoteFile, state: NoteState | None, today: date, lookback_days: int) -> bool:
-    """A note is read when it is recent, never processed, or changed on disk since it was."""
-    if state is None or note.day >= today - timedelta(days=lookback_days):
-        return True
-    stat = note.path.stat()
-    return (stat.st_size, stat.st_mtime_ns) != (state.size, state.mtime_ns)
 
 
 def run_nrem(

@@ -83,10 +83,6 @@ class SourceItem:
         return hashlib.sha256(clean(self.embed_text).encode("utf-8")).hexdigest()[:24]
 
 
-class SourceReadError(Exception):
-    """A source that cannot be read; the message names the file and what to do."""
-
-
 def content_hash(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()[:24]
 

@@ -39,9 +39,6 @@ class Absence:
     start: date
     end: date
 
-    def same_event(self, other: Absence) -> bool:
-        return self.person == other.person and self.start == other.start
-
 
 @lru_cache(maxsize=16_384)
 def absence(text: str) -> Absence | None:
