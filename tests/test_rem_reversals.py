@@ -70,6 +70,26 @@ def test_a_task_of_another_named_subject_due_the_same_day_is_no_news_on_it() -> 
 
 
 @pytest.mark.parametrize(
+    ("new", "op"),
+    [
+        ("Follow-up: fix the flaky Orion test `test_sync_users` (ORI-291) before Monday", "add"),
+        ("Follow-up: webhooks design feedback for Teo: first draft sent, the rest by 2026-11-30", "update"),
+    ],
+)
+def test_two_tasks_under_one_label_due_the_same_day_are_two_tasks(new: str, op: str) -> None:
+    """The label a task is filed under ("Follow-up:", "Next:") is no word of what it says: sharing it
+    and the day, two tasks are not one. News on the same task under it still updates the entry."""
+    operation = _decide(
+        [("Action items", "Follow-up: send Teo feedback on the webhooks design (due 2026-11-30)")],
+        new,
+        "action",
+        topic="Orion",
+        deadline=date(2026, 11, 30),
+    )
+    assert operation.op == op
+
+
+@pytest.mark.parametrize(
     ("old", "new"),
     [
         ("Pavo v1.4.0 will ship audit export", "Pavo v1.4.1 will ship audit export"),

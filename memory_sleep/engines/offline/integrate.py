@@ -355,10 +355,12 @@ def _same_deadline_task(
     things ("Contoso renewal", "Northwind renewal") are two tasks, as is an item written as a task
     that a done-report of it would not close (closing.another_task)."""
     assert kept.deadline is not None
-    due, words = kept.deadline.isoformat(), tokens(text)
+    due, words = kept.deadline.isoformat(), _task_words(text)
     boxed = bool(cues.CHECKBOX_OPEN.match(kept.item.text))
     for candidate in actions:
-        shared = statements.informative(words) & statements.informative(candidate.words) - projects
+        shared = (
+            statements.informative(words) & statements.informative(_task_words(candidate.text)) - projects
+        )
         if (
             due in candidate.text
             and (len(shared) >= 2 or any(len(word) >= 6 for word in shared))
@@ -367,6 +369,13 @@ def _same_deadline_task(
         ):
             return candidate
     return None
+
+
+def _task_words(text: str) -> frozenset[str]:
+    """The words of what a task says, without the labels it starts with ("Follow-up: send Teo the
+    review", "Next: ..."; lead_ins in languages/*.toml): two tasks under one label share its words
+    and say nothing alike."""
+    return tokens(matching.without_lead_in(text))
 
 
 def _restates(a: str, b: str, word_similarity: float, projects: frozenset[str]) -> bool:
