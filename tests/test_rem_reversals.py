@@ -90,6 +90,21 @@ def test_two_tasks_under_one_label_due_the_same_day_are_two_tasks(new: str, op: 
 
 
 @pytest.mark.parametrize(
+    ("new", "op"),
+    [
+        ("Pavo keeps session logs for 180 days", "add"),
+        ("Pavo now keeps audit logs for 180 days, per the policy", "update"),
+    ],
+)
+def test_the_same_value_said_of_another_subject_is_no_newer_wording(new: str, op: str) -> None:
+    """A word of what the older entry is about that the newer line drops ("audit" logs, "session" logs)
+    makes it another fact with the same value, added beside it; the same subject in other words
+    is still the entry's newer wording."""
+    operation = _decide([("Facts", "Pavo keeps audit logs for 180 days")], new, topic="Pavo")
+    assert operation.op == op
+
+
+@pytest.mark.parametrize(
     ("old", "new"),
     [
         ("Pavo v1.4.0 will ship audit export", "Pavo v1.4.1 will ship audit export"),

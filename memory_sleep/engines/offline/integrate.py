@@ -341,6 +341,8 @@ def _may_be_same(text: str, other: str, projects: frozenset[str]) -> bool:
         or statements.crossed(text, other)
     ):
         return False
+    if matching.subject(other) - projects - tokens(text):
+        return False  # the older names its subject in a word the newer drops ("audit logs", "session logs")
     own_about, other_about = supersede.about(text, projects), supersede.about(other, projects)
     if own_about and other_about and not (own_about <= other_about or other_about <= own_about):
         return jaccard(own_about, other_about) >= 0.5 and not supersede.names_differ(text, other)
