@@ -331,13 +331,13 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
 def _says_its_kind(item: NoteItem, text: str, category: Category | None) -> bool:
     """A decision or lesson by its own words (its label, key or cue), which recurrence does not make
     routine: a lesson restated is a repeat for REM to find. A line that is one only by the section it
-    stands in ("- **页面ID:** 32c1…" under a heading that names lessons) is judged by its shape."""
+    stands in ("- **页面ID**: 32c1…" under a heading that names lessons) is judged by its shape."""
     if category not in ("decision", "lesson"):
         return False
     return (
         _labelled_category(text) == category
         or _keyed_category(item.text, item.day) == category
-        or next(pattern for kind, pattern in _CATEGORY_ORDER if kind == category).search(text) is not None
+        or dict(_CATEGORY_ORDER)[category].search(text) is not None
     )
 
 
