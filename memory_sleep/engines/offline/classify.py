@@ -67,6 +67,7 @@ _CATEGORY_ORDER: tuple[tuple[Category, re.Pattern[str]], ...] = (
     ("relationship", cues.RELATIONSHIP),
     ("fact", cues.FACT),
 )
+_CUE_OF = dict(_CATEGORY_ORDER)
 
 
 class OfflineClassifier:
@@ -337,7 +338,7 @@ def _says_its_kind(item: NoteItem, text: str, category: Category | None) -> bool
     return (
         _labelled_category(text) == category
         or _keyed_category(item.text, item.day) == category
-        or dict(_CATEGORY_ORDER)[category].search(text) is not None
+        or _CUE_OF[category].search(text) is not None
     )
 
 

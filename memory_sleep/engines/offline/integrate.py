@@ -360,12 +360,13 @@ def _same_deadline_task(
     due, words = kept.deadline.isoformat(), _task_words(text)
     boxed = bool(cues.CHECKBOX_OPEN.match(kept.item.text))
     for candidate in actions:
+        if due not in candidate.text:
+            continue
         shared = (
             statements.informative(words) & statements.informative(_task_words(candidate.text)) - projects
         )
         if (
-            due in candidate.text
-            and (len(shared) >= 2 or any(len(word) >= 6 for word in shared))
+            (len(shared) >= 2 or any(len(word) >= 6 for word in shared))
             and not supersede.siblings(text, candidate.text, projects)
             and not closing.another_task(text, candidate.text, projects, boxed)
         ):
