@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from memory_sleep.config import Config
+from memory_sleep.sidecar import successors
 from memory_sleep.sidecar.rows import NewEntry
-from memory_sleep.sidecar.search import Hit
+from memory_sleep.sidecar.search import Hit, rarest_terms
 from memory_sleep.sidecar.statement import stated
 from memory_sleep.sidecar.successors import SUMMARY, ending_row
 from memory_sleep.sidecar.tokenize import fts_document
@@ -728,3 +729,39 @@ def test_a_summary_of_archived_entries_is_no_newer_word(tmp_path: Path) -> None:
         sidecar.store.insert_entries([entry], sidecar.embedder.embed([summary]), sidecar.embedder.id, 0.0)
         hits = sidecar.search(old, k=5)
     assert _hit(hits, "memory/2026-11-10.md").status is None
+
+
+def test_each_result_is_looked_up_by_its_own_rarest_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One lookup for all the top results ranked the later lines sharing more words with one result
+    above the change of another, which shares fewer, and read no further: each result is looked up
+    alone, for its own best LATER later lines (one each here)."""
+    monkeypatch.setattr(successors, "LATER", 1)
+    notes = _notes(
+        {
+            "2026-11-10": "- Orion gateway port: 8080\n- Vega export digest mismatch on the nightly run",
+            "2026-11-14": "- the Orion gateway port is now 9090 (was 8080) for everyone",
+        }
+    )
+    again = [f"- Vega export digest mismatch on the nightly run, shard {n}" for n in range(3)]
+    other = [f"- checked item {n} of the inventory list" for n in range(200)]
+    notes["2026-11-12.md"] = "# 2026-11-12\n\n" + "\n".join(again + other) + "\n"
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        store = sidecar.store
+        first = [row for row in store.entries_of_source("note:2026-11-10.md") if row.kind == "note"]
+        found = successors._with_later_statements(
+            store,
+            [successors.Ranked(1.0, 1.0, row, 1.0) for row in first],
+            "2026-11-20",
+            lambda row: True,
+            len(first),
+            lambda texts: rarest_terms(store, texts, successors.LATER_TERMS),
+            lambda row: 1.0,
+            frozenset(),
+            frozenset(),
+        )
+    assert len(first) == 2
+    assert "now 9090" in " ".join(item.row.text for item in found)

@@ -38,7 +38,7 @@ from memory_sleep.text import tokens
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
 COPY_WORDS = 3  # a copy of fewer words folds only into a line of the same words
-LATER = 20  # later lines read per result looked up, in the one full-text query for all of them
+LATER = 20  # later lines read per result looked up, by a full-text query of its rarest terms
 LATER_TERMS = 100  # a result is looked up by its rarest terms, which together match at most this many entries
 LATER_KINDS = ("note", "memory", "weekly", "archive")
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
@@ -205,9 +205,10 @@ def _with_later_statements(
 ) -> list[Ranked]:
     """`ranked` with the later lines that restate any of the `limit` best dated results (`mark_older`
     then ranks them above it): a change worded unlike the question, which shares few words with it,
-    is no candidate of it, yet it shares the result's rarest words. One full-text query for them all,
-    by each result's own rarest terms (`rarest` of their texts), among the entries dated after the
-    earliest of them up to `on`: a line found is added when it restates a result and is dated after
+    is no candidate of it, yet it shares the result's rarest words. A full-text query for each, by
+    its own rarest terms (`rarest` of their texts), among the entries dated after it up to `on`, for
+    its LATER best (one query for them all ranked the lines sharing common words with several above
+    the one sharing the rarest with one): a line found is added when it restates a result and is dated after
     it (after its supersede, for a superseded result: `_newer_after`). The results `looked_up` by an
     earlier query are not asked again."""
     ranked = _sorted(ranked)
@@ -216,13 +217,17 @@ def _with_later_statements(
         for item in ranked[:limit]
         if item.row.id not in looked_up and (since := _newer_after(item.row, on)) is not None
     ]
-    wanted = sorted({term for terms in rarest([said.text for _, said in due]) for term in terms})
-    if not due or not wanted:
+    if not due:
         return ranked
     have = {item.row.id for item in ranked}
-    start = _day_after(min(day for day, _ in due))
-    found = store.dated_matches(wanted, LATER_KINDS, start, _day_after(on), LATER * len(due))
-    rows = store.fetch([entry_id for entry_id, _, _ in found if entry_id not in have]).values()
+    end = _day_after(on)
+    found = {
+        entry_id
+        for (since, _), terms in zip(due, rarest([said.text for _, said in due]), strict=True)
+        if terms
+        for entry_id, _, _ in store.dated_matches(terms, LATER_KINDS, _day_after(since), end, LATER)
+    }
+    rows = store.fetch(sorted(found - have)).values()
     added = [
         row
         for row in rows
