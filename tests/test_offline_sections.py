@@ -151,10 +151,15 @@ def test_decisions_a_heading_says_are_still_open_are_open_actions(heading: str, 
         ("Completed tasks", False),
         ("Tasks not yet completed", True),
         ("Tasks", True),
+        # a check mark says it in any language
+        ("Evening Tasks (9:50 PM - 10:05 PM) ✅", False),
+        ("✔ Next steps", False),
+        ("Next steps ✅ = done, ⬜ = open, not yet completed", True),
     ],
 )
 def test_tasks_a_heading_says_are_done_are_no_open_actions(heading: str, action: bool) -> None:
-    """A list under "Tasks Completed" reports work done; "Tasks not yet completed" is still to do."""
+    """A list under "Tasks Completed" or "Evening Tasks ✅" reports work done; "Tasks not yet
+    completed" is still to do."""
     item = dataclasses.replace(note_item("- the integration demo for Pim"), headings=("2026-03-05", heading))
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (verdict.category == "action") is action

@@ -19,18 +19,20 @@ _CATEGORY: dict[str, Category] = {
     "people": "relationship",
 }
 _NOT_WORD = re.compile(r"[^\w\s-]+")
+# a check mark on a heading says its section is done, in any language: "Evening Tasks ✅", "阶段三 ✅"
+_CHECKED = re.compile("[\u2705\u2714\u2611]")  # ✅ ✔ ☑
 _FIRST_WORD = re.compile(r"^[\w-]+")
 
 
 @lru_cache(maxsize=4096)
 def heading_kind(heading: str) -> str | None:
     """The kind of section a heading names: a section name as whole words ("🔮 Potential Next Steps"),
-    or anywhere for a Chinese name ("🎯 核心决策")."""
+    or anywhere for a Chinese name ("🎯 核心决策"); a check mark on it says its tasks are done."""
     plain = " " + " ".join(_NOT_WORD.sub(" ", heading.lower()).split()) + " "
     for kind in SECTION_KINDS:
         for name in SECTION_NAMES[kind]:
             if (is_cjk(name[0]) and name in plain) or f" {name} " in plain:
-                return _qualified(kind, plain)
+                return _qualified(kind, plain, _CHECKED.search(heading) is not None)
     return None
 
 
@@ -45,17 +47,17 @@ def label_kind(label: str) -> str | None:
     return None
 
 
-def _qualified(kind: str, plain: str) -> str:
+def _qualified(kind: str, plain: str, checked: bool = False) -> str:
     """The kind a qualifier in the heading makes of its section: decisions it says are still open
     ("Pending decisions (waiting on Pim)", "Decisions still to make", "待决策"; the language files'
     `still_open`) are what is to be decided, open actions; tasks or blockers it says are done ("Tasks
-    Completed", "已完成的待办", "Blocker fixed"; `completed`) are work reported done, no open actions
-    nor blockers ("done": no category)."""
+    Completed", "已完成的待办", "Blocker fixed"; `completed`; or a check mark, "Evening Tasks ✅") are
+    work reported done, no open actions nor blockers ("done": no category)."""
     if kind == "decision" and _holds(plain, STILL_OPEN):
         return "action"
     if (
         kind in ("action", "blocker")
-        and _holds(plain, COMPLETED)
+        and (checked or _holds(plain, COMPLETED))
         and not _holds(plain, NEGATIONS)
         and not _holds(plain, STILL_OPEN)
     ):
