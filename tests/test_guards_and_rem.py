@@ -15,7 +15,7 @@ from memory_sleep.errors import GuardError
 from memory_sleep.models import EntryView, KeptItem, NoteItem, Operation
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 
-from .conftest import run_offline, snapshot_tree
+from .conftest import run_offline
 from .item_helpers import archived_by, integrate_and_apply, judged
 
 MEMORY = """# MEMORY.md
@@ -251,19 +251,26 @@ RUNS = [
 ]
 
 
-def test_a_run_that_cannot_trim_its_growth_is_refused_and_changes_no_file(tmp_path: Path) -> None:
-    workspace = _old_workspace(tmp_path, 4)
-    config = Config(memory_max_bytes=1024)
+def test_lessons_past_the_limit_go_last_oldest_first_and_the_run_is_not_refused(tmp_path: Path) -> None:
+    """Lessons are trimmed only when no other entry is left, the oldest first: a workspace whose lessons
+    alone passed memory_max_bytes had every run refused. What is trimmed is in the archive."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text("# MEMORY.md\n\n## Facts\n- Alpha runs on port 8080 (2026-11-22)\n")
     lessons = [
-        f"- lesson: the {a} job needs the {b} flag before {c} runs, or it silently drops rows\n"
+        f"lesson: the {a} job needs the {b} flag before {c} runs, or it silently drops rows"
         for a, b, c in zip(JOBS, FLAGS, RUNS, strict=True)
     ]
-    (workspace / "memory" / "2026-11-24.md").write_text("".join(lessons))
-    before = snapshot_tree(workspace)
-    with pytest.raises(GuardError, match="memory_max_bytes"):
-        run_offline(workspace, today=date(2026, 11, 25), config=config)
-    assert snapshot_tree(workspace) == before
-    assert not (workspace / "memory" / ".sleep" / "snapshots").exists()  # no run was written
+    for day, said in (("2026-11-23", lessons[:10]), ("2026-11-24", lessons[10:])):
+        (tmp_path / "memory" / f"{day}.md").write_text("".join(f"- {lesson}\n" for lesson in said))
+    run_offline(tmp_path, today=date(2026, 11, 25), config=Config(memory_max_bytes=1024))
+    memory = (tmp_path / "MEMORY.md").read_text()
+    archive = (tmp_path / "memory" / "archive.md").read_text()
+    assert tool_bytes(MemoryDocument.parse(memory)) <= 1024
+    assert "Alpha runs on port 8080" in archive
+    assert all(lesson in archive for lesson in lessons[:10])
+    kept = [lesson for lesson in lessons if lesson in memory]
+    assert kept and set(kept) <= set(lessons[10:])
+    assert all(lesson in archive for lesson in lessons if lesson not in kept)
 
 
 def test_trimming_takes_routine_readings_first_and_keeps_decisions_and_changed_facts_longest() -> None:

@@ -17,7 +17,7 @@ from memory_sleep.text import counted, deadline_in
 from memory_sleep.workspace.archive import trimmed_reason
 from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 
-_NEVER_TRIM = frozenset({"Lessons"})
+_TRIMMED_LAST = frozenset({"Lessons"})  # after every other entry: what was learned outlives the rest
 _TRIM_ORDER = {"Action items": 0, "Facts": 1, "Decisions": 2}  # on the same day, actions go first
 _FINISHED_PENALTY = timedelta(days=365)
 _CURRENT_BONUS = timedelta(days=14)
@@ -178,8 +178,9 @@ def trim_to_size(
     bytes, those of least use first: by the day an entry was last written or referenced, moved back a
     year for finished business (a finished project, or what the engine judged ended, routine or past),
     forward two weeks for a decision and two months for a fact the engine judged changing (people keep
-    it up to date), to its due day for an open action; lessons and bullets a person wrote without a
-    date are never trimmed. GuardError if the budget runs out first."""
+    it up to date), to its due day for an open action; lessons only when no other entry is left, the
+    oldest first (never trimmed, a workspace whose lessons alone passed the limit had every run
+    refused); bullets a person wrote without a date never. GuardError if the budget runs out first."""
     document = editor.document
     edits: list[Edit] = []
     candidates = sorted(
@@ -191,9 +192,9 @@ def trim_to_size(
                 entry,
             )
             for ref, section, entry in editor.entries()
-            if section not in _NEVER_TRIM and entry.day
+            if entry.day
         ),
-        key=lambda c: (c[0], c[1]),
+        key=lambda c: (c[2] in _TRIMMED_LAST, c[0], c[1]),
     )
     size = tool_bytes(document)
     while size > limit:
