@@ -179,6 +179,16 @@ def test_tasks_a_heading_says_are_done_are_no_open_actions(heading: str, action:
         ("残作業完了", "done"),
         ("学んだこと", "lesson"),
         ("技術的決定", "decision"),
+        # Russian names in the forms a heading uses, qualified as English ones are
+        ("⚠️ Урок: не перезапускать шлюз во время деплоя", "lesson"),
+        ("Ключевые уроки дня", "lesson"),
+        ("Принятые решения", "decision"),
+        ("Следующие шаги", "action"),
+        ("Что дальше", "action"),
+        ("Задачи выполнено", "done"),
+        ("Задачи (не выполнено)", "action"),
+        ("Блокеры", "blocker"),
+        ("Урожай", None),
     ],
 )
 def test_the_kind_of_section_a_heading_names(heading: str, kind: str | None) -> None:
@@ -192,3 +202,20 @@ def test_a_section_named_lesson_in_the_singular_holds_a_lesson() -> None:
     item = dataclasses.replace(note_item(text), headings=("2026-03-05", "11:05 Watchdog fix", "Lesson"))
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (verdict.verdict, verdict.category) == ("KEEP", "lesson")
+
+
+@pytest.mark.parametrize(
+    ("heading", "text", "category"),
+    [
+        ("2026-03-05", "Решение: переносим бэкапы в S3, локальный диск не нужен", "decision"),
+        ("2026-03-05", "Урок: ключи API читать из конфига, не через переменные окружения", "lesson"),
+        ("Следующие шаги", "- настроить алерты на переполнение диска", "action"),
+    ],
+)
+def test_russian_notes_name_their_decisions_lessons_and_next_steps(
+    heading: str, text: str, category: str
+) -> None:
+    """memory_sleep/languages/ru.toml: a Russian label or section name says what an item is."""
+    item = dataclasses.replace(note_item(text), headings=("2026-03-05", heading))
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict, verdict.category) == ("KEEP", category)
