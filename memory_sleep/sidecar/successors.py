@@ -31,14 +31,13 @@ from typing import Literal
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.restatement import restates
 from memory_sleep.sidecar.rows import CONTEXT_JOIN, EntryRow
-from memory_sleep.sidecar.statement import Statement, statement
+from memory_sleep.sidecar.statement import Statement, stated, statement
 from memory_sleep.text import tokens
 
 # gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
 COPY_WORDS = 3  # a copy of fewer words folds only into a line of the same words
-LATER = 20  # later lines read per result looked up, by a full-text query of its rarest terms
 LATER_TERMS = 100  # a result is looked up by its rarest terms, which together match at most this many entries
 LATER_KINDS = ("note", "memory", "weekly", "archive")
 MAX_CHAIN = 5  # supersedes followed from one result: A by B by C ...
@@ -206,10 +205,11 @@ def _with_later_statements(
     """`ranked` with the later lines that restate any of the `limit` best dated results (`mark_older`
     then ranks them above it): a change worded unlike the question, which shares few words with it,
     is no candidate of it, yet it shares the result's rarest words. A full-text query for each, by
-    its own rarest terms (`rarest` of their texts), among the entries dated after it up to `on`, for
-    its LATER best (one query for them all ranked the lines sharing common words with several above
-    the one sharing the rarest with one): a line found is added when it restates a result and is dated after
-    it (after its supersede, for a superseded result: `_newer_after`). The results `looked_up` by an
+    its own rarest terms (`rarest` of their texts, which LATER_TERMS entries at most hold), among the
+    entries dated after it up to `on`, reads every line holding one (the best of one query for all the
+    top results, or of one for each, could leave out a change sharing one rare word with its result):
+    a line found is added when it restates a result and is dated after it (after its supersede, for a
+    superseded result: `_newer_after`). The results `looked_up` by an
     earlier query are not asked again."""
     ranked = _sorted(ranked)
     due = [
@@ -225,7 +225,7 @@ def _with_later_statements(
         entry_id
         for (since, _), terms in zip(due, rarest([said.text for _, said in due]), strict=True)
         if terms
-        for entry_id, _, _ in store.dated_matches(terms, LATER_KINDS, _day_after(since), end, LATER)
+        for entry_id, _, _ in store.dated_matches(terms, LATER_KINDS, _day_after(since), end, LATER_TERMS)
     }
     rows = store.fetch(sorted(found - have)).values()
     added = [
@@ -234,8 +234,7 @@ def _with_later_statements(
         if admits(row)
         and _news(row)
         and any(
-            row.day is not None and row.day > then and restates(said, _said(row, projects), projects)
-            for then, said in due
+            row.day is not None and row.day > then and _restated_by(said, row, projects) for then, said in due
         )
     ]
     return ranked + [Ranked(0.0, decay(row), row, 0.0) for row in added]
@@ -286,6 +285,21 @@ def _said(row: EntryRow, projects: frozenset[frozenset[str]]) -> Statement:
     return statement(row, filed(row, projects))
 
 
+def _restated_by(older: Statement, row: EntryRow, projects: frozenset[frozenset[str]]) -> bool:
+    """Whether `row`, or one of the lines after its first, restates `older`: an item of several lines
+    (a quote, then "→ Quokka 1.4 release moves from 2026-11-19 to 2026-11-26") may state the change on
+    a line of its own, which the item is not read as (its first line is its claim). Its first line is
+    read as the item alone: the lines under it may say it is no change ("Quokka v1.2 is live, ships
+    audit log v2" over its next steps and owner is no newer value of "Quokka v1.2 will ship audit log
+    v2")."""
+    said = _said(row, projects)
+    return restates(older, said, projects) or any(
+        restates(older, stated(line, row.kind == "weekly", said.filed), projects)
+        for line in row.text.splitlines()[1:]
+        if line.strip()
+    )
+
+
 def filed(row: EntryRow, projects: frozenset[frozenset[str]]) -> frozenset[str]:
     """The words of the projects `row` is filed under: a part of its context that is a project's name,
     the "[Orion]" tag of a MEMORY.md entry ("Facts · Orion"), a note's "## Orion" heading, a weekly
@@ -330,7 +344,7 @@ def mark_older(
                 other
                 for other in dated
                 if other.row.day > since  # type: ignore[operator]
-                and restates(own, _said(other.row, projects), projects)
+                and _restated_by(own, other.row, projects)
             ]
             if newer:
                 # of the latest day's, the original item rather than its weekly or archive copy
