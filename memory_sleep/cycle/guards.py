@@ -179,8 +179,9 @@ def trim_to_size(
     year for finished business (a finished project, or what the engine judged ended, routine or past),
     forward two weeks for a decision and two months for a fact the engine judged changing (people keep
     it up to date), to its due day for an open action; lessons only when no other entry is left, the
-    oldest first (never trimmed, a workspace whose lessons alone passed the limit had every run
-    refused); bullets a person wrote without a date never. GuardError if the budget runs out first."""
+    oldest first (when they were never trimmed, a workspace whose lessons alone passed the limit had
+    every run refused); bullets a person wrote without a date never. GuardError if the budget runs out
+    first."""
     document = editor.document
     edits: list[Edit] = []
     candidates = sorted(

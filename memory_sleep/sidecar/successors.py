@@ -207,10 +207,10 @@ def _with_later_statements(
     is no candidate of it, yet it shares the result's rarest words. A full-text query for each, by
     its own rarest terms (`rarest` of their texts, which LATER_TERMS entries at most hold), among the
     entries dated after it up to `on`, reads every line holding one (the best of one query for all the
-    top results, or of one for each, could leave out a change sharing one rare word with its result):
-    a line found is added when it restates a result and is dated after it (after its supersede, for a
-    superseded result: `_newer_after`). The results `looked_up` by an
-    earlier query are not asked again."""
+    top results, or of one for each, could leave out a change sharing one rare word with its result).
+    A line found is added when it, or a line of it, restates a result and it is dated after it (after
+    its supersede, for a superseded result: `_newer_after`). The results `looked_up` by an earlier
+    query are not asked again."""
     ranked = _sorted(ranked)
     due = [
         (since, _said(item.row, projects))
