@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 import subprocess
 from datetime import date
 from pathlib import Path
@@ -26,6 +27,16 @@ def _entries(folder: Path) -> list[str]:
     return [entry.display() for _, entry in document.entries()]
 
 
+def _sidecar_rows(folder: Path) -> list[list[tuple[object, ...]]]:
+    """The sidecar's entries and SleepGate's passes: what a refused run leaves as it found them (its
+    due SleepGate pass is rolled back; the database file's pages and the vector cache may differ)."""
+    with sqlite3.connect(folder / "memory" / ".sleep" / "sidecar.db") as db:
+        return [
+            db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+            for table in ("entries", "forgetting_passes", "meta")
+        ]
+
+
 def _restore_command(message: str) -> str:
     found = re.search(r"`(cp [^`]+)`", message)
     assert found, message
@@ -39,13 +50,13 @@ def test_an_emptied_memory_is_refused_and_the_command_it_names_restores_the_last
     written = (fixture_workspace / "MEMORY.md").read_bytes()
     left = len(_entries(fixture_workspace))
     (fixture_workspace / "MEMORY.md").write_bytes(b"")
-    before = snapshot_tree(fixture_workspace, skip_state=False)
+    before = snapshot_tree(fixture_workspace), _sidecar_rows(fixture_workspace)
     with pytest.raises(GuardError) as refused:
         run_offline(fixture_workspace, today=NEXT_DAY)
     message = str(refused.value)
     assert f"MEMORY.md is empty, but the last run left {left} entries and 3 project summaries" in message
     assert "Nothing was changed" in message and "--accept-memory-reset" in message
-    assert snapshot_tree(fixture_workspace, skip_state=False) == before
+    assert (snapshot_tree(fixture_workspace), _sidecar_rows(fixture_workspace)) == before
     subprocess.run(_restore_command(message), shell=True, check=True)
     assert (fixture_workspace / "MEMORY.md").read_bytes() == written
     run_offline(fixture_workspace, today=NEXT_DAY)

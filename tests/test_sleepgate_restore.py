@@ -155,3 +155,42 @@ def test_restoring_an_id_the_sidecar_never_held_fails_and_says_where_ids_come_fr
         result = runner.invoke(main, ["restore", "99999", str(folder), *extra])
         assert result.exit_code == 1, result.output
         assert "no entry 99999" in result.output and "`forget`" in result.output
+
+
+def test_a_run_on_another_day_forgets_on_that_days_clock(tmp_path: Path) -> None:
+    """`run --today` dates SleepGate's pass, and the ages it scores, on its own day, as indexing does:
+    a simulated night is due a day after the last one, whatever the real clock says."""
+    from datetime import date
+
+    from .conftest import run_offline
+
+    folder = workspace(tmp_path)
+    config = with_store(
+        Config.model_validate(
+            {
+                "memory": {"forgetting": {"min_entries": 0, "retention_threshold": 0.9}},
+                "sidecar": {"embedder": "offline"},
+            }
+        )
+    )
+    run_offline(folder, date(2026, 1, 7), config=config)  # indexes; nothing to forget before
+    passes = [run_offline(folder, date(2026, 1, day), config=config).record.sidecarPasses for day in (8, 9)]
+    forgot = [next(p for p in day if p.startswith("forget-")) for day in passes]
+    assert [f[:15] for f in forgot] == ["forget-20260108", "forget-20260109"]
+
+
+def test_two_passes_on_one_simulated_day_each_get_their_own_id(tmp_path: Path) -> None:
+    """`forget --today` runs on that day's noon, so a second pass of the day takes a suffix rather
+    than failing on the first one's id; each can be restored on its own."""
+    folder = workspace(tmp_path)
+    (folder / "memory-sleep.toml").write_text(
+        "[memory.forgetting]\nmin_entries = 0\nretention_threshold = 0.9\n", encoding="utf-8"
+    )
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", str(folder), "--today", "2026-01-07"]).exit_code == 0
+    ids = []
+    for _ in range(2):
+        done = runner.invoke(main, ["forget", str(folder), "--all", "--today", "2026-01-07", "--json"])
+        assert done.exit_code == 0, done.output
+        ids.append(json.loads(done.output)["pass_id"])
+    assert ids == ["forget-20260107T120000000000Z", "forget-20260107T120000000000Z-2"]

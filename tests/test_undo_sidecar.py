@@ -83,7 +83,8 @@ def test_undo_brings_back_what_gc_soft_deleted_and_the_night_runs_again_the_same
     assert recall.exit_code == 0 and gone in [hit["id"] for hit in json.loads(recall.output)]
     # the entries as they stood before the night (rows the night's index added come after them)
     assert _query(fixture_workspace, ENTRIES)[: len(entries_before)] == entries_before
-    assert f"undid 1 sidecar pass: {len(removed)} entries back, 1 GC entry removed." in output
+    # GC's pass and the night's SleepGate pass
+    assert f"undid 2 sidecar passes: {len(removed)} entries back, 1 GC entry removed." in output
 
     again = run_offline(fixture_workspace, NIGHT)
     assert again.gc is not None and again.record.garbageCollection == first.record.garbageCollection
@@ -142,8 +143,8 @@ def test_undo_brings_back_what_the_runs_forgetting_pass_forgot(fixture_workspace
 def test_undo_twice_goes_back_two_nights_and_a_third_finds_nothing(fixture_workspace: Path) -> None:
     run_offline(fixture_workspace)
     run_offline(fixture_workspace, NIGHT)
-    assert "undid 1 sidecar pass" in _undo(fixture_workspace)
-    assert "undid 2 sidecar passes" in _undo(fixture_workspace)  # the first night's GC and SleepGate
+    assert "undid 2 sidecar passes" in _undo(fixture_workspace)  # the night's GC and SleepGate
+    assert "undid 2 sidecar passes" in _undo(fixture_workspace)  # the first night's
     assert _query(fixture_workspace, MARKS) == []
     assert _query(fixture_workspace, "SELECT count(*) FROM forgetting_passes") == [(0,)]
     assert _query(fixture_workspace, "SELECT count(*) FROM meta WHERE key LIKE 'gc_undo:%'") == [(0,)]
@@ -197,7 +198,7 @@ def test_a_run_killed_before_its_gc_step_undoes_its_files_and_counts_no_gc_pass(
     assert log["today"] == NIGHT.isoformat() and log["sidecarPasses"]  # it names a pass never applied
 
     output = _undo(fixture_workspace)
-    assert "restored 8 files." in output and "sidecar pass" not in output
+    assert "restored 8 files; undid 1 sidecar pass." in output and "gc-" not in output  # SleepGate's
     assert (
         snapshot_tree(fixture_workspace) == files_before and _query(fixture_workspace, MARKS) == marks_before
     )
@@ -225,7 +226,7 @@ def test_a_run_logged_before_sidecar_passes_were_recorded_still_undoes_its_files
     path.write_text(manifest.model_dump_json(indent=1), encoding="utf-8")
 
     output = _undo(fixture_workspace)
-    assert "sidecar pass" not in output
+    assert "gc-" not in output  # SleepGate's pass is undone: the run's manifest names it
     assert snapshot_tree(fixture_workspace) == files_before
     assert _gc_removed(fixture_workspace)  # left for `memory-sleep restore --pass ID`
 
@@ -250,7 +251,7 @@ def test_undo_finds_the_runs_passes_when_the_clock_stepped_back_during_it(
     assert night.gc is not None and _gc_removed(fixture_workspace)
     assert night.record.lastRun == first
 
-    assert "undid 1 sidecar pass" in _undo(fixture_workspace)
+    assert "undid 2 sidecar passes" in _undo(fixture_workspace)
     assert _gc_removed(fixture_workspace) == {} and _query(fixture_workspace, MARKS) == marks_before
 
 
@@ -311,5 +312,5 @@ def test_an_undo_refused_for_an_edited_file_leaves_the_sidecar_alone(fixture_wor
     refused = CliRunner().invoke(main, ["undo", str(fixture_workspace)])
     assert refused.exit_code == 1 and "undo --force" in refused.output
     assert _gc_removed(fixture_workspace) == removed and _query(fixture_workspace, MARKS) == marks
-    assert "undid 1 sidecar pass" in _undo(fixture_workspace, "--force")
+    assert "undid 2 sidecar passes" in _undo(fixture_workspace, "--force")
     assert _gc_removed(fixture_workspace) == {} and _query(fixture_workspace, MARKS) == marks_before

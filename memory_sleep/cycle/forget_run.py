@@ -14,6 +14,7 @@ from memory_sleep.sidecar.recall import Clock, open_sidecar
 from memory_sleep.sleepgate.forget import Explain, PassReport, new_pass_id
 from memory_sleep.sleepgate.restore import RestoreReport
 from memory_sleep.sleepgate.session import forget, restore
+from memory_sleep.sleepgate.undo import unused_pass_id
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.lock import workspace_lock
 from memory_sleep.workspace.writer import SafeWriter
@@ -33,7 +34,7 @@ def forget_now(
         run_id = writer.new_run_id()
         try:
             with open_sidecar(workspace.root, config, clock=clock) as sidecar:
-                pass_id = new_pass_id(sidecar.clock())
+                pass_id = unused_pass_id(sidecar.store, new_pass_id(sidecar.clock()))
                 writer.begin(run_id, [pass_id])
                 report = forget(
                     sidecar, config.memory.forgetting, False, explain, rebuild_budget_secs, pass_id=pass_id

@@ -89,7 +89,8 @@ def _run_cycle(
         run_id = writer.new_run_id()
         forgetting = DuePass({}, None, None)
         # one connection for SleepGate and GC, before the markdown is written; indexing has its own
-        shared = _open_sidecar(workspace, config, sidecar_open) if (options.forget or gc) else None
+        clock = _clock(options.today)
+        shared = _open_sidecar(workspace, config, sidecar_open, clock) if (options.forget or gc) else None
         if gc is not None:
             gc.sidecar = shared
         try:
@@ -98,7 +99,7 @@ def _run_cycle(
                 # sleep-log.json once, with the pass's counts in it; the run's manifest names the
                 # pass before it changes anything, so a run that stops after it rolls it back
                 forgetting = forget_when_due(
-                    workspace, config, shared, lambda pass_id: writer.begin(run_id, [pass_id])
+                    workspace, config, shared, lambda pass_id: writer.begin(run_id, [pass_id]), clock
                 )
             report = Planner(workspace, config, engine, options, say, step, gc).plan(run_id)
             report.record.forgetting = forgetting.counts
@@ -135,14 +136,15 @@ def _run_cycle(
         if config.sidecar.enabled:
             say("indexing the vector sidecar")
             said = report.record.warnings
-            said.extend(_unsaid(index_after_run(workspace, config, _clock(options.today)), said))
+            said.extend(_unsaid(index_after_run(workspace, config, clock), said))
         displays.save()  # archive.md's lines as this run parsed them, for the next run
     return report
 
 
 def _clock(today: date) -> Callable[[], float]:
     """The clock of a run on `today`: the real one, or noon UTC of a `--today` that is not today (a
-    simulated night dates what it indexes on its own day, as `clock_for` does for the other verbs)."""
+    simulated night dates what it indexes, and SleepGate's pass and ages, on its own day, as
+    `clock_for` does for the other verbs)."""
     if today == date.today():
         return time.time
     moment = day_timestamp(today)
@@ -167,13 +169,15 @@ def _gc_acts(report: RunReport) -> bool:
     return report.gc is not None and bool(report.gc.decision.counts())
 
 
-def _open_sidecar(workspace: Workspace, config: Config, stack: ExitStack) -> Sidecar | None:
-    """The sidecar, open until `stack` closes; None when it is off or cannot be opened (then
-    SleepGate and GC each try on their own and say what failed)."""
+def _open_sidecar(
+    workspace: Workspace, config: Config, stack: ExitStack, clock: Callable[[], float]
+) -> Sidecar | None:
+    """The sidecar on the run's `clock`, open until `stack` closes; None when it is off or cannot be
+    opened (then SleepGate and GC each try on their own and say what failed)."""
     if not config.sidecar.enabled:
         return None
     try:
-        return stack.enter_context(open_sidecar(workspace.root, config))
+        return stack.enter_context(open_sidecar(workspace.root, config, clock=clock))
     except Exception:
         log.debug("sidecar not opened for SleepGate and GC", exc_info=True)
         return None

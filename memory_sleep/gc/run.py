@@ -21,11 +21,9 @@ from memory_sleep.gc.alike_memo import JUDGED_KEY, MEMO_KEY, AlikeMemo
 from memory_sleep.gc.entries import categories, live_by_scope, memory_section, replacing, restored_at
 from memory_sleep.gc.note_categories import CACHE_KEY, NoteCategories
 from memory_sleep.gc.registry import REGISTRY
-from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.recall import Sidecar
 from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.sleepgate.state import pass_exists
-from memory_sleep.sleepgate.undo import record_exists
+from memory_sleep.sleepgate.undo import unused_pass_id
 from memory_sleep.workspace.state import StateStore
 
 REMOVING = ("soft_delete", "merge", "summarize")
@@ -60,17 +58,6 @@ def new_pass_id(now: float) -> str:
     return "gc-" + datetime.fromtimestamp(now, UTC).strftime("%Y%m%dT%H%M%S%fZ")
 
 
-def _unused_pass_id(store: SidecarStore, now: float) -> str:
-    """A new pass id. Runs of one day share a clock (the day's noon with --today), so a later GC run of
-    the day takes a suffix while the earlier one can be restored or undone: undo tells them apart."""
-    first = candidate = new_pass_id(now)
-    number = 1
-    while record_exists(store, candidate) or pass_exists(store, candidate):
-        number += 1
-        candidate = f"{first}-{number}"
-    return candidate
-
-
 def selected(names: Sequence[str], config: GcConfig) -> tuple[StrategyName, ...]:
     """The strategies to run, in their order: `all` is every enabled registered one; a named one
     runs even when disabled (it was asked for). ConfigError for a name no strategy has."""
@@ -97,7 +84,7 @@ def decide(
     """Every strategy's actions on every scope of the sidecar, as the last index left it.
     `memory_uses`: when a note last referenced each entry of MEMORY.md, by (section, text)."""
     started = time.perf_counter()
-    decision = GcDecision(_unused_pass_id(sidecar.store, now), tuple(strategies))
+    decision = GcDecision(unused_pass_id(sidecar.store, new_pass_id(now)), tuple(strategies))
     scopes = live_by_scope(sidecar.store)
     decision.scopes = len(scopes)
     uses = restored_at(sidecar.store)

@@ -4,6 +4,7 @@ run's one write of sleep-log.json; it prunes the sidecar as the previous run ind
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, NamedTuple
@@ -31,9 +32,10 @@ def forget_when_due(
     config: Config,
     sidecar: Sidecar | None = None,
     journal: Callable[[str], object] | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> DuePass:
-    """Run a due pass (on `sidecar`, or one opened for it); `journal` is told its id first, before it
-    changes anything."""
+    """Run a due pass (on `sidecar`, or one opened for it on `clock`); `journal` is told its id first,
+    before it changes anything."""
     settings = config.memory.forgetting
     if not (config.sidecar.enabled and settings.enabled):
         return DuePass({}, None, None)
@@ -41,13 +43,14 @@ def forget_when_due(
         from memory_sleep.sidecar.recall import open_sidecar
         from memory_sleep.sleepgate.forget import new_pass_id
         from memory_sleep.sleepgate.session import forget, not_due_reason
+        from memory_sleep.sleepgate.undo import unused_pass_id
 
-        with nullcontext(sidecar) if sidecar else open_sidecar(workspace.root, config) as opened:
+        with nullcontext(sidecar) if sidecar else open_sidecar(workspace.root, config, clock=clock) as opened:
             reason = not_due_reason(opened, settings)
             if reason is not None:
                 log.debug("sleepgate: not due: %s", reason)
                 return DuePass({}, None, None)
-            pass_id = new_pass_id(opened.clock())
+            pass_id = unused_pass_id(opened.store, new_pass_id(opened.clock()))
             if journal is not None:
                 journal(pass_id)
             report = forget(

@@ -73,6 +73,17 @@ def record_exists(store: SidecarStore, pass_id: str) -> bool:
     return store.meta(RECORD_KEY + pass_id) is not None
 
 
+def unused_pass_id(store: SidecarStore, first: str) -> str:
+    """`first` (a pass id made from the clock), or it with a suffix when a pass has it already. Runs of
+    one day share a clock (the day's noon with --today), so a later pass of the day takes "-2", "-3"
+    while the earlier one can still be restored or undone: undo tells them apart."""
+    candidate, number = first, 1
+    while record_exists(store, candidate) or state.pass_exists(store, candidate):
+        number += 1
+        candidate = f"{first}-{number}"
+    return candidate
+
+
 @dataclass
 class UndoReport:
     restored: int = 0  # entries live again
