@@ -127,6 +127,27 @@ def test_not_followed_by_a_plain_word_names_no_old_value() -> None:
     assert operation.op == "add"
 
 
+def test_an_arrow_to_a_result_or_within_a_chain_names_no_old_value() -> None:
+    """An arrow is a change when it replaces a value: a path's HTTP status ("/ → 200") is a result,
+    and the words before a chain's last arrow hold its first arrow. Both superseded an unrelated entry."""
+    assert (
+        values.replaced_values("Verified: / → 200; /api/* without a token → 401 (locally and publicly)") == ()
+    )
+    assert values.replaced_values("Public path: https://vega.example/app/ → nginx → 127.0.0.1:8080") == ()
+    assert values.replaced_values("Rebuilt the bundle, updated /var/www/app, /app/ → 200") == ()
+    assert values.replaced_values("Port: 5432 → 6432") == ("5432",)  # the key's label is not the value
+    assert values.replaced_values("status 401 → 200") == ("status 401", "401")
+    result = _decide(
+        "Fix: forecast_days=1 → 2. Verified publicly (https://vega.example/app/ returns forecast_days=2)",
+        "Verified: / → 200; /api/* without a token → 401 (locally and publicly)",
+    )
+    chain = _decide(
+        "Cloudflare (DNS + proxy) → nginx (TLS, auto-renewed) → Orion gateway (127.0.0.1:18789)",
+        "Public path: https://vega.example/app/ → nginx → 127.0.0.1:8080",
+    )
+    assert (result.op, chain.op) == ("add", "add")
+
+
 def test_a_value_said_to_be_gone_is_the_value_alone() -> None:
     text = "New ingest dashboard at https://grafana.example.net/d/d9b/ingest (old one https://grafana.example.net/d/283/ingest is gone)"
     assert values.replaced_values(text) == ("https://grafana.example.net/d/283/ingest",)

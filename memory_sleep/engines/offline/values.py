@@ -172,8 +172,10 @@ def replaced_values(text: str) -> tuple[str, ...]:
         value = next(group for group in match.groups() if group)
         if match.group("not") and not _LOOKS_LIKE_VALUE.search(value.rstrip(".,:;!?")):
             continue  # "not one of the cert-manager ones", "must not change", "not production:": no value named
-        if match.group("arrow") and _in_chain(text, match.start(), match.end()):
-            continue  # "Sonnet 4 → Kimi K2.5 → GPT-4.1": an order of things, not a change
+        if match.group("arrow"):
+            value = _before_arrow(text, match)
+            if value is None:
+                continue
         value = _GONE.sub("", value)  # "(old one https://... is gone)": the value, not its fate
         words = value.strip(" `*'\".:").split()
         # "the `REQUEST_TIMEOUT_S` 4" before an arrow: the value is its last word, the rest may name it
@@ -202,6 +204,25 @@ def _holds_no_cue(text: str) -> bool:
 def _arrowless(text: str) -> int:
     """Which form of a pattern with `_ARROW_OLD` searches `text`: 1 (without it) when it holds no arrow."""
     return 0 if _ARROW.search(text) else 1
+
+
+def _before_arrow(text: str, match: re.Match[str]) -> str | None:
+    """The old value an arrow changes, or None when the arrow names no change: one of a chain ("Sonnet 4
+    → Kimi K2.5 → GPT-4.1", an order of things; the words before the last arrow hold the first), or a
+    result rather than a new number ("/api/auth → 200", "wrong secret → 401": a bare number replaces a
+    value that holds a digit too; "ams → us-west-2" is a new value). The value is the last clause
+    before the arrow ("updated /var/www/app, /app/ → …"), without a key's label ("Port: 5432 → 6432")."""
+    words = match.group("arrow")
+    if _ARROW.search(words) or _in_chain(text, match.start(), match.end()):
+        return None
+    value = _LABEL.sub("", _CLAUSE_MARK.split(words)[-1])
+    if _BARE_NUMBER.match(text, match.end()) and not _DIGIT.search(value):
+        return None
+    return value
+
+
+_LABEL = re.compile(r"^\s*\S+[:：]\s+")
+_BARE_NUMBER = re.compile(r"\s*[`*]*\d[\d.,]*%?(?![\w.-])")  # after an arrow: "200", "100%", not "us-west-2"
 
 
 def _in_chain(text: str, start: int, end: int) -> bool:
