@@ -269,6 +269,12 @@ def test_a_change_back_to_what_a_recent_note_said_is_no_echo_of_it() -> None:
         ),
         ("Checks:; 12 unit tests green; smoke run took 40 s", "Checks:; 31 unit tests green on the importer"),
         ("Prüfung:; 12 Tests grün; Lint sauber", "Prüfung:; 31 Tests grün im Importer"),
+        # a full-width colon ends a key too, with no space after it
+        (
+            "页面链接：; [去重验证脚本](https://www.notion.so/a1b2c3d4); [心智模型数据库](https://www.notion.so/e5f6a7b8)",
+            "页面链接：; [语音模式](https://www.notion.so/c9d0e1f2); [浏览器扩展](https://www.notion.so/a3b4c5d6)",
+        ),
+        ("検証：; テスト 12 件成功; lint 問題なし", "検証：; テスト 31 件成功（インポーター）"),
     ],
 )
 def test_a_key_before_its_list_is_a_field_each_note_fills_for_its_own_work(old: str, new: str) -> None:

@@ -23,7 +23,8 @@ _LABEL = re.compile(
 _PIVOT = re.compile(
     r"\s(?:is|are|was|were|now|runs|lives|moved|moves|uses|listens|resolves|renews|expires|will|has|have|"
     r"switched|changed|points|goes|starts|ends|costs|takes|needs|sits|stays|became|becomes|allows)\b|\s*[:=]\s|\s[—–]\s"
-    r"|:$",  # "Validation:" before its list ("Validation:; tests pass"): a key, no sentence
+    r"|:$"  # "Validation:" before its list ("Validation:; tests pass"): a key, no sentence
+    r"|\s*：",  # a full-width colon ends a key with or without a space after it: "页面链接：", "时间：00:29"
     re.IGNORECASE,
 )
 NOT_SUBJECT = (
