@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from memory_sleep.config import Config, ForgettingConfig
 from memory_sleep.sidecar import Sidecar
 from memory_sleep.sleepgate.session import forget, not_due_reason, restore
 
+from .conftest import run_offline
 from .sidecar_helpers import NOW, make_workspace, open_at, with_store
 
 pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
@@ -160,10 +162,6 @@ def test_restoring_an_id_the_sidecar_never_held_fails_and_says_where_ids_come_fr
 def test_a_run_on_another_day_forgets_on_that_days_clock(tmp_path: Path) -> None:
     """`run --today` dates SleepGate's pass, and the ages it scores, on its own day, as indexing does:
     a simulated night is due a day after the last one, whatever the real clock says."""
-    from datetime import date
-
-    from .conftest import run_offline
-
     folder = workspace(tmp_path)
     config = with_store(
         Config.model_validate(
