@@ -215,13 +215,13 @@ def _before_arrow(text: str, match: re.Match[str]) -> str | None:
     words = match.group("arrow")
     if _ARROW.search(words) or _in_chain(text, match.start(), match.end()):
         return None
-    value = _LABEL.sub("", _CLAUSE_MARK.split(words)[-1])
+    clause = _CLAUSE_MARK.split(words)[-1]
+    value = keyed[1] if (keyed := key_value(clause)) else clause
     if _BARE_NUMBER.match(text, match.end()) and not _DIGIT.search(value):
         return None
     return value
 
 
-_LABEL = re.compile(r"^\s*\S+[:：]\s+")
 _BARE_NUMBER = re.compile(r"\s*[`*]*\d[\d.,]*%?(?![\w.-])")  # after an arrow: "200", "100%", not "us-west-2"
 
 
