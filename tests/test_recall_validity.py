@@ -428,3 +428,33 @@ def test_a_statement_of_words_said_on_hundreds_of_lines_still_ends_the_line_that
         sidecar.index()
         [line] = sidecar.store.entries_of_source("note:2026-10-13.md")
     assert (line.status, line.valid_to) == ("superseded", "2026-10-18")
+
+
+def test_a_weekly_line_of_a_short_statement_is_marked_by_what_it_states_not_its_label_or_day() -> None:
+    """Two words state "Pim is @pim on GitHub": its weekly line's label and day are no words of it."""
+    old = Entry("Pim is @pim on GitHub", None, date(2026, 9, 19))
+    ending = Ending("superseded", date(2026, 9, 28), "memory/2026-09-28.md:80")
+    endings = weekly._Endings([(old, ending)])
+    week = (date(2026, 9, 14), date(2026, 9, 20))
+    said = "fact: Pim is @pim on GitHub (2026-09-19)"
+    assert weekly._marked(said, week, endings) == f"{said} {ending.render()}"
+    other = "fact: Pim reviews on GitHub (2026-09-19)"
+    assert weekly._marked(other, week, endings) == other
+
+
+def test_a_weekly_line_written_before_a_short_entry_was_superseded_is_ended_with_it(tmp_path: Path) -> None:
+    notes = {"2026-09-19.md": "# 2026-09-19\n\n- Pim is @pim on GitHub\n"}
+    ending = Ending("superseded", date(2026, 9, 28), "memory/2026-09-28.md:80")
+    entry = "- Pim is @pim on GitHub (2026-09-19)"
+    folder = _archived(tmp_path, notes, entry, "superseded by memory/2026-09-28.md:80", ending)
+    summary = folder / "memory" / "weekly" / "2026-W38.md"
+    summary.parent.mkdir()
+    summary.write_text(
+        "# Week 2026-W38 (2026-09-14 to 2026-09-20)\n\n## Notes\n- fact: Pim is @pim on GitHub (2026-09-19)\n",
+        encoding="utf-8",
+    )
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        [line] = sidecar.store.entries_of_source("weekly:2026-W38.md")
+        [note] = sidecar.store.entries_of_source("note:2026-09-19.md")
+    assert (line.status, line.valid_to) == (note.status, note.valid_to) == ("superseded", "2026-09-28")

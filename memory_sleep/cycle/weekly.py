@@ -16,6 +16,7 @@ from memory_sleep.workspace.archive import (
     may_say_the_same,
     says_the_same,
     stated_day,
+    stated_words,
     without_ending,
 )
 from memory_sleep.workspace.layout import NoteFile
@@ -172,7 +173,7 @@ class _Endings:
 def _marked(line: str, week: tuple[date, date], ended: _Endings) -> str:
     """The line, with the ending of the entry it states if that entry stopped being true."""
     said = stated_day(line)
-    words = tokens(line)
+    words = stated_words(line)
     for old, old_words, ending in ended.sharing(words):
         since = old.day or week[0]
         day = said or max(since, week[0])

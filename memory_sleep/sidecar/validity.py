@@ -43,7 +43,13 @@ from memory_sleep.sidecar.search import within_budget
 from memory_sleep.sidecar.tokenize import query_terms
 from memory_sleep.sidecar.validity_state import Matched, ValidityState, keep, load
 from memory_sleep.text import is_cjk, tokens
-from memory_sleep.workspace.archive import archive_text, ended_statements, says_the_same, without_ending
+from memory_sleep.workspace.archive import (
+    archive_text,
+    ended_statements,
+    says_the_same,
+    stated_words,
+    without_ending,
+)
 from memory_sleep.workspace.layout import Workspace
 
 Ended = dict[int, tuple[str, str, str | None]]  # entry id: (valid_to, status, ended_by)
@@ -265,7 +271,7 @@ def _match(
             if (
                 entry_id in known.stated
                 if known is not None and entry_id <= known.since_id and day not in known.edited
-                else says_the_same(said, tokens(line), restated=day != start)
+                else says_the_same(said, stated_words(line), restated=day != start)
                 and not changes_away(text, without_ending(line))
             )
         ]

@@ -20,7 +20,7 @@ from memory_sleep.sidecar.boundary import SidecarStore
 
 STATE_KEY = "validity_state"
 CHANGES_KEY = "validity_changes"
-VERSION = 4  # of what a statement matches: a state of another version is dropped
+VERSION = 5  # of what a statement matches: a state of another version is dropped
 # the whole state is written again once the statements matched otherwise since it was written are
 # more than this share of them: a night's write stays a fraction of the whole, and so does the read
 REWRITE_SHARE = 0.25

@@ -16,7 +16,8 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Literal, get_args
 
-from memory_sleep.text import similarity
+from memory_sleep.models import Category
+from memory_sleep.text import similarity, tokens
 from memory_sleep.workspace.layout import DAILY_NOTE_NAME
 from memory_sleep.workspace.memory_doc import Entry, entry_from_display
 
@@ -36,6 +37,10 @@ _ENDING = re.compile(
 SAME_STATEMENT = 0.8
 SAME_RESTATEMENT = 0.9
 _STATED_DAY = re.compile(r"\((\d{4}-\d{2}-\d{2})\)(?: \[[^\]]*\])?$")
+# a weekly summary's line: "- fact: Pim is @pim on GitHub (2026-09-19)", maybe with its ending
+_SUMMARY_LINE = re.compile(
+    rf"^(?:[-*] )?(?:{'|'.join(get_args(Category))}): (?P<said>.*) \(\d{{4}}-\d{{2}}-\d{{2}}\)$"
+)
 _TRIMMED = "MEMORY.md over memory_max_bytes"
 _STALE = "stale: no reference since"
 
@@ -310,6 +315,16 @@ def stated_day(line: str) -> date | None:
     """The day a summary line states for its item ("... (2026-11-25)", maybe followed by its ending)."""
     match = _STATED_DAY.search(line)
     return _day(match.group(1)) if match else None
+
+
+def stated_words(line: str) -> frozenset[str]:
+    """The words of what a note or summary line states: a weekly summary's line without the category
+    label it opens with, the day it states for its item and the ending marked after it. A short
+    statement has no words to spare: "Pim is @pim on GitHub" is two words, which
+    "- fact: Pim is @pim on GitHub (2026-09-19)" must say alone to state it."""
+    line = without_ending(line)
+    summary = _SUMMARY_LINE.match(line)
+    return tokens(summary["said"] if summary else line)
 
 
 def says_the_same(old: frozenset[str], text: frozenset[str], restated: bool = False) -> bool:
