@@ -110,3 +110,23 @@ def test_only_changed_endings_are_written_and_the_rows_are_the_full_rewrite(tmp_
         before = _stored(store)
         assert _set(store, {}) == 3  # an undone archive: every derived ending goes, GC's too once derived
         assert _stored(store) == _full(before, {})
+
+
+def test_an_entry_gc_merged_into_another_keeps_its_link_whatever_the_files_say_of_it_since(
+    tmp_path: Path,
+) -> None:
+    """The line a supersede names, compacted since into an entry of GC's, leads recall on to that
+    entry: the project it belongs to finishing later does not cut the chain."""
+    lines = "".join(f"- Orion item number {n} is tracked in the board\n" for n in range(3))
+    folder = make_workspace(tmp_path, {"2026-11-10.md": f"# 2026-11-10\n\n{lines}"})
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        store = sidecar.store
+        merged, other, into = sorted(_stored(store))
+        moved = ("2026-11-12", "superseded", f"entry {into} (gc:compaction)")
+        _set(store, {merged: moved, other: GC_ENDING})
+        finished = ("2026-11-20", "finished", None)
+        _set(store, {merged: finished, other: finished})
+        stored = _stored(store)
+    assert stored[merged] == moved
+    assert stored[other] == finished  # GC's own supersede of an entry it kept apart: the files' ending

@@ -16,6 +16,8 @@ Endings = Mapping[int, tuple[str, str, str | None]]  # entry id: (valid_to, stat
 STORED_ENDINGS = (
     "SELECT id, valid_to, status, ended_by, ended_by IS NOT NULL AND ended_by LIKE '%(gc:%' FROM entries"
 )
+# the links of GC strategies that merge entries into another ("entry 2436 (gc:compaction)", gc/apply.py)
+GC_MOVED = ("(gc:compaction)", "(gc:summarization)")
 # store meta: the first day the workspace's notes speak for (the oldest note the index has seen)
 CONTEXT_JOIN = " · "  # how a row's context joins its parts: a note's headings, a topic, a list's lead-in
 FIRST_DAY_KEY = "first_note_day"
@@ -158,12 +160,22 @@ def validity_writes(
 ) -> tuple[list[tuple[int]], list[tuple[str, str, str | None, int]]]:
     """What turns the `stored` endings (STORED_ENDINGS' rows) into `endings` and leaves GC's own
     supersedes outside them as they are: the ids valid again, and the endings not stored as they are.
-    A night changes a few endings of thousands; rewriting only those keeps its write flat."""
+    An entry GC merged into another keeps its link whatever the files say of it since: it names where
+    its statement lives on, which recall follows (a line superseded by one GC compacted away, then
+    the merged entry, whose project finished since). A night changes a few endings of thousands;
+    rewriting only those keeps its write flat."""
     cleared = []
     kept: dict[int, tuple[str, str, str | None]] = {}
+    moved = set()
     for entry_id, valid_to, status, ended_by, by_gc in stored:
         kept[entry_id] = (valid_to, status, ended_by)
-        if entry_id not in endings and not by_gc:
+        if by_gc and ended_by is not None and ended_by.endswith(GC_MOVED):
+            moved.add(entry_id)
+        elif entry_id not in endings and not by_gc:
             cleared.append((entry_id,))
-    changed = [(*ending, entry_id) for entry_id, ending in endings.items() if kept.get(entry_id) != ending]
+    changed = [
+        (*ending, entry_id)
+        for entry_id, ending in endings.items()
+        if entry_id not in moved and kept.get(entry_id) != ending
+    ]
     return cleared, changed
