@@ -852,3 +852,20 @@ def test_the_turns_of_a_saved_conversation_are_not_promoted() -> None:
 )
 def test_a_choice_made_is_a_decision_and_its_words_said_otherwise_are_none(text: str, decision: bool) -> None:
     assert (_classify(text, kind="bullet").category == "decision") is decision
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("- Wrote up `knowledge/lessons/2026-02-09_identity_mismatch.md` for the team", None),
+        ("- exported leads/linkedin-decision-makers.csv for the sales sync", None),
+        ("- Lesson: retries need jitter, written up in docs/lessons/retries.md", "lesson"),
+        ("- Decided to keep Postgres; notes in `docs/adr/0003.md`", "decision"),
+    ],
+)
+def test_a_cue_word_inside_a_path_or_code_span_names_a_thing_not_the_kind_of_line(
+    text: str, category: str | None
+) -> None:
+    """A file named for lessons is no lesson: cues read the author's words, not the names of things."""
+    verdict = _classify(text)
+    assert (verdict.category if verdict.verdict == "KEEP" else None) == category

@@ -306,8 +306,9 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     if structured is not None:
         return structured
     key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", item.text, count=1))
+    words = cues.prose(text)  # a cue word in a path names a thing; a fact's cue is often a value there
     for category, pattern in _CATEGORY_ORDER:
-        if pattern.search(text):
+        if pattern.search(text if category == "fact" else words):
             return category
     if (key_match and key_match.group(2).strip()) or values.replaced_values(text):
         return "fact"  # a keyed value, or one that names the value it replaced ("(was 2026-10-19)")
@@ -338,7 +339,7 @@ def _says_its_kind(item: NoteItem, text: str, category: Category | None) -> bool
     return (
         _labelled_category(text) == category
         or _keyed_category(item.text, item.day) == category
-        or _CUE_OF[category].search(text) is not None
+        or _CUE_OF[category].search(cues.prose(text)) is not None
     )
 
 

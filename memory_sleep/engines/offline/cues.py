@@ -77,6 +77,18 @@ FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")  # a code fence's opening or closing 
 CHECKBOX_OPEN = re.compile(r"^\s*(?:[-*+]\s+)?\[ \]\s*")
 CHECKBOX_DONE = re.compile(r"^\s*(?:[-*+]\s+)?\[[xX✓]\]\s*")
 BOLD_KEY = re.compile(r"^\s*\*\*([^*\n]{1,60}?)(?::\*\*|\*\*:)\s*(.*)$", re.DOTALL)
+# a code span, a path or an address: the name of a thing, whose words are no cue ("`knowledge/lessons/x.md`
+# created" is no lesson, "see docs/decisions/" no decision); a path has two slashes, a file's extension
+# after its slash, or opens with one ("Preserved/rolled back" and "TODO/FIXME" are words, as "设计/决策")
+_NAMED = re.compile(
+    r"`[^`\n]+`|[a-z]+://\S+|(?<![!-~])(?:[~.]?/[!-~]+|[!-~]*\w/[!-~]*/[!-~]*|[!-~]*\w/[\w-]+\.[A-Za-z]\w*)(?![!-~])"
+)
+
+
+def prose(text: str) -> str:
+    """The text with its code spans, paths and addresses blanked: the author's own words, which cues read."""
+    return _NAMED.sub(" ", text)
+
 
 NARRATION = _words(
     r"^(?:"
