@@ -1,5 +1,6 @@
 """set_validity writes only the endings that changed, and leaves exactly what clearing every derived
-ending and writing them all again leaves: GC's own supersedes kept unless an ending names them."""
+ending and writing them all again leaves: GC's own supersedes kept unless an ending names them, and
+the link of an entry GC merged into another kept even then."""
 
 from __future__ import annotations
 
