@@ -101,3 +101,26 @@ def test_a_briefing_the_tool_wrote_pasted_into_a_note_is_recalled_text_whole_and
     assert pasted.count("\n## ") == 4  # every section the writer has
     assert [v.discard_reason for v in written[:-1]] == ["recalled"] * 4
     assert (written[-1].verdict, written[-1].category) == ("KEEP", "decision")
+
+
+def test_a_saved_conversation_is_not_promoted_whichever_batch_its_items_fall_in(tmp_path: Path) -> None:
+    """NREM classifies a note's items in batches: the conversation a session log holds is found over
+    the whole note, so a batch of the assistant's reply with no turn in it is still of the conversation."""
+    reply = [f"- Decided: the Orion export {n} moves to Postgres 16" for n in range(8)]
+    opening = [
+        "# Session: 2026-11-24 10:00:00 UTC",
+        "",
+        "## Conversation Summary",
+        "",
+        "user: what did we settle?",
+    ]
+    text = "\n".join([*opening, "", "assistant: here is what we settled", *reply, "", "user: thanks"])
+    path = tmp_path / "2026-11-24-session.md"
+    path.write_text(text + "\n", encoding="utf-8")
+    note = NoteFile(path=path, name=path.name, day=date(2026, 11, 24), topic=None)
+    context = ClassifyContext(projects=[], memory=[])
+    result = run_nrem(
+        [(note, None)], OfflineClassifier(), context, 2_000_000, 3, HybridCandidates(OfflineEmbedder())
+    )
+    kept = [(item.text, verdict.promote) for item, verdict in result.classified if verdict.verdict == "KEEP"]
+    assert kept and not any(promote for _, promote in kept), kept

@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 
 from memory_sleep.engines.base import ClassifyContext
+from memory_sleep.engines.dialogue import conversation_items
 from memory_sleep.engines.offline.classify import OfflineClassifier
 from memory_sleep.engines.redact import redact_items
 from memory_sleep.models import Classification, EntryView, ItemKind, NoteItem
@@ -828,9 +829,32 @@ def test_the_turns_of_a_saved_conversation_are_not_promoted() -> None:
         at("Great, that fixed it! Save it to memory: the mistakes we made and the lesson learned", 15),
         at("user: lesson learned: always check the cron jobs first", 4, "memory/2026-02-21.md"),
     ]
-    verdicts = OfflineClassifier().classify(items, ClassifyContext(projects=[], memory=[]))
+    conversation = frozenset(conversation_items(items[:4]) | conversation_items(items[4:]))
+    context = ClassifyContext(projects=[], memory=[], conversation=conversation)
+    verdicts = OfflineClassifier().classify(items, context)
     assert [verdict.promote for verdict in verdicts] == [True, False, False, False, True]
     assert (verdicts[3].verdict, verdicts[4].verdict) == ("KEEP", "KEEP")
+    # classified in batches (NREM's), a batch with no turn of its own is still of the conversation
+    later = OfflineClassifier().classify(items[3:4], context)
+    assert [verdict.promote for verdict in later] == [False]
+
+
+def test_a_turn_on_a_paragraph_s_later_line_is_a_turn() -> None:
+    """A session log's reply may follow a line of the turn before it with no blank line between: the
+    paragraph "Current time: ...\nassistant: NO_REPLY" holds the assistant's turn."""
+
+    def at(text: str, line: int) -> NoteItem:
+        item = note_item(text, date(2026, 4, 26))
+        return dataclasses.replace(item, id=f"i{line}", line_start=line, line_end=line + text.count("\n"))
+
+    items = [
+        at("- **Source**: discord", 5),
+        at("user: System (untrusted): Exec completed (nimble-m, code 1)", 9),
+        at("An async command you ran earlier has completed.", 11),
+        at("Current time: Wednesday, April 22nd, 2026 - 3:10 AM\nassistant: NO_REPLY", 12),
+    ]
+    assert conversation_items(items) == {"i9", "i11", "i12"}
+    assert conversation_items(items[:2]) == set()  # one speaker's label: no conversation
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from datetime import date
 from memory_sleep.cycle.candidates import Candidates, shown
 from memory_sleep.engines.base import Classifier, ClassifyContext
 from memory_sleep.engines.cards import card_fields, section_openers
+from memory_sleep.engines.dialogue import conversation_items
 from memory_sleep.engines.pairs import Pair, pairs, stated
 from memory_sleep.engines.recurrence import Recurrence, note_shapes
 from memory_sleep.engines.redact import only_secrets, redact_items
@@ -60,6 +61,7 @@ def run_nrem(
     read_shapes: list[tuple[date, dict[str, int]]] = []
     cards: set[str] = set()
     openers: set[str] = set()
+    conversation: set[str] = set()
     paired: dict[str, Pair] = {}
     for note, previous in notes:
         try:
@@ -79,6 +81,7 @@ def run_nrem(
         read_shapes.append((note.day, shapes))
         cards |= card_fields(parsed.items)
         openers |= section_openers(parsed.items)
+        conversation |= conversation_items(parsed.items)
         paired |= pairs(parsed.items)
         known = previous.items if previous else {}
         items = {item.id: known[item.id] for item in parsed.items if item.id in known}
@@ -96,6 +99,7 @@ def run_nrem(
         recurrence=context.recurrence.with_notes(read_shapes),
         cards=frozenset(cards),
         openers=frozenset(openers),
+        conversation=frozenset(conversation),
         pairs=paired,
     )
     result.recurrence = context.recurrence

@@ -33,6 +33,8 @@ class ClassifyContext:
     cards: frozenset[str] = frozenset()  # ids of items that are fields of a card (engines/cards.py)
     openers: frozenset[str] = frozenset()  # ids of paragraphs that open a section (engines/cards.py)
     pairs: Mapping[str, Pair] = field(default_factory=dict)  # before/now lines by id (engines/pairs.py)
+    # ids of items of a saved chat session (engines/dialogue.py)
+    conversation: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

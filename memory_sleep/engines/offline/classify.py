@@ -27,8 +27,6 @@ from memory_sleep.language import LEAD_INS
 from memory_sleep.models import Category, Classification, DiscardReason, NoteItem
 from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
 
-_SPEAKERS = ("user", "assistant")  # the roles a saved chat session labels its turns with
-_TURN = re.compile(rf"^({'|'.join(_SPEAKERS)}):", re.M)
 _DUPLICATE_SIMILARITY = 0.9
 _KEPT_PER_NOTE = 200  # the kept items of a note a later item is compared with, most recent first
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
@@ -82,7 +80,6 @@ class OfflineClassifier:
     def classify(self, items: Sequence[NoteItem], context: ClassifyContext) -> list[Classification]:
         strong, weak = projects.known_projects(items, context.projects)
         memory = [(entry.text, tokens(entry.text)) for entry in context.memory]
-        dialogue = _dialogue_starts(items)
         verdicts = []
         for item in items:
             topic = projects.topic(item, strong, weak)
@@ -100,24 +97,10 @@ class OfflineClassifier:
             )
             if item.id in context.pairs:  # a change told as before/now: the now line is the current value
                 promote = pairs.promoted(item, context.pairs[item.id], promote)
-            if item.line_start >= dialogue.get(item.file, item.line_start + 1):
+            if item.id in context.conversation:
                 promote = False  # a turn of a saved conversation: recallable in the note, not memory
             verdicts.append(dataclasses.replace(verdict, item_id=item.id, topic=topic, promote=promote))
         return verdicts
-
-
-def _dialogue_starts(items: Sequence[NoteItem]) -> dict[str, int]:
-    """For each note that holds a saved conversation (its turns open with "user:" and "assistant:", as
-    an agent's session log writes them), the line of its first turn. What is said in a conversation
-    (a question, an offer, a reply listing what was done) is no note the agent wrote to keep: its
-    items stay recallable in the note, and are not promoted to MEMORY.md by their words."""
-    turns: dict[str, dict[str, int]] = {}
-    for item in items:
-        said = _TURN.match(item.text)
-        if said:
-            first = turns.setdefault(item.file, {})
-            first[said.group(1)] = min(first.get(said.group(1), item.line_start), item.line_start)
-    return {file: min(first.values()) for file, first in turns.items() if len(first) == len(_SPEAKERS)}
 
 
 def _discard(reason: DiscardReason, why: str, closes: bool = False) -> Classification:
