@@ -1022,3 +1022,24 @@ def test_the_same_values_of_a_subject_worded_anew_are_a_restatement() -> None:
         topic="Ember",
     )
     assert operation.op == "noop"
+
+
+@pytest.mark.parametrize(
+    ("entry", "new"),
+    [
+        (
+            "Phase 35 Option A completed: PM Acceptance + v1 Pilot Retrospective for `mini-issue-tracker-v1`",
+            "Phase 52 Option A completed: dependency approval packet templates",
+        ),
+        ("Sprint 14 goal: ship the Orion importer", "Sprint 15 goal: harden the Orion exporter"),
+    ],
+)
+def test_a_numbered_part_of_a_series_supersedes_no_other_part(entry: str, new: str) -> None:
+    """The number after the first word says which part ("Phase 52", "Sprint 15"): a new part is
+    added beside the one before it, whatever value it states in its place."""
+    assert _decide(entry, new, "decision", "Decisions").op == "add"
+
+
+def test_the_same_numbered_part_with_a_new_value_still_supersedes() -> None:
+    changed = _decide("Phase 2 target date: 2026-12-10", "Phase 2 target date: 2026-12-14", topic="Orion")
+    assert (changed.op, changed.target) == ("supersede", "E1")

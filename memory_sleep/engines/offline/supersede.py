@@ -79,8 +79,8 @@ def contradicted(
     if len(keyed) == 1:
         return keyed[0]  # two entries fit: which one the key names, nothing says
     for candidate in candidates:
-        if _table(candidate.text):
-            continue
+        if _table(candidate.text) or _other_part(text, candidate.text):
+            continue  # "Phase 52 ..." and "Phase 35 ...": two parts, whatever value each states
         other_releases = statements.releases(candidate.text)
         if own_releases and other_releases:
             if own_releases.isdisjoint(other_releases):
@@ -430,11 +430,26 @@ def _name_others(text: str, other: str) -> bool:
 def siblings(text: str, other: str, projects: frozenset[str]) -> bool:
     """Two things of one kind: the subjects end in the same word after different ones ("Pavo invoices
     retention", "Pavo backups retention"); a change of one never touches the other."""
-    own_number, other_number = _ORDINAL.match(text), _ORDINAL.match(other)
-    if own_number and other_number and own_number.group(1).lower() == other_number.group(1).lower():
-        return own_number.group(2) != other_number.group(2)  # "Cycle 2: ..." and "Cycle 1: ..."
+    parts = _parts(text, other)
+    if parts is not None:
+        return parts[0] != parts[1]  # "Cycle 2: ..." and "Cycle 1: ..."
     own, theirs = matching.subject_head(text, projects), matching.subject_head(other, projects)
     return len(own) == len(theirs) == 2 and own[1] == theirs[1] and own[0] != theirs[0]
+
+
+def _parts(text: str, other: str) -> tuple[str, str] | None:
+    """The numbers after the word both open with ("Cycle 2", "Phase #52"): which parts of a series
+    the two are about."""
+    own, theirs = _ORDINAL.match(text), _ORDINAL.match(other)
+    if own and theirs and own.group(1).lower() == theirs.group(1).lower():
+        return own.group(2), theirs.group(2)
+    return None
+
+
+def _other_part(text: str, other: str) -> bool:
+    """Two parts of a series: "Phase 52 Option A completed: ..." and "Phase 35 Option A completed: ..."."""
+    parts = _parts(text, other)
+    return parts is not None and parts[0] != parts[1]
 
 
 def _new_value(text: str, other: str, identical_subject: bool) -> bool:
