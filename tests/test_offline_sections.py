@@ -189,6 +189,14 @@ def test_tasks_a_heading_says_are_done_are_no_open_actions(heading: str, action:
         ("Задачи (не выполнено)", "action"),
         ("Блокеры", "blocker"),
         ("Урожай", None),
+        # Korean names count wherever they stand too (Hangul is read as CJK text)
+        ("🔑 주요 결정사항", "decision"),
+        ("결정 대기", "action"),
+        ("⏭️ 다음 단계", "action"),
+        ("내일 할 일", "action"),
+        ("오늘 배운 점", "lesson"),
+        ("해결된 블로커", "done"),
+        ("진행 중", None),
     ],
 )
 def test_the_kind_of_section_a_heading_names(heading: str, kind: str | None) -> None:
