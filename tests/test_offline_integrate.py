@@ -1043,3 +1043,11 @@ def test_a_numbered_part_of_a_series_supersedes_no_other_part(entry: str, new: s
 def test_the_same_numbered_part_with_a_new_value_still_supersedes() -> None:
     changed = _decide("Phase 2 target date: 2026-12-10", "Phase 2 target date: 2026-12-14", topic="Orion")
     assert (changed.op, changed.target) == ("supersede", "E1")
+
+
+def test_a_changed_value_beside_a_value_both_share_is_no_repeat() -> None:
+    """Memory must not keep port 8080 as if the note repeated it: the "2" both say is no sign that the
+    port is the same."""
+    operation = _decide("Phase 2 runs on port 8080", "Phase 2 runs on port 9090")
+    assert operation.op != "noop"
+    assert "9090" in (operation.text or "")

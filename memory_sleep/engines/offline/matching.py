@@ -171,10 +171,13 @@ IDENTITY_KINDS = frozenset({"email", "url", "ip", "host", "channel", "handle"})
 
 
 def values_conflict(a: str, b: str, kinds: frozenset[str] | None = None) -> bool:
-    """Both name a value of the same kind (of `kinds`, default any), and the values differ."""
+    """Both name a value of the same kind (of `kinds`, default any), and each names one of it the other
+    does not: "Phase 2 runs on port 9090" after "Phase 2 runs on port 8080" (a value both share beside
+    the changed one, "2", makes it no repeat). One that only adds a value ("Postgres 15 and 16" after
+    "Postgres 15") changes none."""
     values_a, values_b = typed_values(a), typed_values(b)
     shared = values_a.keys() & values_b.keys() & (kinds or values_a.keys())
-    return any(values_a[kind].isdisjoint(values_b[kind]) for kind in shared)
+    return any(values_a[kind] - values_b[kind] and values_b[kind] - values_a[kind] for kind in shared)
 
 
 def measure_alike(a: str, b: str) -> bool:
