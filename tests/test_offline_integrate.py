@@ -1051,3 +1051,25 @@ def test_a_changed_value_beside_a_value_both_share_is_no_repeat() -> None:
     operation = _decide("Phase 2 runs on port 8080", "Phase 2 runs on port 9090")
     assert operation.op != "noop"
     assert "9090" in (operation.text or "")
+
+
+def test_a_handle_in_the_sentences_after_a_claim_is_no_new_address() -> None:
+    """A person's new address is what a statement says in its first sentence: a handle in the sentences
+    that explain it ("The @mention in the text body isn't one") is no one's new address, and two
+    statements naming one platform beside two "handles" ("@mentions", "@mention") say two things."""
+    operation = _decide(
+        "❌ Bot2's @mentions are plain text, not native Telegram mention entities",
+        "Bot1's mention-gating checks if the sender is allowed AND if a native Telegram mention entity "
+        "exists. The @mention in the text body isn't one.",
+    )
+    assert operation.op == "add"
+
+
+def test_an_address_after_a_dash_is_still_the_persons() -> None:
+    moved = _decide(
+        "Contact: Lucía (VP engineering, Initech) — luca@initech-corp.example",
+        "Lucía from Initech has a new address: luca@initech-group.example",
+        "relationship",
+        "People",
+    )
+    assert (moved.op, moved.target) == ("supersede", "E1")

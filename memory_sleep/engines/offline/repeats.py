@@ -12,6 +12,7 @@ from memory_sleep.text import NAME, tokens, word_sequence
 
 _ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
 _PERSONAL_KINDS = ("zone", "email", "handle")
+_SENTENCE_END = re.compile(r"(?<!\d)[.!?]\s")
 _REPEATED = 0.6  # share of a self-declared repeat's words an entry must hold
 _SAYS_REPEAT = re.compile(
     r"^\W*(?:\d{1,2}:\d{2}\W*)?(?:" + "|".join(map(re.escape, REPEAT_MARKS)) + r")\b\s*[,:—–-]?",
@@ -90,13 +91,22 @@ def same_address(text: str, other: str, projects: frozenset[str]) -> bool:
 
 def new_address(text: str, other: str, projects: frozenset[str]) -> bool:
     """The same person gets another time zone, e-mail, handle or channel: "Eva timezone:
-    America/Sao_Paulo" after "Eva works from America/Los_Angeles time"."""
-    own, theirs = values.typed_values(text), values.typed_values(other)
+    America/Sao_Paulo" after "Eva works from America/Los_Angeles time". Each states it in its claim
+    (`personal_values`)."""
+    own, theirs = personal_values(text), personal_values(other)
     kinds = [kind for kind in _PERSONAL_KINDS if kind in own and kind in theirs]
     if not kinds or not all(own[kind].isdisjoint(theirs[kind]) for kind in kinds):
         return False
     named = _people(text, projects)
     return bool(named) and named == _people(other, projects)
+
+
+def personal_values(text: str) -> dict[str, frozenset[str]]:
+    """The typed values of a statement's first sentence: a person's new address is what it says, not
+    a word of the sentences that explain it ("Bot1's mention-gating checks for a native Telegram
+    mention entity. The @mention in the text body isn't one" gives no handle of anyone; "Contact: Ines
+    (VP engineering) — ines@contoso.example" gives her address)."""
+    return values.typed_values(_SENTENCE_END.split(text, maxsplit=1)[0])
 
 
 def _people(text: str, projects: frozenset[str]) -> frozenset[str]:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory_sleep.engines.offline import matching, statements, values
+from memory_sleep.engines.offline import matching, repeats, statements, values
 from memory_sleep.models import KeptItem
 from memory_sleep.text import jaccard, tokens, word_sequence
 
@@ -128,10 +128,16 @@ def contradicted(
             and not matching.people_differ(
                 statements.first_clause(text), statements.first_clause(candidate.text), projects
             )
-            and matching.values_conflict(text, candidate.text, _PERSONAL)
+            and _personal_conflict(text, candidate.text)
         ):
             return candidate  # "Dan ... has a new address: dan.z@..." after "contact: Dan, dan@..."
     return best or _of_replaced(kept, text, candidates, projects)
+
+
+def _personal_conflict(text: str, other: str) -> bool:
+    """Each claims an e-mail or handle of a kind (`repeats.personal_values`), and they differ."""
+    own, theirs = repeats.personal_values(text), repeats.personal_values(other)
+    return any(own[kind].isdisjoint(theirs[kind]) for kind in _PERSONAL & own.keys() & theirs.keys())
 
 
 def _of_replaced(
