@@ -91,6 +91,9 @@ def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
         ("Orla pays on 2026-12-16", "Orla renewal: 2026-12-16"),  # another thing on that day
         ("Orla review: 2026-12-16", "Orla contract renews on 2026-12-16"),  # not a form of "renews"
         ("Orla contract renews on 2026-12-16", "Orla review: 2026-12-16"),
+        # near by an embedding that reads the script poorly, with hardly a word in common
+        ("文档需要随着代码一起演进，定期审查很重要", "决定：从简单的工作流模式开始，只在需要时增加复杂性"),
+        ("Урок: проверять факты, а не догадки", "Решение: добавил раздел в MEMORY.md"),
     ],
 )
 def test_a_statement_that_brings_something_new_does_not_echo(text: str, other: str) -> None:

@@ -8,7 +8,7 @@ from difflib import SequenceMatcher
 from memory_sleep.engines.offline import cues, matching, statements, values
 from memory_sleep.language import BEFORE_LABELS, LEAD_IN_WORDS, NEGATIONS, OLD_VALUE_MARKS, REPEAT_MARKS
 from memory_sleep.sidecar.tokenize import stem
-from memory_sleep.text import NAME, tokens, word_sequence
+from memory_sleep.text import NAME, similarity, tokens, word_sequence
 
 _ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
 _PERSONAL_KINDS = ("zone", "email", "handle")
@@ -153,6 +153,8 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
     subject in other words. "Yara owns Vela gateway" echoes "Vela gateway is Yara's area"; "(again)
     Quokka keeps exports for 30 days" echoes "Quokka exports retention: 30 days"."""
     claim, other_claim = values.current_claim(text), values.current_claim(other)
+    if similarity(tokens(claim), tokens(other_claim)) < _ECHOED_WORDS:
+        return False  # near by meaning alone, in words it shares too little with
     if values.replaced_values(text) or matching.values_conflict(claim, other_claim):
         return False
     own, theirs = values.typed_values(claim), values.typed_values(other_claim)
@@ -177,6 +179,9 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
     return _same_values_of_its_subject(claim, other_claim, projects)
 
 
+# the share of its words (or of the other's, the fewer) an echo says again: an embedding puts unrelated
+# lines of a script it reads poorly near each other ("文档需要随着代码一起演进" by "决定: 从简单的工作流模式开始")
+_ECHOED_WORDS = 0.5
 _KEY_AHEAD = re.compile(rf"^\W*{_WORDS_ALONE}\s*(?::|\s[—–-])\s+")  # "Follow-up: ", "Reminder — "
 
 
