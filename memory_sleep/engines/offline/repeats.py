@@ -91,8 +91,8 @@ def same_address(text: str, other: str, projects: frozenset[str]) -> bool:
 
 def new_address(text: str, other: str, projects: frozenset[str]) -> bool:
     """The same person gets another time zone, e-mail, handle or channel: "Eva timezone:
-    America/Sao_Paulo" after "Eva works from America/Los_Angeles time". Each states it in its claim
-    (`personal_values`)."""
+    America/Sao_Paulo" after "Eva works from America/Los_Angeles time". Each states it in its first
+    sentence (`personal_values`)."""
     own, theirs = personal_values(text), personal_values(other)
     kinds = [kind for kind in _PERSONAL_KINDS if kind in own and kind in theirs]
     if not kinds or not all(own[kind].isdisjoint(theirs[kind]) for kind in kinds):

@@ -135,7 +135,9 @@ def contradicted(
 
 
 def _personal_conflict(text: str, other: str) -> bool:
-    """Each claims an e-mail or handle of a kind (`repeats.personal_values`), and they differ."""
+    """Each names an e-mail or handle of a kind in its first sentence (`repeats.personal_values`), and
+    they share none of it: a supersede, so stricter than `matching.values_conflict`, for which one
+    address changed beside one both keep is enough to be no repeat."""
     own, theirs = repeats.personal_values(text), repeats.personal_values(other)
     return any(own[kind].isdisjoint(theirs[kind]) for kind in _PERSONAL & own.keys() & theirs.keys())
 
