@@ -27,7 +27,7 @@ from memory_sleep.gc.entries import LAST_RUN_AT, RATED_AT, mark_ended, memory_se
 from memory_sleep.gc.note_categories import CACHE_KEY as CATEGORIES_KEY
 from memory_sleep.gc.run import GcDecision
 from memory_sleep.sidecar.recall import Sidecar
-from memory_sleep.sidecar.rows import EntryRow, NewEntry
+from memory_sleep.sidecar.rows import EntryRow, NewEntry, gc_link
 from memory_sleep.sidecar.tokenize import fts_document
 from memory_sleep.sleepgate.undo import before_pass, keep_record
 from memory_sleep.text import normalize
@@ -48,12 +48,6 @@ class GcPlan:
     in_memory_md: set[int] = field(default_factory=set)  # entries the edits take care of
     archived: list[ArchiveRecord] = field(default_factory=list)  # what the edits moved to archive.md
     reviews: list[GcAction] = field(default_factory=list)
-
-
-def link(into: int, strategy: str) -> str:
-    """`ended_by` of an entry GC replaced: the entry that replaced it, and by which strategy (indexing
-    re-derives every other ending from the files, and keeps these)."""
-    return f"entry {into} (gc:{strategy})"
 
 
 def plan_edits(decision: GcDecision, editor: DocumentEditor, budget: int, today: date) -> GcPlan:
@@ -197,7 +191,7 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float, keep: int = 30)
                     ids,
                     (action.day or today).isoformat(),
                     "superseded",
-                    link(action.into, action.strategy),
+                    gc_link(action.into, action.strategy),
                 )
             elif action.op in ("merge", "summarize") and ids:
                 into = _kept_in_memory_md(plan, action)
@@ -206,7 +200,11 @@ def apply_to_sidecar(sidecar: Sidecar, plan: GcPlan, now: float, keep: int = 30)
                     changes.inserted.append(into)
                 # the sidecar's statuses are the archive's; the link says it was a merge or summary
                 mark_ended(
-                    store, ids, (action.day or today).isoformat(), "superseded", link(into, action.strategy)
+                    store,
+                    ids,
+                    (action.day or today).isoformat(),
+                    "superseded",
+                    gc_link(into, action.strategy),
                 )
                 removals[reason].extend(ids)
         set_importance(store, ratings)

@@ -16,7 +16,7 @@ Endings = Mapping[int, tuple[str, str, str | None]]  # entry id: (valid_to, stat
 STORED_ENDINGS = (
     "SELECT id, valid_to, status, ended_by, ended_by IS NOT NULL AND ended_by LIKE '%(gc:%' FROM entries"
 )
-# the links of GC strategies that merge entries into another ("entry 2436 (gc:compaction)", gc/apply.py)
+# how `gc_link` ends for the GC strategies that merge entries into another ("entry 2436 (gc:compaction)")
 GC_MOVED = ("(gc:compaction)", "(gc:summarization)")
 # store meta: the first day the workspace's notes speak for (the oldest note the index has seen)
 CONTEXT_JOIN = " · "  # how a row's context joins its parts: a note's headings, a topic, a list's lead-in
@@ -153,6 +153,12 @@ def from_blobs(blobs: Sequence[bytes], dim: int) -> Vectors:
 def day_timestamp(day: date) -> float:
     """Noon UTC of a day, as Unix seconds."""
     return datetime(day.year, day.month, day.day, 12, tzinfo=UTC).timestamp()
+
+
+def gc_link(into: int, strategy: str) -> str:
+    """`ended_by` of an entry GC replaced: the entry that replaced it, and by which strategy (indexing
+    re-derives every other ending from the files, and keeps these: STORED_ENDINGS, GC_MOVED)."""
+    return f"entry {into} (gc:{strategy})"
 
 
 def validity_writes(

@@ -34,7 +34,7 @@ from memory_sleep.sidecar.rows import CONTEXT_JOIN, EntryRow
 from memory_sleep.sidecar.statement import Statement, stated, statement
 from memory_sleep.text import tokens
 
-# gc/apply.py: link(), and a supersede's archive record, which says the entry's text then
+# rows.gc_link, and a supersede's archive record, which says the entry's text then
 _GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
 COPY_WORDS = 3  # a copy of fewer words folds only into a line of the same words
