@@ -44,6 +44,7 @@ TODAY = date(2026, 11, 21)
         ("Orla contract renews on 2026-12-16", "Orla renewal: 2026-12-16"),
         ("Orla renewal: 2026-12-16", "Orla contract renews on 2026-12-16"),
         ("Orla Corp contract renews on 2026-10-09", "Orla Corp renewal is due 2026-10-09"),
+        ("Quill owner: Ines (again)", "Quill owner: Ines"),  # a remark beside the key's value
     ],
 )
 def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
@@ -91,6 +92,8 @@ def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
         ("Orla pays on 2026-12-16", "Orla renewal: 2026-12-16"),  # another thing on that day
         ("Orla review: 2026-12-16", "Orla contract renews on 2026-12-16"),  # not a form of "renews"
         ("Orla contract renews on 2026-12-16", "Orla review: 2026-12-16"),
+        # one key, another value: a word changed at its end is no remark
+        ("Sprint 14 goal: ship the Quill exporter", "Sprint 14 goal: ship the Quill importer"),
         # near by an embedding that reads the script poorly, with hardly a word in common
         ("文档需要随着代码一起演进，定期审查很重要", "决定：从简单的工作流模式开始，只在需要时增加复杂性"),
         ("Урок: проверять факты, а не догадки", "Решение: добавил раздел в MEMORY.md"),
@@ -262,3 +265,14 @@ def test_what_a_statement_says_of_its_subject_runs_from_its_verb_or_key_to_its_f
     text: str, said: str
 ) -> None:
     assert predicate(text) == said
+
+
+def test_a_key_with_one_word_of_its_value_changed_replaces_the_entry_rather_than_repeat_it() -> None:
+    """The entry holds every word of the item but one, which is the key's new value: memory keeps the
+    newer goal, not the older as "already in memory"."""
+    entry = EntryView(
+        ref="E1", section="Decisions", topic=None, text="Sprint 14 goal: ship the Quill importer", day=None
+    )
+    item = _kept("Sprint 14 goal: ship the Quill exporter", "decision")
+    (operation,) = OfflineIntegrator().integrate([item], [entry])
+    assert (operation.op, operation.target) in {("update", "E1"), ("supersede", "E1")}

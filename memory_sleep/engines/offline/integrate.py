@@ -220,6 +220,7 @@ def _holds(
         and not values.says_gone(text, candidate.text)
         and not statements.reordered(text, candidate.text)
         and not statements.swapped(text, candidate.text)
+        and not statements.new_value_of_key(text, candidate.text, projects)
         and not matching.people_differ(
             statements.first_clause(text), statements.first_clause(candidate.text), projects
         )

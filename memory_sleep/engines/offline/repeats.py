@@ -173,6 +173,8 @@ def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
         return False
     if _says_other_of_it(claim, other_claim) or statements.crossed(claim, other_claim):
         return False
+    if statements.new_value_of_key(claim, other_claim, projects):
+        return False
     own_words, other_words = word_sequence(claim), word_sequence(other_claim)
     if not _swapped(own_words, other_words) and not _inserted(own_words, other_words):
         return True

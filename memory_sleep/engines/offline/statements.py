@@ -69,6 +69,21 @@ def subject_key(text: str, projects: frozenset[str]) -> str | None:
     return " ".join(sorted(words)) or None
 
 
+def new_value_of_key(text: str, other: str, projects: frozenset[str]) -> bool:
+    """Both are `Key: value` lines of one key, and each value has a word the other lacks (in any form):
+    "Sprint 14 goal: ship the Orion exporter" gives another value of "Sprint 14 goal: ship the Orion
+    importer", however few words it changes; "Kai timezone: Europe/Berlin (again)" adds a remark only."""
+    key = subject_key(text, projects)
+    if key is None or key != subject_key(other, projects):
+        return False
+    own, theirs = _stems(tokens(value_part(text))), _stems(tokens(value_part(other)))
+    return bool(own - theirs) and bool(theirs - own)
+
+
+def _stems(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(map(stem, words))
+
+
 def names_a_subject(text: str, projects: frozenset[str]) -> bool:
     """The key of a `Key: value` line says whose value it is: two words or more ("exporter owner",
     "Quokka region"), or one with a project's name. A one-word key ("Time:", "Source:", "项目:") is a
