@@ -15,6 +15,7 @@ from memory_sleep.config import Config
 from memory_sleep.gc import registry
 from memory_sleep.gc.actions import GcAction, GcContext, StrategyName
 from memory_sleep.sidecar import OfflineEmbedder, open_sidecar
+from memory_sleep.sidecar.display import hit_lines
 from memory_sleep.sleepgate.session import restore
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
@@ -108,6 +109,10 @@ def test_supersede_and_merge_apply_to_the_sidecar_and_survive_indexing(
         assert rows["- The cutover is on 12-01"][:2] == ("superseded", f"entry {merged_id} (gc:compaction)")
         hits = sidecar.search("when is the cutover", k=3)
         assert hits[0].entry.text == "The cutover is on 2026-12-01"
+        # the merge lives in no file: recall shows where its originals stand
+        originals = ["memory/2026-11-01.md:2", "memory/2026-11-01.md:3"]
+        assert hits[0].as_dict()["merged_from"] == originals and hits[0].source == "gc:compaction"
+        assert hit_lines(hits)[0].startswith(f" 1. merged from {', '.join(originals)}  2026-11-25")
         assert len(restore(sidecar, [], plan.decision.pass_id, None).restored) == 2
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memory_sleep.sidecar.rows import CONTEXT_JOIN
+from memory_sleep.sidecar.rows import CONTEXT_JOIN, places
 from memory_sleep.text import counted, shorten
 
 if TYPE_CHECKING:  # recall imports this module and must not pay for the indexer
@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # recall imports this module and must not pay for the indexer
     from memory_sleep.sidecar.search import Hit
 
 # MEMORY.md's own sections (workspace/memory_blocks.py, not imported: recall must stay light)
+MERGED_SHOWN = 3  # places of a merge's originals shown before "and N more"
 OWN_SECTIONS = frozenset({"Decisions", "Facts", "Lessons", "Action items", "People", "Projects"})
 # a field: a short key and a short value ("**Area**: tools", "Owner: Pim")
 _FIELD = re.compile(r"^\W*[^:：\n]{1,30}?\**\s*[:：]\s*[^\n]{1,40}$")
@@ -94,7 +95,7 @@ def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:
         return ["No match."]
     lines = []
     for hit in hits:
-        where = f"{hit.source}:{hit.line}"
+        where = _merged_from(hit) if hit.merged else f"{hit.source}:{hit.line}"
         day = hit.day or "undated"
         status = f"  ({hit.status_line()})" if hit.status else ""
         lines.append(
@@ -102,8 +103,17 @@ def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:
         )
         lines.append(f"    {shorten(_with_heading(hit), width)}")
         if hit.also:
-            lines.append(f"    also in {', '.join(hit.places_also())}")
+            lines.append(f"    also in {', '.join(places(hit.also))}")
     return lines
+
+
+def _merged_from(hit: Hit) -> str:
+    """Where a statement GC merged from several stands ("merged from memory/2026-09-06.md:31,
+    memory/2026-09-06.md:69"): the garbage collector's own row ("gc:compaction:0") is in no file."""
+    found = places(hit.merged)
+    shown = ", ".join(found[:MERGED_SHOWN])
+    more = len(found) - MERGED_SHOWN
+    return f"merged from {shown}" + (f" and {more} more" if more > 0 else "")
 
 
 def _with_heading(hit: Hit) -> str:

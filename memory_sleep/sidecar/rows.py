@@ -161,6 +161,18 @@ def gc_link(into: int, strategy: str) -> str:
     return f"entry {into} (gc:{strategy})"
 
 
+def places(rows: Iterable[EntryRow]) -> list[str]:
+    """Where rows stand, as recall shows them: ['MEMORY.md:21', 'memory/weekly/2026-W47.md:9']."""
+    return [f"{row.source_path}:{row.line_start}" for row in rows]
+
+
+def merge_link(row: EntryRow) -> str | None:
+    """`ended_by` of the entries GC merged into `row`, when GC wrote it (a compaction's statement, a
+    summary: gc/apply.py names its source_path "gc:STRATEGY"); None for an entry of the files."""
+    strategy = row.source_path.removeprefix("gc:")
+    return gc_link(row.id, strategy) if strategy != row.source_path else None
+
+
 def validity_writes(
     stored: Iterable[tuple[int, str, str, str | None, object]], endings: Endings
 ) -> tuple[list[tuple[int]], list[tuple[str, str, str | None, int]]]:

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from memory_sleep.gc.signals import confidence, written_at
 from memory_sleep.sidecar.boundary import SidecarStore, VectorSearch
-from memory_sleep.sidecar.rows import FIRST_DAY_KEY, day_timestamp
+from memory_sleep.sidecar.rows import FIRST_DAY_KEY, day_timestamp, merge_link, places
 from memory_sleep.sidecar.store import EntryRow
 from memory_sleep.sidecar.successors import (
     LATER_TERMS,
@@ -73,6 +73,7 @@ class Hit:
     on: str  # the day it was asked about, ISO
     newer: EntryRow | None = None  # a later result that restates it (sidecar/successors.py)
     also: tuple[EntryRow, ...] = ()  # its copies (MEMORY.md, weekly summary, archive) folded into it
+    merged: tuple[EntryRow, ...] = ()  # what GC merged into it (rows.merge_link): where it is written
 
     @property
     def status(self) -> str | None:
@@ -131,12 +132,9 @@ class Hit:
             "status": self.status or "valid",
             "ended_by": self.entry.ended_by if self.entry.ended_on(self.on) else None,
             "newer": f"{self.newer.source_path}:{self.newer.line_start}" if self.newer else None,
-            "also": self.places_also(),
+            "also": places(self.also),
+            "merged_from": places(self.merged),
         }
-
-    def places_also(self) -> list[str]:
-        """Where its copies folded into it are: ['MEMORY.md:21', 'memory/weekly/2026-W47.md:9']."""
-        return [f"{row.source_path}:{row.line_start}" for row in self.also]
 
 
 def decay_factor(
@@ -342,6 +340,7 @@ def search(
             day,
             item.newer,
             tuple(item.also),
+            tuple(store.ended_by(link)) if (link := merge_link(item.row)) else (),
         )
         for rank, item in enumerate(ranked[: options.k], 1)
     ]

@@ -182,6 +182,14 @@ class Store(Erasure, QueryLog):
         ).fetchone()
         return EntryRow.read(row) if row else None
 
+    def ended_by(self, link: str) -> list[EntryRow]:
+        rows = self.db.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE status = 'superseded' AND ended_by = ?"
+            " ORDER BY day, source_path, line_start",
+            (link,),
+        )
+        return [EntryRow.read(row) for row in rows]
+
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
         """(id, context, text) of every entry, live or not, in id order: what a re-embed walks."""
         return list(

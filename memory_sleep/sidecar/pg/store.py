@@ -173,6 +173,14 @@ class PgStore(PgErasure):
         ).fetchone()
         return EntryRow.read(row) if row else None
 
+    def ended_by(self, link: str) -> list[EntryRow]:
+        rows = self.db.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE namespace = ? AND status = 'superseded'"
+            " AND ended_by = ? ORDER BY day, source_path, line_start",
+            (self._namespace, link),
+        )
+        return [EntryRow.read(row) for row in rows]
+
     def embedding_inputs(self, after_id: int, limit: int) -> list[tuple[int, str, str]]:
         return list(
             self.db.execute(
