@@ -27,7 +27,7 @@ from memory_sleep.gc.entries import LAST_RUN_AT, RATED_AT, mark_ended, memory_se
 from memory_sleep.gc.note_categories import CACHE_KEY as CATEGORIES_KEY
 from memory_sleep.gc.run import GcDecision
 from memory_sleep.sidecar.recall import Sidecar
-from memory_sleep.sidecar.rows import EntryRow, NewEntry, gc_link
+from memory_sleep.sidecar.rows import EntryRow, NewEntry, gc_link, text_link
 from memory_sleep.sidecar.tokenize import fts_document
 from memory_sleep.sleepgate.undo import before_pass, keep_record
 from memory_sleep.text import normalize
@@ -108,7 +108,7 @@ def _edits_for(
         ref = order[id(newest)][0]
         # each original ends in the entry that now holds the statement, named as a supersede names it
         kept_in = next(row.id for row, entry in zip(ours, present, strict=True) if entry is newest)
-        merged_into = f"entry {kept_in}: {' '.join((action.text or '').split())}"
+        merged_into = text_link(kept_in, action.text or "")
         if normalize(action.text or "") != normalize(newest.text):  # else the newest already says it all
             edits.append(
                 Edit(
@@ -128,9 +128,7 @@ def _edits_for(
     elif action.op == "supersede":
         into = plan.decision.rows.get(action.into or 0)
         edits.extend(
-            editor.archive(
-                entry, reason, f"entry {action.into}: {into.text}" if into else None, ends="superseded"
-            )
+            editor.archive(entry, reason, text_link(into.id, into.text) if into else None, ends="superseded")
             for entry in present
         )
     else:

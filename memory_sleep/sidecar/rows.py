@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime
@@ -159,6 +160,22 @@ def gc_link(into: int, strategy: str) -> str:
     """`ended_by` of an entry GC replaced: the entry that replaced it, and by which strategy (indexing
     re-derives every other ending from the files, and keeps these: STORED_ENDINGS, GC_MOVED)."""
     return f"entry {into} (gc:{strategy})"
+
+
+def text_link(into: int, text: str) -> str:
+    """The ending of a MEMORY.md entry GC archived for another (its archive record's evidence): that
+    entry and its text then, which says whether the row still holds it ("entry 2206: its text")."""
+    return f"entry {into}: {' '.join(text.split())}"
+
+
+_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
+
+
+def linked_entry(ended_by: str) -> tuple[int, str | None] | None:
+    """The entry id a `gc_link` or `text_link` names, with the text the latter says; None for an
+    ending that names a line ("memory/2026-11-14.md:3")."""
+    found = _LINK.match(ended_by)
+    return (int(found.group(1)), found.group("text")) if found else None
 
 
 def places(rows: Iterable[EntryRow]) -> list[str]:

@@ -21,7 +21,6 @@ Two links, both read from what the files say, never guessed from meaning:
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -30,12 +29,10 @@ from typing import Literal
 
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.restatement import restates
-from memory_sleep.sidecar.rows import CONTEXT_JOIN, EntryRow
+from memory_sleep.sidecar.rows import CONTEXT_JOIN, EntryRow, linked_entry
 from memory_sleep.sidecar.statement import Statement, stated, statement
 from memory_sleep.text import tokens
 
-# rows.gc_link, and a supersede's archive record, which says the entry's text then
-_GC_LINK = re.compile(r"entry (\d+)(?: \(gc:|: (?P<text>.*))", re.S)
 COPIES = ("weekly", "archive")  # kinds that copy an item indexed too
 COPY_WORDS = 3  # a copy of fewer words folds only into a line of the same words
 LATER_TERMS = 100  # a result is looked up by its rarest terms, which together match at most this many entries
@@ -87,7 +84,7 @@ def with_successors(
 
 def names_entry(ended_by: str) -> bool:
     """Whether an ending names the entry GC merged or superseded it into, by id, rather than a line."""
-    return _GC_LINK.match(ended_by) is not None
+    return linked_entry(ended_by) is not None
 
 
 def ending_row(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] | None:
@@ -95,10 +92,10 @@ def ending_row(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] 
     line (a line GC compacted away keeps its ending, so the chain goes on through it), or the entry GC
     merged it into ("entry 2436 (gc:compaction)") or superseded it by ("entry 2206: its text"); not a
     row that holds other text now (a MEMORY.md row is rewritten in place when its line changes)."""
-    merged = _GC_LINK.match(ended_by)
-    if merged:
-        row = store.fetch([int(merged.group(1))]).get(int(merged.group(1)))
-        said = merged.group("text")
+    linked = linked_entry(ended_by)
+    if linked:
+        entry_id, said = linked
+        row = store.fetch([entry_id]).get(entry_id)
         return None if row is None or (said is not None and said.split() != row.text.split()) else row
     place = ending_place(ended_by)
     if place is None:
