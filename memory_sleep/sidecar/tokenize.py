@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Iterable
 
 from memory_sleep.language import STOPWORDS
 from memory_sleep.text import WORD_MARKS, is_cjk, terms
@@ -41,6 +42,11 @@ def stem(word: str) -> str:
     if word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
+
+
+def stems(words: Iterable[str]) -> frozenset[str]:
+    """The `stem` of each word: "ships" and "shipped" say one word."""
+    return frozenset(map(stem, words))
 
 
 def index_terms(text: str) -> list[str]:

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from memory_sleep.engines.offline.values import VALUE_KINDS, current_claim, typed_values, value_phrase
 from memory_sleep.language import LEAD_IN_WORDS, LEAD_INS
-from memory_sleep.sidecar.tokenize import stem
+from memory_sleep.sidecar.tokenize import stems
 from memory_sleep.text import tokens, word_sequence
 
 _LABEL = re.compile(
@@ -193,17 +193,13 @@ def subjects_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> boo
     instances" and "Vela exporter instance type: t3.medium" are two things with one value, not one
     thing in two wordings ("cost ~$63/day vs ~$19/day for the nightly batch" and "first cost estimate:
     ... $63/day ..., against about $19/day for the nightly batch job")."""
-    words_a, words_b = _stems(tokens(a)), _stems(tokens(b))
-    own = _stems(subject_head(a, ignore)) - words_b
-    theirs = _stems(subject_head(b, ignore)) - words_a
+    words_a, words_b = stems(tokens(a)), stems(tokens(b))
+    own = stems(subject_head(a, ignore)) - words_b
+    theirs = stems(subject_head(b, ignore)) - words_a
     return bool(own) and bool(theirs)
 
 
 @lru_cache(maxsize=16_384)
-def _stems(words: frozenset[str] | tuple[str, ...]) -> frozenset[str]:
-    return frozenset(stem(word) for word in words)
-
-
 def people_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
     """Each names someone the other does not ("Proseware contact: Jo" and "Dev is Proseware's
     CTO"): two people of one company, not one person's new address. Give it the statements' subjects

@@ -7,7 +7,7 @@ from difflib import SequenceMatcher
 
 from memory_sleep.engines.offline import cues, matching, statements, values
 from memory_sleep.language import BEFORE_LABELS, LEAD_IN_WORDS, NEGATIONS, OLD_VALUE_MARKS, REPEAT_MARKS
-from memory_sleep.sidecar.tokenize import stem
+from memory_sleep.sidecar.tokenize import stem, stems
 from memory_sleep.text import NAME, similarity, tokens, word_sequence
 
 _ADDRESS_KINDS = (*matching.IDENTITY_KINDS, "zone")
@@ -194,14 +194,14 @@ def _says_other_of_it(claim: str, other: str) -> bool:
     box-7 is still open" and "TODO migrate the ledger off box-7 (due 2026-11-30)": the task is its
     subject, and the task has nothing of its own ahead of the words they share past a key such as
     "Follow-up:": a deadline after them says when, not what)."""
-    said, own = _stems(tokens(matching.predicate(claim))), _stems(tokens(claim))
-    if not said or not said.isdisjoint(_stems(tokens(other))):
+    said, own = stems(tokens(matching.predicate(claim))), stems(tokens(claim))
+    if not said or not said.isdisjoint(stems(tokens(other))):
         return False
     key = _KEY_AHEAD.match(other)
     words = word_sequence(other[key.end() if key else 0 :])
     shared = [index for index, word in enumerate(words) if stem(word) in own]
     ahead = frozenset(words[: shared[-1]] if shared else ())
-    return bool(_stems(statements.informative(ahead)) - own)
+    return bool(stems(statements.informative(ahead)) - own)
 
 
 _OWN_WORDS = 1  # content words either of two statements of the same values may have that the other lacks
@@ -218,13 +218,13 @@ def _same_values_of_its_subject(claim: str, other: str, projects: frozenset[str]
     claimed = values.typed_values(claim)
     if not claimed or claimed != values.typed_values(other):
         return False
-    own, theirs = _stems(matching.subject(claim) - projects), _stems(matching.subject(other) - projects)
-    said, held = _stems(tokens(claim)), _stems(tokens(other))
+    own, theirs = stems(matching.subject(claim) - projects), stems(matching.subject(other) - projects)
+    said, held = stems(tokens(claim)), stems(tokens(other))
     return (
         bool(own)
         and (not _lacking(own, held) or (bool(theirs) and not _lacking(theirs, said)))
         and len(_lacking(theirs, said)) <= _OWN_WORDS
-        and len(_lacking(_stems(statements.informative(tokens(claim) - projects)), held)) <= _OWN_WORDS
+        and len(_lacking(stems(statements.informative(tokens(claim) - projects)), held)) <= _OWN_WORDS
     )
 
 
@@ -232,7 +232,7 @@ _ROOT = 5  # letters at least of a stem another word of its root extends
 _ENDING = 3  # letters at most of the ending that extends it ("renew" + "al")
 
 
-def _lacking(words: set[str], other: set[str]) -> set[str]:
+def _lacking(words: frozenset[str], other: frozenset[str]) -> set[str]:
     """The stems of `words` with no stem of their root in `other`."""
     return {word for word in words if not any(_one_root(word, known) for known in other)}
 
@@ -245,10 +245,6 @@ def _one_root(word: str, other: str) -> bool:
     return short == long or (
         len(short) >= _ROOT and long.startswith(short) and len(long) - len(short) <= _ENDING
     )
-
-
-def _stems(words: frozenset[str]) -> set[str]:
-    return {stem(word) for word in words}
 
 
 def _swapped(own: list[str], other: list[str]) -> bool:

@@ -10,7 +10,7 @@ from itertools import groupby
 
 from memory_sleep.engines.offline import matching
 from memory_sleep.language import LEAD_IN_WORDS
-from memory_sleep.sidecar.tokenize import stem
+from memory_sleep.sidecar.tokenize import stem, stems
 from memory_sleep.text import is_cjk, normalize, tokens, word_sequence
 
 # a value as one run: "10.0.0.5", "180ms", "$3,400/month" (not "3" and "400/month"), "db.internal"; CJK
@@ -76,12 +76,8 @@ def new_value_of_key(text: str, other: str, projects: frozenset[str]) -> bool:
     key = subject_key(text, projects)
     if key is None or key != subject_key(other, projects):
         return False
-    own, theirs = _stems(tokens(value_part(text))), _stems(tokens(value_part(other)))
+    own, theirs = stems(tokens(value_part(text))), stems(tokens(value_part(other)))
     return bool(own - theirs) and bool(theirs - own)
-
-
-def _stems(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(map(stem, words))
 
 
 def names_a_subject(text: str, projects: frozenset[str]) -> bool:
