@@ -73,6 +73,11 @@ def _finished(folder: Path, *entries: str) -> None:
             "- Decided: Vega monitoring goes to Datadog — fewer pages at night",
             "- Vega leaves Datadog for Grafana Cloud; Teo does not want to own it",
         ),
+        # the number said gone of what the older keeps, its verb aside
+        (
+            "- Orion keeps uploads for 90 days",
+            "- Orion user uploads retention: 365 days (previously: 90 days)",
+        ),
     ],
 )
 def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_older(
@@ -239,6 +244,8 @@ def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_old
             "Retention for Orion invoices: 365 days",
             "Again for the record: vega audit logs retention changed 365 days → 180 days",
         ),
+        # a number said gone of another thing than the one a line with no verb the reader knows keeps
+        ("Orion keeps backups for 90 days", "Orion user uploads retention: 365 days (previously: 90 days)"),
         # a value said gone of another person's leave, whom the older names as the stand-in
         (
             "heads-up: Ines on leave 2026-10-29, 14 days, ping Ola instead",

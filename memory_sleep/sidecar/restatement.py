@@ -430,11 +430,17 @@ def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
     now 9090 (was 8080)", whose subject names nothing the older lacks, may be one of "Quokka port:
     8080". A number with no name ("m6i.large", not "Postgres 15") is weighed so against the subject
     a verb ends too: "Quokka api resized from m6i.large to c7g.xlarge" is no change of "Quokka billing
-    runs on m6i.large instances"."""
+    runs on m6i.large instances"; in a statement whose verb is none the subject reader knows, against
+    every word but the value, of which the newer may leave out one (the verb): "Quokka user uploads
+    retention: 365 days (previously: 90 days)" is no change of "Quokka keeps backups for 90 days", but
+    one of "Quokka keeps uploads for 90 days"."""
     if NUMBER.search(gone) is None:
         return False
     own = older.key
-    if not own and not NAME.search(gone) and predicate(older.claim):
+    if not own and not NAME.search(gone):
+        if not predicate(older.claim):
+            left = older.words - tokens(gone) - newer.words
+            return len(left) > OLDER_ONLY_WORDS and bool(subject(newer.claim) - older.about)
         own = subject(older.claim)
     return bool(own - newer.about) and bool(subject(newer.claim) - older.about)
 
