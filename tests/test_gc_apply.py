@@ -225,3 +225,27 @@ def test_a_merged_original_ends_in_the_entry_holding_the_statement_and_undo_take
         sidecar.index()
         row = sidecar.store.fetch([original.id])[original.id]
     assert (row.status, row.valid_to, row.ended_by) == (None, None, None)
+
+
+def test_a_supersede_by_an_entry_of_several_lines_writes_its_archive_record_on_one_line(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record names the entry that superseded it with that entry's text: a note item of two lines
+    written as it is split the record, so its ending was read as part of its reason."""
+    run_offline(fixture_workspace)
+    (first,) = _entry_texts(fixture_workspace, "Android: approved")
+    with open_sidecar(fixture_workspace, Config(), OfflineEmbedder()) as sidecar:
+        (into,) = sidecar.store.db.execute(
+            "SELECT text FROM entries WHERE kind = 'note' AND text LIKE 'Going to check the CI config%'"
+        ).fetchone()
+    assert "\n" in into
+    monkeypatch.setitem(
+        registry.REGISTRY, "contradiction", Scripted("contradiction", [("supersede", [first], into, None)])
+    )
+    result = CliRunner().invoke(
+        main, ["gc", "contradiction", str(fixture_workspace), "--today", "2026-11-26", "--engine", "offline"]
+    )
+    assert result.exit_code == 0, result.output
+    archive = (fixture_workspace / "memory" / "archive.md").read_text(encoding="utf-8")
+    (record,) = [line for line in archive.splitlines() if "gc:contradiction: scripted" in line]
+    assert record.endswith(" ".join(into.split()) + "]") and first in record
