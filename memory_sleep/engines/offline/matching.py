@@ -199,7 +199,6 @@ def subjects_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> boo
     return bool(own) and bool(theirs)
 
 
-@lru_cache(maxsize=16_384)
 def people_differ(a: str, b: str, ignore: frozenset[str] = frozenset()) -> bool:
     """Each names someone the other does not ("Proseware contact: Jo" and "Dev is Proseware's
     CTO"): two people of one company, not one person's new address. Give it the statements' subjects
