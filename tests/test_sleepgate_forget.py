@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+from memory_sleep.sidecar.rows import gc_link
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.sleepgate import density
 from memory_sleep.sleepgate.pairs import all_pairs
 
-from .sleepgate_helpers import DAY, NOW, config, forget, log_query, store_with, unit, verdicts
+from .sleepgate_helpers import (
+    DAY,
+    EMBEDDER,
+    NOW,
+    config,
+    entry,
+    forget,
+    log_query,
+    open_store,
+    store_with,
+    unit,
+    verdicts,
+)
 
 pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
 
@@ -121,3 +136,41 @@ def test_incremental_density_matches_a_full_rebuild() -> None:
     stored = dict(store.db.execute("SELECT entry_id, neighbours FROM entry_density").fetchall())
     assert [stored[int(i)] for i in index.ids] == list(full)
     assert store.db.execute("SELECT count(*) FROM density_retired").fetchone()[0] == 0
+
+
+def test_the_latest_word_on_an_entry_that_ended_stays_while_that_entry_stays() -> None:
+    """A note line that superseded an older one, and the entry GC merged lines into, are what recall
+    ranks above what they ended: forgetting one while the entry it ended stays would leave recall the
+    old value alone. A line superseded in turn is no latest word."""
+    store = open_store()
+    places = [f"2026-01-0{day}.md" for day in range(1, 7)]
+    with store.transaction():
+        store.set_meta("embedder", EMBEDDER)
+        ids = store.insert_entries(
+            [
+                replace(entry(f"entry {i}"), source_key=f"note:{name}", source_path=f"memory/{name}")
+                for i, name in enumerate(places)
+            ],
+            np.stack([unit(i) for i in range(6)]),
+            EMBEDDER,
+            NOW - 365 * DAY,
+        )
+        store.set_validity(
+            {
+                ids[0]: ("2026-01-03", "superseded", f"memory/{places[2]}:1"),
+                ids[1]: ("2026-01-04", "superseded", gc_link(ids[3], "compaction")),
+                ids[4]: ("2026-01-06", "superseded", f"memory/{places[5]}:1"),
+                ids[5]: ("2026-01-07", "superseded", "memory/2026-01-07.md:1"),
+            }
+        )
+    report = forget(store, config(retention_threshold=0.9))
+    fate = verdicts(report)
+    assert [fate[i] for i in ids] == [
+        "forgotten",
+        "forgotten",
+        "load-bearing",
+        "load-bearing",
+        "forgotten",
+        "forgotten",
+    ]
+    assert {v.id: v.reason for v in report.verdicts}[ids[2]] == "the latest word on an entry that ended"

@@ -137,7 +137,8 @@ def run_pass(
         config.density_threshold,
         counted.pairs,
     )
-    removable = [int(c) for c in candidates if int(c) not in survivors]
+    latest = _latest_words(store, index, candidates)
+    removable = [int(c) for c in candidates if int(c) not in survivors and int(c) not in latest]
     queries = state.logged_queries(store, config.replay_queries, embedder, index.matrix.shape[1])
     played = predictor.replay(index, queries, REPLAY_MARGIN)
     judgement = predictor.judge(index, played, removable, config.density_threshold, config.tolerance)
@@ -147,13 +148,13 @@ def run_pass(
     report.seconds["prediction"] = time.perf_counter() - started
 
     forget_rows = np.array([row for row in removable if row not in judgement.load_bearing], dtype=np.intp)
-    report.load_bearing = len(survivors) + len(judgement.load_bearing)
+    report.load_bearing = len(survivors) + len(latest) + len(judgement.load_bearing)
     report.forgotten = len(forget_rows)
     report.forgotten_ids = index.ids[forget_rows].tolist()
     if explain != "none":
         listed = np.arange(len(index.ids)) if explain == "all" else candidates
         report.verdicts = _verdicts(
-            store, index, scores, listed, candidates, survivors, judgement.load_bearing
+            store, index, scores, listed, candidates, survivors, latest, judgement.load_bearing
         )
     if not dry_run and report.forgotten_ids:
         started = time.perf_counter()
@@ -164,6 +165,15 @@ def run_pass(
             )
         report.seconds["density"] += time.perf_counter() - started
     return _finish(store, report, now)
+
+
+def _latest_words(store: SidecarStore, index: VectorIndex, candidates: npt.NDArray[np.intp]) -> set[int]:
+    """The candidates (index rows) that are the latest word on an entry that ended (`state.latest_words`):
+    recall shows them above what they ended, which stays."""
+    if not len(candidates):
+        return set()
+    named = state.latest_words(store)
+    return {int(row) for row in candidates if int(index.ids[row]) in named}
 
 
 def _scores(
@@ -188,6 +198,7 @@ def _verdicts(
     listed: npt.NDArray[np.intp],
     candidates: npt.NDArray[np.intp],
     survivors: set[int],
+    latest: set[int],
     load_bearing: dict[int, int],
 ) -> list[EntryVerdict]:
     """Each listed row's signals and fate in words."""
@@ -201,6 +212,8 @@ def _verdicts(
             verdict, reason = "load-bearing", f"needed by {load_bearing[row]} replayed queries"
         elif row in survivors:
             verdict, reason = "load-bearing", "last of its near-duplicate cluster"
+        elif row in latest:
+            verdict, reason = "load-bearing", "the latest word on an entry that ended"
         elif is_candidate[row]:
             verdict, reason = "forgotten", "below the threshold; no replayed query needs it"
         else:

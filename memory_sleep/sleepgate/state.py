@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memory_sleep.sidecar.boundary import Cursor, SidecarStore, in_namespace
+from memory_sleep.sidecar.successors import ending_row
 from memory_sleep.sleepgate.build import Build
 
 Ids = npt.NDArray[np.int64]
@@ -40,6 +41,21 @@ def entry_signals(store: SidecarStore) -> EntrySignals:
     return EntrySignals(
         columns[:, 0].astype(np.int64), touched, columns[:, 4].astype(np.int64), columns[:, 5]
     )
+
+
+def latest_words(store: SidecarStore) -> set[int]:
+    """The live entries a live entry's ending names (the line that superseded or closed it, the entry
+    GC merged it into), unless superseded since: the latest word on what ended, which recall ranks
+    above it (sidecar/successors.py). Forgetting one while what it ended stays would leave recall the
+    old value alone."""
+    where, params = in_namespace(store)
+    endings = store.db.execute(
+        "SELECT DISTINCT ended_by FROM entries"
+        f" WHERE status IS NOT NULL AND ended_by IS NOT NULL AND deleted_at IS NULL{where}",
+        params,
+    ).fetchall()
+    rows = (ending_row(store, ended_by) for (ended_by,) in endings)
+    return {row.id for row in rows if row and row.deleted_at is None and row.status != "superseded"}
 
 
 def _build_key(store: SidecarStore) -> tuple[str, object]:
