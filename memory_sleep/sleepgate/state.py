@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memory_sleep.sidecar.boundary import Cursor, SidecarStore, in_namespace
-from memory_sleep.sidecar.successors import ending_row
+from memory_sleep.sidecar.evidence import evidence_ids
 from memory_sleep.sleepgate.build import Build
 
 Ids = npt.NDArray[np.int64]
@@ -54,8 +54,8 @@ def latest_words(store: SidecarStore) -> set[int]:
         f" WHERE status IS NOT NULL AND ended_by IS NOT NULL AND deleted_at IS NULL{where}",
         params,
     ).fetchall()
-    rows = (ending_row(store, ended_by) for (ended_by,) in endings)
-    return {row.id for row in rows if row and row.deleted_at is None and row.status != "superseded"}
+    named = store.fetch({found for found in evidence_ids(store, (e for (e,) in endings)).values() if found})
+    return {row.id for row in named.values() if row.deleted_at is None and row.status != "superseded"}
 
 
 def _build_key(store: SidecarStore) -> tuple[str, object]:
