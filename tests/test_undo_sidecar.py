@@ -198,7 +198,9 @@ def test_a_run_killed_before_its_gc_step_undoes_its_files_and_counts_no_gc_pass(
     assert log["today"] == NIGHT.isoformat() and log["sidecarPasses"]  # it names a pass never applied
 
     output = _undo(fixture_workspace)
-    assert "restored 8 files; undid 1 sidecar pass." in output and "gc-" not in output  # SleepGate's
+    assert (
+        "restored 7 files, removed 1 file it created; undid 1 sidecar pass." in output and "gc-" not in output
+    )  # SleepGate's
     assert (
         snapshot_tree(fixture_workspace) == files_before and _query(fixture_workspace, MARKS) == marks_before
     )

@@ -363,7 +363,7 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     """Restore every file the last run changed (or created) to how it was before that run, and undo
     its passes on the sidecar (forgotten and GC-removed entries come back, GC's merges and marks go)."""
     from memory_sleep.cycle.undo import held_run_passes, undo_last_run, undone_text
-    from memory_sleep.workspace.writer import STOPPED, SafeWriter
+    from memory_sleep.workspace.writer import STOPPED, SafeWriter, SnapshotFile
 
     space = Workspace.open(workspace)
     config = _config(space, None)
@@ -371,14 +371,22 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
         writer = SafeWriter(space.root, space.state_dir / "snapshots", keep=config.keep_snapshots)
         stopped = [manifest for manifest in writer.manifests() if manifest.status in STOPPED]
         targets = list(reversed(stopped)) or writer.undo_targets()
-        paths = dict.fromkeys(f.path for m in reversed(targets) for f in m.files)
+        first: dict[str, SnapshotFile] = {}  # each file as the oldest run to undo found it
+        for manifest in reversed(targets):
+            for file in manifest.files:
+                first.setdefault(file.path, file)
         lines = [
             f"would finish undoing run {m.run_id}"
             if m.status == "undoing"
             else f"would roll back run {m.run_id}, which stopped before it finished"
             for m in stopped
         ]
-        lines += [f"would restore {path}" for path in paths]
+        lines += [
+            f"would remove {path} (the run created it)"
+            if file.before_sha256 is None
+            else f"would restore {path}"
+            for path, file in first.items()
+        ]
         passes = held_run_passes(space, config, writer, targets)
         lines += [f"would undo sidecar pass {pass_id}" for pass_id in passes]
         click.echo("\n".join(lines) or "Nothing to undo.")

@@ -135,8 +135,11 @@ def undone_text(outcome: UndoOutcome) -> str:
             else "run "
         )
         what = f"Undid {verb}{manifest.run_id}"
-    files = [f"restored {counted(len(manifest.files), 'file')}"]
-    parts = [] if manifest.action in ("forget", "restore") else files
+    created = sum(1 for file in manifest.files if file.before_sha256 is None)  # undo removed them
+    put_back = len(manifest.files) - created
+    files = [f"restored {counted(put_back, 'file')}"] if put_back else []
+    files += [f"removed {counted(created, 'file')} it created"] if created else []
+    parts = [] if manifest.action in ("forget", "restore") or not files else [", ".join(files)]
     if outcome.passes:
         back, removed, again = outcome.sidecar.restored, outcome.sidecar.removed, outcome.sidecar.deleted
         details = [counted(back, "entry", "entries") + " back"] if back else []

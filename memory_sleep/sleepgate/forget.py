@@ -112,7 +112,8 @@ def run_pass(
     if len(index.ids) < config.min_entries:
         report.skipped = (
             f"{len(index.ids)} live entries, fewer than min_entries = {config.min_entries}: "
-            "too few to need forgetting"
+            "too few to need forgetting (lower min_entries under [memory.forgetting] in memory-sleep.toml "
+            "to forget sooner)"
         )
         return _finish(store, report, now)
     counted = _density(store, index, config, embedder, dry_run, rebuild_budget_secs, report)
