@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memory_sleep.cycle import weekly
 from memory_sleep.cycle.plan import DocumentEditor
 from memory_sleep.sidecar.display import hit_lines
-from memory_sleep.sidecar.search import Hit
+from memory_sleep.sidecar.search import ENDED_WEIGHT, Hit
+from memory_sleep.sidecar.successors import Ranked, with_successors
 from memory_sleep.sidecar.validity import CANDIDATES
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records, records_since
 from memory_sleep.workspace.layout import Workspace
@@ -18,6 +21,7 @@ from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
 from memory_sleep.workspace.writer import SafeWriter
 from tests.conftest import run_offline
 from tests.sidecar_helpers import make_workspace, open_at
+from tests.sleepgate_helpers import EMBEDDER, NOW, entry, open_store, unit
 
 pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
 
@@ -458,3 +462,42 @@ def test_a_weekly_line_written_before_a_short_entry_was_superseded_is_ended_with
         [line] = sidecar.store.entries_of_source("weekly:2026-W38.md")
         [note] = sidecar.store.entries_of_source("note:2026-09-19.md")
     assert (line.status, line.valid_to) == (note.status, note.valid_to) == ("superseded", "2026-09-28")
+
+
+@pytest.mark.parametrize("status", ["done", "superseded"])
+def test_what_closed_an_action_ranks_just_above_it_and_only_what_superseded_it_takes_its_relevance(
+    status: str,
+) -> None:
+    """The line that superseded a result says what is true in its place: it ranks where the result's
+    relevance would have put it. The line that closed an action ("[x] Ola wrote them") is no better an
+    answer than the action, shown done: it ranks just above the action's own score, not above a
+    valid line the question matches better."""
+    store = open_store()
+    texts = [
+        "- TODO: write the Orion release notes",
+        "- Orion release date: 2026-12-03",
+        "- [x] Ola wrote them",
+    ]
+    names = ["2026-11-10.md", "2026-11-11.md", "2026-11-20.md"]
+    with store.transaction():
+        ids = store.insert_entries(
+            [
+                replace(
+                    entry(text, name.removesuffix(".md")),
+                    source_key=f"note:{name}",
+                    source_path=f"memory/{name}",
+                )
+                for text, name in zip(texts, names, strict=True)
+            ],
+            np.stack([unit(i) for i in range(3)]),
+            EMBEDDER,
+            NOW,
+        )
+        store.set_validity({ids[0]: ("2026-11-20", status, "memory/2026-11-20.md:1")})
+    rows = store.fetch(ids)
+    action = Ranked(0.9 * ENDED_WEIGHT, 1.0, rows[ids[0]], 0.9)  # asked in the action's words
+    answer = Ranked(0.8, 1.0, rows[ids[1]], 0.8)
+    ranked = with_successors(store, [action, answer], "2026-11-25", lambda row: True, 5)
+    order = [item.row.id for item in ranked]
+    expected = [ids[2], ids[1], ids[0]] if status == "superseded" else [ids[1], ids[2], ids[0]]
+    assert order == expected

@@ -65,9 +65,12 @@ def ending_place(ended_by: str) -> tuple[str, int] | None:
 def with_successors(
     store: SidecarStore, ranked: list[Ranked], on: str, admits: Callable[[EntryRow], bool], limit: int
 ) -> list[Ranked]:
-    """`ranked` with the line that ended each of the `limit` most relevant ended results ranked above
-    that result's relevance, or its score if `mark_older` ranked it higher (added if missing), best
-    first; `admits(row)`: whether a row may be returned."""
+    """`ranked` with the line that ended each of the `limit` most relevant ended results (added if
+    missing) ranked above that result: above its relevance (or its score if `mark_older` ranked it
+    higher) when it was superseded, for that line says what is true now in its place; above its score
+    when it ended otherwise (done, finished), for it is still the word on what it says, shown with its
+    status, and what closed it ("[x] release notes") no better an answer than it. Best first;
+    `admits(row)`: whether a row may be returned."""
     by_id = {item.row.id: item for item in ranked}
     ended = [item for item in ranked if item.row.ended_on(on) and item.row.ended_by]
     for item in sorted(ended, key=lambda item: -item.relevance)[:limit]:
@@ -78,7 +81,10 @@ def with_successors(
         if successor is None:
             successor = by_id[current.id] = Ranked(0.0, item.decay, current, 0.0)
             ranked.append(successor)
-        successor.score = max(successor.score, _above(max(item.relevance, item.score)))
+        replaced = item.row.status == "superseded"
+        successor.score = max(
+            successor.score, _above(max(item.relevance, item.score) if replaced else item.score)
+        )
     return _sorted(ranked)
 
 
