@@ -303,7 +303,12 @@ def run(
         f"REM: {ops}; {record.entriesArchived:,} archived; MEMORY.md {record.memoryMdSizeBefore:,} -> {record.memoryMdSizeAfter:,} bytes"
     )
     click.echo(
-        f"Cleanup: {counted(len(record.weeklyFilesWritten), 'weekly summary', 'weekly summaries')}, briefing {'written' if record.briefingGenerated else 'skipped'}"
+        f"Cleanup: {counted(len(record.weeklyFilesWritten), 'weekly summary', 'weekly summaries')}, "
+        + (
+            f"briefing written to {space.briefing.relative_to(space.root)}"
+            if record.briefingGenerated
+            else "briefing skipped"
+        )
     )
     _report_warnings(record.warnings, verbose)
     _report_strays(report.strays, verbose)
