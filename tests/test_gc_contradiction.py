@@ -79,6 +79,11 @@ def test_a_new_typed_value_of_the_same_key_supersedes(newer: str, older: str) ->
         ("Phase 2: Optimized Chunking (SHORT-TERM)", "Phase 1: Hybrid Search (IMMEDIATE)"),
         ("Phase 1: Services ($5-20K/mo)", "**Phase 1: Hybrid Search (IMMEDIATE)**"),
         ("- Step 2: migrate the cache", "Step 1: freeze writes"),
+        # under the lead-in their list hangs from, as MEMORY.md words them (a new user's real notes)
+        (
+            "3-phase business model › Phase 2: SaaS ($20-100K/mo)",
+            "3-phase business model › Phase 1: Services ($5-20K/mo)",
+        ),
         # the same line, once as an item of a numbered list
         (
             "2. If name drifting: make alias stub or update registry",

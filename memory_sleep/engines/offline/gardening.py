@@ -36,6 +36,7 @@ from memory_sleep.engines.offline.values import (
     replaced_values,
     typed_values,
 )
+from memory_sleep.engines.offline.wording import LEAD
 from memory_sleep.engines.related import covers
 from memory_sleep.gc.details import is_open_action, key_details, lost_details, names_in
 from memory_sleep.models import EntryView
@@ -246,8 +247,10 @@ def _values_name_two(new: str, old: str) -> bool:
 
 
 def _numbered_part(text: str) -> bool:
+    """Its key, after the lead-in its list hangs from ("3-phase plan › Phase 1: Services"), numbers a
+    part of a list."""
     keyed = key_value(text)
-    return bool(keyed and _NUMBERED_PART.match(keyed[0]))
+    return bool(keyed and _NUMBERED_PART.match(keyed[0].rpartition(LEAD)[2]))
 
 
 def _short_value(text: str) -> bool:

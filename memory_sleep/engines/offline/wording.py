@@ -30,6 +30,9 @@ _STARTS_BLOCK = re.compile(
 )
 
 
+LEAD = " › "  # joins an entry's lead-in (the line its list hangs from) and the item's own text
+
+
 def entry_text(kept: KeptItem, lead: bool = True) -> str:
     """The one-line MEMORY.md wording of a kept item: markup stripped, lines joined, length capped; with
     `lead`, after the lead-in its list hangs from ("Follow-ups › Pim: terminate the cluster"). The lead
@@ -38,7 +41,7 @@ def entry_text(kept: KeptItem, lead: bool = True) -> str:
     said = re.sub(r"\*\*([^*]+)\*\*", r"\1", kept.item.lead or "").strip() if lead else ""
     if kept.topic and said.lower() == kept.topic.lower():
         said = ""  # "Quokka:" above a list of Quokka's: the entry's project says it
-    text = shorten((f"{said} › " if said else "") + plain(kept.item.text), ENTRY_MAX_CHARS)
+    text = shorten((f"{said}{LEAD}" if said else "") + plain(kept.item.text), ENTRY_MAX_CHARS)
     if kept.topic and text.lower().startswith(kept.topic.lower() + ":"):
         text = text[len(kept.topic) + 1 :].strip()
     if kept.deadline and kept.deadline.isoformat() not in text:
