@@ -87,7 +87,7 @@ def test_the_briefing_carries_the_decisions_that_stand_not_those_a_later_note_re
     briefing = (folder / "memory" / "briefing.md").read_text(encoding="utf-8")
     context = briefing.split("## Key context\n", 1)[1].splitlines()
     assert context[1:] == [
-        "- Decision 2026-11-24: Decided: Atlas deploys go out on Thursdays, not Tuesdays",
+        "- Decision 2026-11-24: Atlas deploys go out on Thursdays, not Tuesdays",
         "- Decision 2026-11-23: the Atlas job queue runs on Redis, not Postgres (Postgres locks under load)",
         "- Lesson 2026-11-22: pin the Postgres minor version in CI",
     ]
@@ -177,6 +177,17 @@ def test_a_decision_is_worded_as_in_memory_md_without_saying_its_label_twice() -
         ),
         KeptItem(item=listed, category="decision", topic=None),
         KeptItem(item=filed, category="decision", topic="Orion"),
+        # a name of the section in another word or language is the label too (a new user's briefing
+        # read "Decision 2026-03-03: decided: Atlas uses Postgres")
+        KeptItem(
+            item=note_item("- decided: Atlas uses Postgres", date(2026, 2, 17)),
+            category="decision",
+            topic=None,
+        ),
+        KeptItem(item=note_item("- 决策：用 Postgres", date(2026, 2, 16)), category="decision", topic=None),
+        KeptItem(
+            item=note_item("- decidedly odd: the queue", date(2026, 2, 15)), category="decision", topic=None
+        ),
     ]
     context = BriefingContext(today=TODAY, open_actions=[], projects={}, recent=kept)
     assert OfflineBriefer().brief(context).context == [
@@ -184,4 +195,7 @@ def test_a_decision_is_worded_as_in_memory_md_without_saying_its_label_twice() -
         "Lesson 2026-02-20: check device scopes first",
         "Decision 2026-02-19: Two profiles › Audience profile — Netrows research",
         "Decision 2026-02-18: Orion: the job queue runs on Redis",
+        "Decision 2026-02-17: Atlas uses Postgres",
+        "Decision 2026-02-16: 用 Postgres",
+        "Decision 2026-02-15: decidedly odd: the queue",
     ]

@@ -149,7 +149,7 @@ def test_the_briefing_words_a_recent_decision_as_its_entry_does() -> None:
         recent=[KeptItem(item=item, category="decision", topic=None)],
     )
     assert OfflineBriefer().brief(context).context == [
-        "Decision 2026-11-20: Decided: the nightly export job moves from the cron box to the queue worker; "
+        "Decision 2026-11-20: the nightly export job moves from the cron box to the queue worker; "
         "reason: cron overlaps"
     ]
 

@@ -11,6 +11,7 @@ from datetime import date
 
 from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
 from memory_sleep.engines.offline.wording import entry_text
+from memory_sleep.language import SECTION_NAMES
 from memory_sleep.models import Briefing
 from memory_sleep.text import counted, shorten
 
@@ -19,11 +20,16 @@ _STALE_DAYS = 7  # overdue by more than this: long overdue, no longer flagged on
 _LINE = 150
 _DUE_MARK = re.compile(r"\s*\(due \d{4}-\d{2}-\d{2}\)")
 _FINISHED = ("completed", "cancelled")
-# the line's own label saying what the briefing's label says: "Decision 2026-02-21: Decision: X" reads X
-_OWN_LABEL = {
-    category: re.compile(rf"^{category}s?\s*[:：—–-]\s*", re.IGNORECASE)
-    for category in ("decision", "lesson")
-}
+
+
+def _own_label(category: str) -> re.Pattern[str]:
+    """The line's own label saying what the briefing's label says: the category or a name of its
+    section in any language ("Decision 2026-02-21: Decided: X" reads X)."""
+    names = sorted({category, *SECTION_NAMES[category]}, key=len, reverse=True)
+    return re.compile(rf"^(?:{'|'.join(map(re.escape, names))})s?\s*[:：—–-]\s*", re.IGNORECASE)
+
+
+_OWN_LABEL = {category: _own_label(category) for category in ("decision", "lesson")}
 
 
 class OfflineBriefer:
