@@ -151,7 +151,7 @@ def test_the_latest_word_on_an_entry_that_ended_stays_while_that_entry_stays() -
                 replace(entry(f"entry {i}"), source_key=f"note:{name}", source_path=f"memory/{name}")
                 for i, name in enumerate(places)
             ],
-            np.stack([unit(i) for i in range(6)]),
+            np.stack([unit(0), unit(1), unit(2), unit(3, unit(2), 0.01), unit(4), unit(5)]),  # 2, 3 alike
             EMBEDDER,
             NOW - 365 * DAY,
         )
@@ -173,4 +173,7 @@ def test_the_latest_word_on_an_entry_that_ended_stays_while_that_entry_stays() -
         "forgotten",
         "forgotten",
     ]
-    assert {v.id: v.reason for v in report.verdicts}[ids[2]] == "the latest word on an entry that ended"
+    reasons = {v.id: v.reason for v in report.verdicts}
+    assert reasons[ids[3]] == "the latest word on an entry that ended"
+    assert reasons[ids[2]] == "last of its near-duplicate cluster"  # a latest word too: counted once
+    assert report.load_bearing == 2

@@ -219,8 +219,8 @@ def forget(
     Entries scoring below [memory.forgetting] retention_threshold are soft-deleted (kept in SQLite,
     out of recall) unless a replayed logged query needs them (load-bearing), they are the last of
     their near-duplicate cluster, or they are the latest word on an entry that ended (the line that
-    superseded it). `memory-sleep restore` brings them back; `memory-sleep undo` reverts the last
-    pass whole, as it does a run.
+    superseded or closed it). `memory-sleep restore` brings them back; `memory-sleep undo` reverts the
+    last pass whole, as it does a run.
     """
     from memory_sleep.cycle.forget_run import forget_now
     from memory_sleep.sidecar import open_sidecar

@@ -138,7 +138,7 @@ def run_pass(
         config.density_threshold,
         counted.pairs,
     )
-    latest = _latest_words(store, index, candidates)
+    latest = _latest_words(store, index, candidates) - survivors  # each load-bearing row counted once
     removable = [int(c) for c in candidates if int(c) not in survivors and int(c) not in latest]
     queries = state.logged_queries(store, config.replay_queries, embedder, index.matrix.shape[1])
     played = predictor.replay(index, queries, REPLAY_MARGIN)
