@@ -11,6 +11,7 @@ from memory_sleep.sidecar.rows import gc_link
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.sleepgate import density
 from memory_sleep.sleepgate.pairs import all_pairs
+from memory_sleep.sleepgate.undo import undo_passes
 
 from .sleepgate_helpers import (
     DAY,
@@ -177,3 +178,32 @@ def test_the_latest_word_on_an_entry_that_ended_stays_while_that_entry_stays() -
     assert reasons[ids[3]] == "the latest word on an entry that ended"
     assert reasons[ids[2]] == "last of its near-duplicate cluster"  # a latest word too: counted once
     assert report.load_bearing == 2
+
+
+def test_a_latest_word_an_earlier_pass_forgot_comes_back_and_undoing_the_pass_forgets_it_again() -> None:
+    """A pass before latest words were kept may have forgotten one: the next pass brings it back, in
+    its own record, so that undoing that pass (as `memory-sleep undo` does a run's) forgets it again."""
+    store = open_store()
+    with store.transaction():
+        store.set_meta("embedder", EMBEDDER)
+        ids = store.insert_entries(
+            [
+                replace(
+                    entry(f"entry {i}"),
+                    source_key=f"note:2026-01-0{i + 1}.md",
+                    source_path=f"memory/2026-01-0{i + 1}.md",
+                )
+                for i in range(3)
+            ],
+            np.stack([unit(i) for i in range(3)]),
+            EMBEDDER,
+            NOW - 365 * DAY,
+        )
+        store.set_validity({ids[0]: ("2026-01-02", "superseded", "memory/2026-01-02.md:1")})
+        store.soft_delete([ids[1]], "forgotten", NOW - 30 * DAY, "forget-earlier")
+    report = forget(store, config(retention_threshold=0.9))
+    assert report.restored == 1 and report.counts()["restored"] == 1
+    assert store.fetch([ids[1]])[ids[1]].deleted_at is None
+    assert verdicts(report)[ids[0]] == "forgotten"  # what it ended may go: recall finds it through its line
+    undo_passes(store, [report.pass_id], NOW)
+    assert store.fetch([ids[1]])[ids[1]].deleted_reason == "forgotten"

@@ -13,9 +13,11 @@ from memory_sleep.cli.main import main
 from memory_sleep.config import Config, ForgettingConfig
 from memory_sleep.sidecar import Sidecar
 from memory_sleep.sleepgate.session import forget, not_due_reason, restore
+from memory_sleep.sleepgate.undo import RECORD_KEY, PassChanges, keep_record
 
 from .conftest import run_offline
 from .sidecar_helpers import NOW, make_workspace, open_at, with_store
+from .sleepgate_helpers import open_store
 
 pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
 
@@ -192,3 +194,17 @@ def test_two_passes_on_one_simulated_day_each_get_their_own_id(tmp_path: Path) -
         assert done.exit_code == 0, done.output
         ids.append(json.loads(done.output)["pass_id"])
     assert ids == ["forget-20260107T120000000000Z", "forget-20260107T120000000000Z-2"]
+
+
+def test_undo_records_beyond_the_newest_go_by_when_their_pass_ran_not_by_its_kind() -> None:
+    """Thirty GC runs' records and a later forgetting pass's: the forgetting pass's is the newest and
+    stays (sorted by key, "forget-..." went first, and its restores could not be undone)."""
+    store = open_store()
+    with store.transaction():
+        for day in (25, 26, 27):
+            keep_record(store, f"gc-202611{day}T120000000000Z", PassChanges(), keep=2)
+        keep_record(store, "forget-20261127T120000000000Z-2", PassChanges(), keep=2)
+    assert store.meta_keys(RECORD_KEY) == [
+        f"{RECORD_KEY}forget-20261127T120000000000Z-2",
+        f"{RECORD_KEY}gc-20261127T120000000000Z",
+    ]

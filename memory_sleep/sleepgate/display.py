@@ -39,6 +39,12 @@ def pass_lines(report: PassReport, explain_all: bool = False) -> list[str]:
         f"{counted(report.queries_replayed, 'query', 'queries')} replayed, "
         f"recall@k after {report.recall_after:.3f}) in {total:.2f} s. Pass {report.pass_id}."
     )
+    if report.restored:
+        lines.append(
+            f"{'Would bring' if report.dry_run else 'Brought'} back "
+            f"{counted(report.restored, 'entry', 'entries')} an earlier pass forgot: the latest word on an "
+            "entry that ended, which recall shows above it."
+        )
     if report.forgotten and not report.dry_run:
         lines.append(
             f"Undo with `memory-sleep undo` (the whole pass) or `memory-sleep restore --pass {report.pass_id}`."
@@ -55,6 +61,7 @@ def pass_dict(report: PassReport) -> dict[str, object]:
         "candidates": report.candidates,
         "load_bearing": report.load_bearing,
         "forgotten": report.forgotten,
+        "restored": report.restored,
         "queries_replayed": report.queries_replayed,
         "recall_after": round(report.recall_after, 4),
         "density": {"mode": report.density_mode, "progress": round(report.density_progress, 4)},

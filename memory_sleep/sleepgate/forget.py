@@ -13,11 +13,12 @@ import numpy.typing as npt
 
 from memory_sleep.config import ForgettingConfig
 from memory_sleep.sidecar.boundary import SidecarStore
+from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.sleepgate import clusters, density, predictor, scoring, state
+from memory_sleep.sleepgate.restore import restore_entries
 
 log = logging.getLogger("memory_sleep")
-REASON = "forgotten"
 REPLAY_MARGIN = 10
 CHECKPOINT_SECS = 60.0
 Verdict = Literal["kept", "load-bearing", "forgotten"]
@@ -66,6 +67,7 @@ class PassReport:
     candidates: int = 0
     load_bearing: int = 0
     forgotten: int = 0
+    restored: int = 0  # latest words an earlier pass forgot, brought back (`_latest_words`)
     skipped: str | None = None
     density_mode: str = ""
     density_progress: float = 1.0
@@ -82,6 +84,7 @@ class PassReport:
             "candidates": self.candidates,
             "loadBearing": self.load_bearing,
             "forgotten": self.forgotten,
+            **({"restored": self.restored} if self.restored else {}),
             "queriesReplayed": self.queries_replayed,
             "milliseconds": round(1000 * sum(self.seconds.values())),
         }
@@ -138,7 +141,8 @@ def run_pass(
         config.density_threshold,
         counted.pairs,
     )
-    latest = _latest_words(store, index, candidates) - survivors  # each load-bearing row counted once
+    named = state.latest_words(store)
+    latest = _latest_words(index, candidates, named) - survivors  # each load-bearing row counted once
     removable = [int(c) for c in candidates if int(c) not in survivors and int(c) not in latest]
     queries = state.logged_queries(store, config.replay_queries, embedder, index.matrix.shape[1])
     played = predictor.replay(index, queries, REPLAY_MARGIN)
@@ -157,10 +161,16 @@ def run_pass(
         report.verdicts = _verdicts(
             store, index, scores, listed, candidates, survivors, latest, judgement.load_bearing
         )
+    # a latest word an earlier pass forgot (before it was kept as one) comes back, in this pass's
+    # record: undoing the pass forgets it again
+    back = [row.id for row in named if row.deleted_reason == state.FORGOTTEN]
+    report.restored = len(back)
+    if not dry_run and back:
+        restore_entries(store, now, back, undo_record=report.pass_id)
     if not dry_run and report.forgotten_ids:
         started = time.perf_counter()
         with store.transaction():
-            store.soft_delete(report.forgotten_ids, REASON, now, report.pass_id)
+            store.soft_delete(report.forgotten_ids, state.FORGOTTEN, now, report.pass_id)
             density.forget_rows(
                 store, index, forget_rows, counted.counts, config.density_threshold, counted.pairs
             )
@@ -168,13 +178,11 @@ def run_pass(
     return _finish(store, report, now)
 
 
-def _latest_words(store: SidecarStore, index: VectorIndex, candidates: npt.NDArray[np.intp]) -> set[int]:
+def _latest_words(index: VectorIndex, candidates: npt.NDArray[np.intp], named: list[EntryRow]) -> set[int]:
     """The candidates (index rows) that are the latest word on an entry that ended (`state.latest_words`):
     recall shows them above what they ended, which stays."""
-    if not len(candidates):
-        return set()
-    named = state.latest_words(store)
-    return {int(row) for row in candidates if int(index.ids[row]) in named}
+    live = {row.id for row in named if row.deleted_at is None}
+    return {int(row) for row in candidates if int(index.ids[row]) in live}
 
 
 def _scores(

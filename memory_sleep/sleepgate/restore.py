@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from memory_sleep.errors import MemorySleepError
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sleepgate import state
-from memory_sleep.sleepgate.forget import REASON
 from memory_sleep.sleepgate.undo import PassChanges, keep_record
 
 UNKNOWN_ENTRY = "no such entry"
@@ -49,7 +48,7 @@ def restore_entries(
         if entry_id not in known:
             report.skipped[entry_id] = UNKNOWN_ENTRY
     for entry_id, reason in found:
-        if reason == REASON or (reason or "").startswith("gc:"):
+        if reason == state.FORGOTTEN or (reason or "").startswith("gc:"):
             report.restored.append(entry_id)
         else:
             report.skipped[entry_id] = (

@@ -12,9 +12,11 @@ import numpy.typing as npt
 
 from memory_sleep.sidecar.boundary import Cursor, SidecarStore, in_namespace
 from memory_sleep.sidecar.evidence import evidence_ids
+from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.sleepgate.build import Build
 
 Ids = npt.NDArray[np.int64]
+FORGOTTEN = "forgotten"  # the soft-delete reason of the forgetting pass
 
 
 @dataclass(frozen=True)
@@ -43,11 +45,11 @@ def entry_signals(store: SidecarStore) -> EntrySignals:
     )
 
 
-def latest_words(store: SidecarStore) -> set[int]:
-    """The live entries a live entry's ending names (the line that superseded or closed it, the entry
-    GC merged it into), unless superseded since: the latest word on what ended, which recall ranks
-    above it (sidecar/successors.py). Forgetting one while what it ended stays would leave recall the
-    old value alone."""
+def latest_words(store: SidecarStore) -> list[EntryRow]:
+    """The entries a live entry's ending names (the line that superseded or closed it, the entry GC
+    merged it into), unless superseded since, live or soft-deleted: the latest word on what ended,
+    which recall ranks above it (sidecar/successors.py). Forgetting one while what it ended stays
+    would leave recall the old value alone."""
     where, params = in_namespace(store)
     endings = store.db.execute(
         "SELECT DISTINCT ended_by FROM entries"
@@ -55,7 +57,7 @@ def latest_words(store: SidecarStore) -> set[int]:
         params,
     ).fetchall()
     named = store.fetch({found for found in evidence_ids(store, (e for (e,) in endings)).values() if found})
-    return {row.id for row in named.values() if row.deleted_at is None and row.status != "superseded"}
+    return [row for row in named.values() if row.status != "superseded"]
 
 
 def _build_key(store: SidecarStore) -> tuple[str, object]:

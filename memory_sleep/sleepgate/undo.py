@@ -19,7 +19,6 @@ from memory_sleep.gc.entries import set_importance
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow
 from memory_sleep.sleepgate import state
-from memory_sleep.sleepgate.forget import REASON
 
 RECORD_KEY = "gc_undo:"  # + pass id: the meta key of a GC run's undo record
 UNDONE = "undone"  # soft-delete reason of an entry a pass inserted, once the pass is undone
@@ -60,10 +59,12 @@ def before_pass(
 
 
 def keep_record(store: SidecarStore, pass_id: str, changes: PassChanges, keep: int) -> None:
-    """Save a GC run's undo record (inside its transaction); records beyond the newest `keep` go,
-    as the snapshots of runs that can no longer be undone do."""
+    """Save a pass's undo record (inside its transaction: a GC run's, a restore's, a forgetting pass's
+    restores); records beyond the newest `keep` go, as the snapshots of runs that can no longer be
+    undone do. Newest by the time in the pass id ("gc-20261125T...", "forget-20261129T...-2"), not
+    by its kind: sorted by key, a forgetting pass's record went before thirty GC runs' at once."""
     store.set_meta(RECORD_KEY + pass_id, changes.model_dump_json())
-    keys = store.meta_keys(RECORD_KEY)
+    keys = sorted(store.meta_keys(RECORD_KEY), key=lambda key: key.partition("-")[2])
     for key in keys[: max(0, len(keys) - keep)]:
         store.delete_meta(key)
 
@@ -109,7 +110,9 @@ def undo_passes(store: SidecarStore, pass_ids: Sequence[str], now: float) -> Und
             changes = PassChanges.model_validate_json(raw) if raw else PassChanges()
             rows = store.fetch(changes.deleted)
             ours = [i for i in changes.deleted if i in rows and rows[i].deleted_pass == pass_id]
-            forgotten = [i for i, why in state.forgotten_ids(store, pass_id=pass_id) if why == REASON]
+            forgotten = [
+                i for i, why in state.forgotten_ids(store, pass_id=pass_id) if why == state.FORGOTTEN
+            ]
             report.restored += store.restore([*ours, *forgotten])
             report.removed += store.soft_delete(changes.inserted, UNDONE, now)
             report.deleted += _delete_again(store, changes)
