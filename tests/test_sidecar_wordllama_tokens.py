@@ -89,19 +89,30 @@ def test_the_ids_are_those_of_tokenizers_on_any_text(text: str) -> None:
 
 def test_a_process_s_first_texts_and_later_ones_get_the_same_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
     """One at a time the first ones are read by the Python reader, in a batch past FEW_TEXTS by
-    `tokenizers`: bit for bit the same vectors."""
+    `tokenizers` (all of the batch's texts): bit for bit the same vectors."""
     texts = ODD_TEXTS + _note_texts()[:200]
     monkeypatch.setattr(embed_wordllama, "_loaded", {})
     monkeypatch.setattr(embed_wordllama, "FEW_TEXTS", len(texts))
     model = embed_wordllama.load_model(256)
     one_by_one = np.concatenate([model.embed([text]) for text in texts])
     assert model._many is None
-    monkeypatch.undo()
     monkeypatch.setattr(embed_wordllama, "_loaded", {})
+    monkeypatch.setattr(embed_wordllama, "FEW_TEXTS", len(texts) - 1)
     model = embed_wordllama.load_model(256)
     batched = model.embed(texts)
-    assert model.tokenized > embed_wordllama.FEW_TEXTS
+    assert model._many is not None
     assert one_by_one.tobytes() == batched.tobytes()
+
+
+def test_a_night_s_few_hundred_texts_do_not_load_tokenizers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading `tokenizers` (~51 ms) costs more than the Python reader takes for a steady night's new
+    lines (~340 texts at 0.09 ms); a process past the break-even loads it."""
+    monkeypatch.setattr(embed_wordllama, "_loaded", {})
+    model = embed_wordllama.load_model(256)
+    model.embed(_note_texts()[:340])
+    assert model._many is None
+    model.embed(_note_texts()[:400])
+    assert model._many is not None
 
 
 def test_a_tokenizer_file_with_other_settings_is_refused(tmp_path: Path) -> None:

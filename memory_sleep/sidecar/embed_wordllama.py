@@ -30,7 +30,10 @@ from memory_sleep.sidecar.wordllama_tokens import BpeTokens
 MODEL = "l2_supercat"
 SIZES = (64, 128, 256)
 BATCH = 64  # texts tokenized and pooled at once, as WordLlama does
-FEW_TEXTS = 32  # a process's texts tokenized in Python before `tokenizers` loads (TokenMeans)
+# a process's texts tokenized in Python before `tokenizers` loads (TokenMeans): the break-even measured on
+# note lines, 0.09 ms a text in Python against 0.016 ms and ~51 ms to load, is ~700 texts (a steady
+# night embeds ~340)
+FEW_TEXTS = 600
 # a text's mean is read from its first this many characters: what a pasted megabyte line means is in
 # its start, and tokenizing all of it took seconds and hundreds of MB (longest real-note paragraph: 13 KB)
 EMBED_CHARS = 32_000
@@ -42,9 +45,10 @@ class TokenMeans:
     """WordLlama's inference for dense vectors: tokenize without special tokens, look up each token's
     row, average them over the attention mask.
 
-    A process's first few texts (a recall's one query) are tokenized by `BpeTokens`, which reads the
-    tokenizer file in well under half the time `tokenizers` takes to load it; past those,
-    `tokenizers` loads and takes over, faster per text. Both give the same ids (a test compares them).
+    A process's first few hundred texts (a recall's one query, a night's new lines) are tokenized by
+    `BpeTokens`, which reads its cached tables in 3 ms where `tokenizers` takes ~51 ms to load; a call
+    that takes the process past them loads `tokenizers`, five times faster per text, for all its
+    texts. Both give the same ids (a test compares them).
     """
 
     def __init__(self, matrix: npt.NDArray[np.float16], few: BpeTokens, tokenizer_file: Path) -> None:
@@ -52,10 +56,11 @@ class TokenMeans:
         self.few = few
         self.tokenizer_file = tokenizer_file
         self.tokenized = 0
-        self._many: Any = None  # tokenizers.Tokenizer, once more than FEW_TEXTS were tokenized
+        self._many: Any = None  # tokenizers.Tokenizer, once a call took the process past FEW_TEXTS
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         pooled = np.empty((len(texts), self.matrix.shape[1]), dtype=np.float32)
+        self.tokenized += len(texts)
         for start in range(0, len(texts), BATCH):
             ids, mask = self._token_ids([text[:EMBED_CHARS] for text in texts[start : start + BATCH]])
             np.clip(ids, 0, self.matrix.shape[0] - 1, out=ids)
@@ -69,7 +74,6 @@ class TokenMeans:
 
     def _token_ids(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
         """The texts' token ids padded with 0 to the longest, and the mask of the real ones."""
-        self.tokenized += len(texts)
         if self.tokenized <= FEW_TEXTS and self._many is None:
             rows = [self.few.ids(text) for text in texts]
             width = max(map(len, rows), default=0)
