@@ -321,6 +321,24 @@ def test_a_value_changed_back_is_the_value_stated_outside_was(tmp_path: Path) ->
     assert index.assign("Atlas API moved to port 19090 (was 9090)") == ("atlas.api.port", "19090")
 
 
+def test_a_line_cut_inside_what_names_the_old_value_states_the_new_one(tmp_path: Path) -> None:
+    """A weekly line cut inside "(old one 8080 is gone)" holds every word of the old statement and not
+    all of the new one, so the old one is what it restates best; what it states is still outside what
+    names the value it replaced, closed or cut ("(was ...", "(old one ...", "(from ...")."""
+    truth = tiny_truth(tmp_path)
+    new = "- Atlas API moved to port 9090 (old one 8080 is gone)"
+    (tmp_path / "memory" / "2026-01-05.md").write_text(f"# 2026-01-05\n\n{new}\n", encoding="utf-8")
+    truth["items"][1]["text"] = new
+    index = retention.StatementIndex(truth, TruthText(tmp_path, truth))
+    for cut in ("old one 8080 is…", "was 8080…", "from 8080"):
+        assert index.assign(f"fact: Atlas API moved to port 9090 ({cut} (2026-01-05)") == (
+            "atlas.api.port",
+            "9090",
+        )
+        assert index.assign(f"fact: Atlas API moved to port 9090 ({cut}") == ("atlas.api.port", "9090")
+    assert index.assign("Port for Atlas API is 8080 (2026-01-01)") == ("atlas.api.port", "8080")
+
+
 def test_a_value_wrapped_over_two_lines_is_the_value_it_states(tmp_path: Path) -> None:
     """A note item wrapped mid-value ("weekly on\\nSunday") states that value, as it does on one line:
     its repeat and a result quoting it state the new value, not the old one they name as before."""

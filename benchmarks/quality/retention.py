@@ -26,7 +26,9 @@ RETAINED_CATEGORIES = ("decision", "lesson", "relationship")
 FINDABLE = 0.6
 ABOUT = 0.6
 _LIST_MARKER = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*+])\s+")  # "2. " numbers a list, it states nothing
-_WAS = re.compile(r"\((?:was|previously)\b[^)]*\)", re.IGNORECASE)  # "(was @ola)": a value it no longer has
+# "(was @ola)", "(old one X is gone)", "(from MySQL)": a value it no longer has; a line cut inside one
+# ("(old one X is… (2026-09-20)", or at its end) names it all the same
+_WAS = re.compile(r"\((?:was|previously|old|from|migrated off)\b[^)]*(?:\)|$)", re.IGNORECASE)
 
 
 @dataclass
