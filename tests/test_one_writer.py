@@ -151,6 +151,24 @@ def test_a_failed_runs_record_goes_through_the_writer_and_undo_takes_it_back_wit
     assert [m.status for m in _manifests(fixture_workspace)] == ["undone"] * 3
 
 
+def test_undo_after_a_run_that_found_nothing_to_do_says_which_run_it_takes_back(
+    fixture_workspace: Path,
+) -> None:
+    """A run that finds nothing to do leaves no record, so `undo` after it takes back the run before:
+    both the dry run and the undo name that run and when it was made, as the last that changed anything."""
+    args = [str(fixture_workspace), "--today", "2026-11-25", "--engine", "offline"]
+    assert CliRunner().invoke(main, ["run", *args]).exit_code == 0
+    again = CliRunner().invoke(main, ["run", *args])
+    assert again.exit_code == 0 and "Nothing to do" in again.output
+    (manifest,) = _manifests(fixture_workspace)
+    made = manifest.created.isoformat(timespec="seconds")
+    said = f"run {manifest.run_id}, made {made} (the last run that changed anything)"
+    dry = CliRunner().invoke(main, ["undo", str(fixture_workspace), "--dry-run"])
+    assert dry.output.splitlines()[0] == f"would undo {said}"
+    done = CliRunner().invoke(main, ["undo", str(fixture_workspace)])
+    assert done.exit_code == 0 and done.output.startswith(f"Undid {said}: "), done.output
+
+
 def test_an_edit_after_a_failed_run_blocks_the_whole_undo(fixture_workspace: Path) -> None:
     run_offline(fixture_workspace, config=NO_SIDECAR)
     _failed_run(fixture_workspace)

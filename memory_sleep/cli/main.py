@@ -367,7 +367,7 @@ def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_js
 def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     """Restore every file the last run changed (or created) to how it was before that run, and undo
     its passes on the sidecar (forgotten and GC-removed entries come back, GC's merges and marks go)."""
-    from memory_sleep.cycle.undo import held_run_passes, undo_last_run, undone_text
+    from memory_sleep.cycle.undo import held_run_passes, undo_last_run, undo_target, undone_text
     from memory_sleep.workspace.writer import STOPPED, SafeWriter, SnapshotFile
 
     space = Workspace.open(workspace)
@@ -386,6 +386,7 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
             else f"would roll back run {m.run_id}, which stopped before it finished"
             for m in stopped
         ]
+        lines += [f"would undo {undo_target(m)}" for m in targets if m.status not in STOPPED]
         lines += [
             f"would remove {path} (the run created it)"
             if file.before_sha256 is None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from datetime import UTC
 
 from memory_sleep.config import Config
 from memory_sleep.cycle.file_changes import read_bytes
@@ -129,12 +130,7 @@ def undone_text(outcome: UndoOutcome) -> str:
     if manifest.status == "rolled-back":
         what = f"Rolled back run {manifest.run_id}, which stopped before it finished"
     else:
-        verb = (
-            f"`memory-sleep {manifest.action}` "
-            if manifest.action in ("forget", "restore", "review")
-            else "run "
-        )
-        what = f"Undid {verb}{manifest.run_id}"
+        what = f"Undid {undo_target(manifest)}"
     created = sum(1 for file in manifest.files if file.before_sha256 is None)  # undo removed them
     put_back = len(manifest.files) - created
     files = [f"restored {counted(put_back, 'file')}"] if put_back else []
@@ -151,6 +147,17 @@ def undone_text(outcome: UndoOutcome) -> str:
     if outcome.passes:
         lines.append(f"Sidecar passes undone: {', '.join(outcome.passes)}.")
     return "\n".join(lines)
+
+
+def undo_target(manifest: Manifest) -> str:
+    """Which change an undo takes back, and when it was made: a run that found nothing to do leaves no
+    record, so a second run of the day that changed nothing is not what `undo` undoes, the one before is."""
+    when = manifest.created.astimezone(UTC).isoformat(timespec="seconds")
+    if manifest.action in ("forget", "restore", "review"):
+        return f"`memory-sleep {manifest.action}` {manifest.run_id}, made {when}"
+    if manifest.action == "failed-run":
+        return f"the failure record of run {manifest.run_id}, made {when}"
+    return f"run {manifest.run_id}, made {when} (the last run that changed anything)"
 
 
 def _has_sidecar(workspace: Workspace, config: Config) -> bool:
