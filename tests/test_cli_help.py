@@ -71,3 +71,15 @@ def test_the_top_help_says_where_to_start_with_verbs_that_exist() -> None:
     context = click.Context(main)
     assert named == ["init", "run", "doctor"] and all(main.get_command(context, verb) for verb in named)
     assert "DIR/memory/YYYY-MM-DD.md" in start[0]
+
+
+def test_the_top_help_lists_each_verb_in_a_whole_sentence() -> None:
+    """On an 80-column terminal click cuts a verb's first sentence to fit its line ("Schedule the nightly
+    run: one crontab line per workspace,..."): every verb says what it does in a short help of its own."""
+    result = CliRunner().invoke(main, ["--help"], terminal_width=80)
+    listed = result.output.split("Commands:\n", 1)[1]
+    assert "..." not in listed
+    context = click.Context(main)
+    for verb in main.list_commands(context):
+        command = main.get_command(context, verb)
+        assert command is not None and command.short_help, verb

@@ -32,7 +32,11 @@ def _days(context: click.Context, parameter: click.Parameter, value: str) -> flo
     return float(match.group(1)) * _DAYS[match.group(2)]
 
 
-@main.command("forget-scope", context_settings=CONTEXT)
+@main.command(
+    "forget-scope",
+    context_settings=CONTEXT,
+    short_help="Delete everything of one scope (user or agent) for good.",
+)
 @click.argument("scope")
 @WORKSPACE_ARG
 @DRY_RUN
@@ -59,7 +63,7 @@ def forget_scope(
     _confirmed(act, dry_run, yes, as_json, f"Delete everything of scope {scope!r} for good?")
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Delete for good the entries soft-deleted long ago.")
 @WORKSPACE_ARG
 @click.option(
     "--older-than",

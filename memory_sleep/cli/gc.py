@@ -13,7 +13,9 @@ from memory_sleep.gc.actions import STRATEGIES
 from memory_sleep.workspace.layout import Workspace
 
 
-@main.command("gc", context_settings=CONTEXT)
+@main.command(
+    "gc", context_settings=CONTEXT, short_help="Run a garbage-collection strategy, or all enabled ones."
+)
 @click.argument("strategy", type=click.Choice([*STRATEGIES, "all"]), metavar="STRATEGY|all")
 @WORKSPACE_ARG
 @click.option("--dry-run", is_flag=True, help="Print what each strategy would do; change nothing.")
@@ -33,7 +35,7 @@ def gc(
     archive in one entry). Entries of
     MEMORY.md are archived through an edit plan; others are soft-deleted in the sidecar
     (`memory-sleep restore --pass ID` brings them back). `memory-sleep undo` reverts the whole run. Judgements the
-    engine is unsure of are listed by `memory-sleep status`, never applied.
+    engine is unsure of are never applied: `memory-sleep review` lists them to dismiss (`status` too).
     """
     from memory_sleep.cycle.runner import RunOptions, run_cycle
     from memory_sleep.engines.select import build_engine
@@ -61,7 +63,11 @@ def gc(
     click.echo("\n".join(gc_lines(report, names, dry_run)))
 
 
-@main.command("review", context_settings=CONTEXT)
+@main.command(
+    "review",
+    context_settings=CONTEXT,
+    short_help="List garbage-collection judgements left for you; dismiss them.",
+)
 @WORKSPACE_ARG
 @click.option(
     "--dismiss",

@@ -32,6 +32,7 @@ WORKSPACE_ARG = click.argument(
 TODAY_OPTION = click.option(
     "--today",
     type=click.DateTime(formats=["%Y-%m-%d"]),
+    metavar="YYYY-MM-DD",
     help="Pretend today is this date (reproducible output on any date). Default: today.",
 )
 WAIT_OPTION = click.option(
@@ -143,7 +144,7 @@ def main() -> None:
     """
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Run the sleep cycle (NREM, REM, cleanup) on a workspace.")
 @WORKSPACE_ARG
 @click.option(
     "--dry-run",
@@ -355,7 +356,7 @@ def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_js
     sys.exit(EXIT_WAITING)
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Take back the last run that changed anything.")
 @WORKSPACE_ARG
 @click.option(
     "--force",
@@ -403,7 +404,7 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     click.echo(undone_text(outcome))
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Show the last run and what is pending for the next one.")
 @WORKSPACE_ARG
 @TODAY_OPTION
 @click.option(

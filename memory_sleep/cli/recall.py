@@ -24,7 +24,7 @@ from memory_sleep.errors import MemorySleepError, WorkspaceError
 from memory_sleep.workspace.layout import Workspace
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Bring the vector sidecar up to date with the files.")
 @WORKSPACE_ARG
 @click.option("--dry-run", is_flag=True, help="Count what would be added, updated or removed; write nothing.")
 @TODAY_OPTION
@@ -53,7 +53,7 @@ def index(workspace: Path, dry_run: bool, today: datetime | None, wait: float | 
     click.echo("\n".join(display.index_lines(report, dry_run)))
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Bring the sidecar's schema up to date.")
 @WORKSPACE_ARG
 @_handle_errors
 def migrate(workspace: Path) -> None:
@@ -86,7 +86,7 @@ def _words(context: click.Context, parameter: click.Parameter, query: str) -> st
     return query
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Search memory for a query: what is true now first.")
 @click.argument("query", callback=_words)
 @WORKSPACE_ARG
 @click.option("-k", "k", type=click.IntRange(1, 1000), default=5, show_default=True, help="How many results.")
@@ -101,6 +101,7 @@ def _words(context: click.Context, parameter: click.Parameter, query: str) -> st
 @click.option(
     "--as-of",
     type=click.DateTime(formats=["%Y-%m-%d"]),
+    metavar="YYYY-MM-DD",
     help="Answer as memory stood on this date: what was written by then, valid or ended by then.",
 )
 @click.option(
@@ -172,7 +173,7 @@ def recall(
     click.echo("\n".join(display.hit_lines(hits)))
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Show what the vector sidecar holds.")
 @WORKSPACE_ARG
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @_handle_errors
@@ -192,7 +193,9 @@ def stats(workspace: Path, as_json: bool) -> None:
     click.echo("\n".join([*display.stats_lines(report), forgetting_display.status_line(forgetting)]))
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(
+    context_settings=CONTEXT, short_help="Run a forgetting pass (SleepGate) now and show each verdict."
+)
 @WORKSPACE_ARG
 @click.option("--dry-run", is_flag=True, help="Score and judge every entry; soft-delete nothing.")
 @click.option(
@@ -243,7 +246,7 @@ def forget(
     click.echo("\n".join(display.pass_lines(report, explain_all)))
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Bring forgotten entries back exactly.")
 @click.argument("targets", nargs=-1, metavar="[ID]... [WORKSPACE]")
 @click.option(
     "-w",

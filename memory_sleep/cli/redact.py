@@ -13,7 +13,7 @@ from memory_sleep.text import counted
 from memory_sleep.workspace.layout import NoteFile, Workspace, discover
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Replace secrets pasted into daily notes, in place.")
 @click.argument("target", type=click.Path(exists=True, path_type=Path), default=".", required=False)
 @click.option("--dry-run", is_flag=True, help="List each secret (note, line, kind); change nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the secrets found as JSON.")

@@ -13,7 +13,9 @@ from memory_sleep.cli.main import CONTEXT, TODAY_OPTION, WORKSPACE_ARG, _config,
 from memory_sleep.workspace.layout import Workspace
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(
+    context_settings=CONTEXT, short_help="Create a workspace: MEMORY.md, memory/, memory-sleep.toml."
+)
 @WORKSPACE_ARG
 @click.option("--dry-run", is_flag=True, help="Say what would be created; create nothing.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
@@ -39,7 +41,7 @@ def init(workspace: Path, dry_run: bool, quiet: bool) -> None:
         )
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Check a workspace and say what to fix.")
 @WORKSPACE_ARG
 @TODAY_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
@@ -60,7 +62,7 @@ def doctor(workspace: Path, today: datetime | None, as_json: bool) -> None:
         sys.exit(1)
 
 
-@main.group(context_settings=CONTEXT)
+@main.group(context_settings=CONTEXT, short_help="Schedule the nightly run (a crontab line per workspace).")
 def cron() -> None:
     """Schedule the nightly run: one crontab line per workspace, output in memory/.sleep/cron.log.
 
@@ -150,7 +152,7 @@ def cron_prompt(workspace: Path) -> None:
     click.echo(render(space, _config(space, None)), nl=False)
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Print SKILL.md, the agent skill.")
 @_handle_errors
 def skill() -> None:
     """Print SKILL.md, the agent skill: save it as ~/.claude/skills/memory-sleep/SKILL.md (see README.md)."""
@@ -159,7 +161,7 @@ def skill() -> None:
     click.echo(skill_text(), nl=False)
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, short_help="Serve a workspace to an agent over MCP (stdio).")
 @WORKSPACE_ARG
 @_handle_errors
 def mcp(workspace: Path) -> None:
