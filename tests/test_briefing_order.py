@@ -70,6 +70,21 @@ def test_a_blocked_project_whose_status_names_it_is_not_named_twice() -> None:
     ]
 
 
+def test_a_project_s_status_and_last_event_keep_their_day_when_cut() -> None:
+    """The key context cut a status at 80 characters, its "(2026-03-24)" with it: three weeks old, it
+    read as today's beside the last event."""
+    status = "active: PR #418 approved by Raj (reviewer from outside the project) and merged. The script is done (2026-03-24)"
+    event = "dates unchanged: freeze 11-30 18:00 UTC, go/no-go 11-30 10:00, cutover 12-01 00:00 UTC, rollback ready (2026-04-14)"
+    projects = {"Atlas": ProjectFields(status=status, contacts="", last_event=event, next="")}
+    briefing = OfflineBriefer().brief(
+        BriefingContext(today=TODAY, open_actions=[], projects=projects, recent=[])
+    )
+    (line,) = briefing.context
+    said, last = line.split("; last: ")
+    assert said.startswith("Atlas: PR #418 approved by Raj") and said.endswith("… (2026-03-24)")
+    assert last.endswith("… (2026-04-14)") and len(last) <= 90
+
+
 def test_the_briefing_carries_the_decisions_that_stand_not_those_a_later_note_reversed(
     tmp_path: Path,
 ) -> None:

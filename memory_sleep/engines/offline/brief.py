@@ -19,6 +19,7 @@ _SOON_DAYS = 3
 _STALE_DAYS = 7  # overdue by more than this: long overdue, no longer flagged one by one
 _LINE = 150
 _DUE_MARK = re.compile(r"\s*\(due \d{4}-\d{2}-\d{2}\)")
+_STATED_DAY = re.compile(r"\s*\((\d{4}-\d{2}-\d{2})\)$")
 _FINISHED = ("completed", "cancelled")
 
 
@@ -54,7 +55,7 @@ class OfflineBriefer:
         listed = set(priorities) | set(warnings)
         remaining = [_with_due(a, today) for a in actions if _with_due(a, today) not in listed]
         context_lines = [
-            f"{name}: {shorten(_without_label(fields.status), 80)}; last: {shorten(fields.last_event, 90)}"
+            f"{name}: {_dated(_without_label(fields.status), 80)}; last: {_dated(fields.last_event, 90)}"
             for name, fields in sorted(context.projects.items())
             if not fields.status.lower().startswith(_FINISHED)
         ]
@@ -99,6 +100,15 @@ def _blocked(name: str, status: str) -> str:
     """The project's name once: a status that already starts with it is said as it is."""
     said = shorten(_without_label(status), _LINE)
     return said if said.casefold().startswith(name.casefold()) else f"{name} is blocked: {said}"
+
+
+def _dated(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, keeping the day it ends with: a project's status of three
+    weeks ago, cut before its "(2026-11-03)", read as today's beside the last event."""
+    day = _STATED_DAY.search(text)
+    if day is None:
+        return shorten(text, limit)
+    return f"{shorten(text[: day.start()], limit - len(day.group(1)) - 3)} ({day.group(1)})"
 
 
 def _without_label(status: str) -> str:
