@@ -264,6 +264,14 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
         return None
 
 
+def names_day_after(text: str, day: date) -> bool:
+    """The text names a calendar day (ISO) after `day`: "delete it on or after 2026-12-16"."""
+    return any(
+        (named := _safe_date(int(y), int(m), int(d))) is not None and named > day
+        for y, m, d in _ISO_DATE.findall(text)
+    )
+
+
 def deadline_in(text: str, written_on: date) -> date | None:
     """The deadline a text states ("by Dec 3", "by 3 Dec", "due 2026-12-03", "bis 2.12.",
     "（12月7日まで）", "before Friday", "by Thu", "by Monday next week", "by EOD", "by end of month"),

@@ -95,6 +95,11 @@ def test_stale_and_finished_entries_go_to_the_archive(after_run: Path) -> None:
     assert "Cobalt cluster is 3 × r6i.2xlarge" in archive
     cobalt = MemoryDocument.parse(memory).projects()["Cobalt"].fields()
     assert cobalt["Status"].startswith(("completed", "cancelled"))
+    # what the finished project left for after today stays, and is its next step; the memo due
+    # 11-13 went with the project
+    bucket = "delete it (on or after 2026-12-16)"
+    assert bucket in cobalt["Next"] and "go/no-go memo" not in cobalt["Next"]
+    assert bucket in memory.split("## Action items", 1)[1].split("\n## ", 1)[0]
 
 
 def test_finished_action_items_are_archived_with_their_evidence(after_run: Path) -> None:

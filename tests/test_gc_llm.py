@@ -150,7 +150,7 @@ def test_an_archive_summary_through_the_sdk_must_keep_every_detail(
     lossy = {"reason": "old entries", "text": "Some old billing and release facts."}
     api.queue.extend([lossy, lossy])  # asked, sent back once, then decided offline
     engine = llm_engine(_client(api, provider), _config(api, provider))
-    limit = GcConfig(summarization=SummarizationConfig(archive_limit=40, batch=3))
+    limit = GcConfig(summarization=SummarizationConfig(archive_limit=38, batch=3))
     with open_at(workspace) as sidecar:
         sidecar.index()
         (action,) = Summarization().plan(gc_context(sidecar, limit, engine))

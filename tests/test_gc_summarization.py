@@ -30,7 +30,7 @@ def _limit(archive_limit: int, batch: int) -> GcConfig:
 
 @pytest.fixture
 def after_run(tmp_path: Path) -> Path:
-    """The fixture workspace as its golden run leaves it: 41 entries in memory/archive.md."""
+    """The fixture workspace as its golden run leaves it: 39 entries in memory/archive.md."""
     workspace = tmp_path / "workspace"
     shutil.copytree(FIXTURE_WORKSPACE, workspace)
     shutil.copytree(REPO / "fixtures" / "expected", workspace, dirs_exist_ok=True)
@@ -40,11 +40,11 @@ def after_run(tmp_path: Path) -> Path:
 def test_the_oldest_batches_are_summarized_until_the_archive_is_under_its_limit(after_run: Path) -> None:
     with open_at(after_run) as sidecar:
         sidecar.index()
-        context = gc_context(sidecar, _limit(archive_limit=30, batch=10))
+        context = gc_context(sidecar, _limit(archive_limit=28, batch=10))
         archived = in_time_order([row for row in context.entries if row.kind == "archive"])
         actions = Summarization().plan(context)
-    assert len(archived) == 41
-    # 41 -> 31 after one summary of 10, still over 30 -> 21 after a second
+    assert len(archived) == 39
+    # 39 -> 30 after one summary of 10, still over 28 -> 21 after a second
     assert [action.op for action in actions] == ["summarize", "summarize"]
     assert [action.ids for action in actions] == [
         [row.id for row in archived[:10]],
@@ -60,7 +60,7 @@ def test_the_oldest_batches_are_summarized_until_the_archive_is_under_its_limit(
 def test_an_archive_within_its_limit_is_left_alone(after_run: Path) -> None:
     with open_at(after_run) as sidecar:
         sidecar.index()
-        assert Summarization().plan(gc_context(sidecar, _limit(archive_limit=41, batch=10))) == []
+        assert Summarization().plan(gc_context(sidecar, _limit(archive_limit=39, batch=10))) == []
         assert Summarization().plan(gc_context(sidecar)) == []  # the default limit is 500
 
 
@@ -75,6 +75,6 @@ def test_a_summary_that_drops_a_detail_is_not_applied_but_listed_for_review(afte
     engine = dataclasses.replace(offline_engine(), gardener=ForgetfulSummarizer())
     with open_at(after_run) as sidecar:
         sidecar.index()
-        (action,) = Summarization().plan(gc_context(sidecar, _limit(archive_limit=40, batch=5), engine))
+        (action,) = Summarization().plan(gc_context(sidecar, _limit(archive_limit=38, batch=5), engine))
     assert action.op == "review" and action.text is None and len(action.ids) == 5
     assert action.reason.startswith("summary of the oldest 5 archived entries not applied: it drops ")

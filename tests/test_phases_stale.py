@@ -49,6 +49,24 @@ def test_an_absence_that_is_over_is_archived_as_finished_business() -> None:
     assert "Lena on leave 2026-12-05" in document.render()  # still to come
 
 
+def test_a_finished_project_leaves_what_it_says_happens_after_today() -> None:
+    """A project's end archives its entries as finished business, but not a follow-up dated after
+    today ("delete the bucket on or after 2026-12-16"): that is still to do."""
+    document = MemoryDocument.parse(
+        "# MEMORY.md\n\n## Action items\n"
+        "- [Cobalt] write the go/no-go memo by 2026-11-13 (2026-11-02)\n"
+        "- [Cobalt] keep the raw bucket 30 days, then delete it (on or after 2026-12-16) (2026-11-13)\n"
+    )
+    today = date(2026, 11, 25)
+    archived = archived_by(
+        document,
+        today,
+        lambda e: remove_stale(e, {}, {"Cobalt"}, {}, today, today - timedelta(days=90), budget=5).edits,
+    )
+    assert [r.entry for r in archived] == ["- [Cobalt] write the go/no-go memo by 2026-11-13 (2026-11-02)"]
+    assert "delete it (on or after 2026-12-16)" in document.render()
+
+
 def test_a_repeat_or_a_mention_of_the_person_references_an_entry() -> None:
     day = date(2026, 11, 20)
     views = [view for _, view in DocumentEditor(MemoryDocument.parse(PEOPLE), day).views()]

@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 from memory_sleep.cycle.plan import DocumentEditor, Edit
 from memory_sleep.models import EntryJudgement
+from memory_sleep.text import names_day_after
 from memory_sleep.workspace.archive import stale_reason
 from memory_sleep.workspace.memory_doc import Entry
 from memory_sleep.workspace.state import EntryRecord
@@ -61,7 +62,8 @@ def remove_stale(
     budget: int,
 ) -> StaleResult:
     """Archive edits for up to `budget` entries: those about finished business first (a finished
-    project, or what the engine judged `ended`), then those nobody used since `horizon`."""
+    project, but for what it says happens after today: "delete the bucket on or after 2026-12-16";
+    or what the engine judged `ended`), then those nobody used since `horizon`."""
     result = StaleResult()
     candidates: list[_Candidate] = []
     for ref, section, entry in editor.entries():
@@ -69,7 +71,11 @@ def remove_stale(
         written = entry.day or (record.first_seen if record else today)
         last_used = max(written, record.last_referenced) if record else written
         judged = judgements.get(ref)
-        if entry.topic in finished_projects and section not in _KEEP_FOR_FINISHED:
+        if (
+            entry.topic in finished_projects
+            and section not in _KEEP_FOR_FINISHED
+            and not names_day_after(entry.text, today)
+        ):
             candidates.append(_Candidate(1, written, section, entry, f"project {entry.topic} finished"))
         elif judged is not None and judged.kind == "ended":
             candidates.append(_Candidate(1, written, section, entry, judged.reason or "finished"))

@@ -12,7 +12,7 @@ from memory_sleep.engines.offline import cues
 from memory_sleep.engines.offline.wording import entry_text
 from memory_sleep.language import LEAD_IN_WORDS
 from memory_sleep.models import EntryView, KeptItem, ProjectFields, WeeklySummary
-from memory_sleep.text import NAME, deadline_in, shorten
+from memory_sleep.text import NAME, deadline_in, names_day_after, shorten
 
 _NAME = re.compile(rf"\b({NAME} {NAME})\b")
 _NOT_NAMES = frozenset(label.capitalize() for label in LEAD_IN_WORDS) | frozenset(
@@ -128,9 +128,16 @@ class OfflineSummarizer:
                 ),
             )
             last_event = f"{shorten(entry_text(latest), SUMMARY_LINE_CHARS)} ({latest.item.day.isoformat()})"
-        if context.open_actions:
-            next_step = shorten(_most_urgent(context.open_actions, context.today).text, SUMMARY_LINE_CHARS)
-        elif status.startswith(("completed", "cancelled")):
+        finished = status.startswith(("completed", "cancelled"))
+        # a finished project's open actions are archived with it, but for what happens after today
+        ahead = [
+            action
+            for action in context.open_actions
+            if not finished or names_day_after(action.text, context.today)
+        ]
+        if ahead:
+            next_step = shorten(_most_urgent(ahead, context.today).text, SUMMARY_LINE_CHARS)
+        elif finished:
             next_step = "—"
         else:
             next_step = current.next if current else "—"
