@@ -113,8 +113,10 @@ def test_a_decision_moved_to_another_date_supersedes_it_whatever_the_reason() ->
 
 
 def test_not_followed_by_a_plain_word_names_no_old_value() -> None:
-    assert (
-        values.replaced_values("Atlas staging is at staging.atlas.internal:8443 — NOT the :443 vhost") == ()
+    """ "not one of the cert-manager ones" names nothing; "NOT the :443 vhost" names 443, after its article,
+    as "not 5432" does: a later "port 8443 (not 443)" says no more than the line that said it first."""
+    assert values.replaced_values("Atlas staging is at staging.atlas.internal:8443 — NOT the :443 vhost") == (
+        "443",
     )
     assert values.replaced_values("the old cert, not one of the cert-manager ones") == ()
     assert values.replaced_values("Meridian exporter listens on 8000, not 5432") == ("5432",)

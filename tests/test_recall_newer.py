@@ -574,6 +574,12 @@ def test_a_value_changed_and_changed_back_ends_on_its_last_word(tmp_path: Path) 
         # a status board's row saying the same again, or another thing's row
         ("Orion iOS: waiting for review", "iOS review status: checked\n  - Orion iOS: waiting for review"),
         ("Vega iOS: waiting for review", "iOS review status: checked\n  - Orion iOS: REJECTED"),
+        # the value said again, and the value the older itself says is not it ("NOT the :443 vhost")
+        # said gone again
+        (
+            "Orion staging is at staging.orion.internal:8443 — NOT the :443 vhost, that one serves the old app",
+            "Reminder: Orion staging lives at staging.orion.internal, port 8443 (not 443).",
+        ),
         # the key and its whole value said again as its own, beside lines naming other things
         (
             "**Orion v0.13.9:** audit log v2",

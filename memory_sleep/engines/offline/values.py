@@ -85,7 +85,7 @@ _SUPERSEDED_VALUE = [
         + _DROPPED_TAIL
         + r"|\b"
         + _any_of(NEGATIONS + INSTEAD + OLD_VALUE_IN_TEXT)
-        + r"\s+(?:on\s+|at\s+|port\s+)?(?:[^\s,;)]|,(?=\d))+",
+        + r"\s+(?:on\s+|at\s+|port\s+|the\s+)?(?:[^\s,;)]|,(?=\d))+",
         re.I,
     )
     for arrow in _ARROW_OLD
@@ -107,7 +107,7 @@ _OLD_VALUE = [
         + r"|\b"
         + _INSTEAD
         + r"\s+(?P<instead>[^,;.()]{1,40})"
-        r"|\b" + _NOT + r"\s+(?:on\s+|at\s+|port\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
+        r"|\b" + _NOT + r"\s+(?:on\s+|at\s+|port\s+|the\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
         r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
         + _DROPPED_TAIL
         + r"|[,;]\s*(?:"
