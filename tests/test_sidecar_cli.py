@@ -42,6 +42,19 @@ def test_index_recall_and_stats_from_the_command_line(fixture_workspace: Path) -
     assert "Queries logged: 2" in human.output
 
 
+def test_recall_shows_a_long_line_as_far_as_its_answer_wrapped(fixture_workspace: Path) -> None:
+    """A note gives its reason first ("Reminder, because the config for Raj's new worker VM had it
+    wrong: Atlas staging lives at staging.atlas.internal, port 8443"): cut at 100 characters, the
+    result ended before the answer. Up to 200 are shown, on lines of at most 100."""
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", str(fixture_workspace)]).exit_code == 0
+    asked = ["recall", "Atlas staging host port", str(fixture_workspace), "-k", "5", "--today", "2026-11-25"]
+    found = runner.invoke(main, asked)
+    assert found.exit_code == 0, found.output
+    assert "staging.atlas.internal, port 8443 (not 443)" in " ".join(found.output.split())
+    assert max(len(line) for line in found.output.splitlines()) <= 100
+
+
 def test_recall_as_of_a_day_after_today_is_refused(fixture_workspace: Path) -> None:
     runner = CliRunner()
     assert runner.invoke(main, ["index", str(fixture_workspace)]).exit_code == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +18,7 @@ if TYPE_CHECKING:  # recall imports this module and must not pay for the indexer
 
 # MEMORY.md's own sections (workspace/memory_blocks.py, not imported: recall must stay light)
 MERGED_SHOWN = 3  # places of a merge's originals shown before "and N more"
+LINE_CHARS = 96  # a hit's text wrapped on lines this long, under its 4-space indent
 OWN_SECTIONS = frozenset({"Decisions", "Facts", "Lessons", "Action items", "People", "Projects"})
 # a field: a short key and a short value ("**Area**: tools", "Owner: Pim")
 _FIELD = re.compile(r"^\W*[^:：\n]{1,30}?\**\s*[:：]\s*[^\n]{1,40}$")
@@ -90,7 +92,9 @@ def _anything_to_index(folder: Path) -> bool:
     return any(memory_items(source.path.read_text(encoding="utf-8", errors="replace")) for source in files)
 
 
-def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:
+def hit_lines(hits: Sequence[Hit], width: int = 200) -> list[str]:
+    """Each hit's place, day, status and text: `width` characters of it, on lines of at most LINE_CHARS
+    (one line of 100 cut "the staging host lives at…" before the answer a note gave after its reason)."""
     if not hits:
         return ["No match."]
     lines = []
@@ -101,7 +105,8 @@ def hit_lines(hits: Sequence[Hit], width: int = 100) -> list[str]:
         lines.append(
             f"{hit.rank:>2}. {where}  {day}{status}  [{hit.entry.kind}, id {hit.id}, score {hit.score:.4f}]"
         )
-        lines.append(f"    {shorten(_with_heading(hit), width)}")
+        text = shorten(_with_heading(hit), width)
+        lines += [f"    {line}" for line in textwrap.wrap(text, LINE_CHARS) or [text]]
         if hit.also:
             lines.append(f"    also in {', '.join(places(hit.also))}")
     return lines
