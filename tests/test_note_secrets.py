@@ -74,6 +74,8 @@ def test_redact_dry_run_changes_nothing_then_redact_and_undo(fixture_workspace: 
     assert _cli("redact", str(fixture_workspace))[1] == "No secrets in plain text in 22 notes.\n"
     _, status = _cli("status", str(fixture_workspace), "--today", "2026-11-24")
     assert "secrets in notes: none" in status
+    code, planned = _cli("undo", str(fixture_workspace), "--dry-run")
+    assert code == 0 and planned.startswith("would undo `memory-sleep redact` ")
     code, undone = _cli("undo", str(fixture_workspace))
     assert code == 0 and undone.startswith("Undid `memory-sleep redact` ")
     assert "restored memory/2026-11-24.md" in undone

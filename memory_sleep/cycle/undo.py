@@ -153,7 +153,7 @@ def undo_target(manifest: Manifest) -> str:
     """Which change an undo takes back, and when it was made: a run that found nothing to do leaves no
     record, so a second run of the day that changed nothing is not what `undo` undoes, the one before is."""
     when = manifest.created.astimezone(UTC).isoformat(timespec="seconds")
-    if manifest.action in ("forget", "restore", "review"):
+    if manifest.action in ("forget", "restore", "review", "redact"):
         return f"`memory-sleep {manifest.action}` {manifest.run_id}, made {when}"
     if manifest.action == "failed-run":
         return f"the failure record of run {manifest.run_id}, made {when}"
