@@ -240,6 +240,18 @@ def test_notes_a_run_would_skip_or_misdate_are_named_with_their_fix(
     assert "days after today" not in later.output
 
 
+def test_notes_that_hold_nothing_are_named_beside_the_readable_count(fixture_workspace: Path) -> None:
+    """An empty note, or one with only its heading, was counted among the readable without a word."""
+    (fixture_workspace / "memory" / "2026-11-26.md").write_text("")
+    (fixture_workspace / "memory" / "2026-11-27.md").write_text("# 2026-11-27\n")
+    checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab(), today=date(2026, 11, 28)).checks
+    (count,) = [c for c in checks if c.area == "notes" and "readable" in c.message]
+    assert (count.level, count.message) == (
+        "ok",
+        "24 daily notes readable (2 hold nothing to read: memory/2026-11-26.md, memory/2026-11-27.md)",
+    )
+
+
 def test_an_empty_workspace_says_where_notes_go(tmp_path: Path) -> None:
     assert CliRunner().invoke(main, ["init", str(tmp_path), "-q"]).exit_code == 0
     checks = diagnose(Workspace.open(tmp_path), InMemoryCrontab(), today=date(2026, 11, 25)).checks

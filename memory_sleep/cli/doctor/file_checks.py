@@ -88,6 +88,7 @@ def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
             "if the date is a typo, rename it to the day it was written",
         )
     unreadable = 0
+    empty: list[str] = []
     for note in found.notes:
         try:
             parsed = read_note(note, config.max_note_bytes)
@@ -95,6 +96,8 @@ def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
             unreadable += 1
             yield Check("notes", "fail", f"{error.relative}: {error.reason}; skipped", error.fix)
             continue
+        if not parsed.items:
+            empty.append(note.relative)
         if parsed.warning:
             yield Check("notes", "warn", parsed.warning)
     for stray in found.strays:
@@ -126,7 +129,11 @@ def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
             f"no daily notes yet: a run reads them from memory/YYYY-MM-DD.md ({today}.md today)",
         )
     else:
-        yield Check("notes", "ok" if readable else "warn", f"{readable} daily notes readable")
+        nothing = f" ({counted(len(empty), 'holds', 'hold')} nothing to read: {', '.join(empty[:3])}" + (
+            f" and {len(empty) - 3} more)" if len(empty) > 3 else ")"
+        )
+        said = f"{readable} daily notes readable" + (nothing if empty else "")
+        yield Check("notes", "ok" if readable else "warn", said)
 
 
 def secrets(workspace: Workspace) -> Iterator[Check]:
