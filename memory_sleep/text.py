@@ -233,6 +233,7 @@ CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:]*\d)")
 EMAIL = re.compile(r"[\w.+-]+@(?:[\w-]+\.)+[^\W\d_]{2,}\b")
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+STATED_DAY = re.compile(r"\s*\((\d{4}-\d{2}-\d{2})\)\s*$")  # " (2026-11-03)": the day a line ends with
 _MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\.?\s+([A-Za-z]{3,9})\b")  # "3 Dec", "1st of"
 _CJK_DATE = re.compile(r"(\d{1,2})月(\d{1,2})日")  # 12月7日

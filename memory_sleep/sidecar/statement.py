@@ -19,14 +19,22 @@ from memory_sleep.engines.offline.statements import KEY_WORDS
 from memory_sleep.engines.offline.values import current_claim, replaced_values, typed_values
 from memory_sleep.language import LEAD_INS
 from memory_sleep.sidecar.rows import EntryRow
-from memory_sleep.text import CLOCK, LIST_MARK, WORD_MARKS, is_cjk, tokens, without_history, word_sequence
+from memory_sleep.text import (
+    CLOCK,
+    LIST_MARK,
+    STATED_DAY,
+    WORD_MARKS,
+    is_cjk,
+    tokens,
+    without_history,
+    word_sequence,
+)
 
 _WEEKLY_LABEL = re.compile(r"^[-*] \w+: ")
 NAME = re.compile(r"\b(?:[a-z]+(?=[A-Z]))?[A-Z][\w.-]*")  # "Quokka", "gRPC", "iOS"
 _NAME_RUN = re.compile(r"\b[A-Z][\w.-]*(?: [A-Z][\w.-]*)*")  # "Grafana Cloud"
 _CLAUSE_END = re.compile(r"\s[—–-]\s|[;,.](?:\s|$)")
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+_\w+\b")  # a code span, a snake_case word
-_STATED_DAY = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
 _NOTE_PLACE = re.compile(
     r"\s*\([^()\s]+\.md:\d+\)\s*$"
 )  # "(memory/2026-10-03.md:80)": a pending item's place
@@ -227,7 +235,7 @@ def stated(text: str, weekly: bool, filed: frozenset[str] = frozenset()) -> Stat
     text = _WEEKLY_LABEL.sub("", text) if weekly else text
     # a stated day ends it, or a pending item's place: only then are the patterns tried at each offset
     if text.rstrip().endswith(")"):
-        text = _STATED_DAY.sub("", text)
+        text = STATED_DAY.sub("", text)
         text = _NOTE_PLACE.sub("", text) if weekly else text
     if text.rstrip().endswith("…"):  # a copy cut short: its last word may be cut too
         text = _CUT_END.sub("", text)

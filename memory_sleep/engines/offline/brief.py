@@ -13,13 +13,12 @@ from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
 from memory_sleep.engines.offline.wording import entry_text
 from memory_sleep.language import SECTION_NAMES
 from memory_sleep.models import Briefing
-from memory_sleep.text import counted, shorten
+from memory_sleep.text import STATED_DAY, counted, shorten
 
 _SOON_DAYS = 3
 _STALE_DAYS = 7  # overdue by more than this: long overdue, no longer flagged one by one
 _LINE = 150
 _DUE_MARK = re.compile(r"\s*\(due \d{4}-\d{2}-\d{2}\)")
-_STATED_DAY = re.compile(r"\s*\((\d{4}-\d{2}-\d{2})\)$")
 _FINISHED = ("completed", "cancelled")
 
 
@@ -105,7 +104,7 @@ def _blocked(name: str, status: str) -> str:
 def _dated(text: str, limit: int) -> str:
     """`text` in at most `limit` characters, keeping the day it ends with: a project's status of three
     weeks ago, cut before its "(2026-11-03)", read as today's beside the last event."""
-    day = _STATED_DAY.search(text)
+    day = STATED_DAY.search(text)
     if day is None:
         return shorten(text, limit)
     return f"{shorten(text[: day.start()], limit - len(day.group(1)) - 3)} ({day.group(1)})"
