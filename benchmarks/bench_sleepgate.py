@@ -9,7 +9,9 @@ entries, logged with their top-10 (as recall logs them). The first pass counts d
 pairs (blocked matmul); the nightly pass adds 1,000 new entries a day later and updates density
 incrementally. Recall@10 counts facts: the share of the facts in a query's top-10 before the pass
 still present in its top-10 after. Peak memory is the pass's own allocations (tracemalloc, which
-numpy reports to) plus the vector matrix, against the raw vectors.
+numpy reports to) plus the vector matrix, against the raw vectors. The entries state no values
+(their values keys are 0, sidecar/statement.py), so density groups them by scope alone, as it does
+most note lines; the passes still read every live entry's key.
 
 At 1M the all-pairs rebuild takes 40 minutes or more: the first pass there is a resumable
 background job (`memory-sleep forget --rebuild-density`), so --with-1m times its first minute and
@@ -82,8 +84,8 @@ def fill_store(
     with store.transaction():
         store.db.executemany(
             "INSERT INTO entries (id, source_key, source_path, kind, line_start, line_end, text, content_hash,"
-            " created_at, updated_at, last_accessed_at, access_count, embedder, dim, embedding)"
-            " VALUES (?, 'memory/x.md', 'memory/x.md', 'note', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " created_at, updated_at, last_accessed_at, access_count, embedder, dim, embedding, values_key)"
+            " VALUES (?, 'memory/x.md', 'memory/x.md', 'note', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
             (
                 (
                     first_id + i,
@@ -190,7 +192,7 @@ def timed_resume(store: Store, index: VectorIndex, threshold: float, rng: np.ran
     keep[lost] = False
     new_vectors, _ = synthetic(NEW_PER_NIGHT, rng)
     top = int(index.ids[-1])
-    changed = VectorIndex(
+    changed = density.Groups(
         np.concatenate([index.ids[keep], np.arange(top + 1, top + 1 + NEW_PER_NIGHT)]),
         np.zeros(int(keep.sum()) + NEW_PER_NIGHT, dtype=np.int32),
         ["default"],
@@ -233,7 +235,8 @@ def measure(size: int, query_count: int, estimate_rebuild: bool) -> dict[str, ob
     }
     if estimate_rebuild:
         # the background job's first minute, saved as a scheduled pass saves it
-        first_slice = density.rebuild(store, index, config.density_threshold, EMBEDDER, 60.0)
+        groups = density.grouped(store, index)
+        first_slice = density.rebuild(store, groups, config.density_threshold, EMBEDDER, 60.0)
         with store.transaction():
             density.save(store, first_slice, config.density_threshold, EMBEDDER)
         elapsed, done_share = first_slice.seconds, first_slice.progress

@@ -23,6 +23,13 @@ def unit(seed: int, base: np.ndarray | None = None, noise: float = 0.0) -> np.nd
     return (vector / np.linalg.norm(vector)).astype(np.float32)
 
 
+def entry_text(number: int) -> str:
+    """The text of a test entry, its number spelled in letters: "entry 12" would state a value (a
+    count) that no other entry states, so it would be no near-duplicate of any (sidecar/statement.py
+    `values_key`); "entry bc" states none."""
+    return "entry " + str(number).translate(str.maketrans("0123456789", "abcdefghij"))
+
+
 def entry(text: str, day: str | None = None, scope: str = "default") -> NewEntry:
     return NewEntry(
         source_key="memory/x.md",
@@ -50,14 +57,16 @@ def open_store() -> SidecarStore:
     return Store.open(":memory:")
 
 
-def store_with(vectors: list[np.ndarray], written: float = NOW - 365 * DAY) -> tuple[SidecarStore, list[int]]:
-    """A store holding one old entry per vector (written a year before NOW unless said)."""
+def store_with(
+    vectors: list[np.ndarray], written: float = NOW - 365 * DAY, texts: list[str] | None = None
+) -> tuple[SidecarStore, list[int]]:
+    """A store holding one old entry per vector (written a year before NOW unless said), its text
+    from `texts` or `entry_text`."""
     store = open_store()
+    texts = texts or [entry_text(i) for i in range(len(vectors))]
     with store.transaction():
         store.set_meta("embedder", EMBEDDER)
-        ids = store.insert_entries(
-            [entry(f"entry {i}") for i in range(len(vectors))], np.stack(vectors), EMBEDDER, written
-        )
+        ids = store.insert_entries([entry(text) for text in texts], np.stack(vectors), EMBEDDER, written)
     return store, ids
 
 

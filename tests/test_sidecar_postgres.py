@@ -130,11 +130,12 @@ def test_migrate_doctor_and_stats_on_a_shared_database(
     first = runner.invoke(main, ["migrate", str(tmp_path / "agent-1")])
     again = runner.invoke(main, ["migrate", str(tmp_path / "agent-2")])
     assert (
-        first.exit_code == 0 and "applied m001_schema, m002_realign_vectors, entries_hnsw_384" in first.output
+        first.exit_code == 0
+        and "applied m001_schema, m002_realign_vectors, m003_values_key, entries_hnsw_384" in first.output
     ), first.output
     assert again.exit_code == 0 and again.output.endswith("up to date\n")
     doctor = runner.invoke(main, ["doctor", str(tmp_path / "agent-1")])
-    assert "connected, pgvector 0.6" in doctor.output and "schema version 2" in doctor.output
+    assert "connected, pgvector 0.6" in doctor.output and "schema version 3" in doctor.output
     assert "indexes present (HNSW for 384 dimensions)" in doctor.output
     for agent in ("agent-1", "agent-2"):
         assert runner.invoke(main, ["index", str(tmp_path / agent)]).exit_code == 0

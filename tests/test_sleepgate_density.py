@@ -11,7 +11,7 @@ from memory_sleep.sidecar.store import Store
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.sleepgate import build, clusters, density, forget, pairs, state
 
-from .sleepgate_helpers import DIM, EMBEDDER, NOW, entry, store_with, unit
+from .sleepgate_helpers import DIM, EMBEDDER, NOW, entry, entry_text, store_with, unit
 
 pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
 
@@ -33,7 +33,7 @@ def clustered(count: int, seed: int) -> list[np.ndarray]:
 
 def exact_counts(store: Store) -> tuple[np.ndarray, np.ndarray, set[tuple[int, int]]]:
     """Live ids, their neighbour counts and the near pairs (as index rows), counted from scratch."""
-    index = VectorIndex.from_store(store, DIM)
+    index = density.grouped(store, VectorIndex.from_store(store, DIM))
     full = np.zeros(len(index.ids), dtype=np.int64)
     found = pairs.PairLog(limit=10**6)
     pairs.all_pairs(index.matrix, None, THRESHOLD, full, log=found)
@@ -52,7 +52,7 @@ def stored_counts(store: Store) -> dict[int, int]:
 
 def step(store: Store) -> density.DensityResult:
     """One budgeted slice of the rebuild, saved as a nightly pass would."""
-    index = VectorIndex.from_store(store, DIM)
+    index = density.grouped(store, VectorIndex.from_store(store, DIM))
     result = density.rebuild(store, index, THRESHOLD, EMBEDDER, budget_secs=1e-9)
     with store.transaction():
         density.save(store, result, THRESHOLD, EMBEDDER)
@@ -76,7 +76,7 @@ def test_a_rebuild_resumed_over_a_changing_index_equals_a_full_count(monkeypatch
     with store.transaction():
         # new entries (near-copies of a done and of a pending row), removals and re-embeddings on
         # both sides of the done line
-        store.insert_entries([entry(f"new {i}") for i in range(12)], np.stack(extra), EMBEDDER, NOW)
+        store.insert_entries([entry(entry_text(100 + i)) for i in range(12)], np.stack(extra), EMBEDDER, NOW)
         store.soft_delete([ids[finished[1]], ids[pending[1]]], "item-removed", NOW)
         store.set_embeddings(
             [ids[finished[0]], ids[pending[0]]], np.stack([unit(11, extra[2], 0.03), unit(12)]), EMBEDDER
@@ -115,7 +115,7 @@ def test_a_dry_run_rebuild_saves_nothing_and_keeps_pending_changes(monkeypatch: 
     store, ids = store_with(clustered(30, 4))
     with store.transaction():
         store.set_embeddings([ids[0]], unit(5)[None, :], EMBEDDER)
-    index = VectorIndex.from_store(store, DIM)
+    index = density.grouped(store, VectorIndex.from_store(store, DIM))
     result = density.rebuild(store, index, THRESHOLD, EMBEDDER, budget_secs=1e-9, persist=False)
     assert result.mode == "building"
     assert store.db.execute("SELECT count(*) FROM density_build").fetchone()[0] == 0
@@ -124,7 +124,7 @@ def test_a_dry_run_rebuild_saves_nothing_and_keeps_pending_changes(monkeypatch: 
 
 def test_removals_after_a_rebuild_use_its_pairs_and_match_a_recount() -> None:
     store, ids = store_with(clustered(45, 5))
-    index = VectorIndex.from_store(store, DIM)
+    index = density.grouped(store, VectorIndex.from_store(store, DIM))
     result = density.rebuild(store, index, THRESHOLD, EMBEDDER, None)
     assert result.pairs is not None and len(result.pairs[0]) > 0
     with store.transaction():
@@ -159,7 +159,7 @@ def test_counts_respect_scopes() -> None:
             NOW,
         )
         store.bump_generation()
-    index = VectorIndex.from_store(store, DIM)
+    index = density.grouped(store, VectorIndex.from_store(store, DIM))
     result = density.rebuild(store, index, THRESHOLD, EMBEDDER, None)
     assert result.counts is not None and list(result.counts) == [1, 1, 0]
 
@@ -170,7 +170,7 @@ def test_a_build_with_too_many_pairs_stops_keeping_them_and_still_counts_exactly
     monkeypatch.setattr(build, "pair_limit", lambda entries: 3)
     monkeypatch.setattr(density, "pair_limit", lambda entries: 3)
     store, _ = store_with(clustered(45, 6))
-    index = VectorIndex.from_store(store, DIM)
+    index = density.grouped(store, VectorIndex.from_store(store, DIM))
     result = density.rebuild(store, index, THRESHOLD, EMBEDDER, None)
     _, full, near = exact_counts(store)
     assert len(near) > 3
@@ -180,7 +180,7 @@ def test_a_build_with_too_many_pairs_stops_keeping_them_and_still_counts_exactly
 
 def test_clusters_from_a_rebuilds_pairs_match_clusters_counted_afresh() -> None:
     store, _ = store_with(clustered(60, 7))
-    index = VectorIndex.from_store(store, DIM)
+    index = density.grouped(store, VectorIndex.from_store(store, DIM))
     result = density.rebuild(store, index, THRESHOLD, EMBEDDER, None)
     assert result.counts is not None and result.pairs is not None
     retention = np.random.default_rng(0).random(len(index.ids))

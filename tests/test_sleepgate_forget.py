@@ -19,6 +19,7 @@ from .sleepgate_helpers import (
     NOW,
     config,
     entry,
+    entry_text,
     forget,
     log_query,
     open_store,
@@ -113,7 +114,7 @@ def test_incremental_density_matches_a_full_rebuild() -> None:
     vectors = [unit(200 + i, centres[i % 5], 0.25) for i in range(60)]
     store, ids = store_with(vectors)
     threshold = 0.9
-    index = VectorIndex.from_store(store, 16)
+    index = density.grouped(store, VectorIndex.from_store(store, 16))
     result = density.rebuild(store, index, threshold, "e", None)
     with store.transaction():
         density.save(store, result, threshold, "e")
@@ -122,11 +123,13 @@ def test_incremental_density_matches_a_full_rebuild() -> None:
         from .sleepgate_helpers import entry
 
         new = [unit(400 + i, centres[i % 5], 0.25) for i in range(10)]
-        store.insert_entries([entry(f"new {i}") for i in range(10)], np.stack(new), "test-embedder", NOW)
+        store.insert_entries(
+            [entry(entry_text(100 + i)) for i in range(10)], np.stack(new), "test-embedder", NOW
+        )
         store.soft_delete(ids[:5], "item-removed", NOW)
         edited = unit(999, centres[0], 0.25)
         store.set_embeddings([ids[10]], edited[None, :], "test-embedder")
-    index = VectorIndex.from_store(store, 16)
+    index = density.grouped(store, VectorIndex.from_store(store, 16))
     updated = density.update(store, index, threshold)
     with store.transaction():
         density.save(store, updated, threshold, "e")
@@ -149,7 +152,7 @@ def test_the_latest_word_on_an_entry_that_ended_stays_while_that_entry_stays() -
         store.set_meta("embedder", EMBEDDER)
         ids = store.insert_entries(
             [
-                replace(entry(f"entry {i}"), source_key=f"note:{name}", source_path=f"memory/{name}")
+                replace(entry(entry_text(i)), source_key=f"note:{name}", source_path=f"memory/{name}")
                 for i, name in enumerate(places)
             ],
             np.stack([unit(0), unit(1), unit(2), unit(3, unit(2), 0.01), unit(4), unit(5)]),  # 2, 3 alike
@@ -189,7 +192,7 @@ def test_a_latest_word_an_earlier_pass_forgot_comes_back_and_undoing_the_pass_fo
         ids = store.insert_entries(
             [
                 replace(
-                    entry(f"entry {i}"),
+                    entry(entry_text(i)),
                     source_key=f"note:2026-01-0{i + 1}.md",
                     source_path=f"memory/2026-01-0{i + 1}.md",
                 )

@@ -47,8 +47,8 @@ class EntryWrites(Connection):
     ) -> None:
         self.db.executemany(
             "INSERT INTO entries (id, source_key, source_path, kind, line_start, line_end, context, text,"
-            " content_hash, day, scope, importance, created_at, updated_at, expires_at, embedder, dim,"
-            " embedding, discarded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " content_hash, day, scope, importance, created_at, updated_at, expires_at, values_key, embedder,"
+            " dim, embedding, discarded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     entry_id,
@@ -70,8 +70,8 @@ class EntryWrites(Connection):
         for (entry_id, entry), vector in zip(pairs, vectors, strict=True):
             self.db.execute(
                 "UPDATE entries SET source_path = ?, line_start = ?, line_end = ?, context = ?, text = ?,"
-                " content_hash = ?, day = ?, scope = ?, expires_at = ?, updated_at = ?, embedder = ?, dim = ?,"
-                " embedding = ?, discarded = ? WHERE id = ?",
+                " content_hash = ?, day = ?, scope = ?, expires_at = ?, updated_at = ?, values_key = ?,"
+                " embedder = ?, dim = ?, embedding = ?, discarded = ? WHERE id = ?",
                 (
                     *entry.rewritten(now),
                     embedder,

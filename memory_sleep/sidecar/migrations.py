@@ -370,3 +370,28 @@ def m011_notes_by_scope(db: sqlite3.Connection) -> None:
     `_derived_scopes`) without reading every row with its vector: at 365 days a tenth of the nightly
     index pass, to find none. Partial, so no other query's plan changes."""
     _run(db, "CREATE INDEX entries_notes_by_scope ON entries (scope) WHERE kind = 'note'")
+
+
+@MIGRATIONS.register
+def m012_values_key(db: sqlite3.Connection) -> None:
+    """Each entry's values key (sidecar/statement.py `values_key`): SleepGate counts two entries as
+    near only when they state the same values, where it counted by embedding alone and forgot one
+    release's statement as a copy of another's. The key is kept with a retired embedding too, and the
+    density counts start again (rebuilt by the next forgetting pass). An entry indexed before has its
+    key worked out when SleepGate first reads it."""
+    _run(
+        db,
+        "ALTER TABLE entries ADD COLUMN values_key INTEGER",
+        "ALTER TABLE density_retired ADD COLUMN values_key INTEGER",
+        "DROP TRIGGER density_keep_old_embedding",
+        """CREATE TRIGGER density_keep_old_embedding BEFORE UPDATE OF embedding ON entries
+            WHEN OLD.embedding IS NOT NULL AND OLD.embedder IS NEW.embedder
+            BEGIN
+                INSERT OR IGNORE INTO density_retired (entry_id, scope, values_key, embedding)
+                VALUES (OLD.id, OLD.scope, OLD.values_key, OLD.embedding);
+            END""",
+        "DELETE FROM entry_density",
+        "DELETE FROM density_retired",
+        "DELETE FROM density_build",
+        "DELETE FROM meta WHERE key IN ('density_threshold', 'density_embedder')",
+    )

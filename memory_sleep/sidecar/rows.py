@@ -106,8 +106,15 @@ class NewEntry:
     tokens: str
     discarded: bool = False
 
+    @property
+    def values_key(self) -> int:
+        """What SleepGate tells copies of one statement by, beside its embedding (sidecar/statement.py)."""
+        from memory_sleep.sidecar.statement import values_key  # statement.py reads EntryRow from here
+
+        return values_key(self.text, self.kind)
+
     def columns(self, now: float) -> tuple[object, ...]:
-        """Its values in both stores' column order, source_key to expires_at (written `now`)."""
+        """Its values in both stores' column order, source_key to values_key (written `now`)."""
         return (
             self.source_key,
             self.source_path,
@@ -123,10 +130,11 @@ class NewEntry:
             now,
             now,
             self.expires_at,
+            self.values_key,
         )
 
     def rewritten(self, now: float) -> tuple[object, ...]:
-        """Its values for both stores' rewrite, in their SET order, source_path to updated_at."""
+        """Its values for both stores' rewrite, in their SET order, source_path to values_key."""
         return (
             self.source_path,
             self.line_start,
@@ -138,6 +146,7 @@ class NewEntry:
             self.scope,
             self.expires_at,
             now,
+            self.values_key,
         )
 
 

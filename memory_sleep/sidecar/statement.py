@@ -8,6 +8,7 @@ weekly copy's place: none is news of what it says.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -223,6 +224,34 @@ def _typed(text: str) -> frozenset[str]:
     return frozenset(value for found in typed_values(text).values() for value in found)
 
 
+def _bare(text: str, weekly: bool) -> str:
+    """The text without what a copy or a note adds to a statement: a weekly copy's label and place, a
+    stated day at its end, a cut-off last word, the clock time stamping a note line, list marks."""
+    text = _WEEKLY_LABEL.sub("", text) if weekly else text
+    # a stated day ends it, or a pending item's place: only then are the patterns tried at each offset
+    if text.rstrip().endswith(")"):
+        text = STATED_DAY.sub("", text)
+        text = _NOTE_PLACE.sub("", text) if weekly else text
+    if text.rstrip().endswith("…"):  # a copy cut short: its last word may be cut too
+        text = _CUT_END.sub("", text)
+    return _LIST_MARKS.sub("", _STAMP.sub("", text.strip()))  # "3. Pim is out ...": no number of it
+
+
+def values_key(text: str, kind: str) -> int:
+    """The values an entry states now (a version, a day, an address, a port, a count; not the clock
+    time that stamps a note line, nor the values it says are gone), as one signed 64-bit key, 0 for
+    none. SleepGate counts two entries as copies of one statement only when their keys agree: "Quokka
+    v1.11.7 will ship audit log v2" and "Quokka v1.12.5 will ship audit log v2" are two releases, however
+    near their embeddings; a MEMORY.md entry, its weekly line and its archive record state the same
+    values."""
+    found = typed_values(current_claim(_bare(text, kind == "weekly")))
+    values = sorted(value for values in found.values() for value in values)
+    if not values:
+        return 0
+    digest = hashlib.blake2b("\n".join(values).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True) or 1
+
+
 def statement(row: EntryRow, filed: frozenset[str] = frozenset()) -> Statement:
     """The words of what a result states: without the clock times that stamp note lines, nor the
     category label and day a weekly summary adds to its copy of an item; `filed`, the words of the
@@ -232,14 +261,7 @@ def statement(row: EntryRow, filed: frozenset[str] = frozenset()) -> Statement:
 
 @functools.lru_cache(maxsize=4096)  # fold_copies and mark_older read the same results' statements
 def stated(text: str, weekly: bool, filed: frozenset[str] = frozenset()) -> Statement:
-    text = _WEEKLY_LABEL.sub("", text) if weekly else text
-    # a stated day ends it, or a pending item's place: only then are the patterns tried at each offset
-    if text.rstrip().endswith(")"):
-        text = STATED_DAY.sub("", text)
-        text = _NOTE_PLACE.sub("", text) if weekly else text
-    if text.rstrip().endswith("…"):  # a copy cut short: its last word may be cut too
-        text = _CUT_END.sub("", text)
-    text = _LIST_MARKS.sub("", _STAMP.sub("", text.strip()))  # "3. Pim is out ...": no number of it
+    text = _bare(text, weekly)
     # "Again for the record: X", "(repeating for the summary) X": the remark is no news of X
     ahead = remark_ahead(text, frozenset(), lead_in=True)
     if ahead is not None:

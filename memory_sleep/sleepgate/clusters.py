@@ -8,12 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from memory_sleep.sidecar.vectors import VectorIndex
+from memory_sleep.sleepgate.density import Groups
 from memory_sleep.sleepgate.pairs import PairLog, Positions, all_pairs
 
 
 def last_of_clusters(
-    index: VectorIndex,
+    index: Groups,
     candidates: Sequence[int],
     neighbours: npt.NDArray[np.int64],
     retention: npt.NDArray[np.float64],
@@ -46,7 +46,7 @@ def last_of_clusters(
 
 
 def _pairs_among(
-    index: VectorIndex, rows: Positions, threshold: float, near: tuple[Positions, Positions] | None
+    index: Groups, rows: Positions, threshold: float, near: tuple[Positions, Positions] | None
 ) -> tuple[Positions, Positions]:
     """Near pairs among `rows`, each once, as positions into `rows`."""
     if near is not None:

@@ -119,7 +119,8 @@ def run_pass(
             "to forget sooner)"
         )
         return _finish(store, report, now)
-    counted = _density(store, index, config, embedder, dry_run, rebuild_budget_secs, report)
+    groups = density.grouped(store, index, persist=not dry_run)
+    counted = _density(store, groups, config, embedder, dry_run, rebuild_budget_secs, report)
     if counted.counts is None:
         report.skipped = (
             f"density index being built ({report.density_progress:.0%} done); "
@@ -134,7 +135,7 @@ def run_pass(
 
     started = time.perf_counter()
     survivors = clusters.last_of_clusters(
-        index,
+        groups,
         candidates.tolist(),
         scores.neighbours,
         scores.retention,
@@ -172,7 +173,7 @@ def run_pass(
         with store.transaction():
             store.soft_delete(report.forgotten_ids, state.FORGOTTEN, now, report.pass_id)
             density.forget_rows(
-                store, index, forget_rows, counted.counts, config.density_threshold, counted.pairs
+                store, groups, forget_rows, counted.counts, config.density_threshold, counted.pairs
             )
         report.seconds["density"] += time.perf_counter() - started
     return _finish(store, report, now)
@@ -249,7 +250,7 @@ def _verdicts(
 
 def _density(
     store: SidecarStore,
-    index: VectorIndex,
+    index: density.Groups,
     config: ForgettingConfig,
     embedder: str,
     dry_run: bool,

@@ -20,6 +20,15 @@ FORGOTTEN = "forgotten"  # the soft-delete reason of the forgetting pass
 
 
 @dataclass(frozen=True)
+class Counted:
+    """What density counted an entry by: its scope, its values key and its embedding."""
+
+    scope: str
+    values_key: int
+    embedding: bytes
+
+
+@dataclass(frozen=True)
 class EntrySignals:
     """Raw per-entry inputs to scoring, in ascending id order."""
 
@@ -139,21 +148,57 @@ def discard_build(store: SidecarStore) -> None:
     store.db.execute(f"DELETE FROM density_build WHERE {column} = ?", (key,))
 
 
-def retired_embeddings(store: SidecarStore) -> dict[int, tuple[str, bytes]]:
-    """The embedding each changed entry had when it was last counted, with its scope."""
+def retired_embeddings(store: SidecarStore) -> dict[int, Counted]:
+    """The embedding each changed entry had when it was last counted, with its scope and values key."""
     where, params = in_namespace(store)
     return {
-        int(entry_id): (scope, blob)
-        for entry_id, scope, blob in store.db.execute(
-            f"SELECT entry_id, scope, embedding FROM density_retired WHERE 1 = 1{where}", params
+        int(entry_id): Counted(scope, int(key or 0), blob)
+        for entry_id, scope, key, blob in store.db.execute(
+            f"SELECT entry_id, scope, values_key, embedding FROM density_retired WHERE 1 = 1{where}", params
         )
     }
 
 
-def stored_embeddings(store: SidecarStore, ids: Sequence[int]) -> dict[int, tuple[str, bytes]]:
-    """Scope and embedding of entries by id, deleted or not (soft-deleted entries keep theirs)."""
-    query = "SELECT id, scope, embedding FROM entries WHERE embedding IS NOT NULL AND id IN ({marks})"
-    return {int(entry_id): (scope, blob) for entry_id, scope, blob in _by_ids(store, query, ids)}
+def stored_embeddings(store: SidecarStore, ids: Sequence[int]) -> dict[int, Counted]:
+    """Scope, values key and embedding of entries by id, deleted or not (soft-deleted entries keep
+    theirs)."""
+    query = (
+        "SELECT id, scope, values_key, embedding FROM entries WHERE embedding IS NOT NULL AND id IN ({marks})"
+    )
+    return {
+        int(entry_id): Counted(scope, int(key or 0), blob)
+        for entry_id, scope, key, blob in _by_ids(store, query, ids)
+    }
+
+
+def values_keys(store: SidecarStore, persist: bool) -> tuple[Ids, Ids]:
+    """(ids, values keys) of every live entry, ascending. An entry indexed before keys were kept has
+    its key worked out from its text (and stored, unless `persist` is False: a dry run)."""
+    where, params = in_namespace(store)
+    rows = store.db.execute(
+        f"SELECT id, coalesce(values_key, 0), values_key IS NULL FROM entries WHERE deleted_at IS NULL{where}"
+        " ORDER BY id",
+        params,
+    )
+    table = _columns(rows, 3, np.int64)
+    ids, keys = table[:, 0].copy(), table[:, 1].copy()
+    unknown = ids[table[:, 2] == 1]
+    if len(unknown) == 0:
+        return ids, keys
+    from memory_sleep.sidecar.statement import values_key
+
+    query = "SELECT id, kind, text FROM entries WHERE id IN ({marks})"
+    found = {
+        int(entry_id): values_key(text, kind)
+        for entry_id, kind, text in _by_ids(store, query, unknown.tolist())
+    }
+    keys[np.searchsorted(ids, unknown)] = [found[int(i)] for i in unknown]
+    if persist:
+        with store.transaction():
+            store.db.executemany(
+                "UPDATE entries SET values_key = ? WHERE id = ?", [(key, i) for i, key in found.items()]
+            )
+    return ids, keys
 
 
 def _by_ids(store: SidecarStore, query: str, ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:

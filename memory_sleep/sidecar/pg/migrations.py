@@ -104,9 +104,30 @@ M001_SCHEMA = (
 # vectors on the wrong rows: naming the embedder anew makes the next open re-embed
 M002_REALIGN_VECTORS = ("UPDATE meta SET value = value || ' (vectors misaligned)' WHERE key = 'embedder'",)
 
+# each entry's values key (sidecar/migrations.py m012_values_key): kept with a retired embedding too;
+# density counts start again
+M003_VALUES_KEY = (
+    "ALTER TABLE entries ADD COLUMN values_key BIGINT",
+    "ALTER TABLE density_retired ADD COLUMN values_key BIGINT",
+    """CREATE OR REPLACE FUNCTION density_keep_old_embedding() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF OLD.embedding IS NOT NULL AND OLD.embedder IS NOT DISTINCT FROM NEW.embedder
+               AND OLD.embedding IS DISTINCT FROM NEW.embedding THEN
+                INSERT INTO density_retired (entry_id, namespace, scope, values_key, embedding)
+                VALUES (OLD.id, OLD.namespace, OLD.scope, OLD.values_key, OLD.embedding) ON CONFLICT DO NOTHING;
+            END IF;
+            RETURN NEW;
+        END $$""",
+    "DELETE FROM entry_density",
+    "DELETE FROM density_retired",
+    "DELETE FROM density_build",
+    "DELETE FROM meta WHERE key IN ('density_threshold', 'density_embedder')",
+)
+
 MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("m001_schema", M001_SCHEMA),
     ("m002_realign_vectors", M002_REALIGN_VECTORS),
+    ("m003_values_key", M003_VALUES_KEY),
 )
 
 

@@ -16,17 +16,17 @@ from memory_sleep.sidecar.tokenize import fts_document
 
 _LOAD_COLUMNS = (
     "id, namespace, source_key, source_path, kind, line_start, line_end, context, text, content_hash, day,"
-    " scope, importance, created_at, updated_at, expires_at, embedder, dim, embedding, discarded"
+    " scope, importance, created_at, updated_at, expires_at, values_key, embedder, dim, embedding, discarded"
 )
 _LOAD_TYPES = [  # of _LOAD_COLUMNS, then tokens and vector_generation
     *("int8", "text", "text", "text", "text", "int4", "int4", "text", "text", "text", "text", "text"),
-    *("float8", "float8", "float8", "float8", "text", "int4", "vector", "int4", "text", "int8"),
+    *("float8", "float8", "float8", "float8", "int8", "text", "int4", "vector", "int4", "text", "int8"),
 ]
 _STAGING = (  # this connection's own; emptied after each load
     "CREATE TEMP TABLE IF NOT EXISTS entries_load (id BIGINT, namespace TEXT, source_key TEXT,"
     " source_path TEXT, kind TEXT, line_start INTEGER, line_end INTEGER, context TEXT, text TEXT,"
     " content_hash TEXT, day TEXT, scope TEXT, importance DOUBLE PRECISION, created_at DOUBLE PRECISION,"
-    " updated_at DOUBLE PRECISION, expires_at DOUBLE PRECISION, embedder TEXT, dim INTEGER,"
+    " updated_at DOUBLE PRECISION, expires_at DOUBLE PRECISION, values_key BIGINT, embedder TEXT, dim INTEGER,"
     " embedding vector, discarded INTEGER, tokens TEXT, vector_generation BIGINT)"
 )
 
@@ -115,8 +115,8 @@ class PgWrites:
         )
         self.db.executemany(
             "UPDATE entries SET source_path = ?, line_start = ?, line_end = ?, context = ?, text = ?,"
-            " content_hash = ?, day = ?, scope = ?, expires_at = ?, updated_at = ?, embedder = ?, dim = ?,"
-            " embedding = ?, discarded = ?, tokens = to_tsvector('simple', ?) WHERE id = ?",
+            " content_hash = ?, day = ?, scope = ?, expires_at = ?, updated_at = ?, values_key = ?, embedder = ?,"
+            " dim = ?, embedding = ?, discarded = ?, tokens = to_tsvector('simple', ?) WHERE id = ?",
             [
                 (
                     *entry.rewritten(now),
