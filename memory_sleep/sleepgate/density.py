@@ -122,8 +122,12 @@ def reconcile(
     stale = ~live | changed
     done = np.arange(len(build.ids)) < build.next_row
     counts = build.counts.copy()
-    if stale.any():
-        vectors, stale_codes, known = _old_vectors(store, index, build.ids[stale], retired)
+    # a row counted with no neighbour is in no other row's count: most rows, as most state values no
+    # other entry states (`Groups`), so only the stale rows with neighbours are met again
+    paired = build.counts > 0
+    probing = stale & paired
+    if probing.any():
+        vectors, probe_codes, known = _old_vectors(store, index, build.ids[probing], retired)
         if not known.all():
             log.debug(
                 "sleepgate: %d removed entries have no stored embedding; their neighbours' counts "
@@ -131,11 +135,15 @@ def reconcile(
                 int((~known).sum()),
             )
         met = np.zeros(len(index.ids), dtype=np.int64)
+        live_paired = ~stale & paired
         # a done row met every row; a row still to do met the done ones
-        for probes, columns in ((done[stale] & known, ~stale), (~done[stale] & known, ~stale & done)):
+        for probes, columns in (
+            (done[probing] & known, live_paired),
+            (~done[probing] & known, live_paired & done),
+        ):
             met += against(
                 vectors[probes],
-                None if codes is None else stale_codes[probes],
+                None if codes is None else probe_codes[probes],
                 index.matrix,
                 codes,
                 threshold,
