@@ -409,3 +409,15 @@ def test_a_memory_md_with_an_unresolved_merge_conflict_is_refused_by_the_run_and
     ]
     memory.write_text("".join(lines) + quoted, encoding="utf-8")
     assert CliRunner().invoke(main, ["run", str(fixture_workspace), "--today", "2026-11-25"]).exit_code == 0
+
+
+def test_one_note_that_holds_nothing_is_one_note_and_a_warning(tmp_path: Path) -> None:
+    """ "1 daily notes readable" read wrongly, and "ok" for notes of which none holds anything to read."""
+    assert CliRunner().invoke(main, ["init", str(tmp_path), "-q"]).exit_code == 0
+    (tmp_path / "memory" / "2026-11-21.md").write_text("")
+    checks = diagnose(Workspace.open(tmp_path), InMemoryCrontab(), today=date(2026, 11, 25)).checks
+    (count,) = [c for c in checks if c.area == "notes" and "readable" in c.message]
+    assert (count.level, count.message) == (
+        "warn",
+        "1 daily note readable (1 holds nothing to read: memory/2026-11-21.md)",
+    )

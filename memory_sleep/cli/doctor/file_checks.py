@@ -132,8 +132,8 @@ def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
         nothing = f" ({counted(len(empty), 'holds', 'hold')} nothing to read: {', '.join(empty[:3])}" + (
             f" and {len(empty) - 3} more)" if len(empty) > 3 else ")"
         )
-        said = f"{readable} daily notes readable" + (nothing if empty else "")
-        yield Check("notes", "ok" if readable else "warn", said)
+        said = f"{counted(readable, 'daily note', 'daily notes')} readable" + (nothing if empty else "")
+        yield Check("notes", "ok" if readable > len(empty) else "warn", said)
 
 
 def secrets(workspace: Workspace) -> Iterator[Check]:
