@@ -51,7 +51,9 @@ def test_near_entries_stating_other_releases_are_no_copies_of_each_other() -> No
     assert sorted([fate[ids[1]], fate[ids[2]]]) == ["forgotten", "load-bearing"]  # one of the two copies
 
 
-def test_an_older_sidecar_counts_density_again_with_values_keys(tmp_path: Path) -> None:
+def test_an_older_sidecar_counts_density_again_with_values_keys(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "sidecar.db"
     older = Migrations()
     older.steps = [step for step in MIGRATIONS.steps if step.number < 12]
@@ -69,6 +71,7 @@ def test_an_older_sidecar_counts_density_again_with_values_keys(tmp_path: Path) 
     db.execute("INSERT INTO entry_density (entry_id, neighbours) VALUES (1, 3)")
     db.close()
     store = Store.open(path)
+    assert "density counts (1 entry) start again" in caplog.text  # said once, at the upgrade
     assert store.db.execute("SELECT count(*) FROM entry_density").fetchone()[0] == 0
     assert store.meta("density_threshold") is None  # the next pass counts again, by values too
     density.grouped(store, VectorIndex.from_store(store, DIM))  # the pass's first read

@@ -379,6 +379,7 @@ def m012_values_key(db: sqlite3.Connection) -> None:
     release's statement as a copy of another's. The key is kept with a retired embedding too, and the
     density counts start again (rebuilt by the next forgetting pass). An entry indexed before has its
     key worked out when SleepGate first reads it."""
+    counted_before = int(db.execute("SELECT count(*) FROM entry_density").fetchone()[0])
     _run(
         db,
         "ALTER TABLE entries ADD COLUMN values_key INTEGER",
@@ -395,3 +396,10 @@ def m012_values_key(db: sqlite3.Connection) -> None:
         "DELETE FROM density_build",
         "DELETE FROM meta WHERE key IN ('density_threshold', 'density_embedder')",
     )
+    if counted_before:
+        log.warning(
+            "memory-sleep: SleepGate now tells near-duplicates by the values they state too (one "
+            "release's line is no copy of another's): its density counts (%s) start again and the next "
+            "forgetting pass makes them, once; nothing to do.",
+            counted(counted_before, "entry", "entries"),
+        )
