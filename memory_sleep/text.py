@@ -347,3 +347,18 @@ def _day_of_year(written_on: date, month: int, day: int) -> date | None:
     if parsed is not None and parsed < written_on - timedelta(days=180):
         parsed = _safe_date(written_on.year + 1, month, day) or parsed
     return parsed
+
+
+ENDING_STATUSES = ("superseded", "done", "finished", "expired")  # workspace/archive.py's Status
+# how a summary line or an archive record says its item ended: "... [superseded 2026-11-02 by X]"
+ENDING = re.compile(
+    rf"^(?P<rest>.*) \[(?P<status>{'|'.join(ENDING_STATUSES)}) (?P<day>\d{{4}}-\d{{2}}-\d{{2}})"
+    r"(?: by (?P<by>[^\]]+))?\]$"
+)
+
+
+def without_ending(line: str) -> str:
+    """A summary line without the ending marked after it ("... [superseded 2026-11-02 by ...]"), which
+    quotes what ended it: the line's own words are before it."""
+    match = ENDING.match(line)
+    return match["rest"] if match else line

@@ -10,12 +10,14 @@ import pytest
 
 from memory_sleep.config import Config
 from memory_sleep.sidecar import successors
+from memory_sleep.sidecar.restatement import restates
 from memory_sleep.sidecar.rows import NewEntry
 from memory_sleep.sidecar.search import Hit, rarest_terms
 from memory_sleep.sidecar.statement import stated
 from memory_sleep.sidecar.successors import SUMMARY, ending_row
 from memory_sleep.sidecar.tokenize import fts_document
-from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records
+from memory_sleep.text import ENDING_STATUSES
+from memory_sleep.workspace.archive import STATUSES, ArchiveRecord, Ending, append_records
 from tests.sidecar_helpers import make_workspace, open_at
 
 pytestmark = pytest.mark.usefixtures("sidecar_store")  # each test on SQLite and on Postgres
@@ -721,6 +723,21 @@ def test_a_statement_is_what_a_line_says_now() -> None:
     assert (changed.key, changed.value_text) == (said.key, "4843")  # its key's value, not its history's
 
 
+def test_a_weekly_lines_ending_is_no_word_it_states() -> None:
+    """A weekly summary's line ended since carries its ending ("[superseded 2026-11-13 by ...]"), which
+    quotes what ended it: its days were read as values the line states, and its own day, no longer at
+    the end, too, so a line about Pim's leave from 2026-12-10 read as a newer word on the one from
+    2026-11-11 (the day the weekly line was noted) and marked it older."""
+    ended = "- relationship: Pim on leave 2026-12-10, 10 days (2026-11-11) [superseded 2026-11-13 by memory/2026-11-13.md:53]"
+    assert (
+        stated(ended, True).text
+        == stated("- relationship: Pim on leave 2026-12-10, 10 days (2026-11-11)", True).text
+    )
+    assert stated(ended, True).values == frozenset({"10 days"})
+    older = stated("**19:34** Pim is out from 2026-11-11 for 3 days; Sam covers", False)
+    assert not restates(older, stated(ended, True), frozenset())
+
+
 def test_a_summary_of_archived_entries_is_no_newer_word(tmp_path: Path) -> None:
     """GC's summary of archived entries says again what left MEMORY.md, old values most of all, dated
     by the last of them: naming a key and its value beside other names, it is no change of it."""
@@ -779,3 +796,7 @@ def test_every_later_line_holding_a_results_rarest_words_is_read(tmp_path: Path)
         )
     assert [row.text for row in first] == ["- Cobalt launches on 2026-09-30"]
     assert any("slipped" in item.row.text for item in found)
+
+
+def test_the_ending_pattern_knows_every_status() -> None:
+    assert STATUSES == ENDING_STATUSES  # text.py reads the endings archive.py writes

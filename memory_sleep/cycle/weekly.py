@@ -10,14 +10,13 @@ from memory_sleep.cycle.plan import Edit
 from memory_sleep.engines.base import Summarizer
 from memory_sleep.engines.offline.values import changes_away
 from memory_sleep.models import KeptItem, NoteItem
-from memory_sleep.text import shorten, tokens
+from memory_sleep.text import shorten, tokens, without_ending
 from memory_sleep.workspace.archive import (
     Ending,
     may_say_the_same,
     says_the_same,
     stated_day,
     stated_words,
-    without_ending,
 )
 from memory_sleep.workspace.layout import NoteFile
 from memory_sleep.workspace.memory_doc import Entry

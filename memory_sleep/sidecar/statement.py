@@ -27,6 +27,7 @@ from memory_sleep.text import (
     WORD_MARKS,
     is_cjk,
     tokens,
+    without_ending,
     without_history,
     word_sequence,
 )
@@ -225,9 +226,10 @@ def _typed(text: str) -> frozenset[str]:
 
 
 def _bare(text: str, weekly: bool) -> str:
-    """The text without what a copy or a note adds to a statement: a weekly copy's label and place, a
+    """The text without what a copy or a note adds to a statement: a weekly copy's label, place and
+    ending ("[superseded 2026-11-13 by memory/2026-11-13.md:53]", which quotes what ended it), a
     stated day at its end, a cut-off last word, the clock time stamping a note line, list marks."""
-    text = _WEEKLY_LABEL.sub("", text) if weekly else text
+    text = _WEEKLY_LABEL.sub("", without_ending(text)) if weekly else text
     # a stated day ends it, or a pending item's place: only then are the patterns tried at each offset
     if text.rstrip().endswith(")"):
         text = STATED_DAY.sub("", text)

@@ -42,13 +42,12 @@ from memory_sleep.sidecar.evidence import Evidence, evidence_since
 from memory_sleep.sidecar.search import within_budget
 from memory_sleep.sidecar.tokenize import query_terms
 from memory_sleep.sidecar.validity_state import Matched, ValidityState, keep, load
-from memory_sleep.text import is_cjk, tokens
+from memory_sleep.text import is_cjk, tokens, without_ending
 from memory_sleep.workspace.archive import (
     archive_text,
     ended_statements,
     says_the_same,
     stated_words,
-    without_ending,
 )
 from memory_sleep.workspace.layout import Workspace
 

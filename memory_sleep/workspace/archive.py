@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal, get_args
 
 from memory_sleep.models import Category
-from memory_sleep.text import similarity, tokens
+from memory_sleep.text import ENDING, similarity, tokens, without_ending
 from memory_sleep.workspace.layout import DAILY_NOTE_NAME
 from memory_sleep.workspace.memory_doc import Entry, entry_from_display
 
@@ -31,9 +31,6 @@ ARCHIVE_HEADER = (
 
 _HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2})\s*$")
 _RECORD = re.compile(r"^- (?P<entry>.+) — from (?P<section>[^;]+); (?P<reason>.+)$")
-_ENDING = re.compile(
-    rf"^(?P<rest>.*) \[(?P<status>{'|'.join(STATUSES)}) (?P<day>\d{{4}}-\d{{2}}-\d{{2}})(?: by (?P<by>[^\]]+))?\]$"
-)
 SAME_STATEMENT = 0.8
 SAME_RESTATEMENT = 0.9
 _STATED_DAY = re.compile(r"\((\d{4}-\d{2}-\d{2})\)(?: \[[^\]]*\])?$")
@@ -186,7 +183,7 @@ def _day(text: str) -> date | None:
 
 
 def _ending(reason: str) -> tuple[str, Ending | None]:
-    match = _ENDING.match(reason)
+    match = ENDING.match(reason)
     day = _day(match["day"]) if match else None
     if match is None or day is None:
         return reason, None
@@ -302,13 +299,6 @@ def _displayed(line: str) -> Displayed:
         _parse.now.clear()
     _parse.now[line] = found
     return found
-
-
-def without_ending(line: str) -> str:
-    """A summary line without the ending marked after it ("... [superseded 2026-11-02 by ...]"), which
-    quotes what ended it: the line's own words are before it."""
-    match = _ENDING.match(line)
-    return match["rest"] if match else line
 
 
 def stated_day(line: str) -> date | None:
