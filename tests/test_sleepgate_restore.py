@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from memory_sleep.cli.main import main
 from memory_sleep.config import Config, ForgettingConfig
 from memory_sleep.sidecar import Sidecar
+from memory_sleep.sleepgate import state
+from memory_sleep.sleepgate.display import status_line
 from memory_sleep.sleepgate.session import forget, not_due_reason, restore
 from memory_sleep.sleepgate.undo import RECORD_KEY, PassChanges, keep_record
 
@@ -111,6 +113,20 @@ def test_run_hook_runs_when_due_and_records_counts(tmp_path: Path) -> None:
     assert warning is None and counts["forgotten"] > 0 and counts["entries"] >= 5 and pass_id
     again, pass_id, warning = forget_when_due(space, config)  # not due for another day
     assert again == {} and pass_id is None and warning is None
+
+
+def test_a_pass_over_a_sidecar_that_holds_nothing_yet_says_so(tmp_path: Path) -> None:
+    """A first run's pass comes before the run indexes its notes: `stats` showed "skipped: 0 live
+    entries, fewer than min_entries = 1000" beside the entries indexed since."""
+    from memory_sleep.sleepgate.hook import forget_when_due
+    from memory_sleep.workspace.layout import Workspace
+
+    folder = workspace(tmp_path)
+    forget_when_due(Workspace.open(folder), with_store(Config()))
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        status = status_line(state.status(sidecar.store))
+    assert "skipped: nothing indexed yet (a run indexes its notes after its pass)" in status, status
 
 
 def test_forget_and_restore_cli(tmp_path: Path) -> None:
