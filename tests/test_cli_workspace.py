@@ -270,3 +270,15 @@ def test_a_run_says_which_files_look_like_notes_it_does_not_read(fixture_workspa
     assert verbose.stderr == "" and verbose.stdout.endswith(
         "Left alone (not daily notes): memory/11-24-2026.md, memory/scratch-todo.txt\n"
     )
+
+
+def test_a_run_that_only_archives_does_not_say_no_changes(fixture_workspace: Path) -> None:
+    """ "REM: no changes; 1 archived; MEMORY.md 15,027 -> 14,957 bytes" read as a contradiction."""
+    runner = CliRunner()
+    folder = str(fixture_workspace)
+    assert (
+        runner.invoke(main, ["run", folder, "--engine", "offline", "--today", "2026-11-25", "-q"]).exit_code
+        == 0
+    )
+    later = runner.invoke(main, ["run", folder, "--engine", "offline", "--today", "2026-11-26"])
+    assert "REM: no entry added or changed; 1 archived;" in later.output, later.output

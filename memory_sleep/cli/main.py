@@ -295,7 +295,7 @@ def run(
         _report_warnings(record.warnings, verbose)  # a note still skipped, unread, says so each run
         _report_strays(report.strays, verbose)
         return
-    ops = ", ".join(f"{n:,} {op}" for op, n in record.operations.items() if n) or "no changes"
+    ops = ", ".join(f"{n:,} {op}" for op, n in record.operations.items() if n) or "no entry added or changed"
     click.echo(
         f"NREM: {counted(record.dailyFilesProcessed, 'note')} read, {counted(record.itemsKept, 'item')} kept, "
         f"{record.itemsDiscarded:,} discarded"
