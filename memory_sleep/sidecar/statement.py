@@ -251,7 +251,7 @@ def values_key(text: str, kind: str) -> int:
     if not values:
         return 0
     digest = hashlib.blake2b("\n".join(values).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little", signed=True) or 1
+    return int.from_bytes(digest, "little", signed=True) or 1  # 0 is kept for "no values"
 
 
 def statement(row: EntryRow, filed: frozenset[str] = frozenset()) -> Statement:
