@@ -800,3 +800,19 @@ def test_every_later_line_holding_a_results_rarest_words_is_read(tmp_path: Path)
 
 def test_the_ending_pattern_knows_every_status() -> None:
     assert STATUSES == ENDING_STATUSES  # text.py reads the endings archive.py writes
+
+
+def test_a_lead_in_is_no_result_of_its_own(tmp_path: Path) -> None:
+    """ "Atlas:" over a list ranked first for "when is the Atlas launch", a label that answers nothing:
+    the items it leads carry it in their context, so it is not indexed alone. A line ending with a
+    colon that leads nothing is."""
+    notes = {
+        "2026-11-12.md": "# 2026-11-12\n\nAtlas:\n- cutover moved to 2026-12-01\n- two shadow runs, 0 diffs\n\n"
+        "Open question for Dana:\n\nBeacon ships Friday.\n\nStatus:\n**Owner:** Pim\n**Due:** Friday\n"
+    }
+    with open_at(make_workspace(tmp_path, notes)) as sidecar:
+        sidecar.index()
+        texts = [row.text for row in sidecar.store.entries_of_source("note:2026-11-12.md")]
+    assert "Atlas:" not in texts and "- cutover moved to 2026-12-01" in texts
+    assert "Open question for Dana:" in texts
+    assert "**Owner:** Pim" in texts and "**Due:** Friday" in texts  # fields the lead-in leads, one by one

@@ -38,7 +38,7 @@ from memory_sleep.workspace.memory_doc import (
     ProjectBlock,
     RawBlock,
 )
-from memory_sleep.workspace.notes import note_item_stream, parse_note_text
+from memory_sleep.workspace.notes import lead_in, note_item_stream, parse_note_text
 from memory_sleep.workspace.state import StateStore
 
 IMPORTANCE = {"memory": 0.8, "project": 0.8, "weekly": 0.5, "note": 0.3, "archive": 0.3}
@@ -276,7 +276,14 @@ def note_items(source: SourceFile, text: str, noise: Noise | None = None) -> lis
     expires = _date_field(front_matter, "expires")
     kind = "weekly" if source.kind == "weekly" else "note"
     items = []
-    for item in chosen:
+    for item, after in zip(chosen, [*chosen[1:], None], strict=True):
+        if (
+            after is not None
+            and after.lead
+            and after.line_start == item.line_end + 1
+            and after.lead == lead_in(item.written)
+        ):
+            continue  # a lead-in ("Quokka:"): the items it leads carry it in their context
         headings = list(item.headings)
         if kind == "weekly":
             if headings and headings[0].startswith("Week "):

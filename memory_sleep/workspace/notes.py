@@ -197,8 +197,14 @@ def _items(
             lead=lead,
             stamp=stamp,
         )
-        if kind in ("line", "paragraph") and _LEAD_IN.match(body.strip()):
-            lead = _LEAD_IN.match(body.strip()).group(1)  # type: ignore[union-attr]
+        if kind in ("line", "paragraph"):
+            lead = lead_in(body) or lead
+
+
+def lead_in(body: str) -> str | None:
+    """What a line leading the list under it names ("Quokka:" leads with "Quokka"), else None."""
+    match = _LEAD_IN.match(body.strip())
+    return match.group(1) if match else None
 
 
 def _spans(
