@@ -808,7 +808,8 @@ def test_a_lead_in_is_no_result_of_its_own(tmp_path: Path) -> None:
     colon that leads nothing is."""
     notes = {
         "2026-11-12.md": "# 2026-11-12\n\nAtlas:\n- cutover moved to 2026-12-01\n- two shadow runs, 0 diffs\n\n"
-        "Open question for Dana:\n\nBeacon ships Friday.\n\nStatus:\n**Owner:** Pim\n**Due:** Friday\n"
+        "Open question for Dana:\n\nBeacon ships Friday.\n\nStatus:\n**Owner:** Pim\n**Due:** Friday\n\n"
+        "Cutover moved to 2026-12-01, details:\n- rollback tested\n"
     }
     with open_at(make_workspace(tmp_path, notes)) as sidecar:
         sidecar.index()
@@ -816,3 +817,5 @@ def test_a_lead_in_is_no_result_of_its_own(tmp_path: Path) -> None:
     assert "Atlas:" not in texts and "- cutover moved to 2026-12-01" in texts
     assert "Open question for Dana:" in texts
     assert "**Owner:** Pim" in texts and "**Due:** Friday" in texts  # fields the lead-in leads, one by one
+    assert "Status:" not in texts
+    assert "Cutover moved to 2026-12-01, details:" in texts  # a lead-in that says more than a label

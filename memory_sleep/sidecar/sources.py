@@ -48,6 +48,7 @@ NOISE = frozenset({"heartbeat", "routine", "debug"})
 OUT_OF_RECALL = frozenset({"heartbeat", "routine"})
 Noise = dict[str, str]  # item id: why the run discarded it
 RARE_NOISE = 3
+LABEL_WORDS = 4  # a lead-in of at most this many words and no number is a bare label
 _DIGITS = re.compile(r"\d+")
 _WEEKLY_SKIP = {"Source notes"}
 
@@ -277,13 +278,8 @@ def note_items(source: SourceFile, text: str, noise: Noise | None = None) -> lis
     kind = "weekly" if source.kind == "weekly" else "note"
     items = []
     for item, after in zip(chosen, [*chosen[1:], None], strict=True):
-        if (
-            after is not None
-            and after.lead
-            and after.line_start == item.line_end + 1
-            and after.lead == lead_in(item.written)
-        ):
-            continue  # a lead-in ("Quokka:"): the items it leads carry it in their context
+        if after is not None and after.line_start == item.line_end + 1 and _bare_label(after.lead, item):
+            continue  # a label ("Quokka:"): the items it leads carry it in their context
         headings = list(item.headings)
         if kind == "weekly":
             if headings and headings[0].startswith("Week "):
@@ -307,6 +303,15 @@ def note_items(source: SourceFile, text: str, noise: Noise | None = None) -> lis
             )
         )
     return items
+
+
+def _bare_label(lead: str | None, item: NoteItem) -> bool:
+    """`item` is the lead-in of the item after it (whose `lead` it is) and a bare label: a few words,
+    no number ("Quokka:", "Open questions:"), which alone answers nothing. A lead-in that says more
+    ("Cutover moved to 2026-12-01, details:") is a result of its own."""
+    if lead is None or lead != lead_in(item.written):
+        return False
+    return len(lead.split()) <= LABEL_WORDS and not _DIGITS.search(lead)
 
 
 def _chosen(items: Iterator[NoteItem], noise: Noise) -> list[NoteItem]:
