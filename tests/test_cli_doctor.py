@@ -244,12 +244,27 @@ def test_notes_that_hold_nothing_are_named_beside_the_readable_count(fixture_wor
     """An empty note, or one with only its heading, was counted among the readable without a word."""
     (fixture_workspace / "memory" / "2026-11-26.md").write_text("")
     (fixture_workspace / "memory" / "2026-11-27.md").write_text("# 2026-11-27\n")
-    checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab(), today=date(2026, 11, 28)).checks
-    (count,) = [c for c in checks if c.area == "notes" and "readable" in c.message]
-    assert (count.level, count.message) == (
+    assert readable_count(fixture_workspace, date(2026, 11, 28)) == (
         "ok",
         "24 daily notes readable (2 hold nothing to read: memory/2026-11-26.md, memory/2026-11-27.md)",
     )
+
+
+def test_one_note_that_holds_nothing_is_one_note_and_a_warning(tmp_path: Path) -> None:
+    """ "1 daily notes readable" read wrongly, and "ok" for notes of which none holds anything to read."""
+    assert CliRunner().invoke(main, ["init", str(tmp_path), "-q"]).exit_code == 0
+    (tmp_path / "memory" / "2026-11-21.md").write_text("")
+    assert readable_count(tmp_path, date(2026, 11, 25)) == (
+        "warn",
+        "1 daily note readable (1 holds nothing to read: memory/2026-11-21.md)",
+    )
+
+
+def readable_count(folder: Path, today: date) -> tuple[str, str]:
+    """The level and message of doctor's count of readable notes."""
+    checks = diagnose(Workspace.open(folder), InMemoryCrontab(), today=today).checks
+    (count,) = [c for c in checks if c.area == "notes" and "readable" in c.message]
+    return count.level, count.message
 
 
 def test_an_empty_workspace_says_where_notes_go(tmp_path: Path) -> None:
@@ -409,15 +424,3 @@ def test_a_memory_md_with_an_unresolved_merge_conflict_is_refused_by_the_run_and
     ]
     memory.write_text("".join(lines) + quoted, encoding="utf-8")
     assert CliRunner().invoke(main, ["run", str(fixture_workspace), "--today", "2026-11-25"]).exit_code == 0
-
-
-def test_one_note_that_holds_nothing_is_one_note_and_a_warning(tmp_path: Path) -> None:
-    """ "1 daily notes readable" read wrongly, and "ok" for notes of which none holds anything to read."""
-    assert CliRunner().invoke(main, ["init", str(tmp_path), "-q"]).exit_code == 0
-    (tmp_path / "memory" / "2026-11-21.md").write_text("")
-    checks = diagnose(Workspace.open(tmp_path), InMemoryCrontab(), today=date(2026, 11, 25)).checks
-    (count,) = [c for c in checks if c.area == "notes" and "readable" in c.message]
-    assert (count.level, count.message) == (
-        "warn",
-        "1 daily note readable (1 holds nothing to read: memory/2026-11-21.md)",
-    )

@@ -66,10 +66,14 @@ def grouped(store: SidecarStore, index: VectorIndex, persist: bool = True) -> Gr
     codes[order] = np.cumsum(starts) - 1
     firsts = order[starts]
     names = [
-        f"{key} {index.scope_names[scope]}"
+        _group_name(key, index.scope_names[scope])
         for key, scope in zip(row_keys[firsts].tolist(), scopes[firsts].tolist(), strict=True)
     ]
     return Groups(index.ids, codes, names, index.matrix, index.generation)
+
+
+def _group_name(values_key: int, scope: str) -> str:
+    return f"{values_key} {scope}"
 
 
 def _codes(index: Groups) -> Codes | None:
@@ -100,7 +104,7 @@ def _old_vectors(
         if counted is None or len(counted.embedding) != dim * 4:
             continue
         vectors[row] = np.frombuffer(counted.embedding, dtype="<f4")
-        codes[row] = code_of.get(f"{counted.values_key} {counted.scope}", -1)
+        codes[row] = code_of.get(_group_name(counted.values_key, counted.scope), -1)
         known[row] = True
     return vectors, codes, known
 
