@@ -792,7 +792,7 @@ def test_every_later_line_holding_a_results_rarest_words_is_read(tmp_path: Path)
             lambda texts: rarest_terms(store, texts, successors.LATER_TERMS),
             lambda row: 1.0,
             frozenset(),
-            frozenset(),
+            successors.Reading(frozenset()),
         )
     assert [row.text for row in first] == ["- Cobalt launches on 2026-09-30"]
     assert any("slipped" in item.row.text for item in found)

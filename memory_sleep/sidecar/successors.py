@@ -203,7 +203,7 @@ def _with_later_statements(
     rarest: Callable[[list[str]], list[list[str]]],
     decay: Callable[[EntryRow], float],
     looked_up: frozenset[int],
-    projects: frozenset[frozenset[str]],
+    reading: Reading,
 ) -> list[Ranked]:
     """`ranked` with the later lines that restate any of the `limit` best dated results (`mark_older`
     then ranks them above it): a change worded unlike the question, which shares few words with it,
@@ -216,7 +216,7 @@ def _with_later_statements(
     query are not asked again."""
     ranked = _sorted(ranked)
     due = [
-        (since, _said(item.row, projects))
+        (since, reading.said(item.row))
         for item in ranked[:limit]
         if item.row.id not in looked_up and (since := _newer_after(item.row, on)) is not None
     ]
@@ -237,7 +237,7 @@ def _with_later_statements(
         if admits(row)
         and _news(row)
         and any(
-            row.day is not None and row.day > then and _restated_by(said, row, projects) for then, said in due
+            row.day is not None and row.day > then and reading.restated_by(said, row) for then, said in due
         )
     ]
     return ranked + [Ranked(0.0, decay(row), row, 0.0) for row in added]
@@ -258,16 +258,16 @@ def newest_first(
     for X; we rebuild on Solid", then "Scrapping Solid for X; we rebuild on Vue") ends on its last
     word even when only the first is worded like the question."""
     looked_up: frozenset[int] = frozenset()
-    projects = project_names(store)
+    reading = Reading(project_names(store))
     for _ in range(MAX_CHAIN):
         first = frozenset(item.row.id for item in _sorted(ranked)[:limit])
         if first <= looked_up:
             break
-        ranked = _with_later_statements(store, ranked, on, admits, limit, rarest, decay, looked_up, projects)
+        ranked = _with_later_statements(store, ranked, on, admits, limit, rarest, decay, looked_up, reading)
         looked_up |= first
         # a newer line that mark_older ranked above what it restates may have ended since: what ended it
         # ranks above it in turn
-        ranked = with_successors(store, mark_older(ranked, on, limit, projects), on, admits, limit)
+        ranked = with_successors(store, mark_older(ranked, on, limit, reading), on, admits, limit)
     return ranked
 
 
@@ -283,24 +283,34 @@ def project_names(store: SidecarStore) -> frozenset[frozenset[str]]:
     return frozenset(name for name in names if name)
 
 
-def _said(row: EntryRow, projects: frozenset[frozenset[str]]) -> Statement:
-    """What `row` states, read as about the projects it is filed under too."""
-    return statement(row, filed(row, projects))
+class Reading:
+    """What one search's rows state, each row read once: `mark_older` and `_with_later_statements` ask
+    it of each row for each result above it (hundreds of rows at 100k entries, a few times each)."""
 
+    def __init__(self, projects: frozenset[frozenset[str]]) -> None:
+        self.projects = projects
+        self._said: dict[int, Statement] = {}
 
-def _restated_by(older: Statement, row: EntryRow, projects: frozenset[frozenset[str]]) -> bool:
-    """Whether `row`, or one of the lines after its first, restates `older`: an item of several lines
-    (a quote, then "→ Quokka 1.4 release moves from 2026-11-19 to 2026-11-26") may state the change on
-    a line of its own, which the item is not read as (its first line is its claim). Its first line is
-    read as the item alone: the lines under it may say it is no change ("Quokka v1.2 is live, ships
-    audit log v2" over its next steps and owner is no newer value of "Quokka v1.2 will ship audit log
-    v2")."""
-    said = _said(row, projects)
-    return restates(older, said, projects) or any(
-        restates(older, stated(line, row.kind == "weekly", said.filed), projects)
-        for line in row.text.splitlines()[1:]
-        if line.strip()
-    )
+    def said(self, row: EntryRow) -> Statement:
+        """What `row` states, read as about the projects it is filed under too."""
+        found = self._said.get(row.id)
+        if found is None:
+            found = self._said[row.id] = statement(row, filed(row, self.projects))
+        return found
+
+    def restated_by(self, older: Statement, row: EntryRow) -> bool:
+        """Whether `row`, or one of the lines after its first, restates `older`: an item of several
+        lines (a quote, then "→ Quokka 1.4 release moves from 2026-11-19 to 2026-11-26") may state the
+        change on a line of its own, which the item is not read as (its first line is its claim). Its
+        first line is read as the item alone: the lines under it may say it is no change ("Quokka v1.2
+        is live, ships audit log v2" over its next steps and owner is no newer value of "Quokka v1.2
+        will ship audit log v2")."""
+        said = self.said(row)
+        return restates(older, said, self.projects) or any(
+            restates(older, stated(line, row.kind == "weekly", said.filed), self.projects)
+            for line in row.text.splitlines()[1:]
+            if line.strip()
+        )
 
 
 def filed(row: EntryRow, projects: frozenset[frozenset[str]]) -> frozenset[str]:
@@ -321,9 +331,7 @@ def _day_after(day: str) -> str:
     return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
 
 
-def mark_older(
-    ranked: list[Ranked], on: str, limit: int, projects: frozenset[frozenset[str]]
-) -> list[Ranked]:
+def mark_older(ranked: list[Ranked], on: str, limit: int, reading: Reading) -> list[Ranked]:
     """Mark each of the first `limit` dated results that is the latest word (valid, or finished or
     done) but a newer result restates, and rank that newer result above it (the older keeps its
     place). The newer may have been superseded since ("changed from on for 10% to off", then "changed
@@ -342,12 +350,12 @@ def mark_older(
             since = _newer_after(item.row, on)
             if since is None:
                 continue
-            own = _said(item.row, projects)
+            own = reading.said(item.row)
             newer = [
                 other
                 for other in dated
                 if other.row.day > since  # type: ignore[operator]
-                and _restated_by(own, other.row, projects)
+                and reading.restated_by(own, other.row)
             ]
             if newer:
                 # of the latest day's, the original item rather than its weekly or archive copy
