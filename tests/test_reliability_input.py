@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from memory_sleep.cli.main import main
 from memory_sleep.config import Config, SidecarConfig
+from memory_sleep.cycle.briefing import LINE_CHARS
 from memory_sleep.cycle.runner import RunOptions, RunReport, run_cycle
 from memory_sleep.engines.llm import llm_engine
 from memory_sleep.engines.model import Exchange, Prompt
@@ -25,6 +26,7 @@ from memory_sleep.engines.testing import FunctionModel
 from memory_sleep.engines.value_answers import values_answer
 from memory_sleep.errors import UndoError, WorkspaceError
 from memory_sleep.sidecar import open_sidecar
+from memory_sleep.text import shorten
 from memory_sleep.workspace import writer as writer_module
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.memory_doc import MemoryDocument
@@ -65,16 +67,21 @@ def _undo(folder: Path, force: bool = False) -> None:
 def _assert_skipped_and_rest_proceeds(
     folder: Path, name: str, message: str, clean: dict[str, bytes], config: Config = NO_SIDECAR
 ) -> RunReport:
-    """The bad note gets `message`, stays as it was, and the run's other work is the clean run's."""
+    """The bad note gets `message`, stays as it was, and the run's other work is the clean run's; the
+    briefing says it too, as its last warning."""
     bad = folder / "memory" / name
     raw = bad.read_bytes() if bad.exists() else None
     report = run_offline(folder, config=config)
     assert [w for w in report.record.warnings if w.startswith(f"memory/{name}:")] == [message]  # said once
     assert (bad.read_bytes() if bad.exists() else None) == raw
     after = comparable_tree(folder)
-    assert {path: after[path] for path in clean if "sleep-log" not in path} == {
-        path: data for path, data in clean.items() if "sleep-log" not in path
+    briefing = "memory/briefing.md"
+    assert {path: after[path] for path in clean if "sleep-log" not in path and path != briefing} == {
+        path: data for path, data in clean.items() if "sleep-log" not in path and path != briefing
     }
+    warned = after[briefing].decode().splitlines(keepends=True)
+    assert warned[-1] == f"- {shorten(message, LINE_CHARS)}\n"
+    assert "".join(warned[:-1]) == clean[briefing].decode()
     return report
 
 
@@ -102,6 +109,48 @@ def test_invalid_utf8_note_is_skipped(fixture_workspace: Path, clean: dict[str, 
         f"memory/{name}: not valid UTF-8 (line 1, byte 14); skipped. Re-save it as UTF-8.",
         clean,
     )
+
+
+def test_a_note_not_read_is_a_warning_of_the_briefing_until_it_is_fixed(fixture_workspace: Path) -> None:
+    """The agent reads the morning briefing, not the run's stderr nor sleep-log.json: a note the run
+    skipped (not UTF-8, misdated) is said there, with its fix, every morning until it is fixed; the
+    note was left as it was."""
+    latin = fixture_workspace / "memory" / f"{NOTE_DAY}-latin1.md"
+    latin.write_bytes("- Decided: café opens at 9\n".encode("latin-1"))
+    (fixture_workspace / "memory" / "2026-11-31.md").write_text("- Decided: the café opens at 9\n")
+    briefing = fixture_workspace / "memory" / "briefing.md"
+    for today in (FIXTURE_TODAY, FIXTURE_TODAY + timedelta(days=1)):
+        run_offline(fixture_workspace, today=today)
+        text = briefing.read_text(encoding="utf-8")
+        warnings = text.split("## Warnings\n", 1)[1]
+        assert (
+            f"- memory/{latin.name}: not valid UTF-8 (line 1, byte 14); skipped. Re-save it as UTF-8.\n"
+            in warnings
+        )
+        assert "- memory/2026-11-31.md: 2026-11-31 is not a calendar date; skipped. Rename it" in warnings
+        assert "## Open action items" in text  # the open actions keep their room
+    assert latin.read_bytes() == "- Decided: café opens at 9\n".encode("latin-1")
+    latin.write_text("- Decided: café opens at 9\n", encoding="utf-8")
+    (fixture_workspace / "memory" / "2026-11-31.md").unlink()
+    run_offline(fixture_workspace, today=FIXTURE_TODAY + timedelta(days=2))
+    assert "skipped" not in briefing.read_text(encoding="utf-8")
+
+
+def test_many_notes_not_read_are_one_warning_of_the_briefing(fixture_workspace: Path) -> None:
+    """Forty unreadable notes (an editor that saved a month in Latin-1) are one line of the 2 KB
+    briefing, which says how many and where each is listed, not forty lines that push out the open
+    actions."""
+    for day in range(1, 21):
+        for month in ("09", "10"):
+            note = fixture_workspace / "memory" / f"2026-{month}-{day:02}.md"
+            note.write_bytes(f"- Decided: café plan {day}\n".encode("latin-1"))
+    run_offline(fixture_workspace)
+    text = (fixture_workspace / "memory" / "briefing.md").read_text(encoding="utf-8")
+    assert (
+        "- 40 daily notes not read, so not in memory: `memory-sleep doctor` lists each with its fix\n"
+    ) in text
+    assert "memory/2026-09-01.md" not in text
+    assert "## Open action items" in text
 
 
 def test_a_note_that_cannot_be_read_is_skipped_and_the_rest_indexed(

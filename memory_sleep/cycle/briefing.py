@@ -12,6 +12,7 @@ from memory_sleep.text import counted, deadline_in, shorten, without_history
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
 LINE_CHARS = 200
+UNREAD_LISTED = 2  # daily notes not read that the briefing names one by one; more are counted
 BRIEFING = "memory/briefing.md"
 
 
@@ -41,17 +42,31 @@ def briefing_context(
     return BriefingContext(today=today, open_actions=actions, projects=projects, recent=current)
 
 
-def brief_edit(briefer: Briefer, context: BriefingContext, max_bytes: int, reviews: int = 0) -> Edit:
-    """The `brief` edit: memory/briefing.md, rewritten whole from the engine's briefing, with one warning
-    counting the `reviews` GC judgements waiting for a person (`review` lists them: one line each, up to
-    50 of them, would leave no room in 2 KB for the open actions)."""
+def brief_edit(
+    briefer: Briefer, context: BriefingContext, max_bytes: int, reviews: int = 0, unread: Sequence[str] = ()
+) -> Edit:
+    """The `brief` edit: memory/briefing.md, rewritten whole from the engine's briefing, with the
+    warnings of the run that the agent must act on: the daily notes it could not read (`unread`, each
+    with its fix; the agent reads the briefing, not the run's stderr), and one counting the `reviews`
+    GC judgements waiting for a person (`review` lists them). Past UNREAD_LISTED notes, one line counts
+    them, as one counts the reviews: a line each, dozens of them, would leave no room in 2 KB for the
+    open actions."""
     written = briefer.brief(context)
+    added = (
+        list(unread)
+        if len(unread) <= UNREAD_LISTED
+        else [
+            f"{counted(len(unread), 'daily note')} not read, so not in memory: `memory-sleep doctor` lists "
+            "each with its fix"
+        ]
+    )
     if reviews:
-        waiting = (
+        added.append(
             f"{counted(reviews, 'garbage-collection judgement')} left for you to review, not applied: "
             "`memory-sleep review` lists and dismisses them"
         )
-        written = written.model_copy(update={"warnings": [*written.warnings, waiting]})
+    if added:
+        written = written.model_copy(update={"warnings": [*written.warnings, *added]})
     text = render_briefing(written, context.today, max_bytes)
     return Edit(op="brief", path=BRIEFING, text=text, reason=f"within briefing_max_bytes ({max_bytes:,})")
 

@@ -42,6 +42,7 @@ class NremResult:
     noise_discarded: int = 0
     files_read: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)  # the notes it could not read, each with its fix
     recurrence: Recurrence = field(default_factory=Recurrence)  # the shapes of the notes read and before
 
 
@@ -68,6 +69,8 @@ def run_nrem(
             parsed = read_note(note, max_note_bytes)
         except NoteReadError as error:
             result.warnings.append(str(error))
+            if not error.missing:  # gone since it was listed: nothing to fix
+                result.unread.append(str(error))
             continue
         if parsed.warning:
             result.warnings.append(parsed.warning)

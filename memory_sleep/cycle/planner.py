@@ -81,6 +81,7 @@ class Planner:
         self.note_states: dict[str, NoteState] = {}
         self.changed_notes: set[str] = set()
         self.warnings: list[str] = []
+        self.unread: list[str] = []  # the daily notes NREM could not read, each with its fix
         self.archived: list[ArchiveRecord] = []
         self.operation_counts: dict[str, int] = {}
         self.edits: list[Edit] = []
@@ -108,6 +109,7 @@ class Planner:
         if "nrem" in self.options.phases:
             self.say("NREM: classifying new note items")
             result = self._nrem(found, document)
+            self.unread = result.unread
         kept = [
             KeptItem(item=i, category=c.category, topic=c.topic, deadline=c.deadline, promote=c.promote)
             for i, c in result.classified
@@ -454,6 +456,7 @@ class Planner:
             context,
             self.config.briefing_max_bytes,
             len(review.open_reviews(reviews)),
+            [*found.problems, *self.unread],
         )
         guards.check_files([*folds, brief], pending, self.config.briefing_max_bytes)
         self.edits.extend(folds)
