@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from memory_sleep.sidecar.rows import EntryRow, NewEntry, SourceRow, Vectors
+from memory_sleep.sidecar.rows import DatedMatch, EntryRow, NewEntry, SourceRow, Vectors
 
 
 class Cursor(Protocol):
@@ -83,9 +83,9 @@ class SidecarStore(Protocol):
 
     def dated_matches(
         self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int, after_id: int = 0
-    ) -> list[tuple[int, str, str]]:
-        """(id, day, text) of the best matches of any of `terms` of these kinds dated from `start` to
-        before `end`, soft-deleted or not, best first; only ids above `after_id`."""
+    ) -> list[DatedMatch]:
+        """The best matches of any of `terms` of these kinds dated from `start` to before `end`,
+        soft-deleted or not, best first; only ids above `after_id`."""
         ...
 
     def dated_terms(

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -75,6 +75,18 @@ class EntryRow:
 
 
 _ENTRY_FIELDS = tuple(field.name for field in fields(EntryRow))
+
+
+class DatedMatch(NamedTuple):
+    """A full-text match dated in a span: what reading what it states asks of it (recall reads
+    hundreds a question, and fetches whole only the few that restate a result)."""
+
+    id: int
+    day: str
+    text: str
+    kind: str
+    context: str
+    source_path: str
 
 
 @dataclass(frozen=True)

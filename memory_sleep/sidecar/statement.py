@@ -19,7 +19,7 @@ from memory_sleep.engines.offline.repeats import remark_ahead
 from memory_sleep.engines.offline.statements import KEY_WORDS
 from memory_sleep.engines.offline.values import current_claim, replaced_values, typed_values
 from memory_sleep.language import LEAD_INS
-from memory_sleep.sidecar.rows import EntryRow
+from memory_sleep.sidecar.rows import DatedMatch, EntryRow
 from memory_sleep.text import (
     CLOCK,
     LIST_MARK,
@@ -254,7 +254,7 @@ def values_key(text: str, kind: str) -> int:
     return int.from_bytes(digest, "little", signed=True) or 1  # 0 is kept for "no values"
 
 
-def statement(row: EntryRow, filed: frozenset[str] = frozenset()) -> Statement:
+def statement(row: EntryRow | DatedMatch, filed: frozenset[str] = frozenset()) -> Statement:
     """The words of what a result states: without the clock times that stamp note lines, nor the
     category label and day a weekly summary adds to its copy of an item; `filed`, the words of the
     projects it is filed under (`Statement.filed`)."""

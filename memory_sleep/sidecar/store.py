@@ -20,6 +20,7 @@ from memory_sleep.sidecar.migrations import MIGRATIONS, Migrations
 from memory_sleep.sidecar.query_log import QueryLog
 from memory_sleep.sidecar.rows import (
     ENTRY_COLUMNS,
+    DatedMatch,
     EntryRow,
     NewEntry,
     SourceRow,
@@ -251,20 +252,21 @@ class Store(Erasure, QueryLog):
 
     def dated_matches(
         self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int, after_id: int = 0
-    ) -> list[tuple[int, str, str]]:
-        """(id, day, text) of the best full-text matches of any of `terms` of these kinds dated from
-        `start` to before `end`, soft-deleted or not, best first; only ids above `after_id`."""
+    ) -> list[DatedMatch]:
+        """The best full-text matches of any of `terms` of these kinds dated from `start` to before
+        `end`, soft-deleted or not, best first; only ids above `after_id`."""
         marks = ",".join("?" * len(kinds))
         try:
             rows = self.db.execute(
-                "SELECT e.id, e.day, e.text FROM entries_fts f JOIN entries e ON e.id = f.rowid"
+                "SELECT e.id, e.day, e.text, e.kind, e.context, e.source_path"
+                " FROM entries_fts f JOIN entries e ON e.id = f.rowid"
                 f" WHERE entries_fts MATCH ? AND f.rowid > ? AND e.kind IN ({marks}) AND e.day >= ?"
                 " AND e.day < ? ORDER BY f.rank LIMIT ?",
                 (fts_match(list(terms)), after_id, *kinds, start, end, limit),
             ).fetchall()
         except sqlite3.OperationalError:
             return []
-        return [(int(row[0]), str(row[1]), str(row[2])) for row in rows]
+        return [DatedMatch(*row) for row in rows]
 
     def dated_terms(
         self, after_id: int, days: Sequence[str], kinds: Sequence[str], limit: int

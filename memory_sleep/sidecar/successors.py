@@ -29,7 +29,7 @@ from typing import Literal
 
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.restatement import restates
-from memory_sleep.sidecar.rows import CONTEXT_JOIN, EntryRow, linked_entry
+from memory_sleep.sidecar.rows import CONTEXT_JOIN, DatedMatch, EntryRow, linked_entry
 from memory_sleep.sidecar.statement import Statement, stated, statement
 from memory_sleep.text import tokens
 
@@ -225,22 +225,19 @@ def _with_later_statements(
     have = {item.row.id for item in ranked}
     end = _day_after(on)
     found = {
-        entry_id
+        match.id: match
         for (since, _), terms in zip(due, rarest([said.text for _, said in due]), strict=True)
         if terms
-        for entry_id, _, _ in store.dated_matches(terms, LATER_KINDS, _day_after(since), end, LATER_TERMS)
+        for match in store.dated_matches(terms, LATER_KINDS, _day_after(since), end, LATER_TERMS)
+        if match.id not in have
     }
-    rows = store.fetch(sorted(found - have)).values()
-    added = [
-        row
-        for row in rows
-        if admits(row)
-        and _news(row)
-        and any(
-            row.day is not None and row.day > then and reading.restated_by(said, row) for then, said in due
-        )
+    restating = [
+        entry_id
+        for entry_id, match in sorted(found.items())
+        if _news(match) and any(match.day > then and reading.restated_by(said, match) for then, said in due)
     ]
-    return ranked + [Ranked(0.0, decay(row), row, 0.0) for row in added]
+    rows = store.fetch(restating).values()  # whole, only the few that restate a result
+    return ranked + [Ranked(0.0, decay(row), row, 0.0) for row in rows if admits(row)]
 
 
 def newest_first(
@@ -291,14 +288,14 @@ class Reading:
         self.projects = projects
         self._said: dict[int, Statement] = {}
 
-    def said(self, row: EntryRow) -> Statement:
+    def said(self, row: EntryRow | DatedMatch) -> Statement:
         """What `row` states, read as about the projects it is filed under too."""
         found = self._said.get(row.id)
         if found is None:
             found = self._said[row.id] = statement(row, filed(row, self.projects))
         return found
 
-    def restated_by(self, older: Statement, row: EntryRow) -> bool:
+    def restated_by(self, older: Statement, row: EntryRow | DatedMatch) -> bool:
         """Whether `row`, or one of the lines after its first, restates `older`: an item of several
         lines (a quote, then "→ Quokka 1.4 release moves from 2026-11-19 to 2026-11-26") may state the
         change on a line of its own, which the item is not read as (its first line is its claim). Its
@@ -313,7 +310,7 @@ class Reading:
         )
 
 
-def filed(row: EntryRow, projects: frozenset[frozenset[str]]) -> frozenset[str]:
+def filed(row: EntryRow | DatedMatch, projects: frozenset[frozenset[str]]) -> frozenset[str]:
     """The words of the projects `row` is filed under: a part of its context that is a project's name,
     the "[Orion]" tag of a MEMORY.md entry ("Facts · Orion"), a note's "## Orion" heading, a weekly
     summary's project. "Release 1.4 target date is 2026-11-19" under [Orion] is Orion's, though it
@@ -371,7 +368,7 @@ def mark_older(ranked: list[Ranked], on: str, limit: int, reading: Reading) -> l
     return _sorted(ranked)
 
 
-def _news(row: EntryRow) -> bool:
+def _news(row: EntryRow | DatedMatch) -> bool:
     """Whether a row may be a newer word on another: a summary of archived entries is not, it says
     again what left MEMORY.md (old values, most of them), dated by the last of them."""
     return row.source_path != SUMMARY

@@ -251,7 +251,7 @@ def _match(
     rows = (
         _holding(store, by_day, start, chosen[0])
         if by_day is not None
-        else store.dated_matches(chosen, _KINDS, start, until, CANDIDATES)
+        else [match[:3] for match in store.dated_matches(chosen, _KINDS, start, until, CANDIDATES)]
     )
     full = len(rows) >= CANDIDATES
     digest = (

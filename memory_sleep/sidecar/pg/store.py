@@ -20,7 +20,7 @@ import numpy.typing as npt
 from memory_sleep.sidecar.pg.connect import PgDb, connect, shown
 from memory_sleep.sidecar.pg.erase import PgErasure
 from memory_sleep.sidecar.pg.migrations import MIGRATION_LOCK, migrate
-from memory_sleep.sidecar.rows import ENTRY_COLUMNS, EntryRow, SourceRow, Vectors, from_blobs
+from memory_sleep.sidecar.rows import ENTRY_COLUMNS, DatedMatch, EntryRow, SourceRow, Vectors, from_blobs
 
 
 def hnsw_index_name(dim: int) -> str:
@@ -231,17 +231,17 @@ class PgStore(PgErasure):
 
     def dated_matches(
         self, terms: Sequence[str], kinds: Sequence[str], start: str, end: str, limit: int, after_id: int = 0
-    ) -> list[tuple[int, str, str]]:
-        """(id, day, text) of the best matches of these kinds dated from `start` to before `end`,
-        soft-deleted or not, best first; only ids above `after_id`."""
+    ) -> list[DatedMatch]:
+        """The best matches of these kinds dated from `start` to before `end`, soft-deleted or not,
+        best first; only ids above `after_id`."""
         rows = self._bm25(
             terms,
             limit,
             "id > ? AND kind = ANY(?) AND day >= ? AND day < ?",
             (after_id, list(kinds), start, end),
-            ", day, text",
+            ", day, text, kind, context, source_path",
         )
-        return [(int(row[0]), str(row[2]), str(row[3])) for row in rows]
+        return [DatedMatch(int(row[0]), *row[2:]) for row in rows]
 
     def dated_terms(self, after_id: int, days: Sequence[str], kinds: Sequence[str], limit: int) -> None:
         """None: Postgres reads a term as its text search does, which `validity` does not imitate (it
