@@ -184,6 +184,18 @@ def test_repeated_lines_are_indexed_once(tmp_path: Path) -> None:
         assert sidecar.index().added == 2
 
 
+@pytest.mark.parametrize("empty", ["", "# 2026-11-15\n", "---\nscope: infra\n---\n", "\n\n"])
+def test_a_note_of_no_item_is_indexed_as_nothing_and_the_others_are_indexed(tmp_path: Path, empty: str) -> None:
+    """A new user's empty note (or one holding a heading alone) failed the whole index ("zip() argument
+    2 is longer than argument 1"): every run left the sidecar empty, and recall found nothing."""
+    folder = make_workspace(
+        tmp_path, {"2026-11-14.md": "- Quokka moves to Postgres\n", "2026-11-15.md": empty}
+    )
+    with open_at(folder, _hashing()) as sidecar:
+        assert sidecar.index().added == 1
+        assert [row[2] for row in rows(sidecar.store)] == ["- Quokka moves to Postgres"]
+
+
 LONG_NOTE = "".join(
     f"- ticket {number} closed by run {number * 7} on host {number % 13}\n" for number in range(100)
 )

@@ -277,7 +277,8 @@ def note_items(source: SourceFile, text: str, noise: Noise | None = None) -> lis
     expires = _date_field(front_matter, "expires")
     kind = "weekly" if source.kind == "weekly" else "note"
     items = []
-    for item, after in zip(chosen, [*chosen[1:], None], strict=True):
+    following: list[NoteItem | None] = [*chosen[1:], None] if chosen else []  # a note may have none
+    for item, after in zip(chosen, following, strict=True):
         if after is not None and after.line_start == item.line_end + 1 and _bare_label(after.lead, item):
             continue  # a label ("Quokka:"): the items it leads carry it in their context
         headings = list(item.headings)
