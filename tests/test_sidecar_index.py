@@ -185,7 +185,9 @@ def test_repeated_lines_are_indexed_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("empty", ["", "# 2026-11-15\n", "---\nscope: infra\n---\n", "\n\n"])
-def test_a_note_of_no_item_is_indexed_as_nothing_and_the_others_are_indexed(tmp_path: Path, empty: str) -> None:
+def test_a_note_of_no_item_is_indexed_as_nothing_and_the_others_are_indexed(
+    tmp_path: Path, empty: str
+) -> None:
     """A new user's empty note (or one holding a heading alone) failed the whole index ("zip() argument
     2 is longer than argument 1"): every run left the sidecar empty, and recall found nothing."""
     folder = make_workspace(
