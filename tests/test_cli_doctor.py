@@ -197,6 +197,35 @@ def test_a_damaged_sidecar(fixture_workspace: Path) -> None:
     assert sidecar.level == "fail" and "cannot open the sidecar database" in sidecar.message
 
 
+def test_a_sidecar_left_empty_by_a_run_that_kept_items_is_a_warning_with_its_fix(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose indexing failed said so on stderr only: doctor then read "ok sidecar 0 entries
+    live", and recall found nothing (a new user's trial, an empty note failing the index)."""
+    from memory_sleep.config import Config
+    from memory_sleep.sidecar.recall import Sidecar
+
+    def failing(self: Sidecar, dry_run: bool = False) -> object:
+        raise ValueError("what stopped it")
+
+    monkeypatch.setattr(Sidecar, "index", failing)
+    report = run_offline(fixture_workspace, config=Config())
+    monkeypatch.undo()
+    assert any(warning.startswith("vector sidecar not updated") for warning in report.record.warnings)
+    checks = [
+        c
+        for c in diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks
+        if c.area == "sidecar"
+    ]
+    assert [(c.level, c.message, c.fix) for c in checks if c.level != "ok"] == [
+        (
+            "warn",
+            "empty, though the last run kept 123 items: recall finds nothing",
+            f"`memory-sleep index {fixture_workspace}` indexes the notes and says what stops it",
+        )
+    ]
+
+
 def test_notes_a_run_would_skip_or_misdate_are_named_with_their_fix(
     fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
