@@ -117,7 +117,8 @@ def test_run_hook_runs_when_due_and_records_counts(tmp_path: Path) -> None:
 
 def test_a_pass_over_a_sidecar_that_holds_nothing_yet_says_so(tmp_path: Path) -> None:
     """A first run's pass comes before the run indexes its notes: `stats` showed "skipped: 0 live
-    entries, fewer than min_entries = 1000" beside the entries indexed since."""
+    entries, fewer than min_entries = 1000" beside the entries indexed since, then "nothing indexed yet"
+    after a run had indexed everything."""
     from memory_sleep.sleepgate.hook import forget_when_due
     from memory_sleep.workspace.layout import Workspace
 
@@ -126,7 +127,7 @@ def test_a_pass_over_a_sidecar_that_holds_nothing_yet_says_so(tmp_path: Path) ->
     with open_at(folder) as sidecar:
         sidecar.index()
         status = status_line(state.status(sidecar.store))
-    assert "skipped: nothing indexed yet (a run indexes its notes after its pass)" in status, status
+    assert "skipped: the sidecar held nothing yet; a run indexes its notes after this pass" in status, status
 
 
 def test_forget_and_restore_cli(tmp_path: Path) -> None:

@@ -114,7 +114,7 @@ def run_pass(
     report = PassReport(pass_id or new_pass_id(now), dry_run, entries=len(index.ids))
     if len(index.ids) == 0:
         # a first run's pass comes before the run indexes its notes: the next pass reads them
-        report.skipped = "nothing indexed yet (a run indexes its notes after its pass)"
+        report.skipped = "the sidecar held nothing yet; a run indexes its notes after this pass"
         return _finish(store, report, now)
     if len(index.ids) < config.min_entries:
         report.skipped = (
