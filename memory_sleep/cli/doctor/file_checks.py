@@ -53,7 +53,8 @@ def sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
                 "sizes",
                 "warn",
                 f"MEMORY.md: the tool's entries take {tool:,} of {limit:,} bytes (memory_max_bytes)",
-                "runs will archive the oldest entries to stay under it; raise memory_max_bytes to keep more",
+                "runs will archive the least used entries (finished business first) to stay under it; "
+                "raise memory_max_bytes to keep more",
             )
         else:
             yield Check(
