@@ -856,7 +856,7 @@ def test_a_tables_entry_leaves_out_its_rule_row() -> None:
 
     table = "| Agent | Role |\n|-------|------|\n| AGNI | research |\n| Codex | governance |"
     kept = KeptItem(item=note_item(table, kind="table"), category="relationship", topic=None)
-    assert entry_text(kept) == "| Agent | Role |; | AGNI | research |; | Codex | governance |"
+    assert entry_text(kept) == "AGNI (Role: research); Codex (Role: governance)"
 
 
 def test_an_absence_that_ended_before_the_note_is_left_in_the_note() -> None:

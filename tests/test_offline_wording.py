@@ -127,11 +127,40 @@ def test_a_soft_break_is_a_space_except_between_two_unspaced_wide_characters(
             "The team decided to keep the old schema for the billing tables until the tooling is ready",
         ),
         ("```\nmake build\nmake test\n```", "make build; make test"),
-        ("| host | role |\n|---|---|\n| db1 | primary |", "| host | role |; | db1 | primary |"),
+        ("| host | role |\n|---|---|\n| db1 | primary |", "db1 (role: primary)"),
     ],
 )
 def test_a_line_that_opens_a_block_of_its_own_starts_a_new_part(text: str, expected: str) -> None:
     assert plain(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("table", "expected"),
+    [
+        (  # a new user's MEMORY.md read "| option | pros | cons |; | SQLite on the worker box | ..."
+            "| option | pros | cons |\n|---|---|---|\n"
+            "| SQLite | nothing to operate | single box |\n| Postgres (RDS) | row locks, `SKIP LOCKED` | needs Raj |",
+            "SQLite (pros: nothing to operate; cons: single box); "
+            "Postgres (RDS) (pros: row locks, `SKIP LOCKED`; cons: needs Raj)",
+        ),
+        (
+            "| Report | Key Finding |\n| :--- | ---: |\n| GPU.md | Triton > ROCm |",
+            "GPU.md (Key Finding: Triton > ROCm)",
+        ),
+        ("| 模型 | 大小 |\n|---|---|\n| Qwen3 | 8B |", "Qwen3 (大小: 8B)"),
+        ("| a | b |\n|---|---|\n| x |  |", "x"),  # an empty cell says nothing
+        (
+            "| a | b |\n| x | y |",
+            "| a | b |; | x | y |",
+        ),  # no rule under a header: no header to name the cells
+    ],
+)
+def test_a_table_row_reads_as_its_first_cell_and_the_others_named_by_their_column(
+    table: str, expected: str
+) -> None:
+    """A table's rows are what it states, each cell named by its column's header: the header row, the
+    pipes and the rule line are no part of it."""
+    assert plain(table) == expected
 
 
 def test_the_briefing_words_a_recent_decision_as_its_entry_does() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from itertools import accumulate, pairwise
+from itertools import accumulate, pairwise, zip_longest
 
 from memory_sleep.engines.cards import KEYED
 from memory_sleep.engines.offline import cues
@@ -81,15 +81,21 @@ def _paragraphs(text: str) -> list[list[tuple[str, str]]]:
     markup stripped; a code line, heading or table row is a run of its own."""
     paragraphs: list[list[tuple[str, str]]] = []
     continues, in_fence = False, False  # whether the next line may continue the last run
+    header: list[str] | None = None  # the cells of the header row of the table being read
     boxed = any(_FRAMED.match(raw.strip()) for raw in text.splitlines())  # "│  API layer  │"
     for raw in text.splitlines():
         line = raw.strip() if in_fence else _QUOTE.sub("", raw).strip()
         if in_fence:  # a diagram's line: its words, without the box around them or the spaces aligning them
             line = " ".join((_SIDES.sub("", line) if boxed else line).split())
+        header = header if line.startswith("|") and not in_fence else None
         if cues.FENCE.match(line):
             in_fence, continues = not in_fence, False
         elif not line:
             continues = False  # a blank line ends the paragraph
+        elif _TABLE_RULE.match(line) and paragraphs and paragraphs[-1][0][0].strip().startswith("|"):
+            header = _cells(paragraphs.pop()[0][0])  # the row above the rule names the columns
+        elif header is not None:
+            paragraphs.append([(raw, _unbold(_named_cells(header, _cells(line))))])
         elif _TABLE_RULE.match(line) or (in_fence and not any(char.isalnum() for char in line)):
             continue  # "|---|", a diagram's "└───┘" or "▼": no words
         elif continues and not _STARTS_BLOCK.match(line):
@@ -102,6 +108,19 @@ def _paragraphs(text: str) -> list[list[tuple[str, str]]]:
             paragraphs.append([(raw, _unbold(cues.TIMESTAMP.sub("", line, count=1)).strip())])
             continues = not one_line and not _HARD_BREAK.search(raw)
     return paragraphs
+
+
+def _cells(row: str) -> list[str]:
+    """A table row's cells: "| db1 | primary |" is "db1", "primary"."""
+    return [cell.strip() for cell in _QUOTE.sub("", row).strip().strip("|").split("|")]
+
+
+def _named_cells(header: list[str], cells: list[str]) -> str:
+    """A table row as a statement: its first cell, then each other cell named by its column's header,
+    "db1 (role: primary)"; empty cells say nothing."""
+    others = zip_longest(header[1:], cells[1:], fillvalue="")  # a row may have more or fewer cells
+    named = [f"{name}: {cell}" if name else cell for name, cell in others if cell]
+    return f"{cells[0]} ({'; '.join(named)})" if named else cells[0]
 
 
 def _within_parentheses(paragraph: list[tuple[str, str]], breaks: list[str]) -> list[str]:
