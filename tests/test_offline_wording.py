@@ -149,6 +149,7 @@ def test_a_line_that_opens_a_block_of_its_own_starts_a_new_part(text: str, expec
         ),
         ("| 模型 | 大小 |\n|---|---|\n| Qwen3 | 8B |", "Qwen3 (大小: 8B)"),
         ("| a | b |\n|---|---|\n| x |  |", "x"),  # an empty cell says nothing
+        ("> | a | b |\n> |---|---|\n> | x | y |", "x (b: y)"),  # quoted
         (
             "| a | b |\n| x | y |",
             "| a | b |; | x | y |",

@@ -92,7 +92,7 @@ def _paragraphs(text: str) -> list[list[tuple[str, str]]]:
             in_fence, continues = not in_fence, False
         elif not line:
             continues = False  # a blank line ends the paragraph
-        elif _TABLE_RULE.match(line) and paragraphs and paragraphs[-1][0][0].strip().startswith("|"):
+        elif _TABLE_RULE.match(line) and paragraphs and _row(paragraphs[-1][0][0]).startswith("|"):
             header = _cells(paragraphs.pop()[0][0])  # the row above the rule names the columns
         elif header is not None:
             paragraphs.append([(raw, _unbold(_named_cells(header, _cells(line))))])
@@ -110,9 +110,14 @@ def _paragraphs(text: str) -> list[list[tuple[str, str]]]:
     return paragraphs
 
 
+def _row(raw: str) -> str:
+    """A line as a table row reads: without a block quote's markers."""
+    return _QUOTE.sub("", raw).strip()
+
+
 def _cells(row: str) -> list[str]:
     """A table row's cells: "| db1 | primary |" is "db1", "primary"."""
-    return [cell.strip() for cell in _QUOTE.sub("", row).strip().strip("|").split("|")]
+    return [cell.strip() for cell in _row(row).strip("|").split("|")]
 
 
 def _named_cells(header: list[str], cells: list[str]) -> str:
