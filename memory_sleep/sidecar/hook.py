@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 from memory_sleep.config import Config
+from memory_sleep.sidecar import index_failure
 from memory_sleep.workspace.layout import Workspace
 
 log = logging.getLogger("memory_sleep")
@@ -34,6 +35,7 @@ def index_after_run(
         return report.warnings
     except Exception as error:  # the markdown run has succeeded; the index can catch up next time
         log.debug("sidecar indexing failed", exc_info=True)
+        index_failure.record(workspace.state_dir, f"{type(error).__name__}: {error}")
         return [
             f"vector sidecar not updated ({type(error).__name__}: {error}). The markdown run is complete; "
             "run `memory-sleep index` to retry."

@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from memory_sleep.errors import MemorySleepError, StoreError
+from memory_sleep.sidecar import index_failure
 from memory_sleep.sidecar.embed import Embedder, build_embedder
 from memory_sleep.sidecar.search import Hit, Mode, SearchOptions, search
 from memory_sleep.sidecar.settings import RecallSettings, recall_settings
@@ -97,6 +98,8 @@ class Sidecar:
         ):
             # the first build writes the matrix file; later passes leave it to be patched on load
             self._vectors = VectorIndex.load(self.store, self.cache_dir, self.embedder.dimensions)
+        if not dry_run:
+            index_failure.clear(self.workspace.state_dir)
         return report
 
     def vectors(self) -> VectorIndex:

@@ -173,6 +173,7 @@ def note_names(name: str) -> list[str]:
 
 
 def sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
+    from memory_sleep.sidecar import index_failure
     from memory_sleep.sidecar.store import DB_NAME, Store
 
     if not config.sidecar.enabled:
@@ -211,13 +212,10 @@ def sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
         stored = store.meta("embedder")
     finally:
         store.close()
-    kept = _items_kept_last(workspace) if not live else 0
-    if kept:  # a run that kept items indexed them in MEMORY.md, unless its indexing failed
+    behind = index_failure.behind(workspace.state_dir)
+    if behind:
         yield Check(
-            "sidecar",
-            "warn",
-            f"empty, though the last run kept {counted(kept, 'item')}: recall finds nothing",
-            f"`memory-sleep index {workspace.root}` indexes the notes and says what stops it",
+            "sidecar", "warn", behind, f"`memory-sleep index {workspace.root}` retries and says what stops it"
         )
     else:
         yield Check(
@@ -248,13 +246,3 @@ def _postgres(config: Config) -> Iterator[Check]:
     dimensions = config.sidecar.dimensions or build_embedder(config.sidecar).dimensions
     for level, message, fix in findings(dsn, dimensions):
         yield Check("sidecar", level, message, fix)  # type: ignore[arg-type]
-
-
-def _items_kept_last(workspace: Workspace) -> int:
-    """How many items the last run kept, if it finished (0 without a readable sleep-log.json)."""
-    from memory_sleep.workspace.sleep_log import read_sleep_log
-
-    if not workspace.sleep_log.exists():
-        return 0
-    log = read_sleep_log(workspace.sleep_log.read_bytes())
-    return log.itemsKept if log is not None and log.status == "ok" else 0
