@@ -81,8 +81,10 @@ def test_a_broken_workspace_says_what_to_fix(fixture_workspace: Path) -> None:
         "memory/2026-11-20.md: binary data, not a text note; skipped",
         "Move it out of memory/.",
     )
-    assert any(
-        message.startswith("memory/2026-02-30.md: 2026-02-30 is not a calendar date") for message in failed
+    misdated = next(c for c in report["checks"] if c["message"].startswith("memory/2026-02-30.md"))
+    assert (misdated["message"], misdated["fix"]) == (  # the fix apart, as for a note that cannot be read
+        "memory/2026-02-30.md: 2026-02-30 is not a calendar date; skipped",
+        "Rename it to the day it covers.",
     )
     warned = {check["message"]: check["fix"] for check in report["checks"] if check["level"] == "warn"}
     assert warned[

@@ -411,7 +411,7 @@ def test_discover_sorts_daily_notes_and_reports_strays(tmp_path: Path) -> None:
     ]
     # a folder named like a note was a stray that doctor took for a misnamed note ("rename it to
     # memory/2026-11-14.md: that note exists, merge it"), and a run warned it was "not named" like one
-    assert found.problems == [
+    assert [str(problem) for problem in found.problems] == [
         "memory/2026-11-14.md: a folder, named like a daily note; not read. Daily notes are files: rename "
         "it, and save what it holds as memory/2026-11-14.md."
     ]
@@ -430,7 +430,7 @@ def test_discover_reads_a_topic_note_named_with_an_underscore(tmp_path: Path) ->
 def test_discover_reports_an_impossible_date(tmp_path: Path) -> None:
     found = discover(make_workspace(tmp_path, ["2026-02-30.md", "2026-02-28.md"]))
     assert [n.name for n in found.notes] == ["2026-02-28.md"]
-    assert found.problems == [
+    assert [str(problem) for problem in found.problems] == [
         "memory/2026-02-30.md: 2026-02-30 is not a calendar date; skipped. Rename it to the day it covers."
     ]
     assert found.strays == []
@@ -445,7 +445,7 @@ def test_discover_skips_a_link_pointing_outside_the_workspace(tmp_path: Path) ->
     os.symlink(workspace.notes_dir / "gone.md", workspace.notes_dir / "2026-11-15.md")
     found = discover(workspace)
     assert [n.name for n in found.notes] == ["2026-11-12.md", "2026-11-14.md"]
-    assert found.problems == [
+    assert [str(problem) for problem in found.problems] == [
         f"memory/2026-11-13.md: a link to {outside.resolve()}, outside the workspace; skipped. "
         "Copy the note into memory/ instead.",
         f"memory/2026-11-15.md: a link to {workspace.notes_dir / 'gone.md'}, which does not exist; not read. "

@@ -48,7 +48,7 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
         "notes_folded_into_weekly": len(state.folded),
         "memory_md_bytes": workspace.memory_md.stat().st_size if workspace.memory_md.exists() else 0,
         "stray_files": list(found.strays),
-        "problems": [*workspace.links(), *found.problems, *unreadable],
+        "problems": [*workspace.links(), *map(str, found.problems), *unreadable],
         "secrets_in_notes": [{"note": s.note, "line": s.line, "kind": s.kind} for s in secrets],
         "decisions_waiting": [request.summary() for request in waiting],
         "decisions_expired": expired,

@@ -93,7 +93,7 @@ class Planner:
         started = time.monotonic()
         today = self.options.today
         found = discover(self.workspace)
-        self.warnings.extend(found.problems)
+        self.warnings.extend(map(str, found.problems))
         self.note_days = {note.day for note in found.notes} | {
             date.fromisoformat(name[:10]) for name in (*self.state.seen, *self.state.folded)
         }
@@ -456,7 +456,7 @@ class Planner:
             context,
             self.config.briefing_max_bytes,
             len(review.open_reviews(reviews)),
-            [*found.problems, *self.unread],
+            [*map(str, found.problems), *self.unread],
         )
         guards.check_files([*folds, brief], pending, self.config.briefing_max_bytes)
         self.edits.extend(folds)

@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from memory_sleep.errors import WorkspaceError
+from memory_sleep.workspace.note_read import NoteReadError
 
 DAILY_NOTE_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_]([^/\\]+))?\.md$")
 _TOOL_FILES = {"briefing.md", "archive.md", "sleep-log.json"}
@@ -169,7 +170,7 @@ class Discovery:
 
     notes: list[NoteFile] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[NoteReadError] = field(default_factory=list)  # daily notes it cannot read
 
 
 def discover(workspace: Workspace) -> Discovery:
@@ -188,21 +189,32 @@ def discover(workspace: Workspace) -> Discovery:
             continue
         if path.is_symlink() and not path.resolve().is_relative_to(workspace.root):
             found.problems.append(
-                f"{relative}: a link to {path.resolve()}, outside the workspace; skipped. "
-                "Copy the note into memory/ instead."
+                NoteReadError(
+                    relative,
+                    f"a link to {path.resolve()}, outside the workspace",
+                    "Copy the note into memory/ instead.",
+                )
             )
             continue
         if path.is_symlink() and not path.exists():
             found.problems.append(
-                f"{relative}: a link to {path.readlink()}, which does not exist; not read. "
-                "Point it at the note, or remove it."
+                NoteReadError(
+                    relative,
+                    f"a link to {path.readlink()}, which does not exist",
+                    "Point it at the note, or remove it.",
+                    outcome="not read",
+                )
             )
             continue
         if not path.is_file():
             what = "a folder" if path.is_dir() else "not a regular file"
             found.problems.append(
-                f"{relative}: {what}, named like a daily note; not read. Daily notes are files: rename it, "
-                f"and save what it holds as memory/{name}."
+                NoteReadError(
+                    relative,
+                    f"{what}, named like a daily note",
+                    f"Daily notes are files: rename it, and save what it holds as memory/{name}.",
+                    outcome="not read",
+                )
             )
             continue
         year, month, day_of_month, topic = match.groups()
@@ -210,8 +222,11 @@ def discover(workspace: Workspace) -> Discovery:
             day = date(int(year), int(month), int(day_of_month))
         except ValueError:
             found.problems.append(
-                f"{relative}: {year}-{month}-{day_of_month} is not a calendar date; skipped. "
-                "Rename it to the day it covers."
+                NoteReadError(
+                    relative,
+                    f"{year}-{month}-{day_of_month} is not a calendar date",
+                    "Rename it to the day it covers.",
+                )
             )
             continue
         found.notes.append(NoteFile(path=path, name=name, day=day, topic=topic))

@@ -14,12 +14,20 @@ class NoteReadError(Exception):
     """A note (or another workspace file of items) that cannot be read at all: which file, why, and
     the fix when there is one. `str()` is the run's line; `said` words what became of the file."""
 
-    def __init__(self, relative: str, reason: str, fix: str | None = None, missing: bool = False) -> None:
+    def __init__(
+        self,
+        relative: str,
+        reason: str,
+        fix: str | None = None,
+        missing: bool = False,
+        outcome: str = "skipped",
+    ) -> None:
         self.relative = relative
         self.reason = reason
         self.fix = fix
         self.missing = missing  # gone between being listed and being read: nothing to fix
-        super().__init__(self.said("skipped"))
+        self.outcome = outcome
+        super().__init__(self.said(outcome))
 
     def said(self, outcome: str) -> str:
         """ "memory/x.md: binary data, not a text note; skipped. Move it out of memory/." """

@@ -12,6 +12,7 @@ from memory_sleep.config import Config
 from memory_sleep.errors import MemorySleepError
 from memory_sleep.text import counted
 from memory_sleep.workspace.layout import Workspace, discover, unwritable
+from memory_sleep.workspace.note_read import NoteReadError
 
 _DATE_LIKE = re.compile(r"(\d{4})[-_.](\d{1,2})[-_.](\d{1,2})|(\d{1,2})[-_.](\d{1,2})[-_.](\d{4})")
 
@@ -74,12 +75,11 @@ def sizes(workspace: Workspace, config: Config) -> Iterator[Check]:
 
 
 def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
-    from memory_sleep.workspace.note_read import NoteReadError
     from memory_sleep.workspace.notes import read_note
 
     found = discover(workspace)
     for problem in found.problems:
-        yield Check("notes", "fail", problem)
+        yield _not_read(problem)
     for note in (note for note in found.notes if note.days_ahead(today)):
         yield Check(
             "notes",
@@ -93,9 +93,9 @@ def notes(workspace: Workspace, config: Config, today: date) -> Iterator[Check]:
     for note in found.notes:
         try:
             parsed = read_note(note, config.max_note_bytes)
-        except NoteReadError as error:  # the run's words (workspace/note_read.py), the fix apart
+        except NoteReadError as error:
             unreadable += 1
-            yield Check("notes", "fail", f"{error.relative}: {error.reason}; skipped", error.fix)
+            yield _not_read(error)
             continue
         if not parsed.items:
             empty.append(note.relative)
@@ -170,6 +170,11 @@ def note_names(name: str) -> list[str]:
             continue
         names.append(f"{day_named.isoformat()}{'-' + topic if topic else ''}.md")
     return list(dict.fromkeys(names))
+
+
+def _not_read(error: NoteReadError) -> Check:
+    """A daily note a run cannot read, in the run's words (workspace/note_read.py), the fix apart."""
+    return Check("notes", "fail", f"{error.relative}: {error.reason}; {error.outcome}", error.fix)
 
 
 def sidecar(workspace: Workspace, config: Config) -> Iterator[Check]:
