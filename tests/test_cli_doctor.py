@@ -229,11 +229,15 @@ def test_a_run_whose_indexing_failed_is_said_by_doctor_and_recall_until_an_index
     recalled = CliRunner().invoke(main, ["recall", "Atlas cutover", str(fixture_workspace), "--dry-run"])
     assert recalled.exit_code == 0
     assert f"Warning: {said}. `memory-sleep index {fixture_workspace}` retries." in recalled.stderr
+    status = CliRunner().invoke(main, ["status", str(fixture_workspace), "--json"])  # MCP's `status` too
+    assert json.loads(status.stdout)["problems"] == [said]
     assert CliRunner().invoke(main, ["index", str(fixture_workspace)]).exit_code == 0
     checks = diagnose(Workspace.open(fixture_workspace), InMemoryCrontab()).checks
     assert [c.level for c in checks if c.area == "sidecar"] == ["ok"]
     recalled = CliRunner().invoke(main, ["recall", "Atlas cutover", str(fixture_workspace), "--dry-run"])
     assert "Warning" not in recalled.stderr
+    status = CliRunner().invoke(main, ["status", str(fixture_workspace), "--json"])
+    assert json.loads(status.stdout)["problems"] == []
 
 
 def test_notes_a_run_would_skip_or_misdate_are_named_with_their_fix(

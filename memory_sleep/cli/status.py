@@ -8,6 +8,7 @@ from typing import Any
 
 from memory_sleep.config import Config
 from memory_sleep.gc.review import open_reviews, read_reviews, review_line
+from memory_sleep.sidecar import index_failure
 from memory_sleep.workspace.layout import NoteFile, Workspace, discover
 from memory_sleep.workspace.note_read import NoteReadError, decode, read_bytes
 from memory_sleep.workspace.note_secrets import Sighting, by_note, sightings_in_notes
@@ -32,6 +33,7 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
     unreadable = [problem for problem in changed.values() if problem is not None]  # no run will read them
     secrets = sightings_in_notes(found.notes, workspace)
     recent = [n.relative for n in found.notes if n.day >= today - timedelta(days=config.lookback_days)]
+    behind = [said] if (said := index_failure.behind(workspace.state_dir)) else []
     last_run = (
         {"at": log.lastRun.isoformat(), "status": log.status, "engine": log.engine, "error": log.error}
         if log
@@ -48,7 +50,7 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
         "notes_folded_into_weekly": len(state.folded),
         "memory_md_bytes": workspace.memory_md.stat().st_size if workspace.memory_md.exists() else 0,
         "stray_files": list(found.strays),
-        "problems": [*workspace.links(), *map(str, found.problems), *unreadable],
+        "problems": [*workspace.links(), *map(str, found.problems), *unreadable, *behind],
         "secrets_in_notes": [{"note": s.note, "line": s.line, "kind": s.kind} for s in secrets],
         "decisions_waiting": [request.summary() for request in waiting],
         "decisions_expired": expired,
