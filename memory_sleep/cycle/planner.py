@@ -81,7 +81,6 @@ class Planner:
         self.note_states: dict[str, NoteState] = {}
         self.changed_notes: set[str] = set()
         self.warnings: list[str] = []
-        self.unread: list[str] = []  # the daily notes NREM could not read, each with its fix
         self.archived: list[ArchiveRecord] = []
         self.operation_counts: dict[str, int] = {}
         self.edits: list[Edit] = []
@@ -109,7 +108,6 @@ class Planner:
         if "nrem" in self.options.phases:
             self.say("NREM: classifying new note items")
             result = self._nrem(found, document)
-            self.unread = result.unread
         kept = [
             KeptItem(item=i, category=c.category, topic=c.topic, deadline=c.deadline, promote=c.promote)
             for i, c in result.classified
@@ -133,7 +131,7 @@ class Planner:
             self._gc(document, entries_before)
         if "cleanup" in self.options.phases:
             self.say("Cleanup: weekly summaries and briefing")
-            self._cleanup(document, found)
+            self._cleanup(document, found, result.unread)
         memory_after = document.render().encode("utf-8")
         changes = file_changes(
             self.workspace,
@@ -420,8 +418,9 @@ class Planner:
                 recent.extend(kept for kept in items if kept.item.id not in waiting)
         return recent
 
-    def _cleanup(self, document: MemoryDocument, found: Discovery) -> None:
-        """Fold the notes due into weekly summaries and write the briefing, as edits of the plan."""
+    def _cleanup(self, document: MemoryDocument, found: Discovery, unread: list[str]) -> None:
+        """Fold the notes due into weekly summaries and write the briefing, as edits of the plan; the
+        briefing warns of the daily notes not read (`found`'s, and `unread`, those NREM could not read)."""
         today = self.options.today
         folds = weekly.fold_edits(
             found.notes,
@@ -456,7 +455,7 @@ class Planner:
             context,
             self.config.briefing_max_bytes,
             len(review.open_reviews(reviews)),
-            [*map(str, found.problems), *self.unread],
+            [*map(str, found.problems), *unread],
         )
         guards.check_files([*folds, brief], pending, self.config.briefing_max_bytes)
         self.edits.extend(folds)
