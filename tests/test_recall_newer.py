@@ -342,6 +342,38 @@ def test_a_line_filed_under_another_project_marks_nothing(
 
 
 @pytest.mark.parametrize(
+    "filing",
+    [
+        pytest.param("---\nproject: {}\n---\n# {}\n\n", id="each day's note filed whole"),
+        pytest.param("# {1}\n\n## {0}\n\n", id="a heading"),
+    ],
+)
+def test_a_change_naming_the_key_and_its_old_value_marks_it_under_another_project(
+    tmp_path: Path, filing: str
+) -> None:
+    """A line filed under another project (a note's front matter may file a day of many projects'
+    lines under one) that says the older's key and that its value is gone ("(was 2026-10-19)") changes
+    it: the author named what changed. Two lines that name their projects are still two projects'."""
+    old, new = "**Contoso renewal:** 2026-10-19", "Contoso renewal pushed to 2026-10-22 (was 2026-10-19)"
+    named_old, named_new = (
+        "Orion deploy window: Tuesdays",
+        "Vega deploy window moved to Fridays (was Tuesdays)",
+    )
+    notes = {
+        "2026-09-08.md": filing.format("Orion", "2026-09-08") + f"- {old}\n- {named_old}\n",
+        "2026-10-04.md": filing.format("Vega", "2026-10-04") + f"- {new}\n- {named_new}\n",
+    }
+    folder = make_workspace(tmp_path, notes, _PROJECTS)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        renewal = sidecar.search("Contoso renewal", k=5)
+        window = sidecar.search("deploy window", k=5)
+    assert renewal[0].source == "memory/2026-10-04.md"
+    assert _hit(renewal, "memory/2026-09-08.md", "Contoso").status == "older"
+    assert [hit.status for hit in window if "deploy window" in hit.text] == [None, None]
+
+
+@pytest.mark.parametrize(
     "note",
     [
         "- Orion 1.4 release moves from 2026-11-19 to 2026-11-26\n",

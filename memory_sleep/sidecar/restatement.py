@@ -131,14 +131,22 @@ def restates(older: Statement, newer: Statement, projects: frozenset[frozenset[s
 
 
 def _other_projects(older: Statement, newer: Statement, projects: frozenset[frozenset[str]]) -> bool:
-    """Each names a project the other does not (every word of its name): "Quokka flag `async_ingest` is
-    on for 10%", then "Orion flag `async_ingest` is off", are two projects' flags, and "Agreed: Quokka
-    goes on Render", then "Agreed: Orion goes on Fly.io", two choices; so are two lines that differ in
-    their project alone ("quokka flag `x` is off in prod", then "Orion flag `x` is off in prod", a name
-    in lower case). One word of a name is no project: "web" and "app" are not "Web App"."""
+    """Each names a project the other does not (every word of its name), or is filed under one:
+    "Quokka flag `async_ingest` is on for 10%", then "Orion flag `async_ingest` is off", are two
+    projects' flags, and "Agreed: Quokka goes on Render", then "Agreed: Orion goes on Fly.io", two
+    choices; so are two lines that differ in their project alone ("quokka flag `x` is off in prod", then
+    "Orion flag `x` is off in prod", a name in lower case). One word of a name is no project: "web" and
+    "app" are not "Web App". Filing alone does not part two lines when the newer says the older's key
+    and that its value is gone: "Contoso renewal pushed to 2026-10-22 (was 2026-10-19)" in a note filed
+    under Orion changes "**Contoso renewal:** 2026-10-19" in one filed under Quokka (a note's front
+    matter may file a day of many projects' lines under one). The author's "(was ...)" names what
+    changed; the filing is only where it was written."""
     own = {project for project in projects if project <= older.about}
     theirs = {project for project in projects if project <= newer.about}
-    return bool(own) and bool(theirs) and not own & theirs
+    if not (own and theirs) or own & theirs:
+        return False
+    named = any(project <= older.words or project <= newer.words for project in own | theirs)
+    return named or not (older.key and older.key <= newer.said and _says_gone(older, newer))
 
 
 def _another_of_a_kind(older: Statement, newer: Statement) -> bool:
