@@ -815,14 +815,17 @@ def test_every_later_line_holding_a_results_rarest_words_is_read(tmp_path: Path)
         sidecar.index()
         store = sidecar.store
         first = [row for row in store.entries_of_source("note:2026-09-06.md") if row.kind == "note"]
-        found = successors._with_later_statements(
+        lookup = successors.Lookup(
             store,
-            [successors.Ranked(1.0, 1.0, row, 1.0) for row in first],
             "2026-10-01",
             lambda row: True,
             1,
             lambda texts: rarest_terms(store, texts, successors.LATER_TERMS),
             lambda row: 1.0,
+        )
+        found = successors._with_later_statements(
+            lookup,
+            [successors.Ranked(1.0, 1.0, row, 1.0) for row in first],
             frozenset(),
             successors.Reading(frozenset()),
         )
@@ -851,3 +854,30 @@ def test_a_lead_in_is_no_result_of_its_own(tmp_path: Path) -> None:
     assert "**Owner:** Pim" in texts and "**Due:** Friday" in texts  # fields the lead-in leads, one by one
     assert "Status:" not in texts
     assert "Cutover moved to 2026-12-01, details:" in texts  # a lead-in that says more than a label
+
+
+def test_a_forgotten_change_answers_by_its_weekly_copy(tmp_path: Path) -> None:
+    """Forgetting took the line that superseded the first value out of recall (as it takes the entry
+    GC merged a line and its repeat into): the chain ends on a row recall does not return. The weekly
+    summary still says that line: it ranks above the superseded value, which keeps its status."""
+    lines = {
+        "2026-11-10": "- Orion staging database host is db-orion-11.internal",
+        "2026-11-14": "- Orion staging DB moved to db-orion-37.internal (was db-orion-11.internal)",
+    }
+    notes = _notes(lines)
+    (tmp_path / "memory" / "weekly").mkdir(parents=True)
+    (tmp_path / "memory" / "weekly" / "2026-W46.md").write_text(
+        "# Week 2026-W46\n\n## Orion\n\n- decision: Orion staging DB moved to db-orion-37.internal"
+        " (was db-orion-11.internal) (2026-11-14)\n",
+        encoding="utf-8",
+    )
+    folder = make_workspace(tmp_path, notes)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        first, change = (_hit(sidecar.search(lines[day][2:], k=5), f"memory/{day}.md") for day in lines)
+        with sidecar.store.transaction():
+            sidecar.store.set_validity({first.id: ("2026-11-14", "superseded", "memory/2026-11-14.md:3")})
+            sidecar.store.soft_delete([change.id], "forgotten", 0.0)
+        hits = sidecar.search("Orion staging database host", k=3)
+    assert hits[0].source == "memory/weekly/2026-W46.md"
+    assert _hit(hits, "memory/2026-11-10.md").status == "superseded"

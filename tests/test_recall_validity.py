@@ -13,7 +13,7 @@ from memory_sleep.cycle import weekly
 from memory_sleep.cycle.plan import DocumentEditor
 from memory_sleep.sidecar.display import hit_lines
 from memory_sleep.sidecar.search import ENDED_WEIGHT, Hit
-from memory_sleep.sidecar.successors import Ranked, with_successors
+from memory_sleep.sidecar.successors import Lookup, Ranked, with_successors
 from memory_sleep.sidecar.validity import CANDIDATES
 from memory_sleep.workspace.archive import ArchiveRecord, Ending, append_records, records_since
 from memory_sleep.workspace.layout import Workspace
@@ -497,7 +497,10 @@ def test_what_closed_an_action_ranks_just_above_it_and_only_what_superseded_it_t
     rows = store.fetch(ids)
     action = Ranked(0.9 * ENDED_WEIGHT, 1.0, rows[ids[0]], 0.9)  # asked in the action's words
     answer = Ranked(0.8, 1.0, rows[ids[1]], 0.8)
-    ranked = with_successors(store, [action, answer], "2026-11-25", lambda row: True, 5)
+    lookup = Lookup(
+        store, "2026-11-25", lambda row: True, 5, lambda texts: [[] for _ in texts], lambda row: 1.0
+    )
+    ranked = with_successors(lookup, [action, answer])
     order = [item.row.id for item in ranked]
     expected = [ids[2], ids[1], ids[0]] if status == "superseded" else [ids[1], ids[2], ids[0]]
     assert order == expected

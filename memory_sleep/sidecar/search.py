@@ -26,6 +26,7 @@ from memory_sleep.sidecar.rows import FIRST_DAY_KEY, day_timestamp, merge_link, 
 from memory_sleep.sidecar.store import EntryRow
 from memory_sleep.sidecar.successors import (
     LATER_TERMS,
+    Lookup,
     Ranked,
     fold_copies,
     newest_first,
@@ -319,16 +320,11 @@ def search(
     def admits(row: EntryRow) -> bool:
         return _answers(row, options, day, moment)
 
-    ranked = with_successors(store, fold_copies(ranked), day, admits, options.k)
-    ranked = newest_first(
-        store,
-        ranked,
-        day,
-        admits,
-        options.k,
-        lambda texts: rarest_terms(store, texts, LATER_TERMS),
-        decayed,
-    )
+    def rarest(texts: list[str]) -> list[list[str]]:
+        return rarest_terms(store, texts, LATER_TERMS)
+
+    lookup = Lookup(store, day, admits, options.k, rarest, decayed)
+    ranked = newest_first(lookup, with_successors(lookup, fold_copies(ranked)))
     return [
         Hit(
             rank,

@@ -53,6 +53,20 @@ class Ranked:
     also: list[EntryRow] = field(default_factory=list)  # its copies folded into it (`fold_copies`)
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """What one search looks rows up by: its store, the day it answers on, whether a row may be
+    returned (`admits`), how many results it returns (`limit`), the rarest terms of texts (`rarest`)
+    and a row's decay."""
+
+    store: SidecarStore
+    on: str
+    admits: Callable[[EntryRow], bool]
+    limit: int
+    rarest: Callable[[list[str]], list[list[str]]]
+    decay: Callable[[EntryRow], float]
+
+
 def ending_place(ended_by: str) -> tuple[str, int] | None:
     """The sidecar's (source key, line) of an ending's evidence, "memory/2026-11-14.md:3"."""
     path, _, line = ended_by.rpartition(":")
@@ -62,19 +76,21 @@ def ending_place(ended_by: str) -> tuple[str, int] | None:
     return ("MEMORY.md" if name == "MEMORY.md" else f"note:{name}", int(line))
 
 
-def with_successors(
-    store: SidecarStore, ranked: list[Ranked], on: str, admits: Callable[[EntryRow], bool], limit: int
-) -> list[Ranked]:
+def with_successors(lookup: Lookup, ranked: list[Ranked]) -> list[Ranked]:
     """`ranked` with the line that ended each of the `limit` most relevant ended results (added if
     missing) ranked above that result: above its relevance (or its score if `mark_older` ranked it
     higher) when it was superseded, for that line says what is true now in its place; above its score
     when it ended otherwise (done, finished), for it is still the word on what it says, shown with its
-    status, and what closed it ("[x] release notes") no better an answer than it. Best first;
-    `admits(row)`: whether a row may be returned."""
+    status, and what closed it ("[x] release notes") no better an answer than it. A line recall may
+    not return (forgotten, or of a kind the question leaves out) is answered by a copy of it that it
+    may (`_returned_copy`). Best first."""
+    store, on = lookup.store, lookup.on
     by_id = {item.row.id: item for item in ranked}
     ended = [item for item in ranked if item.row.ended_on(on) and item.row.ended_by]
-    for item in sorted(ended, key=lambda item: -item.relevance)[:limit]:
-        current = _current(store, item.row, on, admits)
+    for item in sorted(ended, key=lambda item: -item.relevance)[: lookup.limit]:
+        current = _current(store, item.row, on)
+        if current is not None and not lookup.admits(current):
+            current = _returned_copy(lookup, current)
         if current is None:
             continue
         successor = by_id.get(current.id)
@@ -109,9 +125,7 @@ def ending_row(store: SidecarStore, ended_by: str) -> EntryRow | Literal[False] 
     return store.entry_at(*place) or store.entry_at(*place, live=False)
 
 
-def _current(
-    store: SidecarStore, row: EntryRow, on: str, admits: Callable[[EntryRow], bool]
-) -> EntryRow | None:
+def _current(store: SidecarStore, row: EntryRow, on: str) -> EntryRow | None:
     """The end of the chain of what ended `row`: the latest word on it, unless that too was superseded
     (by something not indexed). It may have ended otherwise since (its project finished): it is
     still the last value known, and shows its own status."""
@@ -126,7 +140,32 @@ def _current(
         seen.add(found.id)
         row = found
     superseded = row.ended_on(on) and row.status == "superseded"
-    return None if superseded or len(seen) == 1 or not admits(row) else row
+    return None if superseded or len(seen) == 1 else row
+
+
+def _returned_copy(lookup: Lookup, row: EntryRow) -> EntryRow | None:
+    """A row recall may return that states `row`'s words (a weekly summary's line of it, its MEMORY.md
+    entry, its archive record: `_within`) and has not ended since, dated from its day: one full-text
+    query by its rarest terms, only when the line that ended a result may not be returned."""
+    terms = lookup.rarest([row.text])[0] if row.day else []
+    if not terms or row.day is None:
+        return None
+    words = statement(row).words
+    copies = [
+        match.id
+        for match in lookup.store.dated_matches(
+            terms, LATER_KINDS, row.day, _day_after(lookup.on), LATER_TERMS
+        )
+        if match.id != row.id and _within(words, statement(match).words)
+    ]
+    return next(
+        (
+            copy
+            for copy in lookup.store.fetch(copies).values()
+            if lookup.admits(copy) and not copy.ended_on(lookup.on)
+        ),
+        None,
+    )
 
 
 def fold_copies(ranked: list[Ranked]) -> list[Ranked]:
@@ -195,15 +234,7 @@ def _same_validity(one: Ranked, other: Ranked) -> bool:
 
 
 def _with_later_statements(
-    store: SidecarStore,
-    ranked: list[Ranked],
-    on: str,
-    admits: Callable[[EntryRow], bool],
-    limit: int,
-    rarest: Callable[[list[str]], list[list[str]]],
-    decay: Callable[[EntryRow], float],
-    looked_up: frozenset[int],
-    reading: Reading,
+    lookup: Lookup, ranked: list[Ranked], looked_up: frozenset[int], reading: Reading
 ) -> list[Ranked]:
     """`ranked` with the later lines that restate any of the `limit` best dated results (`mark_older`
     then ranks them above it): a change worded unlike the question, which shares few words with it,
@@ -214,10 +245,11 @@ def _with_later_statements(
     A line found is added when it, or a line of it, restates a result and it is dated after it (after
     its supersede, for a superseded result: `_newer_after`). The results `looked_up` by an earlier
     query are not asked again."""
+    store, on = lookup.store, lookup.on
     ranked = _sorted(ranked)
     due = [
         (since, reading.said(item.row))
-        for item in ranked[:limit]
+        for item in ranked[: lookup.limit]
         if item.row.id not in looked_up and (since := _newer_after(item.row, on)) is not None
     ]
     if not due:
@@ -226,7 +258,7 @@ def _with_later_statements(
     end = _day_after(on)
     found = {
         match.id: match
-        for (since, _), terms in zip(due, rarest([said.text for _, said in due]), strict=True)
+        for (since, _), terms in zip(due, lookup.rarest([said.text for _, said in due]), strict=True)
         if terms
         for match in store.dated_matches(terms, LATER_KINDS, _day_after(since), end, LATER_TERMS)
         if match.id not in have
@@ -237,34 +269,26 @@ def _with_later_statements(
         if _news(match) and any(match.day > then and reading.restated_by(said, match) for then, said in due)
     ]
     rows = store.fetch(restating).values()  # whole, only the few that restate a result
-    return ranked + [Ranked(0.0, decay(row), row, 0.0) for row in rows if admits(row)]
+    return ranked + [Ranked(0.0, lookup.decay(row), row, 0.0) for row in rows if lookup.admits(row)]
 
 
-def newest_first(
-    store: SidecarStore,
-    ranked: list[Ranked],
-    on: str,
-    admits: Callable[[EntryRow], bool],
-    limit: int,
-    rarest: Callable[[list[str]], list[list[str]]],
-    decay: Callable[[EntryRow], float],
-) -> list[Ranked]:
+def newest_first(lookup: Lookup, ranked: list[Ranked]) -> list[Ranked]:
     """`ranked` with the later lines that restate its `limit` best results (`_with_later_statements`),
     each newer ranked above what it restates (`mark_older`); and again for a later line so ranked
     into the first `limit`, up to MAX_CHAIN times: a value changed and changed again ("Scrapping Vue
     for X; we rebuild on Solid", then "Scrapping Solid for X; we rebuild on Vue") ends on its last
     word even when only the first is worded like the question."""
     looked_up: frozenset[int] = frozenset()
-    reading = Reading(project_names(store))
+    reading = Reading(project_names(lookup.store))
     for _ in range(MAX_CHAIN):
-        first = frozenset(item.row.id for item in _sorted(ranked)[:limit])
+        first = frozenset(item.row.id for item in _sorted(ranked)[: lookup.limit])
         if first <= looked_up:
             break
-        ranked = _with_later_statements(store, ranked, on, admits, limit, rarest, decay, looked_up, reading)
+        ranked = _with_later_statements(lookup, ranked, looked_up, reading)
         looked_up |= first
         # a newer line that mark_older ranked above what it restates may have ended since: what ended it
         # ranks above it in turn
-        ranked = with_successors(store, mark_older(ranked, on, limit, reading), on, admits, limit)
+        ranked = with_successors(lookup, mark_older(ranked, lookup.on, lookup.limit, reading))
     return ranked
 
 
