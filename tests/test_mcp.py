@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 from memory_sleep.cli.main import main
 from memory_sleep.cli.mcp_server import build_server
 from memory_sleep.config import Config
-from memory_sleep.sidecar import FunctionEmbedder, open_sidecar
+from memory_sleep.sidecar import FunctionEmbedder, index_failure, open_sidecar
 from memory_sleep.workspace.layout import Workspace
 
 TODAY = date(2026, 11, 25)
@@ -112,6 +112,26 @@ def test_recall_is_logged_and_counted_like_the_cli(fixture_workspace: Path) -> N
             0
         ]
     assert accessed == 2
+
+
+def test_recall_warns_when_the_last_run_could_not_update_the_sidecar(fixture_workspace: Path) -> None:
+    """An agent reads the tool's text, not stderr: a failed indexing is said there, beside the hits
+    (which stay the tool's structured result), until an index succeeds."""
+    with open_sidecar(fixture_workspace, Config()) as sidecar:
+        sidecar.index()
+    index_failure.record(Workspace.open(fixture_workspace).state_dir, "ValueError: boom")
+
+    async def work(client: Client) -> None:
+        result = await client.call_tool("recall", {"query": "who handles the design?", "k": 2})
+        assert len(payload(result)) == 2
+        texts = [block.text for block in result.content]
+        assert texts[0] == (
+            "Warning: the last run could not update the sidecar (ValueError: boom): recall misses what "
+            f"changed since. `memory-sleep index {fixture_workspace}` retries."
+        )
+        assert [json.loads(text)["rank"] for text in texts[1:]] == [1, 2]
+
+    with_client(fixture_workspace, work)
 
 
 def test_recall_re_embeds_a_sidecar_built_with_another_embedder(fixture_workspace: Path) -> None:

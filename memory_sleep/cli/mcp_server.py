@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 from memory_sleep.cli.mcp_agent import add_agent_tools
 from memory_sleep.config import load_config
 from memory_sleep.cycle.outcome import Attempt, recorded_outcome
 from memory_sleep.errors import MemorySleepError
+from memory_sleep.sidecar import index_failure
 from memory_sleep.workspace.layout import Workspace
 from memory_sleep.workspace.remember import remember as append_to_note
 
@@ -91,10 +93,22 @@ def build_server(
         Returns ranked results with source file, line, date and text, what is true now first; a result that
         stopped being true carries its status (superseded, done, finished), when and by what. Each recall
         is logged and counts as a use of what it returns, which keeps those entries from being forgotten.
+        When the last run could not update the search index, a warning comes first: what changed since is
+        missing until `memory-sleep index` succeeds.
         """
         if not 1 <= k <= 100:
             raise ToolError("k must be between 1 and 100.")
-        return _tool(lambda: answer(workspace, query, k, scope))
+        hits = _tool(lambda: answer(workspace, query, k, scope))
+        warning = index_failure.recall_warning(workspace.state_dir, workspace.root)
+        if warning is None:
+            return hits
+        # the agent reads the text: the warning first, then each hit as the SDK writes it; the structured
+        # result stays the hits alone
+        texts = [warning, *(json.dumps(hit, indent=2, ensure_ascii=False) for hit in hits)]
+        return CallToolResult(  # type: ignore[return-value]
+            content=[TextContent(type="text", text=text) for text in texts],
+            structured_content={"result": hits},
+        )
 
     @server.tool()
     def remember(text: str, scope: str | None = None) -> dict[str, Any]:

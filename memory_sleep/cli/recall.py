@@ -160,8 +160,8 @@ def recall(
         hits = find(query, k=k, scope=scope, mode=mode, as_of=day, include_discarded=include_discarded)  # type: ignore[arg-type]
         missing = sidecar.config.store == "sqlite" and not built
         empty = None if hits else display.nothing_indexed(missing, sidecar.store.entry_count(), space.root)
-    if behind := index_failure.behind(space.state_dir):
-        click.echo(f"Warning: {behind}. `memory-sleep index {space.root}` retries.", err=True)
+    if behind := index_failure.recall_warning(space.state_dir, space.root):
+        click.echo(behind, err=True)
     if unlogged:
         click.echo(
             f"Warning: cannot log this recall ({unlogged}): the hits are shown, but forgetting will not "

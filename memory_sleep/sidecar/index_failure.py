@@ -32,3 +32,9 @@ def behind(state_dir: Path) -> str | None:
     except OSError:
         return None
     return f"the last run could not update the sidecar ({why}): recall misses what changed since"
+
+
+def recall_warning(state_dir: Path, root: Path) -> str | None:
+    """What a recall says beside its hits while the sidecar is behind the notes (`behind`), with the fix."""
+    said = behind(state_dir)
+    return f"Warning: {said}. `memory-sleep index {root}` retries." if said else None
