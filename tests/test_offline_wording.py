@@ -150,6 +150,8 @@ def test_a_line_that_opens_a_block_of_its_own_starts_a_new_part(text: str, expec
         ("| 模型 | 大小 |\n|---|---|\n| Qwen3 | 8B |", "Qwen3 (大小: 8B)"),
         ("| a | b |\n|---|---|\n| x |  |", "x"),  # an empty cell says nothing
         ("> | a | b |\n> |---|---|\n> | x | y |", "x (b: y)"),  # quoted
+        # a rule between rows groups them: the row above it is a row, not a second header
+        ("| a | b |\n|---|---|\n| x | y |\n|---|---|\n| z | w |", "x (b: y); z (b: w)"),
         (
             "| a | b |\n| x | y |",
             "| a | b |; | x | y |",

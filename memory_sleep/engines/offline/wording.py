@@ -92,9 +92,14 @@ def _paragraphs(text: str) -> list[list[tuple[str, str]]]:
             in_fence, continues = not in_fence, False
         elif not line:
             continues = False  # a blank line ends the paragraph
-        elif _TABLE_RULE.match(line) and paragraphs and _row(paragraphs[-1][0][0]).startswith("|"):
-            header = _cells(paragraphs.pop()[0][0])  # the row above the rule names the columns
-        elif header is not None:
+        elif (
+            _TABLE_RULE.match(line)
+            and header is None
+            and paragraphs
+            and _row(paragraphs[-1][0][0]).startswith("|")
+        ):
+            header = _cells(paragraphs.pop()[0][0])  # the row above the first rule names the columns
+        elif header is not None and not _TABLE_RULE.match(line):  # a rule between rows only groups them
             paragraphs.append([(raw, _unbold(_named_cells(header, _cells(line))))])
         elif _TABLE_RULE.match(line) or (in_fence and not any(char.isalnum() for char in line)):
             continue  # "|---|", a diagram's "└───┘" or "▼": no words
