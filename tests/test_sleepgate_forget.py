@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
+from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import gc_link
 from memory_sleep.sidecar.vectors import VectorIndex
 from memory_sleep.sleepgate import density
@@ -142,12 +144,9 @@ def test_incremental_density_matches_a_full_rebuild() -> None:
     assert store.db.execute("SELECT count(*) FROM density_retired").fetchone()[0] == 0
 
 
-def test_the_latest_word_on_an_entry_that_ended_stays_while_that_entry_stays() -> None:
-    """A note line that superseded an older one, and the entry GC merged lines into, are what recall
-    ranks above what they ended: forgetting one while the entry it ended stays would leave recall the
-    old value alone. A line superseded in turn is no latest word."""
-    store = open_store()
-    places = [f"2026-01-0{day}.md" for day in range(1, 7)]
+def _note_lines(store: SidecarStore, vectors: list[npt.NDArray[np.float32]]) -> tuple[list[str], list[int]]:
+    """One line a year old in each of the notes 2026-01-01.md, 2026-01-02.md, ...: their names and ids."""
+    places = [f"2026-01-0{day}.md" for day in range(1, len(vectors) + 1)]
     with store.transaction():
         store.set_meta("embedder", EMBEDDER)
         ids = store.insert_entries(
@@ -155,10 +154,22 @@ def test_the_latest_word_on_an_entry_that_ended_stays_while_that_entry_stays() -
                 replace(entry(entry_text(i)), source_key=f"note:{name}", source_path=f"memory/{name}")
                 for i, name in enumerate(places)
             ],
-            np.stack([unit(0), unit(1), unit(2), unit(3, unit(2), 0.01), unit(4), unit(5)]),  # 2, 3 alike
+            np.stack(vectors),
             EMBEDDER,
             NOW - 365 * DAY,
         )
+    return places, ids
+
+
+def test_the_latest_word_on_an_entry_that_ended_stays_while_that_entry_stays() -> None:
+    """A note line that superseded an older one, and the entry GC merged lines into, are what recall
+    ranks above what they ended: forgetting one while the entry it ended stays would leave recall the
+    old value alone. A line superseded in turn is no latest word."""
+    store = open_store()
+    # 2 and 3 alike
+    vectors = [unit(0), unit(1), unit(2), unit(3, unit(2), 0.01), unit(4), unit(5)]
+    places, ids = _note_lines(store, vectors)
+    with store.transaction():
         store.set_validity(
             {
                 ids[0]: ("2026-01-03", "superseded", f"memory/{places[2]}:1"),
@@ -181,6 +192,25 @@ def test_the_latest_word_on_an_entry_that_ended_stays_while_that_entry_stays() -
     assert reasons[ids[3]] == "the latest word on an entry that ended"
     assert reasons[ids[2]] == "last of its near-duplicate cluster"  # a latest word too: counted once
     assert report.load_bearing == 2
+
+
+def test_the_latest_word_is_found_along_the_chain_through_a_line_gc_merged_away() -> None:
+    """The line that superseded an entry was merged by GC into another entry (and soft-deleted): that
+    entry is the latest word on the first, as recall follows the chain (sidecar/successors.py), and
+    stays while the first does. Forgetting it left recall the old value first."""
+    store = open_store()
+    places, ids = _note_lines(store, [unit(i) for i in range(3)])
+    with store.transaction():
+        store.set_validity(
+            {
+                ids[0]: ("2026-01-02", "superseded", f"memory/{places[1]}:1"),
+                ids[1]: ("2026-01-02", "superseded", gc_link(ids[2], "compaction")),
+            }
+        )
+        store.soft_delete([ids[1]], "gc:compaction", NOW - 300 * DAY)
+    report = forget(store, config(retention_threshold=0.9))
+    assert verdicts(report)[ids[2]] == "load-bearing"
+    assert {v.id: v.reason for v in report.verdicts}[ids[2]] == "the latest word on an entry that ended"
 
 
 def test_a_latest_word_an_earlier_pass_forgot_comes_back_and_undoing_the_pass_forgets_it_again() -> None:

@@ -13,6 +13,7 @@ import numpy.typing as npt
 from memory_sleep.sidecar.boundary import Cursor, SidecarStore, in_namespace
 from memory_sleep.sidecar.evidence import evidence_ids
 from memory_sleep.sidecar.rows import EntryRow
+from memory_sleep.sidecar.successors import MAX_CHAIN
 from memory_sleep.sleepgate.build import Build
 
 Ids = npt.NDArray[np.int64]
@@ -55,18 +56,31 @@ def entry_signals(store: SidecarStore) -> EntrySignals:
 
 
 def latest_words(store: SidecarStore) -> list[EntryRow]:
-    """The entries a live entry's ending names (the line that superseded or closed it, the entry GC
-    merged it into), unless superseded since, live or soft-deleted: the latest word on what ended,
+    """The entries at the end of the chain a live entry's ending starts (the line that superseded or
+    closed it, the entry GC merged that line into, ...; MAX_CHAIN links, as recall follows it),
+    unless superseded by what is not indexed, live or soft-deleted: the latest word on what ended,
     which recall ranks above it (sidecar/successors.py). Forgetting one while what it ended stays
     would leave recall the old value alone."""
     where, params = in_namespace(store)
-    endings = store.db.execute(
-        "SELECT DISTINCT ended_by FROM entries"
-        f" WHERE status IS NOT NULL AND ended_by IS NOT NULL AND deleted_at IS NULL{where}",
-        params,
-    ).fetchall()
-    named = store.fetch({found for found in evidence_ids(store, (e for (e,) in endings)).values() if found})
-    return [row for row in named.values() if row.status != "superseded"]
+    endings = {
+        ending
+        for (ending,) in store.db.execute(
+            "SELECT DISTINCT ended_by FROM entries"
+            f" WHERE status IS NOT NULL AND ended_by IS NOT NULL AND deleted_at IS NULL{where}",
+            params,
+        )
+    }
+    latest: dict[int, EntryRow] = {}
+    seen: set[int] = set()
+    for _ in range(MAX_CHAIN):
+        found = {found for found in evidence_ids(store, endings).values() if found and found not in seen}
+        seen |= found
+        named = store.fetch(found).values()
+        latest |= {row.id: row for row in named if row.status != "superseded"}
+        endings = {row.ended_by for row in named if row.status == "superseded" and row.ended_by}
+        if not endings:
+            break
+    return list(latest.values())
 
 
 def _build_key(store: SidecarStore) -> tuple[str, object]:
