@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+# the run's operation counts as the REM line says them: an item kept but not sure to last is no entry
+_OPERATIONS = {"left": "kept in the notes only"}
 WORKSPACE_ARG = click.argument(
     "workspace", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
 )
@@ -295,13 +297,13 @@ def run(
         _report_warnings(record.warnings, verbose)  # a note still skipped, unread, says so each run
         _report_strays(report.strays, verbose)
         return
-    ops = ", ".join(f"{n:,} {op}" for op, n in record.operations.items() if n) or "no entry added or changed"
+    ops = ", ".join(f"{n:,} {_OPERATIONS.get(op, op)}" for op, n in record.operations.items() if n)
     click.echo(
         f"NREM: {counted(record.dailyFilesProcessed, 'note')} read, {counted(record.itemsKept, 'item')} kept, "
         f"{record.itemsDiscarded:,} discarded"
     )
     click.echo(
-        f"REM: {ops}; {record.entriesArchived:,} archived; MEMORY.md {record.memoryMdSizeBefore:,} -> {record.memoryMdSizeAfter:,} bytes"
+        f"REM: {ops or 'no entry added or changed'}; {record.entriesArchived:,} archived; MEMORY.md {record.memoryMdSizeBefore:,} -> {record.memoryMdSizeAfter:,} bytes"
     )
     click.echo(
         f"Cleanup: {counted(len(record.weeklyFilesWritten), 'weekly summary', 'weekly summaries')}, "

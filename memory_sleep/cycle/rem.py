@@ -39,10 +39,11 @@ class RemResult:
         return self.integrated_ids() | {kept.item.id for kept in self.left}
 
     def counts(self) -> dict[str, int]:
+        """Items per operation, and those `left` in the notes (kept, not promoted to MEMORY.md)."""
         counts = {"noop": 0, "update": 0, "add": 0, "supersede": 0}
         for _, operation in self.applied:
             counts[operation.op] += 1
-        return counts
+        return counts | {"left": len(self.left)}
 
 
 def integrate(
