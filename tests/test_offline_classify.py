@@ -597,6 +597,22 @@ def test_a_task_reported_done_is_no_project_status(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "done"),
+    [
+        ("Wireframes sent to Jonas (done, a day early).", True),
+        ("Pim sent the IBAN footer text -> done.", True),
+        ("renewed the staging cert → done", True),
+        ("- Top P0: EBADF fix (done), R_V toolkit deploy, OACP Airlock MVP", False),  # one part of a list
+        ("Wireframes for Jonas (done by Friday)", False),  # a deadline
+    ],
+)
+def test_done_ending_a_line_after_an_arrow_or_in_a_parenthesis_reports_it_done(text: str, done: bool) -> None:
+    """A new user's notes closed tasks so, and the briefing kept them as overdue."""
+    verdict = OfflineClassifier().classify([note_item(text)], ClassifyContext(projects=[], memory=[]))[0]
+    assert verdict.closes_action is done
+
+
+@pytest.mark.parametrize(
     ("known", "new"),
     [
         (
