@@ -95,6 +95,18 @@ def test_recall_with_the_workspace_before_the_query_says_the_order(fixture_works
     )
 
 
+def test_recall_of_an_unquoted_query_says_to_quote_it(
+    fixture_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "memory-sleep recall server IP" read "IP" as the workspace: "IP: no such folder"."""
+    monkeypatch.chdir(fixture_workspace)
+    result = CliRunner().invoke(main, ["recall", "server", "IP"])
+    assert result.exit_code == 2
+    assert 'IP: no such folder. A query of several words goes in quotes: memory-sleep recall "server IP"' in (
+        result.output
+    )
+
+
 def test_doctor_says_a_folder_is_no_workspace_and_stops(code_folder: Path) -> None:
     before = everything(code_folder)
     result = CliRunner().invoke(main, ["doctor", str(code_folder), "--json"])

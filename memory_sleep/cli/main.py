@@ -369,7 +369,10 @@ def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_js
 @_handle_errors
 def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     """Restore every file the last run changed (or created) to how it was before that run, and undo
-    its passes on the sidecar (forgotten and GC-removed entries come back, GC's merges and marks go)."""
+    its passes on the sidecar (forgotten and GC-removed entries come back, GC's merges and marks go).
+
+    Each undo takes back one more run: a second undo undoes the run before. --dry-run shows which run
+    is next."""
     from memory_sleep.cycle.undo import held_run_passes, undo_last_run, undo_target, undone_text
     from memory_sleep.workspace.writer import STOPPED, SafeWriter, SnapshotFile
 

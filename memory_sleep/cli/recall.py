@@ -127,7 +127,8 @@ def recall(
 
     What is true now ranks first; a result that stopped being true says so ("superseded 2026-11-25
     by memory/2026-11-25.md:14", "done 2026-11-20 by ..."), and a dated result that a later line
-    restates with another value says "older, see" that line, ranked above it. Each recall is logged
+    restates with another value is marked "older, see" that later line, which ranks above it. Each
+    recall is logged
     (query, embedding, time, returned ids and ranks) and counts an access of every entry it returns:
     the forgetting pass scores and replays that log. On a read-only workspace the hits are printed
     with a warning that the recall was not logged.
@@ -140,6 +141,11 @@ def recall(
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if not workspace.is_dir() and Path(query).is_dir():
         raise click.UsageError(f'the query comes first: memory-sleep recall "{workspace}" {query}')
+    if not workspace.exists() and len(workspace.parts) == 1:  # a bare word: the query's last, unquoted
+        raise click.UsageError(
+            f"{workspace}: no such folder. A query of several words goes in quotes: memory-sleep recall "
+            f'"{query} {workspace}" [WORKSPACE]'
+        )
     now = today.date() if today else date.today()
     if as_of and as_of.date() > now:
         raise click.BadParameter(
