@@ -100,6 +100,9 @@ def test_status_json_is_typed_and_lists_the_pending_notes(fixture_workspace: Pat
     edited = fixture_workspace / "memory" / "2026-11-03.md"
     edited.write_text(edited.read_text() + "- Decided: the audit log keeps 90 days.\n")
     os.utime(edited, ns=(edited.stat().st_atime_ns, edited.stat().st_mtime_ns + 10**9))
+    # a note touched (copied, restored) but not changed: its words were consolidated
+    touched = fixture_workspace / "memory" / "2026-11-04.md"
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
     pending = runner.invoke(main, ["status", ws, "--today", TODAY, "--pending"])
     assert pending.exit_code == 0 and pending.stdout == "memory/2026-11-03.md\n"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,10 +25,11 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
     waiting, expired = waiting_requests(workspace.root, config.engine.agent.expire_hours)
     found = discover(workspace)
     log = read_sleep_log(workspace.sleep_log.read_bytes() if workspace.sleep_log.exists() else None)
+    notes = StateStore(workspace.state_dir)
     changed = {
         note.relative: _unreadable(note, config.max_note_bytes)
         for note in found.notes
-        if _changed(note.path, state.seen.get(note.name))
+        if _changed(note, state.seen.get(note.name), notes)
     }
     pending = [relative for relative, problem in changed.items() if problem is None]
     unreadable = [problem for problem in changed.values() if problem is not None]  # no run will read them
@@ -71,12 +73,24 @@ def _unreadable(note: NoteFile, max_bytes: int) -> str | None:
     return None
 
 
-def _changed(path: Path, seen: tuple[int, int] | None) -> bool:
-    """A note no run has read, or one edited since (the test the run itself uses to skip old notes)."""
+def _changed(note: NoteFile, seen: tuple[int, int] | None, notes: StateStore) -> bool:
+    """A note no run has read, or one edited since: its size or time changed (the test the run itself
+    uses to skip old notes) and its bytes too (a note copied or restored as it was is consolidated;
+    the next run reads it and changes nothing)."""
     if seen is None:
         return True
-    stat = path.stat()
-    return (stat.st_size, stat.st_mtime_ns) != tuple(seen)
+    stat = note.path.stat()
+    if (stat.st_size, stat.st_mtime_ns) == tuple(seen):
+        return False
+    read = notes.load_note(note.name)
+    return read is None or read.size != stat.st_size or read.sha256 != _sha256(note.path)
+
+
+def _sha256(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""  # unreadable: `_unreadable` says why
 
 
 def status_lines(report: dict[str, Any]) -> list[str]:
