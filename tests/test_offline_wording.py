@@ -166,6 +166,31 @@ def test_a_table_row_reads_as_its_first_cell_and_the_others_named_by_their_colum
     assert plain(table) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "starts"),
+    [
+        (  # the cut would leave out what the author stressed: it goes first
+            "Big change today. Talked it through with Pim and Teo over lunch: they will never have more than a handful of "
+            "concurrent users and don't want to pay for managed Postgres backups. **We're switching the "
+            "database to SQLite** (WAL mode, nightly backup to the storage box). Postgres is out.",
+            "We're switching the database to SQLite — Big change today.",
+        ),
+        (  # short enough: the author's order stays
+            "Talked it through with Pim. **We're switching the database to SQLite**. Postgres is out.",
+            "Talked it through with Pim. We're switching",
+        ),
+        (  # a bold key is no stressed phrase
+            "**Owner (billing):** Pim, who " + "also keeps the runbook and the dashboards up to date " * 4,
+            "Owner (billing): Pim",
+        ),
+    ],
+)
+def test_a_long_item_puts_the_phrase_its_author_stressed_first(text: str, starts: str) -> None:
+    [item] = parse_note_text(NOTE, f"- {text}\n").items
+    worded = entry_text(KeptItem(item=item, category="decision", topic=None))
+    assert worded.startswith(starts) and len(worded) <= 200
+
+
 def test_the_briefing_words_a_recent_decision_as_its_entry_does() -> None:
     from memory_sleep.engines.base import BriefingContext
     from memory_sleep.engines.offline.brief import OfflineBriefer

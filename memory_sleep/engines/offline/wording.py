@@ -11,6 +11,7 @@ from memory_sleep.models import KeptItem
 from memory_sleep.text import columns, shorten, soft_break, unspaced
 
 ENTRY_MAX_CHARS = 200
+_BOLD_PHRASE = re.compile(r"\*\*([^*\n]{12,}?)\*\*")
 _TABLE_RULE = re.compile(r"^\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$")
 # A line narrower than this was ended by its author: text is filled to 60 columns or more (72, 79, 80
 # are usual), and a full line falls short of its width by less than one long word.
@@ -41,12 +42,27 @@ def entry_text(kept: KeptItem, lead: bool = True) -> str:
     said = re.sub(r"\*\*([^*]+)\*\*", r"\1", kept.item.lead or "").strip() if lead else ""
     if kept.topic and said.lower() == kept.topic.lower():
         said = ""  # "Quokka:" above a list of Quokka's: the entry's project says it
-    text = shorten((f"{said}{LEAD}" if said else "") + plain(kept.item.text), ENTRY_MAX_CHARS)
+    text = (f"{said}{LEAD}" if said else "") + plain(kept.item.text)
+    stressed = _stressed(kept.item.text)
+    if stressed and stressed not in shorten(text, ENTRY_MAX_CHARS):  # the cut would leave it out
+        text = f"{stressed} — {text}"
+    text = shorten(text, ENTRY_MAX_CHARS)
     if kept.topic and text.lower().startswith(kept.topic.lower() + ":"):
         text = text[len(kept.topic) + 1 :].strip()
     if kept.deadline and kept.deadline.isoformat() not in text:
         text = f"{text} (due {kept.deadline.isoformat()})"
     return text
+
+
+def _stressed(text: str) -> str | None:
+    """The first phrase the author set in bold ("**We're switching the database to Quokka DB**"), not a
+    bold key ("**Owner:**") nor a word: what the item says above all, put first when the entry would
+    be cut before it."""
+    for found in _BOLD_PHRASE.finditer(text):
+        phrase = " ".join(found.group(1).split()).rstrip(".")
+        if " " in phrase and not phrase.endswith((":", "：")):
+            return phrase
+    return None
 
 
 def plain(text: str) -> str:
