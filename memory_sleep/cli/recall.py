@@ -128,10 +128,9 @@ def recall(
     What is true now ranks first; a result that stopped being true says so ("superseded 2026-11-25
     by memory/2026-11-25.md:14", "done 2026-11-20 by ..."), and a dated result that a later line
     restates with another value is marked "older, see" that later line, which ranks above it. Each
-    recall is logged
-    (query, embedding, time, returned ids and ranks) and counts an access of every entry it returns:
-    the forgetting pass scores and replays that log. On a read-only workspace the hits are printed
-    with a warning that the recall was not logged.
+    recall is logged (query, embedding, time, returned ids and ranks) and counts an access of every
+    entry it returns: the forgetting pass scores and replays that log. On a read-only workspace the
+    hits are printed with a warning that the recall was not logged.
 
     Exit codes: 0 when the search ran, found or not ("No match.", `[]` with --json); 1 when nothing
     can be searched (no sidecar yet, or an empty one: the message says what to run first).
