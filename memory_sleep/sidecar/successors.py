@@ -82,8 +82,8 @@ def with_successors(lookup: Lookup, ranked: list[Ranked]) -> list[Ranked]:
     higher) when it was superseded, for that line says what is true now in its place; above its score
     when it ended otherwise (done, finished), for it is still the word on what it says, shown with its
     status, and what closed it ("[x] release notes") no better an answer than it. A line recall may
-    not return (forgotten, or of a kind the question leaves out) is answered by a copy of it that it
-    may (`_returned_copy`). Best first."""
+    not return (forgotten, expired, discarded as noise) is answered by a copy of it that it may
+    (`_returned_copy`). Best first."""
     store, on = lookup.store, lookup.on
     by_id = {item.row.id: item for item in ranked}
     ended = [item for item in ranked if item.row.ended_on(on) and item.row.ended_by]
@@ -147,8 +147,10 @@ def _returned_copy(lookup: Lookup, row: EntryRow) -> EntryRow | None:
     """A row recall may return that states `row`'s words (a weekly summary's line of it, its MEMORY.md
     entry, its archive record: `_within`) and has not ended since, dated from its day: one full-text
     query by its rarest terms, only when the line that ended a result may not be returned."""
-    terms = lookup.rarest([row.text])[0] if row.day else []
-    if not terms or row.day is None:
+    if row.day is None:
+        return None
+    terms = lookup.rarest([row.text])[0]
+    if not terms:
         return None
     words = statement(row).words
     copies = [
