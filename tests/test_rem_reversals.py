@@ -520,3 +520,57 @@ def test_an_old_value_of_another_projects_entry_is_not_the_one_changed() -> None
         [("Tern", "Decided Tern uses GPT-4.1 for summaries because it unblocks the gateway work")],
     )
     assert operation.op == "add", operation
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kept"),
+    [
+        (
+            "Decided: backend on Postgres 16 with Django, served from the box at IP 10.0.4.12",
+            "Moved the backend today: new IP is 10.0.7.40 (was 10.0.4.12)",
+            "Decided: backend on Postgres 16 with Django, served from the box at IP 10.0.7.40"
+            " (previously: 10.0.4.12)",
+        ),
+        (
+            "Pricing agreed with Contoso: Team plan, 30 seats, $4,200/year, invoiced quarterly",
+            "Contoso price is now $4,800/year (was $4,200/year)",
+            "Pricing agreed with Contoso: Team plan, 30 seats, $4,800/year (previously: $4,200/year),"
+            " invoiced quarterly",
+        ),
+    ],
+)
+def test_one_typed_value_changed_in_an_entry_that_says_more_is_changed_in_its_place(
+    old: str, new: str, kept: str
+) -> None:
+    """A compound entry keeps what the change does not touch: the supersede writes the entry with the
+    one value changed, not the note's line (which would drop "Postgres 16 with Django" from MEMORY.md;
+    archive.md keeps the old wording, superseded by the note)."""
+    operation = _decide([("Decisions", old)], new)
+    assert (operation.op, operation.target, operation.text) == ("supersede", "E0", kept)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Alpha IP is 10.0.0.1", "Alpha IP is 10.0.0.2 (was 10.0.0.1)"),  # says nothing more
+        (  # what the entry says besides is its key in other words: the change says all of it
+            "The Quokka reports Grafana board is https://grafana.example.dev/d/a1/reports",
+            "New Quokka reports dashboard at https://grafana.example.io/d/b2/reports"
+            " (old one https://grafana.example.dev/d/a1/reports is gone)",
+        ),
+        (  # the change gives a reason of its own, in place of the old one's
+            "Alpha freezes features until 2026-12-10; the vendor quote came in too high",
+            "Alpha freezes features until 2027-01-07 (was 2026-12-10); legal wants the data in the EU",
+        ),
+        (  # two new values of the kind: which one took its place is not said
+            "Decided: backend on Postgres 16 with Django, served from the box at IP 10.0.4.12",
+            "Backend moved: new IPs are 10.0.7.40 and 10.0.7.41 (was 10.0.4.12)",
+        ),
+    ],
+)
+def test_a_change_that_says_all_the_entry_says_or_more_or_no_one_new_value_replaces_the_entry(
+    old: str, new: str
+) -> None:
+    operation = _decide([("Facts", old)], new)
+    assert (operation.op, operation.target) == ("supersede", "E0")
+    assert operation.text is not None and operation.text.startswith(new)

@@ -16,6 +16,7 @@ from memory_sleep.language import (
     OLD_BETWEEN,
     OLD_VALUE_IN_TEXT,
     OLD_VALUE_MARKS,
+    STOPWORDS,
 )
 from memory_sleep.text import CLOCK, EMAIL, is_cjk, shorten, tokens, without_history
 
@@ -285,6 +286,9 @@ def _without_superseded(text: str) -> str:
 _KEYED = re.compile(r"^\s*([^:：\n]{2,40})(?::(?:\*\*)?\s+|：(?:\*\*)?\s*)(\S.*)", re.DOTALL)
 _NAMED_NUMBER = r"(?:(?-i:\b[A-Z][\w.+#-]*)\s+)?"  # "Postgres 15", "Go 1.22"
 _SAME_WORDING = 0.5
+# content words an entry says besides a value changed, to keep it around the new one; a change saying as
+# many of its own is its own statement. Two are a key said otherwise ("Grafana board", then "dashboard")
+IN_PLACE_WORDS = 3
 
 
 def key_value(text: str) -> tuple[str, str] | None:
@@ -320,6 +324,50 @@ def noting_change(text: str, old: str) -> str:
     if value is not None and value in replaced_values(text):
         return text
     return f"{text} (previously: {value or shorten(without_history(old), 80)})"
+
+
+def changed_in_place(new: str, old: str) -> str | None:
+    """`old` with the one typed value `new` says is gone replaced by the one `new` states of its kind:
+    "Decided: backend on Postgres 16 with Django, at IP 10.0.7.40 (previously: 10.0.4.12)" after "new IP
+    is 10.0.7.40 (was 10.0.4.12)". Only where `old` says more than the change (IN_PLACE_WORDS of its
+    own content words besides the value), and `new` fewer of its own: superseded by
+    the note's line, "Postgres 16 with Django" would leave MEMORY.md; a change that gives its own
+    reason ("until 2027-01-07 (was 2026-12-10); legal wants the data in the EU") replaces the old
+    one's ("the vendor quote came in too high"). None when the old value is said twice, holds no typed
+    value or several, or `new` states no one new value of its kind: which took its place is not said."""
+    old = without_history(old)
+    gone = changed_value(new, old)
+    if gone is None or gone not in replaced_values(new):
+        return None
+    spans = list(_mentions(gone).finditer(old))
+    held = [(kind, value) for kind, found in typed_values(gone).items() for value in found]
+    if len(spans) != 1 or len(held) != 1:
+        return None
+    kind, value = held[0]
+    said = typed_values(old).get(kind, frozenset())
+    fresh = typed_values(new).get(kind, frozenset()) - said
+    if len(fresh) != 1:
+        return None
+    at, (replacement,) = spans[0], fresh
+    rest = tokens(old[: at.start()] + " " + old[at.end() :])
+    theirs = tokens(new) - tokens(gone) - tokens(replacement)
+    if _content(rest - theirs) < IN_PLACE_WORDS or _content(theirs - rest) >= IN_PLACE_WORDS:
+        return None
+    written = re.search(re.escape(replacement), _without_superseded(new), re.IGNORECASE)
+    changed = _mentions(value).sub(
+        lambda _: written.group(0) if written else replacement, at.group(0), count=1
+    )
+    return f"{old[: at.start()]}{changed} (previously: {at.group(0)}){old[at.end() :]}"
+
+
+def _content(words: frozenset[str]) -> int:
+    """How many of `words` say something: no stopword, no word of three letters or fewer but in CJK."""
+    return sum(1 for word in words - STOPWORDS if len(word) >= 4 or is_cjk(word))
+
+
+def _mentions(value: str) -> re.Pattern[str]:
+    """A value as a whole run of words, case aside (as `mentions_value` reads it)."""
+    return re.compile(r"(?<![\w.])" + re.escape(value) + r"(?![\w]|\.\d)", re.IGNORECASE)
 
 
 def _one_changed_value(new: str, old: str) -> str | None:
