@@ -1,7 +1,8 @@
 """The figures of issue 15's "Done when" for one workspace, from the labels and what two runs left.
 
 - KEEP recall: durable items that reached MEMORY.md: their state record is a KEEP that REM placed (any
-  operation, noop included: memory held it), or a DISCARD that closed an action / durable items. A KEEP
+  operation, noop included: memory held it), or a DISCARD that closed an action (archive.md records an
+  action done by it: a done report that closed nothing left nothing in MEMORY.md) / durable items. A KEEP
   the engine left in the notes and weekly summaries (not promoted, no operation) is not in MEMORY.md.
 - Written entries: entries of the final MEMORY.md the original did not hold. Each is matched to the
   labelled item it restates best (>= 60 % of the tokens of one in the other, "(previously: ...)" left
@@ -115,7 +116,14 @@ def score_workspace(
 ) -> Figures:
     record = records(folder, labelled)
     durable = [e for e in labelled if e.label.durable]
-    kept = [e for e in durable if (r := record[e.item.source]) and (r.integrated or r.closes_action)]
+    closed = closed_actions(folder / "memory" / "archive.md")
+    closing = {c.closed_by for c in closed}  # items that closed an action, not only reported one done
+    kept = [
+        e
+        for e in durable
+        if (r := record[e.item.source])
+        and (r.integrated or (r.closes_action and f"{e.item.file}:{e.item.line_start}" in closing))
+    ]
     final = read_doc(folder / "MEMORY.md")
     written = written_entries(read_doc(original / "MEMORY.md"), final)
     changed = [e for e in labelled if (r := record[e.item.source]) and r.operation in CHANGED_MEMORY]
@@ -128,7 +136,7 @@ def score_workspace(
     actions = [entry.text for section, entry in final.entries() if section.title == ACTIONS]
     found = [e for e in opened if best_match(e.item.written, actions)[0] >= SAME]
     closure_labels = load_closure_labels(original.parent / "labels" / "closures" / f"{labels.workspace}.json")
-    closures = count_closures(closed_actions(folder / "memory" / "archive.md"), closure_labels, items)
+    closures = count_closures(closed, closure_labels, items)
     classified = [
         e for e in opened if (r := record[e.item.source]) and r.verdict == "KEEP" and r.category == "action"
     ]
