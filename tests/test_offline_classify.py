@@ -528,6 +528,16 @@ def test_a_keyed_statement_is_no_metadata(text: str) -> None:
             "| T3 | `deepseek-r1` | math | 262K |",
             "fact",
         ),
+        (  # a port and a mark beside each service: what runs where, not readings
+            "| Service | Port | Up |\n|---|---|---|\n| Gateway | 18789 | 🟢 |\n| Bot dashboard | 3000 | 🟢 |\n"
+            "| ROI dashboard | 8080 | 🔴 |\n| Skill dashboard | 5002 | 🟢 |",
+            "fact",
+        ),
+        (  # prices are values stated, not measured; the rule between rows only groups them
+            "| Item | Cost |\n|---|---|\n| Hosting | 20 EUR |\n| Domain | 12 EUR |\n|---|---|\n"
+            "| Email | 6 EUR |\n| Backups | 4 EUR |",
+            "fact",
+        ),
     ],
 )
 def test_a_reference_table_with_some_numbers_is_kept(table: str, category: str) -> None:

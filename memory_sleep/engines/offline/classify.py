@@ -20,6 +20,7 @@ from memory_sleep.engines.offline import (
     sections,
     statements,
     values,
+    wording,
 )
 from memory_sleep.engines.recurrence import Recurrence
 from memory_sleep.engines.redact import holds_secret
@@ -30,9 +31,9 @@ from memory_sleep.text import deadline_in, is_cjk, similarity, tokens
 _DUPLICATE_SIMILARITY = 0.9
 _KEPT_PER_NOTE = 200  # the kept items of a note a later item is compared with, most recent first
 _KEY_VALUE = re.compile(r"^\s*([^:\n]{2,60}):\s+(\S.*)$")
-# a reading: a cell holding only numbers and their units ("12 ms", "5m32s", "1,024 MB") or only marks
-# ("✅", "❌"), not a date or a name
-_MEASUREMENT_CELL = re.compile(r"\|\s*(?:(?:[\d.,:]+\s?[^\W\d_]{0,3}\s*)+|[^\w\s|]+\s*)(?=\|)")
+# a reading: a cell holding only numbers and their units ("12 ms", "5m32s", "1,024 MB"), not a date, a
+# name, a price ("20 EUR": a value stated, not measured) or a mark ("✅" beside a service's port)
+_READING = re.compile(r"(?:[\d.,:]+\s?[^\W\d_]{0,3}\s*)+")
 _MEASUREMENTS_IN_OUTPUT = 4
 _LEAD_IN = re.compile(r"^[^\n]{2,118}:$")
 # a line of a nested list whose item opens with a word: not a command, path or identifier (a code
@@ -179,6 +180,8 @@ def _verdict(
             )
         ):
             return _keep(item, "status", text, closes=True)
+        if item.kind == "table":  # a ✅ marks a cell of a row, not a task of the note reported done
+            return _discard("resolved", "a table of things marked done or passing", closes=False)
         return _discard("resolved", "finished task with no lasting lesson", closes=True)
     if cues.NARRATION.search(first_line) and category not in ("decision", "lesson"):
         return _discard("narration", "narrates what the agent is doing")
@@ -428,11 +431,14 @@ def _plain(text: str) -> str:
 
 
 def _measurements(table: str) -> bool:
-    """Half the cells of the table's rows below its header or more are readings: output pasted."""
-    rows = table.splitlines()[2:]
-    cells = sum(max(row.count("|") - 1, 1) for row in rows)
-    found = len(_MEASUREMENT_CELL.findall("\n".join(rows)))
-    return found >= _MEASUREMENTS_IN_OUTPUT and found * 2 >= cells
+    """Half the cells of the table's rows below its header or more are readings: output pasted. A
+    status mark beside a service's port, a price beside a plan, are what the table tells: no readings."""
+    rows = [row for row in table.splitlines()[2:] if not wording.TABLE_RULE.match(row)]  # a rule groups rows
+    cells = [cell.strip() for row in rows for cell in row.strip().strip("|").split("|")]
+    found = sum(
+        1 for cell in cells if _READING.fullmatch(cell) and not values.VALUE_KINDS["money"].fullmatch(cell)
+    )
+    return found >= _MEASUREMENTS_IN_OUTPUT and found * 2 >= len(cells)
 
 
 def _looks_like_log(text: str) -> bool:

@@ -12,7 +12,7 @@ from memory_sleep.text import columns, shorten, soft_break, unspaced
 
 ENTRY_MAX_CHARS = 200
 _BOLD_PHRASE = re.compile(r"\*\*([^*\n]{12,}?)\*\*")
-_TABLE_RULE = re.compile(r"^\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$")
+TABLE_RULE = re.compile(r"^\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$")
 # A line narrower than this was ended by its author: text is filled to 60 columns or more (72, 79, 80
 # are usual), and a full line falls short of its width by less than one long word.
 _WRAP_COLUMNS = 48
@@ -109,15 +109,15 @@ def _paragraphs(text: str) -> list[list[tuple[str, str]]]:
         elif not line:
             continues = False  # a blank line ends the paragraph
         elif (
-            _TABLE_RULE.match(line)
+            TABLE_RULE.match(line)
             and header is None
             and paragraphs
             and _row(paragraphs[-1][0][0]).startswith("|")
         ):
             header = _cells(paragraphs.pop()[0][0])  # the row above the first rule names the columns
-        elif header is not None and not _TABLE_RULE.match(line):  # a rule between rows only groups them
+        elif header is not None and not TABLE_RULE.match(line):  # a rule between rows only groups them
             paragraphs.append([(raw, _unbold(_named_cells(header, _cells(line))))])
-        elif _TABLE_RULE.match(line) or (in_fence and not any(char.isalnum() for char in line)):
+        elif TABLE_RULE.match(line) or (in_fence and not any(char.isalnum() for char in line)):
             continue  # "|---|", a diagram's "└───┘" or "▼": no words
         elif continues and not _STARTS_BLOCK.match(line):
             paragraphs[-1].append((raw, _unbold(line)))
