@@ -558,6 +558,10 @@ def test_one_typed_value_changed_in_an_entry_that_says_more_is_changed_in_its_pl
             "New Quokka reports dashboard at https://grafana.example.io/d/b2/reports"
             " (old one https://grafana.example.dev/d/a1/reports is gone)",
         ),
+        (  # the entry is a change itself: its history and reason go with it
+            "Staging API port is now 9090 (was 8080) because 8080 clashes with the Jenkins agent",
+            "Staging API port is now 9443 (was 9090)",
+        ),
         (  # the change gives a reason of its own, in place of the old one's
             "Alpha freezes features until 2026-12-10; the vendor quote came in too high",
             "Alpha freezes features until 2027-01-07 (was 2026-12-10); legal wants the data in the EU",

@@ -328,14 +328,18 @@ def noting_change(text: str, old: str) -> str:
 
 def changed_in_place(new: str, old: str) -> str | None:
     """`old` with the one typed value `new` says is gone replaced by the one `new` states of its kind:
-    "Decided: backend on Postgres 16 with Django, at IP 10.0.7.40 (previously: 10.0.4.12)" after "new IP
-    is 10.0.7.40 (was 10.0.4.12)". Only where `old` says more than the change (IN_PLACE_WORDS of its
-    own content words besides the value), and `new` fewer of its own: superseded by
-    the note's line, "Postgres 16 with Django" would leave MEMORY.md; a change that gives its own
-    reason ("until 2027-01-07 (was 2026-12-10); legal wants the data in the EU") replaces the old
-    one's ("the vendor quote came in too high"). None when the old value is said twice, holds no typed
-    value or several, or `new` states no one new value of its kind: which took its place is not said."""
+    "Decided: backend on Postgres 16 with Django, at IP 10.0.7.40 (previously: 10.0.4.12)" after "new
+    IP is 10.0.7.40 (was 10.0.4.12)". Only where `old` says more than the change (IN_PLACE_WORDS of its
+    own content words besides the value) and `new` fewer of its own: superseded by the note's line,
+    "Postgres 16 with Django" would leave MEMORY.md. A change giving its own reason ("until 2027-01-07
+    (was 2026-12-10); legal wants the data in the EU") replaces the old one's ("the vendor quote came in
+    too high"); so does the next change of an entry that is a change itself ("port is now 9090 (was
+    8080) because 8080 clashes with ..."), history and reason. None when the old value is said twice,
+    holds no typed value or several, or `new` states no one new value of its kind: which took its
+    place is not said."""
     old = without_history(old)
+    if replaced_values(old):  # a change itself: what it says besides is that change's history and reason
+        return None
     gone = changed_value(new, old)
     if gone is None or gone not in replaced_values(new):
         return None
