@@ -294,3 +294,44 @@ def test_a_run_that_only_archives_does_not_say_no_changes(fixture_workspace: Pat
     )
     later = runner.invoke(main, ["run", folder, "--engine", "offline", "--today", "2026-11-26"])
     assert "REM: no entry added or changed; 1 archived;" in later.output, later.output
+
+
+def test_run_v_says_what_it_discarded_and_kept_in_the_notes_only_and_why(tmp_path: Path) -> None:
+    """A user asking why a line never reached MEMORY.md gets each verdict with the engine's reason;
+    noise (a note may hold thousands of readings) by reason and count. Without -v, the counts only."""
+    notes = tmp_path / "memory"
+    notes.mkdir()
+    (notes / "2026-11-25.md").write_text(
+        "# 2026-11-25\n\n- [x] sent the invoice to Contoso\n- Decided: Quokka launches on 2026-12-10.\n"
+        "- Lunch was great.\n- Checked: 2026-11-25 09:12\n\n```\n$ make test\nok 41 passed\n```\n",
+        encoding="utf-8",
+    )
+    arguments = ["run", str(tmp_path), "--today", "2026-11-26", "--engine", "offline"]
+    plain = CliRunner().invoke(main, [*arguments, "--dry-run"])
+    assert plain.exit_code == 0 and "Discarded (" not in plain.stdout
+    verbose = CliRunner().invoke(main, [*arguments, "-v"])
+    assert verbose.exit_code == 0, verbose.output
+    assert verbose.stdout.endswith(
+        "Discarded (4):\n"
+        "  memory/2026-11-25.md:3  resolved: finished task with no lasting lesson  | - [x] sent the invoice to Contoso\n"
+        "  memory/2026-11-25.md:5  other: no decision, fact, lesson, action, person or status in it  | - Lunch was great.\n"
+        "  1 debug line (noise: counted, not listed)\n"
+        "  1 routine line (noise: counted, not listed)\n"
+    ), verbose.stdout
+
+
+def test_run_v_lists_the_items_kept_in_the_notes_only(tmp_path: Path) -> None:
+    """A check's readings are kept, recallable in the note, and not promoted: -v says so, and why."""
+    notes = tmp_path / "memory"
+    notes.mkdir()
+    (notes / "2026-11-25.md").write_text(
+        "# 2026-11-25\n\n## Check 09:00\n- Pending: 7\n- Status: all green\n- Inbox: 3 unread\n"
+    )
+    arguments = ["run", str(tmp_path), "--today", "2026-11-26", "--engine", "offline", "-v"]
+    verbose = CliRunner().invoke(main, arguments)
+    assert verbose.exit_code == 0 and verbose.stdout.endswith(
+        "Kept in the notes only, not promoted to MEMORY.md (3):\n"
+        "  memory/2026-11-25.md:4  action: open action item  | - Pending: 7\n"
+        "  memory/2026-11-25.md:5  fact: new fact  | - Status: all green\n"
+        "  memory/2026-11-25.md:6  fact: new fact  | - Inbox: 3 unread\n"
+    ), verbose.stdout

@@ -33,7 +33,7 @@ def test_routine_noise_is_recorded_and_counted_not_held(tmp_path: Path) -> None:
     records = result.note_states[path.name].items
     # forty lines of one shape in one note: routine by recurrence, whatever their words
     heartbeats = [r for r in records.values() if r.discard_reason in ("heartbeat", "routine")]
-    assert len(heartbeats) == 40 and result.noise_discarded == 40
+    assert len(heartbeats) == 40 and result.noise.total() == 40
     assert [(c.verdict, i.line_start) for i, c in result.classified] == [("KEEP", 45)]
 
 

@@ -194,7 +194,12 @@ def main() -> None:
     "(refused otherwise: a note of many similar lines).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the run's record as JSON.")
-@click.option("-v", "--verbose", count=True, help="Say more (every warning and file).")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="Say more: each item discarded or kept in the notes only, with the reason; every warning and file.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @click.option(
     "--if-due",
@@ -285,6 +290,8 @@ def run(
         return
     if dry_run:
         click.echo(report.plan_text() + (report.diff() or "No file would change.\n"), nl=False)
+        if verbose:
+            click.echo(report.verdicts_text(), nl=False)
         return
     if quiet:
         return
@@ -313,6 +320,8 @@ def run(
             else "briefing skipped"
         )
     )
+    if verbose:
+        click.echo(report.verdicts_text(), nl=False)
     _report_warnings(record.warnings, verbose)
     _report_strays(report.strays, verbose)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -39,7 +39,7 @@ class NremResult:
     # routine noise (heartbeats, readings, debug output) is recorded in note_states and only counted
     # here: a noisy note holds hundreds of thousands of such items, and no later phase reads them
     classified: list[tuple[NoteItem, Classification]] = field(default_factory=list)
-    noise_discarded: int = 0
+    noise: Counter[str] = field(default_factory=Counter)  # noise discarded, by reason
     files_read: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # the notes it could not read, each with its fix
@@ -122,7 +122,7 @@ def run_nrem(
         for item, verdict in zip(batch, verdicts, strict=True):
             if verdict.verdict == "DISCARD" and verdict.discard_reason in NOISE and not verdict.closes_action:
                 states[item.file].items[item.id] = record(item, verdict)
-                result.noise_discarded += 1
+                result.noise[verdict.discard_reason] += 1
             else:  # the now line of a pair is kept as what it states: its subject's value, the old one noted
                 result.classified.append(
                     (stated(item, paired[item.id]) if item.id in paired else item, verdict)

@@ -4,13 +4,15 @@ record, the file changes and their diff)."""
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
 from memory_sleep.cycle import PHASES
 from memory_sleep.cycle.plan import Edit
-from memory_sleep.models import KeptItem
+from memory_sleep.models import Classification, KeptItem, NoteItem
+from memory_sleep.text import shorten
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.writer import FileChange
 
@@ -40,6 +42,8 @@ class RunReport:
     changes: list[FileChange] = field(default_factory=list)
     before: dict[str, bytes | None] = field(default_factory=dict)
     kept: list[KeptItem] = field(default_factory=list)
+    verdicts: list[tuple[NoteItem, Classification]] = field(default_factory=list)  # all but noise
+    noise: Counter[str] = field(default_factory=Counter)  # noise discarded, only counted: by reason
     strays: list[str] = field(default_factory=list)
     rolled_back: list[str] = field(default_factory=list)
     plan: list[Edit] = field(default_factory=list)
@@ -57,6 +61,34 @@ class RunReport:
         lines.extend(f"  {edit.describe()}" for edit in self.plan)
         return "\n".join(lines) + "\n\n"
 
+    def verdicts_text(self) -> str:
+        """NREM's verdicts a person may want to check (`run -v`): each item discarded and each kept in
+        the notes only, with the engine's reason; routine noise (heartbeats, readings, debug output),
+        which a note may hold by the thousand, by reason and count."""
+        discarded = [(item, verdict) for item, verdict in self.verdicts if verdict.verdict == "DISCARD"]
+        left = [
+            (item, verdict)
+            for item, verdict in self.verdicts
+            if verdict.verdict == "KEEP" and not verdict.promote
+        ]
+        lines = []
+        if discarded or self.noise:
+            lines.append(f"Discarded ({len(discarded) + self.noise.total():,}):")
+            lines.extend(
+                _verdict_line(item, verdict.discard_reason or "", verdict.reason)
+                for item, verdict in discarded
+            )
+            lines.extend(
+                f"  {count:,} {reason} line{'s' if count != 1 else ''} (noise: counted, not listed)"
+                for reason, count in sorted(self.noise.items())
+            )
+        if left:
+            lines.append(f"Kept in the notes only, not promoted to MEMORY.md ({len(left):,}):")
+            lines.extend(
+                _verdict_line(item, verdict.category or "", verdict.reason) for item, verdict in left
+            )
+        return "\n".join(lines) + "\n" if lines else ""
+
     def diff(self) -> str:
         """Unified diff of every file the run changes (state files under .sleep/ left out)."""
         parts: list[str] = []
@@ -67,3 +99,8 @@ class RunReport:
             new = (change.content or b"").decode("utf-8", "replace").splitlines(keepends=True)
             parts.extend(difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}"))
         return "".join(parts)
+
+
+def _verdict_line(item: NoteItem, kind: str, why: str) -> str:
+    said = shorten(item.text.split("\n", 1)[0], 70)
+    return f"  {item.file}:{item.line_start}  {kind}{': ' + why if why else ''}  | {said}"
