@@ -67,7 +67,8 @@ def test_absences_of_other_days_or_other_people_are_separate_events() -> None:
         "relationship",
         "People",
     )
-    assert (later.op, later.text) == ("add", "Felix on leave 2026-12-02 to 2026-12-06 (5 days)")
+    # what the notice says besides its dates stays with it: who covers is what a reader needs next
+    assert (later.op, later.text) == ("add", "Felix on leave 2026-12-02 to 2026-12-06 (5 days); Diego covers")
     assert other.op == "add"
 
 
@@ -81,7 +82,10 @@ def test_an_absence_of_someone_whose_name_is_spelled_past_ascii_is_an_absence(na
         "relationship",
         "People",
     )
-    assert (operation.op, operation.text) == ("add", f"{name} on leave 2026-12-11 to 2026-12-15 (5 days)")
+    assert (operation.op, operation.text) == (
+        "add",
+        f"{name} on leave 2026-12-11 to 2026-12-15 (5 days), ping Mei instead",
+    )
 
 
 def test_a_lesson_learned_again_about_another_part_rewords_the_entry() -> None:

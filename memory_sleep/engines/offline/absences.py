@@ -45,7 +45,12 @@ def absence(text: str) -> Absence | None:
     """The absence a notice tells of: the person named just before the word for being away, the
     first date, and the length ("for 5 days", ", 2 weeks") or last day ("until 2026-12-20");
     a notice without either is one day. None when the text is no absence notice."""
-    claim = _OLD.sub(" ", text)
+    found = _read(_OLD.sub(" ", text))
+    return found[0] if found else None
+
+
+def _read(claim: str) -> tuple[Absence, int] | None:
+    """The absence `claim` tells of, and where what tells it ends (its last date or length)."""
     away = _AWAY.search(claim)
     if away is None:
         return None
@@ -56,15 +61,15 @@ def absence(text: str) -> Absence | None:
         start = date(int(dated.group(1)), int(dated.group(2)), int(dated.group(3)))
     except ValueError:
         return None
-    end = start
+    end, told = start, dated.end()
     until = _UNTIL.search(claim, dated.end())
     length = _LENGTH.search(claim, dated.end(), dated.end() + _NEAR)
     if until is not None:
-        end = max(start, date.fromisoformat(until.group(1)))
+        end, told = max(start, date.fromisoformat(until.group(1))), until.end()
     elif length is not None:
         days = int(length.group(1)) * (7 if length.group(2).lower().startswith("week") else 1)
-        end = start + timedelta(days=max(1, days) - 1)
-    return Absence(person=away.group("name").lower(), start=start, end=end)
+        end, told = start + timedelta(days=max(1, days) - 1), length.end()
+    return Absence(person=away.group("name").lower(), start=start, end=end), told
 
 
 def ended_before(text: str, today: date) -> Absence | None:
@@ -75,10 +80,17 @@ def ended_before(text: str, today: date) -> Absence | None:
 
 def describe(away: Absence, text: str) -> str:
     """One unambiguous line for an absence: who, first and last day, length ("Ana on leave 2026-12-12
-    to 2026-12-25 (14 days)"), whatever shape the note gave it; the person's name as the note wrote it."""
-    found = _AWAY.search(_OLD.sub(" ", text))
+    to 2026-12-25 (14 days)"), whatever shape the note gave it; the person's name as the note wrote it,
+    and what the notice says after its dates as it said it ("; Marco covers reviews")."""
+    claim = _OLD.sub(" ", text)
+    found = _AWAY.search(claim)
     name = found.group("name") if found else away.person.title()
     days = (away.end - away.start).days + 1
-    if days == 1:
-        return f"{name} on leave {away.start.isoformat()}"
-    return f"{name} on leave {away.start.isoformat()} to {away.end.isoformat()} ({days} days)"
+    line = f"{name} on leave {away.start.isoformat()}"
+    if days > 1:
+        line += f" to {away.end.isoformat()} ({days} days)"
+    read = _read(claim)
+    rest = claim[read[1] :].strip().rstrip(".") if read else ""
+    if not rest.strip(" ,;:.—–-"):
+        return line
+    return line + (rest if rest[0] in ",;:—–" else f" {rest}")
