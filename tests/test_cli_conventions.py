@@ -205,6 +205,9 @@ def test_status_says_a_note_no_run_can_read_is_a_problem_not_pending(fixture_wor
     assert report["problems"] == [
         "memory/2026-11-20.md: binary data, not a text note; skipped. Move it out of memory/."
     ]
+    assert report["unreadable_notes"] == ["memory/2026-11-20.md"]
+    said = CliRunner().invoke(main, ["status", str(fixture_workspace), "--today", TODAY]).stdout
+    assert "; 1 more that no run can read (memory/2026-11-20.md: see problems)\n" in said, said
 
 
 def test_a_run_stopped_with_ctrl_c_says_what_the_next_run_does(

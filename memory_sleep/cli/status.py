@@ -46,6 +46,7 @@ def workspace_status(workspace: Workspace, config: Config, today: date) -> dict[
         "last_run": last_run,
         "daily_notes": len(found.notes),
         "pending_notes": pending,
+        "unreadable_notes": [relative for relative, problem in changed.items() if problem is not None],
         "recent_notes_reread": len(recent),
         "kept_items_awaiting_rem": sum(len(ids) for ids in state.pending.values()),
         "memory_entries_tracked": len(state.entries),
@@ -108,6 +109,12 @@ def status_lines(report: dict[str, Any]) -> list[str]:
         + (
             f" ({', '.join(pending[:5])}{', …' if len(pending) > 5 else ''}; --pending lists them)"
             if pending
+            else ""
+        )
+        + (
+            f"; {len(unread)} more that no run can read ({', '.join(unread[:5])}{', …' if len(unread) > 5 else ''}:"
+            " see problems)"
+            if (unread := report["unreadable_notes"])
             else ""
         ),
         f"recent notes re-read each run: {report['recent_notes_reread']}",
