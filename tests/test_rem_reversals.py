@@ -531,6 +531,12 @@ def test_an_old_value_of_another_projects_entry_is_not_the_one_changed() -> None
             "Decided: backend on Postgres 16 with Django, served from the box at IP 10.0.7.40"
             " (previously: 10.0.4.12)",
         ),
+        (  # a table's row: the other rows are facts of their own; the value's unit is no word of the change
+            "Hetzner (Plan: CX32; Price/month: €6.80); DigitalOcean (Plan: 4GB droplet; Price/month: $24)",
+            "Hetzner raised CX32 to €7.49/month from December (was €6.80)",
+            "Hetzner (Plan: CX32; Price/month: €7.49 (previously: €6.80)); DigitalOcean (Plan: 4GB droplet;"
+            " Price/month: $24)",
+        ),
         (
             "Pricing agreed with Contoso: Team plan, 30 seats, $4,200/year, invoiced quarterly",
             "Contoso price is now $4,800/year (was $4,200/year)",

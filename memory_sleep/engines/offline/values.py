@@ -354,7 +354,10 @@ def changed_in_place(new: str, old: str) -> str | None:
         return None
     at, (replacement,) = spans[0], fresh
     rest = tokens(old[: at.start()] + " " + old[at.end() :])
-    theirs = tokens(new) - tokens(gone) - tokens(replacement)
+    named = [re.compile(re.escape(word) + r"(?:\W\S*)?") for word in tokens(gone) | tokens(replacement)]
+    theirs = frozenset(  # not the values, nor a value with its unit ("7.49/month")
+        word for word in tokens(new) if not any(pattern.fullmatch(word) for pattern in named)
+    )
     if _content(rest - theirs) < IN_PLACE_WORDS or _content(theirs - rest) >= IN_PLACE_WORDS:
         return None
     written = re.search(re.escape(replacement), _without_superseded(new), re.IGNORECASE)
