@@ -11,6 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memory_sleep.errors import ConfigError
 
+# where a user finds every key, installed from a wheel (no README.md at hand) or not
+KEYS_HINT = (
+    "Every key is in the memory-sleep.toml `memory-sleep init` writes, commented at its default "
+    "(`memory-sleep init /tmp/fresh` for a fresh one); README.md's Configuration explains them."
+)
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -225,7 +231,7 @@ def load_config(path: Path, required: bool = False) -> Config:
         return Config.model_validate(data)
     except ValidationError as error:
         problems = "; ".join(_describe(issue["loc"], issue["msg"], issue["type"]) for issue in error.errors())
-        raise ConfigError(f"{path}: {problems}. See the config keys in README.md.") from None
+        raise ConfigError(f"{path}: {problems}. {KEYS_HINT}") from None
 
 
 def _describe(location: tuple[int | str, ...], message: str, kind: str) -> str:

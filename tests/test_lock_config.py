@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_sleep.config import Config, load_config
+from memory_sleep.config import KEYS_HINT, Config, load_config
 from memory_sleep.errors import ConfigError, LockedError
 from memory_sleep.workspace.lock import workspace_lock
 
@@ -140,7 +140,7 @@ def test_unknown_key_is_an_error_naming_the_key(tmp_path: Path, toml: str, probl
     path.write_text(toml)
     with pytest.raises(ConfigError) as caught:
         load_config(path)
-    assert str(caught.value) == f"{path}: {problem}. See the config keys in README.md."
+    assert str(caught.value) == f"{path}: {problem}. {KEYS_HINT}"
 
 
 @pytest.mark.parametrize(
@@ -161,7 +161,7 @@ def test_wrong_value_is_an_error_naming_the_key(tmp_path: Path, toml: str, key: 
         load_config(path)
     message = str(caught.value)
     assert message.startswith(f"{path}: {key}")
-    assert message.endswith(". See the config keys in README.md.")
+    assert message.endswith(f". {KEYS_HINT}")
 
 
 @pytest.mark.parametrize("data", [b"lookback_days = \n", b"[engine\n", b"a = 1\na = 2\n", b"x = '\xff'\n"])

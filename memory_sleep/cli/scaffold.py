@@ -153,6 +153,7 @@ def commented_config() -> str:
     lines = [
         "# memory-sleep.toml: every key is optional and shown at its default. Uncomment a line to change it.",
         "# Unknown keys are an error that names them. Check the file with `memory-sleep doctor`.",
+        "# A key belongs to the [section] above it: uncomment keys where they stand, not at the end.",
         "",
     ]
     for key in config_keys():
