@@ -161,7 +161,7 @@ def test_undo_refuses_when_a_file_was_edited_after_the_run(root: Path) -> None:
     assert str(caught.value).startswith(
         "Changed since run run-1: MEMORY.md. Undo would overwrite those edits;"
     )
-    assert "memory-sleep undo --force" in str(caught.value)
+    assert f"memory-sleep undo --force {root}`" in str(caught.value)  # to copy and run from anywhere
     assert (root / "MEMORY.md").read_bytes() == b"hand edit\n"
     assert (root / "memory" / "weekly" / "w.md").read_bytes() == b"week\n"
     assert [m.status for m in writer.manifests()] == ["done"]

@@ -9,6 +9,7 @@ its first sidecar pass, naming the pass: recovery then reverts the pass too, thr
 from __future__ import annotations
 
 import contextlib
+import shlex
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -301,7 +302,8 @@ class SafeWriter:
         if edited and not force:
             raise UndoError(
                 f"Changed since run {run.run_id}: {', '.join(edited)}. Undo would overwrite those edits; "
-                "run `memory-sleep undo --force` to restore anyway (the current versions are kept in the snapshot)."
+                f"run `memory-sleep undo --force {shlex.quote(str(self.root))}` to restore anyway (the current "
+                "versions are kept in the snapshot)."
             )
         if first is not None:
             first(targets)
