@@ -115,3 +115,25 @@ def test_a_short_line_is_no_copy_of_a_longer_one_that_holds_its_words() -> None:
     note = _row(1, "note", "memory/2026-03-27.md", "- deploy the orion api today, not the web app", 0.5)
     short = _row(2, "memory", "MEMORY.md", "- deploy orion", 0.9)
     assert [item.row.id for item in fold_copies([note, short])] == [2, 1]
+
+
+def test_a_copy_folded_into_a_newer_line_is_not_shown_again_as_a_result_of_its_own(tmp_path: Path) -> None:
+    """The MEMORY.md entry of a change folded into the change's note line ("also in MEMORY.md:7"); the
+    lookup of what restates the older line found that entry again and showed it a second time, last,
+    at score 0 (a new user's trial)."""
+    notes = {
+        "2026-11-02.md": "# 2026-11-02\n\n- Decided: backend on Postgres 16 with Django, on port 8080.\n",
+        "2026-11-03.md": "# 2026-11-03\n\n- Port is now 9090 (was 8080).\n",
+    }
+    memory = (
+        "# MEMORY.md\n\n## Decisions\n- Decided: backend on Postgres 16 with Django, on port 8080 (2026-11-02)\n\n"
+        "## Facts\n- Port is now 9090 (was 8080) (2026-11-03)\n"
+    )
+    folder = make_workspace(tmp_path, notes, memory)
+    with open_at(folder) as sidecar:
+        sidecar.index()
+        hits = sidecar.search("port", k=5)
+    shown = [(hit.entry.source_path, hit.entry.line_start) for hit in hits]
+    folded = [(row.source_path, row.line_start) for hit in hits for row in hit.also]
+    assert shown[0] == ("memory/2026-11-03.md", 3) and ("MEMORY.md", 7) in folded
+    assert ("MEMORY.md", 7) not in shown, shown

@@ -256,7 +256,7 @@ def _with_later_statements(
     ]
     if not due:
         return ranked
-    have = {item.row.id for item in ranked}
+    have = {row.id for item in ranked for row in (item.row, *item.also)}  # a copy folded in is there too
     end = _day_after(on)
     found = {
         match.id: match
