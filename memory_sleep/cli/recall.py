@@ -123,7 +123,9 @@ def recall(
     today: datetime | None,
     as_json: bool,
 ) -> None:
-    """Search the sidecar for QUERY; print ranked entries with source file, line and date.
+    """Search memory for QUERY: the notes, MEMORY.md, weekly summaries and the archive, as the last run
+    indexed them (the sidecar index, memory/.sleep/sidecar.db by default); print ranked entries with
+    source file, line and date.
 
     What is true now ranks first; a result that stopped being true says so ("superseded 2026-11-25
     by memory/2026-11-25.md:14", "done 2026-11-20 by ..."), and a dated result that a later line
