@@ -104,11 +104,11 @@ class OfflineIntegrator:
             written = operation.text or text
             if operation.op == "supersede" and operation.target:
                 old = candidates.text_of(operation.target)
-                in_place = values.changed_in_place(written, old)
-                written = in_place or written
+                in_place = values.changed_in_place(written, old)  # the entry, its one value changed
                 operation = operation.model_copy(
                     update={"text": in_place or values.noting_change(written, old)}
                 )
+                written = in_place or written  # what the entry says now, for the batch's later items
             operations.append(operation)
             if operation.op == "add" and kept.promote:  # an item not promoted is never added
                 section = SECTION_FOR.get(kept.category, "Facts")
