@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from memory_sleep.config import Config
 from memory_sleep.gc.review import open_reviews, read_reviews, review_line
 from memory_sleep.sidecar import index_failure
+from memory_sleep.workspace.atomic import sha256
 from memory_sleep.workspace.layout import NoteFile, Workspace, discover
 from memory_sleep.workspace.note_read import NoteReadError, decode, read_bytes
 from memory_sleep.workspace.note_secrets import Sighting, by_note, sightings_in_notes
@@ -89,9 +89,13 @@ def _changed(note: NoteFile, seen: tuple[int, int] | None, notes: StateStore) ->
 
 def _sha256(path: Path) -> str:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return sha256(path.read_bytes())
     except OSError:
         return ""  # unreadable: `_unreadable` says why
+
+
+def _first_five(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
 
 
 def status_lines(report: dict[str, Any]) -> list[str]:
@@ -106,14 +110,9 @@ def status_lines(report: dict[str, Any]) -> list[str]:
         *([f"last error: {run['error']}"] if run and run["error"] else []),
         f"daily notes: {report['daily_notes']}",
         f"notes not consolidated yet: {len(pending)}"
+        + (f" ({_first_five(pending)}; --pending lists them)" if pending else "")
         + (
-            f" ({', '.join(pending[:5])}{', …' if len(pending) > 5 else ''}; --pending lists them)"
-            if pending
-            else ""
-        )
-        + (
-            f"; {len(unread)} more that no run can read ({', '.join(unread[:5])}{', …' if len(unread) > 5 else ''}:"
-            " see problems)"
+            f"; {len(unread)} more that no run can read ({_first_five(unread)}: see problems)"
             if (unread := report["unreadable_notes"])
             else ""
         ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -159,3 +159,19 @@ def record(item: NoteItem, verdict: Classification) -> ItemRecord:
         closes_action=verdict.closes_action,
         promote=verdict.promote,
     )
+
+
+def dated_ahead(
+    read: Iterable[tuple[NoteFile, object]], classified: Iterable[tuple[NoteItem, object]], today: date
+) -> list[str]:
+    """One line for each note dated after today whose new items this run read: they are kept dated
+    then (a typo in the name would put them in the future for good), and the next runs say no more."""
+    new = Counter(item.file for item, _ in classified)
+    return [
+        f"{note.relative}: dated {counted(note.days_ahead(today), 'day')} after today ({today}); "
+        f"what it says ({counted(new[note.relative], 'new item')}) was read as written, dated {note.day}. "
+        "If the date is a typo, take this run back (`memory-sleep undo`), rename the note to the day it "
+        "was written, and run again."
+        for note, _ in read
+        if note.days_ahead(today) and new[note.relative]
+    ]

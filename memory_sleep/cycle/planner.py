@@ -4,7 +4,6 @@ check them with the guards and apply MEMORY.md's to the parsed document; the rec
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -32,7 +31,6 @@ from memory_sleep.errors import GuardError
 from memory_sleep.gc import review
 from memory_sleep.models import KeptItem, NoteItem
 from memory_sleep.sidecar.rows import day_timestamp
-from memory_sleep.text import counted
 from memory_sleep.workspace import sleep_log
 from memory_sleep.workspace.archive import (
     ArchiveRecord,
@@ -230,7 +228,7 @@ class Planner:
             name = item.file.removeprefix("memory/")
             self.note_states[name].items[item.id] = nrem.record(item, verdict)
             self.changed_notes.add(name)
-        self.warnings.extend(_dated_ahead(to_read, result.classified, today))
+        self.warnings.extend(nrem.dated_ahead(to_read, result.classified, today))
         window = {
             name: state
             for name, state in self.note_states.items()
@@ -483,19 +481,3 @@ class Planner:
                 return None
             self.note_states[name] = state
         return self.note_states[name]
-
-
-def _dated_ahead(
-    read: Iterable[tuple[NoteFile, object]], classified: Iterable[tuple[NoteItem, object]], today: date
-) -> list[str]:
-    """One line for each note dated after today whose new items this run read: they are kept dated
-    then (a typo in the name would put them in the future for good), and the next runs say no more."""
-    new = Counter(item.file for item, _ in classified)
-    return [
-        f"{note.relative}: dated {counted(note.days_ahead(today), 'day')} after today ({today}); "
-        f"what it says ({counted(new[note.relative], 'new item')}) was read as written, dated {note.day}. "
-        "If the date is a typo, take this run back (`memory-sleep undo`), rename the note to the day it "
-        "was written, and run again."
-        for note, _ in read
-        if note.days_ahead(today) and new[note.relative]
-    ]

@@ -49,8 +49,9 @@ def absence(text: str) -> Absence | None:
     return found[0] if found else None
 
 
-def _read(claim: str) -> tuple[Absence, int] | None:
-    """The absence `claim` tells of, and where what tells it ends (its last date or length)."""
+def _read(claim: str) -> tuple[Absence, str, int] | None:
+    """The absence `claim` tells of, the person's name as written, and where what tells it ends (its
+    last date or length)."""
     away = _AWAY.search(claim)
     if away is None:
         return None
@@ -69,7 +70,8 @@ def _read(claim: str) -> tuple[Absence, int] | None:
     elif length is not None:
         days = int(length.group(1)) * (7 if length.group(2).lower().startswith("week") else 1)
         end, told = start + timedelta(days=max(1, days) - 1), length.end()
-    return Absence(person=away.group("name").lower(), start=start, end=end), told
+    name = away.group("name")
+    return Absence(person=name.lower(), start=start, end=end), name, told
 
 
 def ended_before(text: str, today: date) -> Absence | None:
@@ -83,14 +85,13 @@ def describe(away: Absence, text: str) -> str:
     to 2026-12-25 (14 days)"), whatever shape the note gave it; the person's name as the note wrote it,
     and what the notice says after its dates as it said it ("; Marco covers reviews")."""
     claim = _OLD.sub(" ", text)
-    found = _AWAY.search(claim)
-    name = found.group("name") if found else away.person.title()
+    read = _read(claim)
+    name = read[1] if read else away.person.title()
     days = (away.end - away.start).days + 1
     line = f"{name} on leave {away.start.isoformat()}"
     if days > 1:
         line += f" to {away.end.isoformat()} ({days} days)"
-    read = _read(claim)
-    rest = claim[read[1] :].strip().rstrip(".") if read else ""
+    rest = claim[read[2] :].strip().rstrip(".") if read else ""
     if not rest.strip(" ,;:.—–-"):
         return line
     return line + (rest if rest[0] in ",;:—–" else f" {rest}")

@@ -239,8 +239,7 @@ def mentions_value(text: str, value: str) -> bool:
     do not part words by spaces, so where one stands is a habit of the writer."""
     if any(is_cjk(character) for character in value):
         text, value = _WHITESPACE.sub("", text), _WHITESPACE.sub("", value)
-    pattern = r"(?<![\w.])" + re.escape(value.lower()) + r"(?![\w]|\.\d)"
-    return re.search(pattern, text.lower()) is not None
+    return re.search(_whole(value.lower()), text.lower()) is not None
 
 
 @lru_cache(maxsize=16_384)
@@ -374,7 +373,12 @@ def _content(words: frozenset[str]) -> int:
 
 def _mentions(value: str) -> re.Pattern[str]:
     """A value as a whole run of words, case aside (as `mentions_value` reads it)."""
-    return re.compile(r"(?<![\w.])" + re.escape(value) + r"(?![\w]|\.\d)", re.IGNORECASE)
+    return re.compile(_whole(value), re.IGNORECASE)
+
+
+def _whole(value: str) -> str:
+    """The pattern of `value` standing as a whole run of words: "8080" is not in "18080" nor "8080.5"."""
+    return r"(?<![\w.])" + re.escape(value) + r"(?![\w]|\.\d)"
 
 
 def _one_changed_value(new: str, old: str) -> str | None:
