@@ -335,3 +335,23 @@ def test_run_v_lists_the_items_kept_in_the_notes_only(tmp_path: Path) -> None:
         "  memory/2026-11-25.md:5  fact: new fact  | - Status: all green\n"
         "  memory/2026-11-25.md:6  fact: new fact  | - Inbox: 3 unread\n"
     ), verbose.stdout
+
+
+def test_run_v_lists_as_kept_in_the_notes_only_what_rem_left_there(tmp_path: Path) -> None:
+    """A reading of a check that repeats a MEMORY.md entry is REM's noop, not an item left in the
+    notes: -v lists as many items as the REM line counts."""
+    (tmp_path / "MEMORY.md").write_text("# MEMORY\n\n## Facts\n- Database: MySQL 8.0, Redis 7\n")
+    notes = tmp_path / "memory"
+    notes.mkdir()
+    (notes / "2026-11-25.md").write_text(
+        "# 2026-11-25\n\n## Check 09:00\n- Pending: 7\n- Open: 3\n- Database: MySQL 8.0 and Redis 7\n"
+    )
+    arguments = ["run", str(tmp_path), "--today", "2026-11-26", "--engine", "offline", "-v"]
+    verbose = CliRunner().invoke(main, arguments)
+    assert verbose.exit_code == 0, verbose.output
+    assert "REM: 1 noop, 2 kept in the notes only;" in verbose.stdout
+    assert verbose.stdout.endswith(
+        "Kept in the notes only, not promoted to MEMORY.md (2):\n"
+        "  memory/2026-11-25.md:4  action: open action item  | - Pending: 7\n"
+        "  memory/2026-11-25.md:5  fact: new fact  | - Open: 3\n"
+    ), verbose.stdout

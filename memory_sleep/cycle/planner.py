@@ -81,6 +81,7 @@ class Planner:
         self.warnings: list[str] = []
         self.archived: list[ArchiveRecord] = []
         self.operation_counts: dict[str, int] = {}
+        self.left: list[KeptItem] = []  # kept items REM left in the notes, not promoted to MEMORY.md
         self.edits: list[Edit] = []
         self.retired: list[series.Retired] = []  # kept items NREM found readings of a series since
         self.tool_bytes_before = 0
@@ -180,6 +181,7 @@ class Planner:
             kept=kept,
             verdicts=result.classified,
             noise=result.noise,
+            left=self.left,
             strays=found.strays,
             plan=self.edits,
             gc=self.gc_plan,
@@ -275,6 +277,7 @@ class Planner:
         editor = DocumentEditor(document, today)
         applied = self._apply(editor, outcome.edits)
         self.operation_counts = outcome.counts()
+        self.left = outcome.left
         self.warnings.extend(outcome.rejected)
         for kept, operation in outcome.applied:
             name = kept.item.file.removeprefix("memory/")

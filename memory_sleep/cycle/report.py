@@ -44,6 +44,7 @@ class RunReport:
     kept: list[KeptItem] = field(default_factory=list)
     verdicts: list[tuple[NoteItem, Classification]] = field(default_factory=list)  # all but noise
     noise: Counter[str] = field(default_factory=Counter)  # noise discarded, only counted: by reason
+    left: list[KeptItem] = field(default_factory=list)  # kept items REM left in the notes (not promoted)
     strays: list[str] = field(default_factory=list)
     rolled_back: list[str] = field(default_factory=list)
     plan: list[Edit] = field(default_factory=list)
@@ -62,15 +63,12 @@ class RunReport:
         return "\n".join(lines) + "\n\n"
 
     def verdicts_text(self) -> str:
-        """NREM's verdicts a person may want to check (`run -v`): each item discarded and each kept in
-        the notes only, with the engine's reason; routine noise (heartbeats, readings, debug output),
-        which a note may hold by the thousand, by reason and count."""
+        """NREM's verdicts a person may want to check (`run -v`): each item discarded, with the engine's
+        reason; routine noise (heartbeats, readings, debug output), which a note may hold by the
+        thousand, by reason and count; and each item REM left in the notes (the REM line's "kept in the
+        notes only"), with NREM's reason, or "kept by an earlier run" for an item waiting since."""
         discarded = [(item, verdict) for item, verdict in self.verdicts if verdict.verdict == "DISCARD"]
-        left = [
-            (item, verdict)
-            for item, verdict in self.verdicts
-            if verdict.verdict == "KEEP" and not verdict.promote
-        ]
+        reasons = {item.id: verdict.reason for item, verdict in self.verdicts}
         lines = []
         if discarded or self.noise:
             lines.append(f"Discarded ({len(discarded) + self.noise.total():,}):")
@@ -82,10 +80,11 @@ class RunReport:
                 f"  {count:,} {reason} line{'s' if count != 1 else ''} (noise: counted, not listed)"
                 for reason, count in sorted(self.noise.items())
             )
-        if left:
-            lines.append(f"Kept in the notes only, not promoted to MEMORY.md ({len(left):,}):")
+        if self.left:
+            lines.append(f"Kept in the notes only, not promoted to MEMORY.md ({len(self.left):,}):")
             lines.extend(
-                _verdict_line(item, verdict.category or "", verdict.reason) for item, verdict in left
+                _verdict_line(kept.item, kept.category, reasons.get(kept.item.id, "kept by an earlier run"))
+                for kept in self.left
             )
         return "\n".join(lines) + "\n" if lines else ""
 
