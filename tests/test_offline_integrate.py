@@ -832,6 +832,16 @@ def test_a_bare_count_a_plain_word_or_a_chain_names_no_old_value_of_another_subj
     assert _decide(entry, new).op == "add"
 
 
+def test_a_change_told_of_what_its_subject_acted_on_supersedes_the_entry_naming_it() -> None:
+    """ "We moved Harbor from MySQL to PostgreSQL 16" is a change of Harbor's database, though its subject
+    is "We": the name said ahead of the old value is what changed. It leaves alone an entry naming
+    another thing that holds the old value."""
+    entry = "Decision: Harbor will use MySQL 8 as its primary database, because Marco runs it already."
+    moved = _decide(entry, "Decision: We moved Harbor from MySQL to PostgreSQL 16.", "decision", "Decisions")
+    other = _decide(entry, "Decision: We moved Lumen from MySQL to PostgreSQL 16.", "decision", "Decisions")
+    assert (moved.op, moved.target, other.op) == ("supersede", "E1", "add")
+
+
 def test_an_old_value_that_names_one_thing_still_finds_its_entry() -> None:
     renamed = _decide("Meridian WORKER_CONCURRENCY: 8", "Meridian `WORKER_CONCURRENCY` changed from 8 to 32")
     moved = _decide(

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from memory_sleep.engines.offline.values import VALUE_KINDS, current_claim, typed_values, value_phrase
-from memory_sleep.language import LEAD_IN_WORDS, LEAD_INS
+from memory_sleep.language import LEAD_IN_WORDS, LEAD_INS, OLD_BETWEEN
 from memory_sleep.sidecar.tokenize import stems
 from memory_sleep.text import tokens, word_sequence
 
@@ -64,6 +64,7 @@ NOT_SUBJECT = (
     | LEAD_IN_WORDS
 )
 """Words that say a statement changes or decides something, never what it is about."""
+_OLD_OPENERS = frozenset(opener for opener, _ in OLD_BETWEEN)  # "from" of "from X to Y"
 _PLAIN_VALUE = re.compile(r"v?[\d.,:/-]+[a-z%]{0,3}")
 
 
@@ -105,18 +106,39 @@ def specific_words(text: str, projects: frozenset[str] = frozenset()) -> frozens
     ..."). The key of a record's field ("Session Duration:", "Time:", "Key insight:", "代码行数:") names
     none: the same field in two notes is two subjects."""
     phrase, sentence = _subject_of(text)
-    words = _PHRASE_WORD.findall(phrase)
+    found = _names(_PHRASE_WORD.findall(phrase), projects, first=sentence)
+    content = {word for word in tokens(phrase) if _names_subject(word)}
+    return found or frozenset(content if sentence and len(content) >= 2 else ())
+
+
+def acted_on(text: str, value: str) -> frozenset[str]:
+    """What a change acts on when it names it between its verb and its old value `value`: the content
+    words there, if one is a name ("quokka" in "We moved Quokka from MySQL to PostgreSQL 16", whose
+    subject names nothing); none when the value follows the verb ("Pavo flag `x` changed from on to
+    off": its subject is what changed)."""
+    said = predicate(text)
+    at = said.lower().find(value.lower())
+    if at < 0:
+        return frozenset()
+    words = [word for word in _PHRASE_WORD.findall(said[:at])[1:] if word.lower() not in _OLD_OPENERS]
+    if not _names(words, frozenset(), first=True):
+        return frozenset()
+    return frozenset(word for word in tokens(" ".join(words)) if _names_subject(word))
+
+
+def _names(words: list[str], projects: frozenset[str], first: bool) -> frozenset[str]:
+    """Of a phrase's words, those naming one thing: a project, an identifier, a capitalised name (the
+    first word only when `first`; none in a title-cased phrase, "Session Duration")."""
     title_case = all(word[0].isupper() for word in words if word.isalpha() and len(word) > 3)
     found: set[str] = set()
     for index, word in enumerate(words):
         if words[index + 1 : index + 2] and words[index + 1].isdigit():
             continue  # "Cycle 2", "Phase 1": a numbered part of a list, one of several
         capitalised = word[:1].isupper() and word[1:].islower()
-        named = capitalised and ((index > 0 and not title_case) or (index == 0 and sentence))
+        named = capitalised and ((index > 0 and not title_case) or (index == 0 and first))
         if named or word.lower() in projects or (_IDENTIFIER.search(word) and not _is_value(word)):
             found |= {token for token in tokens(word) if _names_subject(token)}
-    content = {word for word in tokens(phrase) if _names_subject(word)}
-    return frozenset(found) or frozenset(content if sentence and len(content) >= 2 else ())
+    return frozenset(found)
 
 
 def subject_phrase(text: str) -> str:

@@ -278,7 +278,8 @@ def _named_change(
     tasks: frozenset[str] = frozenset(),
 ) -> Candidate | None:
     """The entry whose current claim holds a value this statement says is gone, and that shares
-    what the statement is about (a word beyond the values, or a distinctive old value): first one that
+    what the statement is about (a word beyond the values, or a distinctive old value; or every word of
+    what it acts on, "We moved Quokka from MySQL to ..." after "Quokka will use MySQL 8"): first one that
     names its subject ("Finn moved to ... (was Asia/Shanghai)" changes "Finn is in Asia/Shanghai",
     not "Wren moved to Asia/Shanghai"), never one about a sibling thing or another release; a table
     last, as one row of it is all a change of one value touches. A task (a ref in `tasks`) must share a
@@ -299,7 +300,12 @@ def _named_change(
         if not held or siblings(text, candidate.text, projects):
             continue
         distinctive = any(_distinctive(value) or _whole_value(text, claim, value) for value in held)
-        if not (distinctive or _one_thing(kept, candidate, text, projects)):
+        acted_on = [words for value in held if (words := matching.acted_on(text, value))]
+        if not (
+            distinctive
+            or _one_thing(kept, candidate, text, projects)
+            or any(words <= candidate.words for words in acted_on)
+        ):
             continue  # "84→94 tests" after "79 tests → 84 tests": whose tests, neither says
         if any(map(_amount, held)) and not _measured(text, own_subject, candidate, projects, distinctive):
             continue
