@@ -64,6 +64,10 @@ def _closed(actions: list[str], done: str, topic: str | None = None) -> list[str
             "QA regression pass on build 205 or later (Wei, from Monday)",
             "- [x] QA regression pass (Wei, build 206)",
         ),
+        (  # "rotate" and "rotated" are one verb: no word swapped
+            "TODO: Marco to rotate the Stripe webhook secret before 2026-11-26",
+            "09:12 Marco rotated the Stripe webhook secret; the old one is revoked. That TODO is done.",
+        ),
         (
             "Get Maya's final onboarding screens by 2026-11-04",
             'done: Maya\'s final onboarding screens are in Figma (page "1.4 / Onboarding v2 FINAL").',

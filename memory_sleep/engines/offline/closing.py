@@ -27,7 +27,7 @@ _SWAP_WORDS = 2
 # an action is often written twice (a plan, then the same step in a later note's "next"): words of its
 # task that at most this many other open actions also have still tell it from the rest
 _OTHERS_SHARING = 1
-_STEM = re.compile(r"(?:ed|ing|es|s)$")
+_STEM = re.compile(r"(?:ed|ing|es|e|s)$")  # "rotate", "rotated", "rotates", "rotating": "rotat"
 # names one thing among many alike: a flag or file in backticks, a ticket, a PR, a numbered host
 # a capitalised word inside a sentence (not its first word): someone a task is for or about
 _MID_NAME = re.compile(rf"(?<=[\w,)]\s){NAME}\b")
