@@ -27,6 +27,7 @@ from .item_helpers import note_item
         (("Session", "Future Enhancements (Roadmap)"), "- Export to HTML/PDF formats"),
         (("深度技术研究",), "- **下一步**: 创建 lab/a2a-trust-prototype/ — TrustEngine 中间件"),
         (("Session",), "- **Next steps:** wire the evaluator into the nightly loop"),
+        (("Friday", "Open items"), "- Kenji: add an alert when the funnel job runs longer than 10 minutes"),
     ],
 )
 def test_open_actions_are_found_by_the_section_or_the_marker_they_stand_under(
