@@ -35,6 +35,7 @@ class Changes:
     instead: str = ""
     old_between: str = ""
     dropped: str = ""
+    retired: str = ""
     repeat: str = ""
     before_label: str = ""
     now_label: str = ""
@@ -191,6 +192,8 @@ OLD_BETWEEN = tuple(_frame(phrase) for phrase in _phrases("old_between"))
 """The words before and after a value that is gone, the new one after them: ("replacing", "with")."""
 DROPPED = _phrases("dropped")
 """Words after a value that is gone: "the rebuilt dashboard is dropped"."""
+RETIRED = _phrases("retired")
+"""Words after an address, host or link no longer in use: "10.0.4.17 is decommissioned"."""
 REPEAT_MARKS = _phrases("repeat")
 """Words a note starts with when it says it repeats: "Recap: ...", "To confirm: ..."."""
 BEFORE_LABELS = frozenset(_phrases("before_label"))

@@ -159,6 +159,33 @@ def test_a_value_said_to_be_gone_is_the_value_alone() -> None:
     assert values.replaced_values(text) == ("https://grafana.example.net/d/283/ingest",)
 
 
+@pytest.mark.parametrize(
+    ("entry", "new"),
+    [
+        ("Orion staging server: 10.0.4.17", "new IP is 10.0.9.42 (10.0.4.17 is decommissioned)"),
+        (
+            "Staging server for Harbor: 10.0.4.17 (ssh as deploy@).",
+            "Staging IP: the Harbor staging server moved to a new host, 10.0.8.42. The old box 10.0.4.17 "
+            "is being decommissioned on Friday.",
+        ),
+        ("Harbor DNS: db-primary.harbor.internal", "db-primary.harbor.internal was switched off today"),
+    ],
+)
+def test_an_address_said_to_be_switched_off_is_gone_and_its_entry_superseded(entry: str, new: str) -> None:
+    """An address, host or link said decommissioned, retired or switched off is no longer the value; the
+    new one the line gives is (the old one is not a value it states now)."""
+    gone = values.replaced_values(new)
+    assert len(gone) == 1 and gone[0] in entry
+    assert gone[0] not in {value for found in values.typed_values(new).values() for value in found}
+    operation = _decide(entry, new)
+    assert (operation.op, operation.target) == ("supersede", "E1")
+
+
+def test_a_plain_word_before_switched_off_names_no_gone_value() -> None:
+    """Only a value that names one thing is said gone so: "the heater was switched off" is no old value."""
+    assert values.replaced_values("The office heater was switched off at 18:00") == ()
+
+
 def test_another_link_on_the_same_host_is_no_repeat() -> None:
     operation = _decide(
         "Beacon exporter dashboard: https://grafana.example.net/d/22d4546/beacon-exporter",

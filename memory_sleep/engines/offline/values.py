@@ -16,6 +16,7 @@ from memory_sleep.language import (
     OLD_BETWEEN,
     OLD_VALUE_IN_TEXT,
     OLD_VALUE_MARKS,
+    RETIRED,
     STOPWORDS,
 )
 from memory_sleep.text import CLOCK, EMAIL, is_cjk, shorten, tokens, without_history
@@ -52,6 +53,12 @@ def _any_of(phrases: tuple[str, ...]) -> str:
 
 # "now ships SSO; the rebuilt dashboard is dropped": what is dropped is no longer the value
 _DROPPED_TAIL = r"\s+" + _any_of(DROPPED) + r"\b"
+# "(10.0.4.17 is decommissioned)": an address, host or link no longer in use (a plain word so said,
+# "the heater was switched off", is no value)
+_ADDRESS = (
+    "(?:" + "|".join(f"(?:{VALUE_KINDS[kind].pattern})" for kind in ("email", "url", "ip", "host")) + ")"
+)
+_RETIRED_TAIL = r"\s+" + _any_of(RETIRED) + r"\b"
 _MARKED = _any_of(OLD_VALUE_MARKS)  # "(was 5432)", "(previously: Kafka)"
 _NOT = _any_of(NEGATIONS)  # "not 5432", "no longer on Slack"
 _INSTEAD = _any_of(INSTEAD)  # "instead of Dev"
@@ -84,6 +91,9 @@ _SUPERSEDED_VALUE = [
         + arrow
         + r"|[;,]\s*[^;,()]{1,40}?"
         + _DROPPED_TAIL
+        + "|"
+        + _ADDRESS
+        + _RETIRED_TAIL
         + r"|\b"
         + _any_of(NEGATIONS + INSTEAD + OLD_VALUE_IN_TEXT)
         + r"\s+(?:on\s+|at\s+|port\s+|the\s+)?(?:[^\s,;)]|,(?=\d))+",
@@ -111,6 +121,10 @@ _OLD_VALUE = [
         r"|\b" + _NOT + r"\s+(?:on\s+|at\s+|port\s+|the\s+)?(?P<not>(?:[^\s,;)]|,(?=\d))+)"
         r"|[;,]\s*(?P<dropped>[^;,()]{1,40}?)"
         + _DROPPED_TAIL
+        + r"|(?P<retired>"
+        + _ADDRESS
+        + ")"
+        + _RETIRED_TAIL
         + r"|[,;]\s*(?:"
         + _any_of(OLD_VALUE_IN_TEXT)
         + "|"
@@ -130,6 +144,7 @@ _PHRASES = (
     *NEGATIONS,
     *INSTEAD,
     *DROPPED,
+    *RETIRED,
     *(before for before, _ in OLD_BETWEEN),
 )
 _PHRASE_CUES = {max(phrase.lower().split(), key=len) for phrase in _PHRASES} | {"→", "->"}
