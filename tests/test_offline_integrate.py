@@ -169,6 +169,7 @@ def test_a_value_said_to_be_gone_is_the_value_alone() -> None:
             "is being decommissioned on Friday.",
         ),
         ("Harbor DNS: db-primary.harbor.internal", "db-primary.harbor.internal was switched off today"),
+        ("Staging-Server: 10.0.4.17", "Der alte Server 10.0.4.17 wurde abgeschaltet; neu ist 10.0.8.42."),
     ],
 )
 def test_an_address_said_to_be_switched_off_is_gone_and_its_entry_superseded(entry: str, new: str) -> None:
