@@ -337,6 +337,25 @@ def test_run_v_lists_the_items_kept_in_the_notes_only(tmp_path: Path) -> None:
     ), verbose.stdout
 
 
+def test_run_v_names_the_action_a_discarded_done_line_closed(tmp_path: Path) -> None:
+    """A line reporting a task done is discarded, and closes the open action: -v says which."""
+    (tmp_path / "MEMORY.md").write_text(
+        "# MEMORY\n\n## Facts\n- Contoso pays net 30 (2026-11-20)\n\n"
+        "## Action items\n- send the invoice to Contoso (2026-11-20)\n"
+    )
+    notes = tmp_path / "memory"
+    notes.mkdir()
+    (notes / "2026-11-25.md").write_text("# 2026-11-25\n\n- [x] sent the invoice to Contoso\n")
+    arguments = ["run", str(tmp_path), "--today", "2026-11-26", "--engine", "offline", "-v"]
+    verbose = CliRunner().invoke(main, arguments)
+    assert verbose.exit_code == 0, verbose.output
+    assert verbose.stdout.endswith(
+        "Discarded (1):\n"
+        "  memory/2026-11-25.md:3  resolved: finished task with no lasting lesson  | - [x] sent the invoice to Contoso\n"
+        "    closed the action: send the invoice to Contoso\n"
+    ), verbose.stdout
+
+
 def test_run_v_lists_as_kept_in_the_notes_only_what_rem_left_there(tmp_path: Path) -> None:
     """A reading of a check that repeats a MEMORY.md entry is REM's noop, not an item left in the
     notes: -v lists as many items as the REM line counts."""

@@ -64,18 +64,19 @@ class RunReport:
 
     def verdicts_text(self) -> str:
         """NREM's verdicts a person may want to check (`run -v`): each item discarded, with the engine's
-        reason; routine noise (heartbeats, readings, debug output), which a note may hold by the
+        reason (and the action it closed, for a line reporting a task done); routine noise (heartbeats, readings, debug output), which a note may hold by the
         thousand, by reason and count; and each item REM left in the notes (the REM line's "kept in the
         notes only"), with NREM's reason, or "kept by an earlier run" for an item waiting since."""
         discarded = [(item, verdict) for item, verdict in self.verdicts if verdict.verdict == "DISCARD"]
         reasons = {item.id: verdict.reason for item, verdict in self.verdicts}
+        closed = {edit.item: edit.text or "" for edit in self.plan if edit.ends == "done" and edit.item}
         lines = []
         if discarded or self.noise:
             lines.append(f"Discarded ({len(discarded) + self.noise.total():,}):")
-            lines.extend(
-                _verdict_line(item, verdict.discard_reason or "", verdict.reason)
-                for item, verdict in discarded
-            )
+            for item, verdict in discarded:
+                lines.append(_verdict_line(item, verdict.discard_reason or "", verdict.reason))
+                if item.id in closed:
+                    lines.append(f"    closed the action: {shorten(closed[item.id], 90)}")
             lines.extend(
                 f"  {count:,} {reason} line{'s' if count != 1 else ''} (noise: counted, not listed)"
                 for reason, count in sorted(self.noise.items())
