@@ -374,3 +374,17 @@ def test_run_v_lists_as_kept_in_the_notes_only_what_rem_left_there(tmp_path: Pat
         "  memory/2026-11-25.md:4  action: open action item  | - Pending: 7\n"
         "  memory/2026-11-25.md:5  fact: new fact  | - Open: 3\n"
     ), verbose.stdout
+
+
+def test_undo_q_prints_nothing_but_undoes(tmp_path: Path) -> None:
+    """A script undoing the last run with -q, as it runs with -q, gets no output on success."""
+    notes = tmp_path / "memory"
+    notes.mkdir()
+    (notes / "2026-11-25.md").write_text("# 2026-11-25\n\n- Decided: Quokka launches on 2026-12-10.\n")
+    ran = CliRunner().invoke(
+        main, ["run", str(tmp_path), "--today", "2026-11-26", "--engine", "offline", "-q"]
+    )
+    assert ran.exit_code == 0 and (tmp_path / "MEMORY.md").exists(), ran.output
+    undone = CliRunner().invoke(main, ["undo", str(tmp_path), "-q"])
+    assert (undone.exit_code, undone.stdout) == (0, ""), undone.output
+    assert not (tmp_path / "MEMORY.md").exists()

@@ -375,8 +375,9 @@ def _stop_for_the_agent(space: Workspace, batches: list[str], today: date, as_js
     help="Restore even files edited since the run (their current versions are kept in the snapshot).",
 )
 @click.option("--dry-run", is_flag=True, help="Show which files would be restored; change nothing.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors and warnings.")
 @_handle_errors
-def undo(workspace: Path, force: bool, dry_run: bool) -> None:
+def undo(workspace: Path, force: bool, dry_run: bool, quiet: bool) -> None:
     """Restore every file the last run changed (or created) to how it was before that run, and undo
     its passes on the sidecar (forgotten and GC-removed entries come back, GC's merges and marks go).
 
@@ -415,7 +416,8 @@ def undo(workspace: Path, force: bool, dry_run: bool) -> None:
     outcome = undo_last_run(space, config, force=force)
     for warning in outcome.warnings:
         click.echo(f"Warning: {warning}", err=True)
-    click.echo(undone_text(outcome))
+    if not quiet:
+        click.echo(undone_text(outcome))
 
 
 @main.command(context_settings=CONTEXT, short_help="Show the last run and what is pending for the next one.")
