@@ -467,3 +467,34 @@ def test_a_memory_md_with_an_unresolved_merge_conflict_is_refused_by_the_run_and
     ]
     memory.write_text("".join(lines) + quoted, encoding="utf-8")
     assert CliRunner().invoke(main, ["run", str(fixture_workspace), "--today", "2026-11-25"]).exit_code == 0
+
+
+def test_a_code_block_left_open_in_memory_md_is_named_with_the_sections_it_hides(
+    fixture_workspace: Path,
+) -> None:
+    """A hand edit pastes a command without closing its fence: every section after it reads as code,
+    to a reader and to runs. With most entries out of sight the run refuses; either way doctor names
+    the block, the sections it hides and how to close it."""
+    run_offline(fixture_workspace)
+    memory = fixture_workspace / "MEMORY.md"
+    text = memory.read_text(encoding="utf-8")
+    last = text.rindex("\n## ") + 1
+    memory.write_text(text[:last] + "```bash\nmemory-sleep run\n" + text[last:], encoding="utf-8")
+    line, section = text[:last].count("\n") + 1, text[last:].split("\n", 1)[0]
+    code, report = doctor_json(fixture_workspace)
+    assert code == 0
+    assert [m for m in findings(report, "warn") if m.startswith("MEMORY.md")] == [
+        f"MEMORY.md: the code block opened at line {line} is never closed: the 1 section after it reads as "
+        "code, to readers and to runs"
+    ]
+    fixes = [check["fix"] for check in report["checks"] if check["level"] == "warn"]
+    assert f'close it: put a line holding only ``` before "{section}"' in fixes
+    first = text.index("\n## ", text.index("## ") + 1) + 1
+    memory.write_text(text[:first] + "```\n" + text[first:], encoding="utf-8")
+    refused = CliRunner().invoke(main, ["run", str(fixture_workspace), "--engine", "offline"])
+    assert refused.exit_code == 1
+    assert (
+        f"(the code block opened at line {text[:first].count(chr(10)) + 1} is never closed: the "
+        in refused.output
+    )
+    assert "To read them again, close it: put a line holding only ``` before" in refused.output

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memory_sleep.text import counted, not_utf8
 from memory_sleep.workspace.layout import Workspace
-from memory_sleep.workspace.memory_doc import HEADER, MemoryDocument
+from memory_sleep.workspace.memory_doc import HEADER, MemoryDocument, OpenBlock
 from memory_sleep.workspace.note_read import UTF16_BOMS
 
 LAST_RUN_COPY = "MEMORY.last-run.md"  # in memory/.sleep/, written with every run that changes a file
@@ -31,8 +31,8 @@ class Held:
     projects: int
 
     @classmethod
-    def of(cls, text: str) -> Held:
-        document = MemoryDocument.parse(text)
+    def of(cls, memory: str | MemoryDocument) -> Held:
+        document = MemoryDocument.parse(memory) if isinstance(memory, str) else memory
         return cls(sum(1 for _ in document.entries()), len(document.projects()))
 
     @property
@@ -55,15 +55,19 @@ class Loss:
     emptied: bool
     copy: Path
     memory: Path
+    hidden: OpenBlock | None = None  # the block left open that reads the sections after it as code
 
     def finding(self) -> str:
         now = "MEMORY.md is empty" if self.emptied else f"MEMORY.md holds {self.now}"
-        return f"{now}, but the last run left {self.left} in it"
+        why = f" ({self.hidden.describe()})" if self.hidden else ""
+        return f"{now}, but the last run left {self.left} in it{why}"
 
     def restore_command(self) -> str:
         return f"cp {shlex.quote(str(self.copy))} {shlex.quote(str(self.memory))}"
 
     def refusal(self) -> str:
+        if self.hidden:
+            return f"Refused: {self.finding()}. Nothing was changed. To read them again, {self.hidden.fix()}."
         since = "" if self.emptied else " (copy out anything you wrote in it since first)"
         return (
             f"Refused: {self.finding()}. Nothing was changed. To restore the MEMORY.md the last run wrote"
@@ -79,11 +83,12 @@ def find_loss(workspace: Workspace, memory_text: str) -> Loss | None:
         left = Held.of(copy.read_text(encoding="utf-8", errors="replace"))
     except FileNotFoundError:
         return None  # no run has written here yet (or only a version before this check)
-    now = Held.of(memory_text)
+    document = MemoryDocument.parse(memory_text)
+    now = Held.of(document)
     emptied = memory_text.lstrip("\ufeff").strip() in ("", HEADER.strip())
     lost = left.total - now.total
     if left.total and (emptied or (lost >= _FEWEST_LOST and 2 * lost > left.total)):
-        return Loss(left, now, emptied, copy, workspace.memory_md)
+        return Loss(left, now, emptied, copy, workspace.memory_md, document.open_block)
     return None
 
 

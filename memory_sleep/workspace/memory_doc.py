@@ -15,7 +15,7 @@ from itertools import pairwise
 from markdown_it import MarkdownIt
 
 from memory_sleep.errors import WorkspaceError
-from memory_sleep.text import soft_break
+from memory_sleep.text import counted, soft_break
 from memory_sleep.workspace.memory_blocks import (
     PROJECT_FIELDS,
     PROJECTS,
@@ -65,6 +65,7 @@ _ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d+[.)])(?P<gap>[
 # rstrip after it takes the space before the date, as the \s* did)
 _TRAILING_DATE = re.compile(r"\((\d{4})-(\d{2})-(\d{2})\)\s*$")
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t\r\n]|$)")
+_H2 = re.compile(r"^ {0,3}##[ \t]+\S")
 # Where a code fence or HTML block left open at the end of the file ends. It renders as nothing while
 # it is the last thing in the file, and as the closing line once the tool adds anything after it:
 # otherwise new sections and entries would land inside the block, unseen by readers and by the next parse.
@@ -77,6 +78,26 @@ def _lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
+@dataclass(frozen=True)
+class OpenBlock:
+    """A code fence or HTML block left open at the end of MEMORY.md: the line it opens on, the line that
+    would close it, and the `## ` sections it swallows (each reads as code, to readers and to runs)."""
+
+    line: int
+    closing: str
+    fenced: bool
+    sections: tuple[str, ...]
+
+    def describe(self) -> str:
+        kind = "code block" if self.fenced else "HTML block"
+        hidden = counted(len(self.sections), "section")
+        reads = "reads" if len(self.sections) == 1 else "read"
+        return f"the {kind} opened at line {self.line} is never closed: the {hidden} after it {reads} as code"
+
+    def fix(self) -> str:
+        return f'close it: put a line holding only {self.closing} before "{self.sections[0]}"'
+
+
 @dataclass
 class MemoryDocument:
     """MEMORY.md parsed; `render()` of an unchanged document returns the input exactly."""
@@ -86,6 +107,7 @@ class MemoryDocument:
     newline: str = "\n"
     bom: bool = False
     open_block_end: str | None = None
+    open_block: OpenBlock | None = None  # the block `open_block_end` closes, when it swallows sections
 
     @classmethod
     def parse(cls, text: str) -> MemoryDocument:
@@ -112,6 +134,12 @@ class MemoryDocument:
         document = cls(preamble="".join(lines[:first]), sections=sections, newline=newline, bom=bom)
         document.open_block_end = _open_block_end(text, tokens, lines)
         if document.open_block_end is not None:
+            opened = next(t for t in reversed(tokens) if t.level == 0 and t.map)
+            start = opened.map[0] if opened.map else 0
+            swallowed = tuple(line.strip() for line in lines[start + 1 :] if _H2.match(line))
+            if swallowed:
+                closing = document.open_block_end or "(a blank line)"
+                document.open_block = OpenBlock(start + 1, closing, opened.type == "fence", swallowed)
             marker = _OPEN_BLOCK_END + newline
             if sections:
                 sections[-1].blocks.append(RawBlock(marker))

@@ -128,7 +128,9 @@ def memory_loss(workspace: Workspace) -> Iterator[Check]:
     loss = find_loss(
         workspace, memory.read_text(encoding="utf-8", errors="replace") if memory.is_file() else ""
     )
-    if loss:
+    if loss and loss.hidden:
+        yield Check("MEMORY.md", "fail", f"{loss.finding()}; runs refuse it", loss.hidden.fix())
+    elif loss:
         yield Check(
             "MEMORY.md",
             "fail",
