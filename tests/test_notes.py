@@ -463,3 +463,12 @@ def test_discover_without_memory_folder_finds_nothing(tmp_path: Path) -> None:
 def test_a_label_introduces_the_list_below_it_with_the_colon_inside_or_after_the_bold(label: str) -> None:
     found = items(f"{label}\n- create the channel\n- scan the code\n")
     assert [item.lead for item in found[1:]] == [label.strip("*:：")] * 2
+
+
+@pytest.mark.parametrize("label", ["TODO", "Next steps", "**Open items**", "待办"])
+def test_a_section_name_alone_on_its_line_introduces_the_list_below_it(label: str) -> None:
+    """ "TODO" over a list, with no colon, says what its items are as "TODO:" does; any other line
+    without a colon leads nothing ("Groceries" over a list is its first item's paragraph)."""
+    found = items(f"{label}\n- create the channel\n- scan the code\n\nGroceries\n- milk\n")
+    assert [item.lead for item in found[1:3]] == [label.strip("*")] * 2
+    assert found[-1].lead is None

@@ -12,6 +12,7 @@ import frontmatter
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from memory_sleep.language import SECTION_NAMES
 from memory_sleep.models import ItemKind, NoteItem
 from memory_sleep.text import normalize, stable_id
 from memory_sleep.workspace.layout import NoteFile
@@ -39,6 +40,7 @@ _BOLD_KEY_LINE = re.compile(r"^\s*\*\*[^*\n]{1,60}?(?::\*\*|\*\*:)")
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])(?:\s|$)")
 CHUNK_LINES = 2_000  # lines of a note parsed at a time: tokens are large, a note may be megabytes
 # "Next steps:", "**DC IS:**", "**剩余手动**:" (a bold label, the colon inside or after it, ASCII or full-width)
+_SECTION_NAMES = frozenset(name for names in SECTION_NAMES.values() for name in names)  # "todo", "next steps"
 _LEAD_IN = re.compile(r"^(?:\*\*)?([^\n*]{2,120}?)(?:\*\*)?[:：](?:\*\*)?$")
 
 
@@ -202,9 +204,14 @@ def _items(
 
 
 def lead_in(body: str) -> str | None:
-    """What a line leading the list under it names ("Quokka:" leads with "Quokka"), else None."""
-    match = _LEAD_IN.match(body.strip())
-    return match.group(1) if match else None
+    """What a line leading the list under it names ("Quokka:" leads with "Quokka"; a section's name
+    alone, "TODO" or "**Next steps**", with itself), else None."""
+    text = body.strip()
+    match = _LEAD_IN.match(text)
+    if match:
+        return match.group(1)
+    bare = text.strip("*").strip()
+    return bare if " ".join(bare.lower().split()) in _SECTION_NAMES else None
 
 
 def _spans(
