@@ -64,9 +64,10 @@ class RunReport:
 
     def verdicts_text(self) -> str:
         """NREM's verdicts a person may want to check (`run -v`): each item discarded, with the engine's
-        reason (and the action it closed, for a line reporting a task done); routine noise (heartbeats, readings, debug output), which a note may hold by the
-        thousand, by reason and count; and each item REM left in the notes (the REM line's "kept in the
-        notes only"), with NREM's reason, or "kept by an earlier run" for an item waiting since."""
+        reason (and the action it closed, for a line reporting a task done); routine noise (heartbeats,
+        readings, debug output), which a note may hold by the thousand, by reason and count; and each
+        item REM left in the notes (the REM line's "kept in the notes only"), with NREM's reason, or
+        "kept by an earlier run" for an item waiting since."""
         discarded = [(item, verdict) for item, verdict in self.verdicts if verdict.verdict == "DISCARD"]
         reasons = {item.id: verdict.reason for item, verdict in self.verdicts}
         closed = {edit.item: edit.text or "" for edit in self.plan if edit.ends == "done" and edit.item}

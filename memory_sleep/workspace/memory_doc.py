@@ -81,7 +81,8 @@ def _lines(text: str) -> list[str]:
 @dataclass(frozen=True)
 class OpenBlock:
     """A code fence or HTML block left open at the end of MEMORY.md: the line it opens on, the line that
-    would close it, and the `## ` sections it swallows (each reads as code, to readers and to runs)."""
+    would close it ("" for a blank line), and the `## ` sections it swallows (each reads as code, to
+    readers and to runs)."""
 
     line: int
     closing: str
@@ -95,7 +96,8 @@ class OpenBlock:
         return f"the {kind} opened at line {self.line} is never closed: the {hidden} after it {reads} as code"
 
     def fix(self) -> str:
-        return f'close it: put a line holding only {self.closing} before "{self.sections[0]}"'
+        line = f"a line holding only {self.closing}" if self.closing else "a blank line"
+        return f'close it: put {line} before "{self.sections[0]}"'
 
 
 @dataclass
@@ -138,8 +140,8 @@ class MemoryDocument:
             start = opened.map[0] if opened.map else 0
             swallowed = tuple(line.strip() for line in lines[start + 1 :] if _H2.match(line))
             if swallowed:
-                closing = document.open_block_end or "(a blank line)"
-                document.open_block = OpenBlock(start + 1, closing, opened.type == "fence", swallowed)
+                fenced = opened.type == "fence"
+                document.open_block = OpenBlock(start + 1, document.open_block_end, fenced, swallowed)
             marker = _OPEN_BLOCK_END + newline
             if sections:
                 sections[-1].blocks.append(RawBlock(marker))

@@ -39,8 +39,8 @@ _SENTENCE_START = re.compile(r"^[^\s\->]")
 _BOLD_KEY_LINE = re.compile(r"^\s*\*\*[^*\n]{1,60}?(?::\*\*|\*\*:)")
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])(?:\s|$)")
 CHUNK_LINES = 2_000  # lines of a note parsed at a time: tokens are large, a note may be megabytes
-# "Next steps:", "**DC IS:**", "**剩余手动**:" (a bold label, the colon inside or after it, ASCII or full-width)
 _SECTION_NAMES = frozenset(name for names in SECTION_NAMES.values() for name in names)  # "todo", "next steps"
+# "Next steps:", "**DC IS:**", "**剩余手动**:" (a bold label, the colon inside or after it, ASCII or full-width)
 _LEAD_IN = re.compile(r"^(?:\*\*)?([^\n*]{2,120}?)(?:\*\*)?[:：](?:\*\*)?$")
 
 
