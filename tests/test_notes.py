@@ -53,8 +53,10 @@ def test_ordered_list_items_are_items() -> None:
         ["**09:15** standup done", "**09:30** review started", "**10:00** review finished"],
         ["**Owner:** Dana", "**Status:** green", "**Next step**: ship"],
         ["14:32 deployed v2", "**Owner:** Dana", "[09:15] heartbeat ok"],
+        ["Owner: Priya", "Harbor status: on track", "Lumen status: at risk (timestamp bug)"],
+        ["负责人：Priya", "Harbor 状态：正常"],
     ],
-    ids=["bare time", "bracketed time", "bold time", "bold key", "mixed"],
+    ids=["bare time", "bracketed time", "bold time", "bold key", "mixed", "plain keys", "full-width keys"],
 )
 def test_each_timestamped_or_key_line_is_its_own_item(stamp_lines: list[str]) -> None:
     text = "\n".join(stamp_lines) + "\n"
@@ -69,6 +71,21 @@ def test_an_item_says_what_follows_the_stamps_leading_it() -> None:
     assert (first.stamp, first.text) == ("- **时间：** 2026-03-22 08:19\n", "  **指令：** 群聊的事先放一放")
     assert first.written == "- **时间：** 2026-03-22 08:19\n  **指令：** 群聊的事先放一放"
     assert (alone.stamp, alone.text, alone.line_start) == ("", "[14:02]", 4)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Note: we moved the nightly job to 04:00 because the\nbackup window overlapped it",
+        "Fatal Exception: NSInternalInconsistencyException\nInvalid update: invalid number of items\n"
+        "0  CoreFoundation   0x00000001a2b3c4d0 __exceptionPreprocess + 164",
+    ],
+    ids=["wrapped sentence", "pasted log"],
+)
+def test_a_paragraph_with_a_line_that_is_no_field_stays_one_item(text: str) -> None:
+    """Only a paragraph of "Key: value" lines alone is cut into its fields: a wrapped sentence holding a
+    colon, or a pasted crash log whose first lines look like keys, stays one item."""
+    assert spans(text + "\n") == [(1, text.count("\n") + 1, "line", text)]
 
 
 def test_wrapped_paragraph_lines_form_one_item_and_stamped_lines_split_from_it() -> None:

@@ -34,6 +34,9 @@ _LITERAL_NEWLINE = re.compile(r"(?<!\\)\\n")
 # markdown-it ends lines only here; str.splitlines() also splits at \f, U+2028 and others,
 # which would shift every line number after them and drop items
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# "Owner: Dana", "负责人：Dana": a plain key of three words at most (not a time, "04:00"; not a
+# sentence's "summary sent to Dana: 41 diffs") and its value, a field
+_PLAIN_KEY_LINE = re.compile(r"^\s*[^\W\d_][^:：\s]{0,29}(?:[ \t][^:：\s]{1,30}){0,2}(?::\s+|：\s*)\S")
 _SENTENCE_END = re.compile(r"(?:[.!?:)。！？]|[\u2600-\u27bf\U0001f300-\U0001faff])\s*$")
 _SENTENCE_START = re.compile(r"^[^\s\->]")
 _BOLD_KEY_LINE = re.compile(r"^\s*\*\*[^*\n]{1,60}?(?::\*\*|\*\*:)")
@@ -277,13 +280,16 @@ def _list_items(tokens: list[Token], list_index: int) -> list[tuple[int, int]]:
 
 
 def _paragraph_parts(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
-    """A paragraph cut into statements: every timestamped or `**Key:**` line stands alone, and a line
-    that starts a sentence after one that ended a sentence starts a new part (hard-wrapped prose does not)."""
+    """A paragraph cut into statements: every timestamped or `**Key:**` line stands alone, so does each
+    line of a paragraph of "Key: value" lines only (fields, one a line; a pasted log's "Fatal Exception:
+    ..." over its frames is no such paragraph), and a line that starts a sentence after one that ended a
+    sentence starts a new part (hard-wrapped prose does not)."""
+    fields = all(_PLAIN_KEY_LINE.match(lines[number]) for number in range(start, end))
     parts = []
     part_start = start
     for number in range(start + 1, end):
         previous, current = lines[number - 1], lines[number]
-        stands_alone = _LINE_STARTS_ITEM.match(previous) or _LINE_STARTS_ITEM.match(current)
+        stands_alone = fields or _LINE_STARTS_ITEM.match(previous) or _LINE_STARTS_ITEM.match(current)
         new_sentence = _SENTENCE_END.search(previous) and _SENTENCE_START.match(current)
         if stands_alone or new_sentence:
             parts.append((part_start, number))
