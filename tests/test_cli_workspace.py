@@ -320,60 +320,62 @@ def test_run_v_says_what_it_discarded_and_kept_in_the_notes_only_and_why(tmp_pat
     ), verbose.stdout
 
 
+def _run_verbose(folder: Path, note: str, memory: str | None = None) -> str:
+    """`run -v` (offline, the day after) on a workspace of one note of 2026-11-25 and, if given, a
+    MEMORY.md; what it printed."""
+    if memory is not None:
+        (folder / "MEMORY.md").write_text(memory)
+    notes = folder / "memory"
+    notes.mkdir()
+    (notes / "2026-11-25.md").write_text(note, encoding="utf-8")
+    arguments = ["run", str(folder), "--today", "2026-11-26", "--engine", "offline", "-v"]
+    verbose = CliRunner().invoke(main, arguments)
+    assert verbose.exit_code == 0, verbose.output
+    return verbose.stdout
+
+
 def test_run_v_lists_the_items_kept_in_the_notes_only(tmp_path: Path) -> None:
     """A check's readings are kept, recallable in the note, and not promoted: -v says so, and why."""
-    notes = tmp_path / "memory"
-    notes.mkdir()
-    (notes / "2026-11-25.md").write_text(
-        "# 2026-11-25\n\n## Check 09:00\n- Pending: 7\n- Status: all green\n- Inbox: 3 unread\n"
+    said = _run_verbose(
+        tmp_path, "# 2026-11-25\n\n## Check 09:00\n- Pending: 7\n- Status: all green\n- Inbox: 3 unread\n"
     )
-    arguments = ["run", str(tmp_path), "--today", "2026-11-26", "--engine", "offline", "-v"]
-    verbose = CliRunner().invoke(main, arguments)
-    assert verbose.exit_code == 0 and verbose.stdout.endswith(
+    assert said.endswith(
         "Kept in the notes only, not promoted to MEMORY.md (3):\n"
         "  memory/2026-11-25.md:4  action: open action item  | - Pending: 7\n"
         "  memory/2026-11-25.md:5  fact: new fact  | - Status: all green\n"
         "  memory/2026-11-25.md:6  fact: new fact  | - Inbox: 3 unread\n"
-    ), verbose.stdout
+    ), said
 
 
 def test_run_v_names_the_action_a_discarded_done_line_closed(tmp_path: Path) -> None:
     """A line reporting a task done is discarded, and closes the open action: -v says which."""
-    (tmp_path / "MEMORY.md").write_text(
+    said = _run_verbose(
+        tmp_path,
+        "# 2026-11-25\n\n- [x] sent the invoice to Contoso\n",
         "# MEMORY\n\n## Facts\n- Contoso pays net 30 (2026-11-20)\n\n"
-        "## Action items\n- send the invoice to Contoso (2026-11-20)\n"
+        "## Action items\n- send the invoice to Contoso (2026-11-20)\n",
     )
-    notes = tmp_path / "memory"
-    notes.mkdir()
-    (notes / "2026-11-25.md").write_text("# 2026-11-25\n\n- [x] sent the invoice to Contoso\n")
-    arguments = ["run", str(tmp_path), "--today", "2026-11-26", "--engine", "offline", "-v"]
-    verbose = CliRunner().invoke(main, arguments)
-    assert verbose.exit_code == 0, verbose.output
-    assert verbose.stdout.endswith(
+    assert said.endswith(
         "Discarded (1):\n"
         "  memory/2026-11-25.md:3  resolved: finished task with no lasting lesson  | - [x] sent the invoice to Contoso\n"
         "    closed the action: send the invoice to Contoso\n"
-    ), verbose.stdout
+    ), said
 
 
 def test_run_v_lists_as_kept_in_the_notes_only_what_rem_left_there(tmp_path: Path) -> None:
     """A reading of a check that repeats a MEMORY.md entry is REM's noop, not an item left in the
     notes: -v lists as many items as the REM line counts."""
-    (tmp_path / "MEMORY.md").write_text("# MEMORY\n\n## Facts\n- Database: MySQL 8.0, Redis 7\n")
-    notes = tmp_path / "memory"
-    notes.mkdir()
-    (notes / "2026-11-25.md").write_text(
-        "# 2026-11-25\n\n## Check 09:00\n- Pending: 7\n- Open: 3\n- Database: MySQL 8.0 and Redis 7\n"
+    said = _run_verbose(
+        tmp_path,
+        "# 2026-11-25\n\n## Check 09:00\n- Pending: 7\n- Open: 3\n- Database: MySQL 8.0 and Redis 7\n",
+        "# MEMORY\n\n## Facts\n- Database: MySQL 8.0, Redis 7\n",
     )
-    arguments = ["run", str(tmp_path), "--today", "2026-11-26", "--engine", "offline", "-v"]
-    verbose = CliRunner().invoke(main, arguments)
-    assert verbose.exit_code == 0, verbose.output
-    assert "REM: 1 noop, 2 kept in the notes only;" in verbose.stdout
-    assert verbose.stdout.endswith(
+    assert "REM: 1 noop, 2 kept in the notes only;" in said
+    assert said.endswith(
         "Kept in the notes only, not promoted to MEMORY.md (2):\n"
         "  memory/2026-11-25.md:4  action: open action item  | - Pending: 7\n"
         "  memory/2026-11-25.md:5  fact: new fact  | - Open: 3\n"
-    ), verbose.stdout
+    ), said
 
 
 def test_undo_q_prints_nothing_but_undoes(tmp_path: Path) -> None:

@@ -289,6 +289,7 @@ def _named_change(
         return None
     anchors = statements.informative(tokens(values.current_claim(text))) - projects
     own_subject = matching.subject(text) - projects
+    acted_on = {value: matching.acted_on(text, value) for value in gone}  # what the change is of
     best, best_score = None, (False, False, 0)
     for candidate in candidates:
         if statements.other_releases(text, candidate.text):
@@ -300,11 +301,10 @@ def _named_change(
         if not held or siblings(text, candidate.text, projects):
             continue
         distinctive = any(_distinctive(value) or _whole_value(text, claim, value) for value in held)
-        acted_on = [words for value in held if (words := matching.acted_on(text, value))]
         if not (
             distinctive
             or _one_thing(kept, candidate, text, projects)
-            or any(words <= candidate.words for words in acted_on)
+            or any(acted_on[value] and acted_on[value] <= candidate.words for value in held)
         ):
             continue  # "84→94 tests" after "79 tests → 84 tests": whose tests, neither says
         if any(map(_amount, held)) and not _measured(text, own_subject, candidate, projects, distinctive):
