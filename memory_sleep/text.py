@@ -245,6 +245,11 @@ _DEADLINE_CUE = re.compile(
     r"\b(by|before|due|deadline|until|no later than|eod|eow|bis|antes del?|today|tonight|tomorrow)\b|まで|までに",
     re.IGNORECASE,
 )
+# a day right before a deadline's word: "from 2026-12-20 until 2027-01-04", "vom 30.11. bis 8.1." (German
+# "bis" says both "by" and "until"): the end of a span of days, a freeze or a leave, not a task's deadline
+_PERIOD_START = re.compile(
+    r"(?:\b\d{4}-\d{2}-\d{2}|\b\d{1,2}\.\d{1,2}\.(?:\d{4})?)\s*$"  # not "1.4.12": a version
+)
 _DUE_MARK = re.compile(r"\(due (\d{4}-\d{2}-\d{2})\)")  # what REM wrote when it read the deadline
 # said only of deadlines: "bis 2.12.", "by Thu", "by EOD", "by end of month", "Thursday next week"
 _DOTTED_DATE = re.compile(r"^\S+\s+(\d{1,2})\.(\d{1,2})\.?(?![\d.])")
@@ -283,7 +288,9 @@ def deadline_in(text: str, written_on: date) -> date | None:
     marked = _DUE_MARK.search(text)
     if marked:
         return date.fromisoformat(marked.group(1))
-    cue = _DEADLINE_CUE.search(text)
+    cue = next(
+        (cue for cue in _DEADLINE_CUE.finditer(text) if not _PERIOD_START.search(text, 0, cue.start())), None
+    )
     if not cue:
         return None
     if cue.group(0) in ("まで", "までに"):  # the date comes before the cue: （12月7日まで）

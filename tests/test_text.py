@@ -90,10 +90,29 @@ def test_no_deadline_where_none_is_said(text: str) -> None:
     assert deadline_in(text, date(2026, 11, 26)) is None
 
 
-def test_a_calendar_date_beats_the_weekday_said_with_it() -> None:
-    assert deadline_in("App Store / Play submission by Fri 2026-11-20", date(2026, 11, 12)) == date(
-        2026, 11, 20
-    )
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Code freeze from 2026-12-20 until 2027-01-04 for all services",
+        "Codefreeze vom 2026-12-20 bis 2027-01-04 für alle Dienste",
+        "Sofia geht vom 30.11. bis 8.1. in Elternzeit",
+    ],
+)
+def test_the_end_of_a_period_is_no_deadline(text: str) -> None:
+    """ "from X until Y", "vom X bis Y": a span of days (a freeze, a leave), not a task due on its last
+    day; German "bis" says both, so a freeze was filed as an action that went OVERDUE."""
+    assert deadline_in(text, date(2026, 11, 26)) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        ("freeze 2026-12-20 until 2027-01-04: ship the hotfix by 2026-12-18", "2026-12-18"),
+        ("ship release 1.4.12 by 2026-12-04", "2026-12-04"),  # a version, no day
+    ],
+)
+def test_a_deadline_after_a_period_or_a_version_is_still_read(text: str, due: str) -> None:
+    assert deadline_in(text, date(2026, 11, 26)) == date.fromisoformat(due)
 
 
 @pytest.mark.parametrize(
