@@ -77,6 +77,11 @@ class Cues:
     fact: CueWords = field(default_factory=CueWords)
     declarative_verb: CueWords = field(default_factory=CueWords)
     task_state: CueWords = field(default_factory=CueWords)
+    away: CueWords = field(default_factory=CueWords)
+    away_after_days: CueWords = field(default_factory=CueWords)
+    away_until: CueWords = field(default_factory=CueWords)
+    away_days: CueWords = field(default_factory=CueWords)
+    away_weeks: CueWords = field(default_factory=CueWords)
 
 
 @dataclass(frozen=True)

@@ -919,3 +919,12 @@ def test_a_cue_word_inside_a_path_or_code_span_names_a_thing_not_the_kind_of_lin
     """A file named for lessons is no lesson: cues read the author's words, not the names of things."""
     verdict = _classify(text)
     assert (verdict.category if verdict.verdict == "KEEP" else None) == category
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Ben ist vom 2026-12-01 bis 2026-12-05 im Urlaub.", "Ana is out from 2026-11-30 until 2027-01-08"],
+)
+def test_an_absence_notice_is_about_a_person_not_a_task(text: str) -> None:
+    """Filed under People; before, the German notice was an action due on its last day."""
+    assert _classify(text).category == "relationship"

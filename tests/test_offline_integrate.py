@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from memory_sleep.engines.offline import repeats, values
+from memory_sleep.engines.offline import absences, repeats, values
 from memory_sleep.engines.offline.curate import has_history
 from memory_sleep.engines.offline.integrate import OfflineIntegrator
 from memory_sleep.models import Category, EntryView, KeptItem, Operation
@@ -52,6 +52,44 @@ def test_a_new_length_of_the_same_absence_supersedes_it_and_names_the_last_day()
         "Felix on leave 2026-12-24 to 2027-01-06 (14 days)"
         " (previously: heads-up: Felix on leave 2026-12-24, 3 days, ping Yuki instead)"
     )  # the engine notes what its supersede replaced
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Ben ist vom 2026-12-01 bis 2026-12-05 im Urlaub.", "ben 2026-12-01 2026-12-05"),
+        (
+            "Sofia geht vom 2026-11-30 bis 2027-01-08 in Elternzeit; Jonas übernimmt Lumen.",
+            "sofia 2026-11-30 2027-01-08",
+        ),
+        ("Jonas ist ab 2026-12-14 für 2 Wochen im Urlaub", "jonas 2026-12-14 2026-12-27"),
+        ("Info: Ana ist krankgeschrieben ab 2026-12-02, 3 Tage", "ana 2026-12-02 2026-12-04"),
+        ("heads-up: Lena on leave 2026-12-05, 4 days", "lena 2026-12-05 2026-12-08"),
+        ("Ana is out from 2026-11-30 until 2027-01-08; Marco covers reviews", "ana 2026-11-30 2027-01-08"),
+        ("Ben 2026-12-01 to 2026-12-05 OOO", "ben 2026-12-01 2026-12-05"),
+    ],
+)
+def test_absence_notices_in_the_languages_of_the_language_files(text: str, read: str) -> None:
+    """German puts the dates between the verb and where the person is ("ist vom ... bis ... im Urlaub"):
+    the person is then the name the notice opens with. Before, such a notice was no absence, and "bis"
+    read as a deadline filed it as an action."""
+    person, first, last = read.split()
+    assert absences.absence(text) == absences.Absence(
+        person, date.fromisoformat(first), date.fromisoformat(last)
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Postgres ist seit 2026-12-01 im Einsatz",  # no word for being away
+        "Release v2 from 2026-12-01 is out",  # "is out" only right after a name
+        "Die Migration läuft vom 2026-12-01 bis 2026-12-05; Ben ist im Urlaub",  # no date in Ben's clause
+        "Ben ist im Urlaub",  # no date
+    ],
+)
+def test_no_absence_without_a_person_a_date_and_a_word_for_being_away_in_one_clause(text: str) -> None:
+    assert absences.absence(text) is None
 
 
 def test_absences_of_other_days_or_other_people_are_separate_events() -> None:

@@ -161,3 +161,23 @@ def test_a_first_run_on_months_old_notes_keeps_what_they_say(tmp_path: Path) -> 
     archive = tmp_path / "memory" / "archive.md"
     assert "worker-20" in memory
     assert "worker-20" not in (archive.read_text() if archive.exists() else "")
+
+
+def test_a_german_absence_is_filed_under_people_and_archived_once_over(tmp_path: Path) -> None:
+    """ "vom ... bis ... im Urlaub": before, "bis" read as a deadline filed it as an action, due on the
+    last day of the leave and OVERDUE after it."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text(
+        PEOPLE.replace("- heads-up: Raj on leave 2026-11-20, 4 days, ping Lena instead (2026-11-02)\n", "")
+    )
+    notice = "Ben ist vom 2026-12-01 bis 2026-12-05 im Urlaub"
+    (tmp_path / "memory" / "2026-11-20.md").write_text(f"- {notice}.\n")
+    run_offline(tmp_path, today=date(2026, 11, 21))
+    people = MemoryDocument.parse((tmp_path / "MEMORY.md").read_text()).find_section("People")
+    assert people is not None and notice in [entry.text for entry in people.entries()]
+    run_offline(tmp_path, today=date(2026, 12, 7))
+    assert notice not in (tmp_path / "MEMORY.md").read_text()
+    assert (
+        "finished: the absence it announces ended 2026-12-05"
+        in (tmp_path / "memory" / "archive.md").read_text()
+    )

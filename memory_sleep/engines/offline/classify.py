@@ -12,6 +12,7 @@ from memory_sleep.engines import pairs
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.cards import KEYED, LABEL
 from memory_sleep.engines.offline import (
+    absences,
     cues,
     matching,
     projects,
@@ -291,6 +292,10 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     structured = sections.section_category(item.headings, item.lead)
     if structured is not None:
         return structured
+    if absences.absence(text) is not None:
+        return (
+            "relationship"  # someone away ("Ben ist vom ... bis ... im Urlaub"), whatever its last day says
+        )
     key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", item.text, count=1))
     words = cues.prose(text)  # a cue word in a path names a thing; a fact's cue is often a value there
     for category, pattern in _CATEGORY_ORDER:

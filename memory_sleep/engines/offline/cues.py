@@ -127,6 +127,13 @@ ACTION = _words(
 )
 # a value that opens with what is to be done: "fix the cron job", "renew the cert"
 TASK_VERB = _words("^" + _TASK_VERBS)
+# an absence notice (absences.py reads who, from when, until when): the words for being away, right
+# after the name or after the notice's first day; the words before its last day; its length's units
+AWAY = _words(*_lines("away", "words"))
+AWAY_AFTER_DAYS = _words(*_lines("away_after_days", "words"))
+AWAY_UNTIL = _one_of(_lines("away_until", "words"))
+AWAY_DAYS = _one_of(_lines("away_days", "words"))
+AWAY_WEEKS = _one_of(_lines("away_weeks", "words"))
 RELATIONSHIP = _words(
     # a person named with the organisation they are from: "Ana (Contoso) wants ...", "Ines (Fabrikam) ist ..."
     r"(?-i:^[A-ZÀ-Þ][a-zß-ÿ]+ \([A-ZÀ-Þ][a-zß-ÿ][\w&.' -]{0,30}\) [a-zß-ÿ])",
