@@ -25,6 +25,10 @@ PLANTED = {
     "connection string": "DATABASE_URL=postgres://app:letmein!1P6D@db-sable-preview.internal:5432/sable",
     "password": "Grafana login — user: admin, password: Sommer2026#kigt",
     "slack token": "bot token xoxb-2048-4096-AbCdEfGhIjKlMnOp for the alerts app",
+    # a key with dashes after "sk-", and one labelled "API key" in two words (a new user's trial: both reached
+    # MEMORY.md and recall)
+    "api key": "Render API key for the deploy hook: sk-live-abc123XYZ789def456ghi012jkl345mno",
+    "api key in two words": "Render API key: Zq8vN2mK4pL6xR9tW3yB5cF7",
     "jwt": "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 }
 PRIVATE_KEY = (
@@ -45,6 +49,8 @@ BENIGN = [
     "https://grafana.internal/d/abc123/billing?orgId=1&from=now-6h",
     "Keycloak realm `fernhill` uses key rotation every 90 days",
     "[redacted password, see memory/2026-11-03.md:4] was already removed",
+    "The API key is rotated every 90 days by the platform team",
+    "sk-learn-pipeline-configuration-for-the-training-job",
 ]
 
 

@@ -21,12 +21,14 @@ from memory_sleep.models import NoteItem
 
 # the rules' version: bump it when find_secrets finds more, and the next index pass redacts what the
 # sidecar's entries stored before still hold (sidecar/scrub.py)
-RULES = "2026-12-03"
+RULES = "2026-12-07"
 
 _PREFIXED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("anthropic key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
     ("openai key", re.compile(r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}")),
-    ("api key", re.compile(r"\bsk-[A-Za-z0-9]{32,}\b")),
+    # "sk-" then 32 or more letters, digits and dashes, a digit among them ("sk-live-abc123…"): a
+    # run of words joined by dashes ("sk-learn-pipeline-…") holds none
+    ("api key", re.compile(r"\bsk-(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{32,}")),
     ("aws access key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b")),
     ("github token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b")),
     ("gitlab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
@@ -44,7 +46,7 @@ _PRIVATE_KEY = re.compile(
 _URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@`'\"]+:([^\s@/`'\"]+)@[^\s`'\"]+", re.I)
 _ASSIGNED = re.compile(
     r"(?i)\b(?P<key>[a-z0-9_.-]*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?))\b[\"'`]?"
+    r"|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?|(?:api|access|private|auth)\s+key|client\s+secret))\b[\"'`]?"
     r"(?P<sep>\s*(?:[:=]|=>|\bis\b)\s*)[\"'`]?(?P<value>[^\s\"'`,;]{6,})"
 )
 _WORDLIKE = re.compile(r"^[a-z]+(?:[-_][a-z]+)*[.!?:]?$")
