@@ -35,6 +35,7 @@ class Changes:
     instead: str = ""
     old_between: str = ""
     dropped: str = ""
+    dropping: str = ""
     retired: str = ""
     repeat: str = ""
     before_label: str = ""
@@ -197,6 +198,8 @@ OLD_BETWEEN = tuple(_frame(phrase) for phrase in _phrases("old_between"))
 """The words before and after a value that is gone, the new one after them: ("replacing", "with")."""
 DROPPED = _phrases("dropped")
 """Words after a value that is gone: "the rebuilt dashboard is dropped"."""
+DROPPING = _phrases("dropping")
+"""Words before a value that is gone: "Dropping Fly.io, moving to Render"."""
 RETIRED = _phrases("retired")
 """Words after an address, host or link no longer in use: "10.0.4.17 is decommissioned"."""
 REPEAT_MARKS = _phrases("repeat")

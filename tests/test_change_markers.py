@@ -20,6 +20,9 @@ from memory_sleep.engines.offline import repeats, values
         ("El puerto del exportador ya no 5432, ahora 8000", ("5432",)),
         ("Exporter listens on 8000 (was 5432)", ("5432",)),
         ("SSO ships in v1.12; the rebuilt dashboard is dropped", ("the rebuilt dashboard",)),
+        ("Dropping Fly.io, moving Harbor to Render instead.", ("Fly.io",)),
+        ("We ditched the Redis cache; Postgres holds sessions now", ("Redis cache",)),
+        ("Moving off Heroku this sprint", ("Heroku",)),
     ],
 )
 def test_old_values_are_named_by_the_words_of_each_language_file(text: str, gone: tuple[str, ...]) -> None:
@@ -43,6 +46,7 @@ PIECES = (
     " not 5432",
     " no longer on Slack",
     "; the rebuilt dashboard is dropped",
+    "Dropping Fly.io, ",
     " 4 - 16 > 8",
     " v1.12",
     "\n  owner: Kai",

@@ -611,6 +611,16 @@ def test_what_is_dropped_from_a_release_is_its_old_scope() -> None:
     assert (same.op, same.target, other.op) == ("supersede", "E1", "add")
 
 
+def test_a_choice_dropped_in_plain_words_is_superseded_not_restated() -> None:
+    """ "Dropping Fly.io, moving Harbor to Render instead" names Fly.io as gone: a new user's trial saw it
+    read as restating "We will deploy Harbor on Fly.io" (both name the host), so the reversal was lost
+    from MEMORY.md and the old choice stayed current."""
+    entry = "We will deploy Harbor on Fly.io"
+    operation = _decide(entry, "Dropping Fly.io, moving Harbor to Render instead.", "decision", "Decisions")
+    other = _decide(entry, "Dropped the flaky test from the Harbor CI run", "decision", "Decisions")
+    assert (operation.op, operation.target, other.op) == ("supersede", "E1", "add")
+
+
 def test_a_bump_names_the_old_version_by_its_tool_and_number() -> None:
     operation = _decide("Node version for Cobalt: 22.9", "Cobalt bumped Node 22.9 → 20.12", topic="Cobalt")
     other_tool = _decide("Python version for Cobalt: 22.9", "Cobalt bumped Node 22.9 → 20.12", topic="Cobalt")

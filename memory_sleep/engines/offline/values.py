@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from memory_sleep.language import (
     DROPPED,
+    DROPPING,
     INSTEAD,
     NEGATIONS,
     OLD_BETWEEN,
@@ -59,6 +60,12 @@ _ADDRESS = (
     "(?:" + "|".join(f"(?:{VALUE_KINDS[kind].pattern})" for kind in ("email", "url", "ip", "host")) + ")"
 )
 _RETIRED_TAIL = r"\s+" + _any_of(RETIRED) + r"\b"
+# "Dropping Fly.io, moving ...", "we ditched the Redis cache; ...": the thing named right after (an
+# article, then words up to the first that says no thing: "Moving off Heroku this sprint" drops Heroku)
+_WORD = r"[^\s,;()]+"
+_NO_THING = r"(?:" + "|".join(sorted(map(re.escape, STOPWORDS), key=len, reverse=True)) + r")(?![^\s,;()])"
+_DROPPING_HEAD = r"\b" + _any_of(DROPPING) + r"\s+(?:(?:the|a|an|our)\s+)?"
+_DROPPED_THING = rf"(?!{_NO_THING}){_WORD}(?:\s+(?!{_NO_THING}){_WORD}){{0,2}}"
 _MARKED = _any_of(OLD_VALUE_MARKS)  # "(was 5432)", "(previously: Kafka)"
 _NOT = _any_of(NEGATIONS)  # "not 5432", "no longer on Slack"
 _INSTEAD = _any_of(INSTEAD)  # "instead of Dev"
@@ -94,6 +101,9 @@ _SUPERSEDED_VALUE = [
         + "|"
         + _ADDRESS
         + _RETIRED_TAIL
+        + "|"
+        + _DROPPING_HEAD
+        + _DROPPED_THING
         + r"|\b"
         + _any_of(NEGATIONS + INSTEAD + OLD_VALUE_IN_TEXT)
         + r"\s+(?:on\s+|at\s+|port\s+|the\s+)?(?:[^\s,;)]|,(?=\d))+",
@@ -125,6 +135,11 @@ _OLD_VALUE = [
         + _ADDRESS
         + ")"
         + _RETIRED_TAIL
+        + "|"
+        + _DROPPING_HEAD
+        + "(?P<dropping>"
+        + _DROPPED_THING
+        + ")"
         + r"|[,;]\s*(?:"
         + _any_of(OLD_VALUE_IN_TEXT)
         + "|"
@@ -144,6 +159,7 @@ _PHRASES = (
     *NEGATIONS,
     *INSTEAD,
     *DROPPED,
+    *DROPPING,
     *RETIRED,
     *(before for before, _ in OLD_BETWEEN),
 )
