@@ -338,3 +338,22 @@ def test_a_line_naming_one_of_its_notes_functions_reports_that_one() -> None:
     assert _closed_by(["`ttl(key)` — return the key's ttl in seconds"], lines) == {
         "`ttl(key)` — return the key's ttl in seconds": 2
     }
+
+
+@pytest.mark.parametrize("heading", ["## Done", "## Tasks completed", "**Completed:**", "## 已完成"])
+def test_a_line_of_work_filed_under_a_done_section_closes_its_task(tmp_path: Path, heading: str) -> None:
+    """ "Sent the invoice to Contoso" under "## Done" is a line of the activity log, which said nothing
+    of a task: the task stayed OVERDUE in a new user's trial, and the line (its invoice number and
+    amount) was hidden from recall as routine. Under a section that reports work done, it is the report."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text(
+        "# MEMORY.md\n\n## Facts\n- Contoso pays net 30 (2026-11-02)\n- Harbor runs on Render (2026-11-03)\n"
+        "- Ledger API listens on 8443 (2026-11-04)\n\n"
+        "## Action items\n- TODO: send invoice to Contoso by Fri (2026-11-16)\n"
+    )
+    (tmp_path / "memory" / "2026-11-20.md").write_text(
+        f"# 2026-11-20\n\n{heading}\n- Sent the invoice to Contoso (INV-2026-031, EUR 4,800), Priya in cc.\n"
+    )
+    run_offline(tmp_path, today=date(2026, 11, 21))
+    assert "send invoice to Contoso" not in (tmp_path / "MEMORY.md").read_text()
+    assert "done (memory/2026-11-20.md:4)" in (tmp_path / "memory" / "archive.md").read_text()

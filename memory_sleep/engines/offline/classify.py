@@ -87,6 +87,8 @@ class OfflineClassifier:
             topic = projects.topic(item, strong, weak)
             text = _plain(item.text)
             verdict = _verdict(item, text, memory, context.recurrence, item.id in context.openers, topic)
+            if not verdict.closes_action and sections.reports_done(item.headings, item.lead):
+                verdict = dataclasses.replace(verdict, closes_action=True)  # "## Done / - Sent the invoice"
             kept = self._kept.setdefault(item.file, deque(maxlen=_KEPT_PER_NOTE))
             form = (verdict.category, bool(cues.CHECKBOX_OPEN.match(item.text)))
             alike = [(known, words) for known, words, its_form in kept if its_form == form]

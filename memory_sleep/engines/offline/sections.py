@@ -78,6 +78,20 @@ def section_category(headings: Sequence[str], lead: str | None = None) -> Catego
     return _CATEGORY.get(kind) if kind else None
 
 
+def reports_done(headings: Sequence[str], lead: str | None = None) -> bool:
+    """The item stands in a section of work reported done, as `section_category` finds its section: one
+    whose name says its tasks are done ("Tasks completed", "Blocker fixed", "Evening Tasks ✅"), or whose
+    name is only a word saying so ("## Done", "**Completed:**", "已完成"). Its lines are the reports."""
+    for name, kind in [(lead, label_kind(lead) if lead else None)] + [
+        (heading, heading_kind(heading)) for heading in reversed(headings)
+    ]:
+        if kind is not None:
+            return kind == "done"
+        if name and " ".join(_NOT_WORD.sub(" ", name.lower()).split()) in COMPLETED:
+            return True
+    return False
+
+
 def is_log_line(line: str) -> bool:
     """The line starts with a verb of an activity log ("Deployed the hotfix to staging")."""
     first = _FIRST_WORD.match(line.strip().lower())
