@@ -198,7 +198,8 @@ def main() -> None:
     "-v",
     "--verbose",
     count=True,
-    help="Say more: each item discarded or kept in the notes only, with the reason; every warning and file.",
+    help="Say more: each item discarded (routine, debug and heartbeat lines only counted) or kept in the notes"
+    " only, with the reason; every warning and file.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @click.option(
