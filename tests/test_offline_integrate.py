@@ -67,6 +67,8 @@ def test_a_new_length_of_the_same_absence_supersedes_it_and_names_the_last_day()
         ("heads-up: Lena on leave 2026-12-05, 4 days", "lena 2026-12-05 2026-12-08"),
         ("Ana is out from 2026-11-30 until 2027-01-08; Marco covers reviews", "ana 2026-11-30 2027-01-08"),
         ("Ben 2026-12-01 to 2026-12-05 OOO", "ben 2026-12-01 2026-12-05"),
+        ("Lucía estará de vacaciones del 2026-12-01 al 2026-12-10.", "lucía 2026-12-01 2026-12-10"),
+        ("Mateo sale de baja el 2026-12-03 por 2 semanas", "mateo 2026-12-03 2026-12-16"),
     ],
 )
 def test_absence_notices_in_the_languages_of_the_language_files(text: str, read: str) -> None:
