@@ -23,6 +23,7 @@ class Sections:
     action: str = ""
     blocker: str = ""
     people: str = ""
+    fact: str = ""
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ STILL_OPEN = _marks(lambda language: language.still_open)
 """Words after which a line says what is still to do ("created (pending: the API key)"), longest first."""
 COMPLETED = _marks(lambda language: language.completed)
 """Words that say a section's items are done ("Tasks Completed", "已完成"), lower-case."""
-SECTION_KINDS = ("decision", "lesson", "action", "blocker", "people")
+SECTION_KINDS = ("decision", "lesson", "action", "blocker", "people", "fact")
 SECTION_NAMES: dict[str, tuple[str, ...]] = {
     kind: tuple(
         sorted(

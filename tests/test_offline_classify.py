@@ -928,3 +928,22 @@ def test_a_cue_word_inside_a_path_or_code_span_names_a_thing_not_the_kind_of_lin
 def test_an_absence_notice_is_about_a_person_not_a_task(text: str) -> None:
     """Filed under People; before, the German notice was an action due on its last day."""
     assert _classify(text).category == "relationship"
+
+
+@pytest.mark.parametrize(
+    ("heading", "text"),
+    [
+        ("## Facts", "Lumen reads from the read replica, never from the primary."),
+        ("## Hechos", "Dana se encarga ahora de la facturación (Ledger); Marco pasa al equipo de Harbor."),
+        ("## Fakten", "Die Zugangsdaten liegen jetzt im Vault unter secret/lumen/db."),
+        ("### 关键事实", "Lumen 只从只读副本读取数据"),
+    ],
+)
+def test_a_line_the_author_filed_under_facts_is_a_fact(heading: str, text: str) -> None:
+    """A plain sentence that holds no cue of a kind is discarded as saying nothing; the author who
+    files it under "Facts" (in the languages of the language files) says what it is."""
+    item = dataclasses.replace(note_item(text), headings=("2026-11-20", heading))
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
+    plain = OfflineClassifier().classify([note_item(text)], ClassifyContext(projects=[], memory=[]))[0]
+    assert plain.verdict == "DISCARD"

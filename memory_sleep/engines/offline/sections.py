@@ -17,6 +17,7 @@ _CATEGORY: dict[str, Category] = {
     "action": "action",
     "blocker": "status",
     "people": "relationship",
+    "fact": "fact",
 }
 _NOT_WORD = re.compile(r"[^\w\s-]+")
 # a check mark on a heading says its section is done, in any language: "Evening Tasks ✅", "阶段三 ✅"
