@@ -584,3 +584,18 @@ def test_a_change_that_says_all_the_entry_says_or_more_or_no_one_new_value_repla
     operation = _decide([("Facts", old)], new)
     assert (operation.op, operation.target) == ("supersede", "E0")
     assert operation.text is not None and operation.text.startswith(new)
+
+
+def test_a_change_is_matched_by_what_it_tells_not_by_its_reasons() -> None:
+    """A new user's trial: "Dropping Fly.io, moving Harbor to Render. The builder outages cost us two
+    afternoons" superseded "Second Fly.io builder outage this week" (the reason shares "builder"), not
+    the choice of Fly.io; the outage was marked superseded, the choice stayed current."""
+    operation = _decide(
+        [
+            ("Facts", "Retried, worked the second time. Second Fly.io builder outage this week"),
+            ("Decisions", "We'll deploy the Harbor customer portal on Fly.io (two regions, ams + iad)"),
+        ],
+        "Dropping Fly.io, moving Harbor to Render. The builder outages cost us two afternoons this week",
+        "decision",
+    )
+    assert operation.target != "E0"

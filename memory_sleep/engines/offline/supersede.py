@@ -287,10 +287,14 @@ def _named_change(
     gone = values.replaced_values(text)
     if not gone:
         return None
-    anchors = statements.informative(tokens(values.current_claim(text))) - projects
+    # what the change is of, from the clauses that tell it (the first, and those naming an old value),
+    # not from its reasons ("...to Render. The builder outages cost us two afternoons")
+    clauses = statements.CLAUSE_END.split(text)
+    told = " ".join(c for n, c in enumerate(clauses) if n == 0 or any(value in c for value in gone))
+    anchors = statements.informative(tokens(values.current_claim(told))) - projects
     own_subject = matching.subject(text) - projects
     acted_on = {value: matching.acted_on(text, value) for value in gone}  # what the change is of
-    best, best_score = None, (False, False, 0)
+    best, best_score, tied = None, (False, False, 0), False
     for candidate in candidates:
         if statements.other_releases(text, candidate.text):
             continue  # "v1.12.0 ships SSO; the dashboard slips" leaves the scope of v1.11.4 alone
@@ -317,9 +321,10 @@ def _named_change(
             not _table(candidate.text),
             shared * 2 + distinctive,
         )
-        if (shared or distinctive) and score > best_score:
+        if (shared or distinctive) and score >= best_score:
+            tied = score == best_score
             best, best_score = candidate, score
-    return best
+    return None if tied else best  # two entries hold the old value alike: which one it changes, nothing says
 
 
 def _measured(
