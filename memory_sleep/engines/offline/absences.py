@@ -55,8 +55,8 @@ def absence(text: str) -> Absence | None:
 def _read(claim: str) -> tuple[Absence, str, int | None] | None:
     """The absence `claim` tells of, the person's name as written, and where what tells it ends (its
     last date or length; None when the words for being away come after it, as German puts them)."""
-    found = before = _named_before(claim)
-    found = found or _named_first(claim)
+    before = _named_before(claim)
+    found = before or _named_first(claim)
     if found is None:
         return None
     name, dated = found

@@ -294,10 +294,9 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     structured = sections.section_category(item.headings, item.lead)
     if structured is not None:
         return structured
+    # someone away ("Ben ist vom ... bis ... im Urlaub"): a person's context, whatever its last day says
     if absences.absence(text) is not None:
-        return (
-            "relationship"  # someone away ("Ben ist vom ... bis ... im Urlaub"), whatever its last day says
-        )
+        return "relationship"
     key_match = cues.BOLD_KEY.match(cues.BULLET.sub("", item.text, count=1))
     words = cues.prose(text)  # a cue word in a path names a thing; a fact's cue is often a value there
     for category, pattern in _CATEGORY_ORDER:

@@ -283,7 +283,8 @@ def _named_change(
     names its subject ("Finn moved to ... (was Asia/Shanghai)" changes "Finn is in Asia/Shanghai",
     not "Wren moved to Asia/Shanghai"), never one about a sibling thing or another release; a table
     last, as one row of it is all a change of one value touches. A task (a ref in `tasks`) must share a
-    word of what the statement is about and name no one else."""
+    word of what the statement is about and name no one else. What the statement is about is read in
+    the clauses that tell the change, not in its reasons; two entries that fit alike are none."""
     gone = values.replaced_values(text)
     if not gone:
         return None
