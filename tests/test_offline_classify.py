@@ -16,8 +16,8 @@ from memory_sleep.models import Classification, EntryView, ItemKind, NoteItem
 from .item_helpers import note_item
 
 
-def _classify(text: str, kind: ItemKind = "line") -> Classification:
-    item = note_item(text, kind=kind)
+def _classify(text: str, kind: ItemKind = "line", headings: tuple[str, ...] = ()) -> Classification:
+    item = dataclasses.replace(note_item(text, kind=kind), headings=headings)
     return OfflineClassifier().classify([item], ClassifyContext(projects=["Meridian"], memory=[]))[0]
 
 
@@ -942,8 +942,6 @@ def test_an_absence_notice_is_about_a_person_not_a_task(text: str) -> None:
 def test_a_line_the_author_filed_under_facts_is_a_fact(heading: str, text: str) -> None:
     """A plain sentence that holds no cue of a kind is discarded as saying nothing; the author who
     files it under "Facts" (in the languages of the language files) says what it is."""
-    item = dataclasses.replace(note_item(text), headings=("2026-11-20", heading))
-    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    verdict = _classify(text, headings=("2026-11-20", heading))
     assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
-    plain = OfflineClassifier().classify([note_item(text)], ClassifyContext(projects=[], memory=[]))[0]
-    assert plain.verdict == "DISCARD"
+    assert _classify(text).verdict == "DISCARD"
