@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from memory_sleep.engines.offline import cues, matching, sections
-from memory_sleep.language import STILL_OPEN, cue_words
+from memory_sleep.engines.offline.task_words import NOT_THE_TASK, cleaned, stem, task_wording
+from memory_sleep.language import STILL_OPEN
 from memory_sleep.models import Closure, EntryView, KeptItem, NoteItem
 from memory_sleep.text import (
     CLOCK,
@@ -27,7 +28,6 @@ _SWAP_WORDS = 2
 # an action is often written twice (a plan, then the same step in a later note's "next"): words of its
 # task that at most this many other open actions also have still tell it from the rest
 _OTHERS_SHARING = 1
-_STEM = re.compile(r"(?:ed|ing|es|e|s)$")  # "rotate", "rotated", "rotates", "rotating": "rotat"
 # names one thing among many alike: a flag or file in backticks, a ticket, a PR, a numbered host
 # a capitalised word inside a sentence (not its first word): someone a task is for or about
 _MID_NAME = re.compile(rf"(?<=[\w,)]\s){NAME}\b")
@@ -44,17 +44,6 @@ _STILL_OPEN = re.compile(
     "(?<!\\w)(?:" + "|".join(r"\s+".join(map(re.escape, mark.split())) for mark in STILL_OPEN) + ")", re.I
 )
 _NEXT = re.compile(r"\n|\\n|次は|下一步|[,;、，。]\s*(?:next|then|als nächstes|luego)\b", re.I)
-_CONFIRMED = re.compile(r"\(\s*\w+ confirmed\s*\)", re.I)
-_DATE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\.?(?!\d)|（[^）]*まで）"
-    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?=[A-Z][a-z]{2})"  # "by 7 Oct"
-)
-# who does it or that it is done, in front: "Ben: fix ...", "Closed: ...", "完成：..."
-_LEAD = re.compile(r"^\W*(?:[A-Z][\w'-]*\s*){1,2}[:：]\s*|^\W*(?:完成|完了|已完成)[:：]?\s*")
-# how a note says a task is done, open or due: nothing about which task it is
-_NOT_THE_TASK = frozenset(
-    _STEM.sub("", word) for line in cue_words("task_state", "words") for word in line.split()
-)
 
 
 class OfflineCloser:
@@ -167,14 +156,14 @@ def _terms(text: str, projects: set[str]) -> frozenset[str]:
 
 def _bigrams(text: str) -> frozenset[str]:
     """The character pairs of each CJK run of the text (un-spaced words compare by them)."""
-    runs = words_and_runs(clean(_cleaned(text)))
+    runs = words_and_runs(clean(cleaned(text)))
     return frozenset(pair for run in runs if is_cjk(run) for pair in cjk_bigrams(run))
 
 
 def _names(text: str) -> frozenset[str]:
     """The words the text writes as names, stemmed as tasks are."""
     found = [*_NAME_RUN.findall(text), *_NAME_WORD.findall(text)]
-    return frozenset(_STEM.sub("", word) for name in found for word in word_sequence(name))
+    return frozenset(stem(word) for name in found for word in word_sequence(name))
 
 
 def _tells_apart(shared: frozenset[str], tasks: Sequence[frozenset[str]]) -> bool:
@@ -208,7 +197,7 @@ def _led_by_other_code(done: str, action: str) -> bool:
     """The done line is led by code the action does not name: it reports that code ("purge() saves the
     index" reports purge(), not "index compaction"; "✅ test_loader_freshness" a test passing, not the
     freshness score)."""
-    lead = _LEAD_CODE.match(_cleaned(LIST_MARK.sub("", done, count=1)))
+    lead = _LEAD_CODE.match(cleaned(LIST_MARK.sub("", done, count=1)))
     return lead is not None and _code_name(lead[0]) not in _code_name(action)
 
 
@@ -274,12 +263,12 @@ def _people_differ(text: str, other: str, projects: set[str]) -> bool:
 
 
 def _people(text: str, projects: set[str]) -> frozenset[str]:
-    found = (_STEM.sub("", name.lower()) for name in _MID_NAME.findall(_cleaned(text)))
-    return frozenset(name for name in found if name not in projects and name not in _NOT_THE_TASK)
+    found = (stem(name.lower()) for name in _MID_NAME.findall(cleaned(text)))
+    return frozenset(name for name in found if name not in projects and name not in NOT_THE_TASK)
 
 
 def _stems(text: str) -> frozenset[str]:
-    return frozenset(_STEM.sub("", word) for word in word_sequence(text))
+    return frozenset(stem(word) for word in word_sequence(text))
 
 
 def _swapped(done: list[str], action: list[str]) -> bool:
@@ -298,18 +287,5 @@ def _swapped(done: list[str], action: list[str]) -> bool:
 
 def _task(text: str, projects: set[str]) -> list[str]:
     """The words that say which task it is, in order, crudely stemmed so that "renew" matches
-    "renewed": without clock times, due dates, who confirmed it, labels, the assignee, project names."""
-    stems = (
-        _STEM.sub("", word)
-        for word in word_sequence(_cleaned(text))
-        if len(word) >= 2 and word not in projects
-    )
-    return [stem for stem in stems if stem not in _NOT_THE_TASK]
-
-
-def _cleaned(text: str) -> str:
-    """The text without clock times, due dates, who confirmed it, labels and the assignee in front."""
-    text = _DATE.sub(" ", _CONFIRMED.sub(" ", CLOCK.sub(" ", text)))
-    for _ in range(3):  # "[x] Closed: Ben: ..."
-        text = _LEAD.sub("", text.strip().lstrip("-*+[]xX✓✅ "))
-    return text
+    "renewed" (`task_wording`)."""
+    return [stem(word) for word in task_wording(text, projects)]
