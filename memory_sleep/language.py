@@ -44,6 +44,17 @@ class Changes:
 
 
 @dataclass(frozen=True)
+class DoneForms:
+    """How a task's own verb says the task is done (see en.toml): where the verb stands in a task,
+    ending rules one a line, irregular verbs one a line, words saying it is not done yet one a line."""
+
+    verb: str = "first"
+    endings: str = ""
+    irregular: str = ""
+    not_yet: str = ""
+
+
+@dataclass(frozen=True)
 class CueWords:
     """The words of one word cue of the offline engine (memory_sleep/engines/offline/cues.py says how
     each cue uses them), one phrase a line; see en.toml for how a phrase is written."""
@@ -99,6 +110,7 @@ class LanguageWords:
     completed: str = ""
     sections: Sections = field(default_factory=Sections)
     changes: Changes = field(default_factory=Changes)
+    done_forms: DoneForms = field(default_factory=DoneForms)
     cues: Cues = field(default_factory=Cues)
 
 
@@ -114,8 +126,9 @@ def _language(path: Path, data: dict[str, Any]) -> LanguageWords:
     try:
         sections = Sections(**data.pop("sections", {}))
         changes = Changes(**data.pop("changes", {}))
+        done_forms = DoneForms(**data.pop("done_forms", {}))
         cues = Cues(**{name: CueWords(**words) for name, words in data.pop("cues", {}).items()})
-        return LanguageWords(**data, sections=sections, changes=changes, cues=cues)
+        return LanguageWords(**data, sections=sections, changes=changes, done_forms=done_forms, cues=cues)
     except TypeError as error:  # an unknown key: "... got an unexpected keyword argument 'x'"
         raise ValueError(f"{path}: {error}") from None
 
@@ -209,6 +222,11 @@ BEFORE_LABELS = frozenset(_phrases("before_label"))
 """Keys of a line stating the old value of a change told as a pair: "Before:", "之前:"."""
 NOW_LABELS = frozenset(_phrases("now_label"))
 """Keys of the line stating its current value: "Now:", "现在:"."""
+
+
+def done_forms() -> tuple[DoneForms, ...]:
+    """Each language's done forms of a task's verb (memory_sleep/engines/offline/done_forms.py reads them)."""
+    return tuple(language.done_forms for language in _LANGUAGES if language.done_forms.endings)
 
 
 def cue_words(cue: str, kind: str) -> tuple[str, ...]:

@@ -30,12 +30,19 @@ def test_every_value_of_every_language_file_is_text_and_an_unknown_key_names_its
     for name, words in language.read_languages().items():
         data = asdict(words)
         cue_lists = [text for cue in data.pop("cues").values() for text in cue.values()]
-        values = [*data.pop("sections").values(), *data.pop("changes").values(), *cue_lists, *data.values()]
+        tables = [
+            *data.pop("sections").values(),
+            *data.pop("changes").values(),
+            *data.pop("done_forms").values(),
+        ]
+        values = [*tables, *cue_lists, *data.values()]
         assert all(isinstance(value, str) for value in values), name
     with pytest.raises(ValueError, match=r"xx\.toml: .*'stopword'"):
         language._language(Path("xx.toml"), {"stopword": "a"})
     with pytest.raises(ValueError, match=r"xx\.toml: .*'negations'"):
         language._language(Path("xx.toml"), {"changes": {"negations": "not"}})
+    with pytest.raises(ValueError, match=r"xx\.toml: .*'ending'"):
+        language._language(Path("xx.toml"), {"done_forms": {"ending": "- -> -ed"}})
     with pytest.raises(ValueError, match=r"xx\.toml: .*'decisions'"):
         language._language(Path("xx.toml"), {"cues": {"decisions": {"words": "decided"}}})
     with pytest.raises(ValueError, match=r"xx\.toml: .*'phrases'"):

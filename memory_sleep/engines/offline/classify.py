@@ -14,6 +14,7 @@ from memory_sleep.engines.cards import KEYED, LABEL
 from memory_sleep.engines.offline import (
     absences,
     cues,
+    done_forms,
     matching,
     projects,
     promotion,
@@ -78,17 +79,27 @@ class OfflineClassifier:
 
     def __init__(self) -> None:
         self._kept: dict[str, deque[tuple[str, frozenset[str], tuple[Category | None, bool]]]] = {}
+        self._tasks: done_forms.OpenTasks | None = None  # open actions of memory and of this run's notes
 
     def classify(self, items: Sequence[NoteItem], context: ClassifyContext) -> list[Classification]:
         strong, weak = projects.known_projects(items, context.projects)
         memory = [(entry.text, tokens(entry.text)) for entry in context.memory]
+        names = frozenset(name.lower() for name in context.projects)
+        if self._tasks is None or self._tasks.projects != names:
+            self._tasks = done_forms.OpenTasks(names)
+        tasks = self._tasks
+        for entry in context.memory:
+            if entry.section == "Action items":
+                tasks.add(entry.text)
         verdicts = []
         for item in items:
             topic = projects.topic(item, strong, weak)
             text = _plain(item.text)
             verdict = _verdict(item, text, memory, context.recurrence, item.id in context.openers, topic)
-            if not verdict.closes_action and sections.reports_done(item.headings, item.lead):
-                verdict = dataclasses.replace(verdict, closes_action=True)  # "## Done / - Sent the invoice"
+            if not verdict.closes_action and _reports_done(item, verdict, tasks):
+                verdict = dataclasses.replace(verdict, closes_action=True)
+            if verdict.category == "action" and verdict.verdict == "KEEP":
+                tasks.add(item.text)
             kept = self._kept.setdefault(item.file, deque(maxlen=_KEPT_PER_NOTE))
             form = (verdict.category, bool(cues.CHECKBOX_OPEN.match(item.text)))
             alike = [(known, words) for known, words, its_form in kept if its_form == form]
@@ -105,6 +116,17 @@ class OfflineClassifier:
                 promote = False  # a turn of a saved conversation: recallable in the note, not memory
             verdicts.append(dataclasses.replace(verdict, item_id=item.id, topic=topic, promote=promote))
         return verdicts
+
+
+def _reports_done(item: NoteItem, verdict: Classification, tasks: done_forms.OpenTasks) -> bool:
+    """The item reports a task done: it stands under a section of work done ("## Done / - Sent the
+    invoice"), or, being no open action itself, says an open action's task is done in the task's own
+    verb ("renew the example.org domain", then "example.org renewed for 2 years")."""
+    if sections.reports_done(item.headings, item.lead):
+        return True
+    if verdict.category == "action" or cues.CHECKBOX_OPEN.match(item.text):
+        return False
+    return tasks.reported(item.text)
 
 
 def _discard(reason: DiscardReason, why: str, closes: bool = False) -> Classification:

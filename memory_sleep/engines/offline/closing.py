@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from memory_sleep.engines.offline import cues, matching, sections
+from memory_sleep.engines.offline import cues, done_forms, matching, sections
 from memory_sleep.engines.offline.task_words import NOT_THE_TASK, cleaned, stem, task_wording
 from memory_sleep.language import STILL_OPEN
 from memory_sleep.models import Closure, EntryView, KeptItem, NoteItem
@@ -74,6 +74,9 @@ class OfflineCloser:
             words = frozenset(task)
             functions = _functions_reported(done, kept.item, built, asked)
             alike = [action for action in actions if not _other_thing(action, kept, done, functions, names)]
+            # a line saying a task is done in its own verb ("example.org renewed") reports that task
+            own = [action for action in alike if done_forms.reports_done(done, action.text, frozenset(names))]
+            alike = own or alike
             task_words = [frozenset(tasks[action.ref]) for action in alike]
             best, best_score = None, 0.0
             for action in alike:
