@@ -204,6 +204,24 @@ def test_the_kind_of_section_a_heading_names(heading: str, kind: str | None) -> 
     assert sections.heading_kind(heading) == kind
 
 
+@pytest.mark.parametrize(
+    ("headings", "lead"),
+    [(("2026-11-20", "Next steps", "Done"), None), (("2026-11-20", "Next steps"), "**Completed:**")],
+)
+def test_work_done_set_under_next_steps_is_reported_done_not_a_next_step(
+    headings: tuple[str, ...], lead: str | None
+) -> None:
+    """ "## Next steps / ### Done / - Sent the invoice" reported the task done and was filed as a next step
+    too: the one walk that found the Done section went on past it for the category."""
+    assert sections.reports_done(headings, lead)
+    assert sections.section_category(headings, lead) is None
+    item = dataclasses.replace(
+        note_item("Sent the invoice to Contoso (INV-2026-031)"), headings=headings, lead=lead
+    )
+    verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert verdict.closes_action and verdict.category != "action"
+
+
 def test_a_section_named_lesson_in_the_singular_holds_a_lesson() -> None:
     """ "### Lesson" over "**Never check host IPs from inside a container** — ... must run from outside"
     is a lesson, though its words would make it a task."""

@@ -28,24 +28,26 @@ _FIRST_WORD = re.compile(r"^[\w-]+")
 @lru_cache(maxsize=4096)
 def heading_kind(heading: str) -> str | None:
     """The kind of section a heading names: a section name as whole words ("🔮 Potential Next Steps"),
-    or anywhere for a Chinese name ("🎯 核心决策"); a check mark on it says its tasks are done."""
+    or anywhere for a Chinese name ("🎯 核心决策"); a check mark on it says its tasks are done, and so
+    does a heading that is only a word saying so ("## Done", "已完成")."""
     plain = " " + " ".join(_NOT_WORD.sub(" ", heading.lower()).split()) + " "
     for kind in SECTION_KINDS:
         for name in SECTION_NAMES[kind]:
             if (is_cjk(name[0]) and name in plain) or f" {name} " in plain:
                 return _qualified(kind, plain, _CHECKED.search(heading) is not None)
-    return None
+    return "done" if plain.strip() in COMPLETED else None
 
 
 def label_kind(label: str) -> str | None:
-    """The kind of section a label introducing a list starts with ("**Next steps:**", "剩余手动:"); a
-    sentence that only holds a name somewhere ("record these lessons below:") names none."""
+    """The kind of section a label introducing a list starts with ("**Next steps:**", "剩余手动:"), or
+    "done" for a label that is only a word saying its tasks are ("**Completed:**"); a sentence that
+    only holds a name somewhere ("record these lessons below:") names none."""
     plain = " ".join(_NOT_WORD.sub(" ", label.lower()).split()) + " "
     for kind in SECTION_KINDS:
         for name in SECTION_NAMES[kind]:
             if plain.startswith(name if is_cjk(name[0]) else f"{name} "):
                 return _qualified(kind, " " + plain)
-    return None
+    return "done" if plain.strip() in COMPLETED else None
 
 
 def _qualified(kind: str, plain: str, checked: bool = False) -> str:
@@ -71,26 +73,24 @@ def _holds(plain: str, marks: Sequence[str]) -> bool:
 
 
 def section_category(headings: Sequence[str], lead: str | None = None) -> Category | None:
-    """The category the label introducing an item's list, else the innermost heading that names a kind
-    of section, gives its items."""
-    kind = (label_kind(lead) if lead else None) or next(
-        (kind for heading in reversed(headings) if (kind := heading_kind(heading))), None
-    )
+    """The category an item's section (`_section_kind`) gives its items; none for work reported done."""
+    kind = _section_kind(headings, lead)
     return _CATEGORY.get(kind) if kind else None
 
 
 def reports_done(headings: Sequence[str], lead: str | None = None) -> bool:
-    """The item stands in a section of work reported done, as `section_category` finds its section: one
-    whose name says its tasks are done ("Tasks completed", "Blocker fixed", "Evening Tasks ✅"), or whose
-    name is only a word saying so ("## Done", "**Completed:**", "已完成"). Its lines are the reports."""
-    for name, kind in [(lead, label_kind(lead) if lead else None)] + [
-        (heading, heading_kind(heading)) for heading in reversed(headings)
-    ]:
-        if kind is not None:
-            return kind == "done"
-        if name and " ".join(_NOT_WORD.sub(" ", name.lower()).split()) in COMPLETED:
-            return True
-    return False
+    """The item stands in a section of work reported done (`_section_kind`): one whose name says its
+    tasks are done ("Tasks completed", "Blocker fixed", "Evening Tasks ✅"), or is only a word saying so
+    ("## Done", "**Completed:**", "已完成"). Its lines are the reports."""
+    return _section_kind(headings, lead) == "done"
+
+
+def _section_kind(headings: Sequence[str], lead: str | None) -> str | None:
+    """The kind of an item's section: the label introducing its list, else the innermost heading that
+    names a kind of section ("## Next steps / ### Done": work done, not next steps)."""
+    return (label_kind(lead) if lead else None) or next(
+        (kind for heading in reversed(headings) if (kind := heading_kind(heading))), None
+    )
 
 
 def is_log_line(line: str) -> bool:
