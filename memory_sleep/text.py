@@ -155,14 +155,32 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def shorten(text: str, limit: int) -> str:
-    """One line, at most `limit` characters, cut at a word boundary with an ellipsis."""
+    """One line, at most `limit` characters, cut at a word boundary with an ellipsis, closing the
+    parentheses and brackets the cut leaves open ("... 10.0.4.27 (was 10.0.3.9, that…)")."""
     line = " ".join(text.split())
     if len(line) <= limit:
         return line
-    cut = line[: limit - 1]
-    if " " in cut[limit // 2 :]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,;:-") + "…"
+    closing = ""
+    for _ in range(3):  # closing what a cut leaves open takes room, which may cut another bracket off
+        cut = line[: max(limit - 1 - len(closing), 1)]
+        if " " in cut[limit // 2 :]:
+            cut = cut[: cut.rindex(" ")]
+        cut = cut.rstrip(" ,;:-")
+        if len(_closers(cut)) <= len(closing):
+            break
+        closing = _closers(cut)
+    return cut + "…" + _closers(cut)
+
+
+def _closers(text: str) -> str:
+    """What closes the parentheses and brackets `text` leaves open, innermost first."""
+    stack: list[str] = []
+    for char in text:
+        if char in "([":
+            stack.append(")" if char == "(" else "]")
+        elif char in ")]" and stack and stack[-1] == char:
+            stack.pop()
+    return "".join(reversed(stack))
 
 
 def soft_break(before: str, after: str) -> str:

@@ -127,3 +127,21 @@ def test_a_deadline_after_a_period_or_a_version_is_still_read(text: str, due: st
 )
 def test_a_clock_is_a_time_of_day_whole(text: str, clocks: list[str]) -> None:
     assert CLOCK.findall(text) == clocks
+
+
+def test_a_shortened_line_closes_the_parentheses_it_cuts() -> None:
+    """A supersede noted "(previously: Harbor staging moved to a bigger box: staging IP is now 10.0.4.27
+    (was…)": the cut left its own parenthesis and the note's open."""
+    old = "Staging moved to a bigger box: staging IP is now 10.0.4.27 (was 10.0.3.9, that box is gone)"
+    assert (
+        text.shorten(old, 80) == "Staging moved to a bigger box: staging IP is now 10.0.4.27 (was 10.0.3.9…)"
+    )
+    assert text.shorten("a [b (c d e f g h) i j k l m n o p", 12) == "a [b (c…)]"
+
+
+@given(st.text(alphabet="ab ()[]", max_size=120), st.integers(min_value=8, max_value=100))
+def test_shorten_stays_within_its_limit_and_leaves_open_only_what_was_open(line: str, limit: int) -> None:
+    short = text.shorten(line, limit)
+    assert len(short) <= limit
+    if not text._closers(" ".join(line.split())):
+        assert not text._closers(short)
