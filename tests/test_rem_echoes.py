@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from memory_sleep.models import Category, EntryView, KeptItem, NoteItem
 from memory_sleep.sidecar.embed import FunctionEmbedder
 from memory_sleep.workspace.memory_doc import MemoryDocument
 
+from .conftest import run_offline
 from .item_helpers import integrate_and_apply, note_item
 
 TODAY = date(2026, 11, 21)
@@ -61,6 +63,9 @@ def test_a_restatement_with_nothing_new_echoes(text: str, other: str) -> None:
             "Quill: blocked on the design for the new sso flow",
         ),
         ("Ines owns the Quill ledger", "Omar owns the Quill ledger"),  # another person
+        # another person, a word before the verb: the new owner was a noop in a new user's trial
+        ("Ines now owns the Quill on-call rotation.", "Omar owns the Quill on-call rotation"),
+        ("Ines will lead the Quill on-call rotation", "Omar leads the Quill on-call rotation"),
         ("Quill ledger moved to box-fra-09 (was box-fra-07)", "Quill ledger runs on box-fra-07"),  # a change
         (
             "Migrate the Quill ledger off box-fra-07 by 2026-12-04",
@@ -276,3 +281,18 @@ def test_a_key_with_one_word_of_its_value_changed_replaces_the_entry_rather_than
     item = _kept("Sprint 14 goal: ship the Quill exporter", "decision")
     (operation,) = OfflineIntegrator().integrate([item], [entry])
     assert (operation.op, operation.target) in {("update", "E1"), ("supersede", "E1")}
+
+
+def test_a_new_owner_named_before_now_reaches_memory_beside_the_old_one(tmp_path: Path) -> None:
+    """A new user's trial: "Ahmed now owns the Basalt on-call rotation" was a noop against "Jonas owns
+    the Basalt on-call rotation", so MEMORY.md kept only Jonas."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "2026-11-03.md").write_text(
+        "# 2026-11-03\n\n- Jonas owns the Basalt on-call rotation.\n"
+    )
+    run_offline(tmp_path, today=date(2026, 11, 4))
+    (tmp_path / "memory" / "2026-11-09.md").write_text(
+        "# 2026-11-09\n\n- Ahmed now owns the Basalt on-call rotation.\n"
+    )
+    run_offline(tmp_path, today=date(2026, 11, 10))
+    assert "Ahmed now owns the Basalt on-call rotation" in (tmp_path / "MEMORY.md").read_text()

@@ -144,8 +144,11 @@ _INNER_RUN = 2  # words of a statement in a row, between words another has, that
 _CODE = re.compile(r"`([^`]+)`")
 _SPELLED = re.compile(r"[\w.+@#/:-]*\d[\w.+@#/:-]*|\w+_\w+")  # "MER-748", "hetzner-fsn1-12", "rate_limit_v2"
 _MID_NAME = re.compile(rf"(?<=[\w,)]\s){NAME}\b")  # "... with Larchwood", not a clause's first word
-# a clause's first word that is its subject: "Ines owns ...", "Teo is ..." (not "Again, ...", "Learned the ...")
-_SUBJECT_NAME = re.compile(rf"(?:^|[:;]\s)({NAME})(?=\s+[a-z]+s\b)")
+# a clause's first word that is its subject: "Ines owns ...", "Teo is ...", "Ines now owns ...", "Teo will
+# lead ..." (not "Again, ...", "Learned the ...")
+_SUBJECT_NAME = re.compile(
+    rf"(?:^|[:;]\s)({NAME})(?=\s+(?:[a-z]+\s+)?[a-z]+s\b|\s+(?:will|would|can|must|should)\b)"
+)
 
 
 def echoes(text: str, other: str, projects: frozenset[str]) -> bool:
