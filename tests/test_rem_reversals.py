@@ -599,3 +599,24 @@ def test_a_change_is_matched_by_what_it_tells_not_by_its_reasons() -> None:
         "decision",
     )
     assert operation.target != "E0"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "op"),
+    [
+        # a new user's trial: the move was a decision ("moved to"), the old address a fact left current
+        ("Basalt DB primary is at 10.0.4.12", "The Basalt DB primary moved to 10.0.4.17.", "supersede"),
+        (
+            "Basalt docs are served from docs.basalt.example",
+            "Basalt docs moved to docs2.basalt.example",
+            "supersede",
+        ),
+        (
+            "exporter listens on 8000",
+            "exporter retry policy (max 45 tries)",
+            "add",
+        ),  # two counts: a port, a policy
+    ],
+)
+def test_a_decision_changes_a_fact_stating_a_typed_value_of_its_kind(old: str, new: str, op: str) -> None:
+    assert _decide([("Facts", old)], new, category="decision").op == op

@@ -15,6 +15,8 @@ from memory_sleep.text import jaccard, tokens, word_sequence
 _RESCHEDULED = 0.6
 _RESCHEDULED_WORDS = 4
 _PERSONAL = frozenset(["email", "handle"])
+# typed values that count or measure: two of them say nothing of one thing (`_section_fits`)
+_COUNTS = frozenset({"number", "time", "duration", "weekday"})
 # "Cycle 2: ...", "Phase 1:", "TARGET #2": a numbered part of a list, one of several
 _ORDINAL = re.compile(r"^\W*([^\W\d_]+)\s*#?(\d+)\b")
 _CLAUSE_END = re.compile(r"[,;，；。]|\.\s")
@@ -74,7 +76,7 @@ def contradicted(
     keyed = [
         candidate
         for candidate in candidates
-        if _section_fits(kept, candidate) and _named_in_key(kept, candidate, text, projects)
+        if _section_fits(kept, candidate, text) and _named_in_key(kept, candidate, text, projects)
     ]
     if len(keyed) == 1:
         return keyed[0]  # two entries fit: which one the key names, nothing says
@@ -111,7 +113,7 @@ def contradicted(
                 matching.people_differ(
                     statements.first_clause(text), statements.first_clause(candidate.text), projects
                 )
-                or not _section_fits(kept, candidate)  # a port is no policy
+                or not _section_fits(kept, candidate, text)  # a count is no policy
             )
         )
         if (
@@ -167,8 +169,14 @@ def _of_replaced(
     return None
 
 
-def _section_fits(kept: KeptItem, candidate: Candidate) -> bool:
-    return kept.category != "decision" or candidate.section == "Decisions"
+def _section_fits(kept: KeptItem, candidate: Candidate, text: str) -> bool:
+    """A decision changes a decision, or an entry stating a typed value of a kind it states too: "The
+    Basalt DB primary moved to 10.0.4.17" changes "Basalt DB primary is at 10.0.4.12", while "exporter
+    retry policy (max 45 tries)" does not change "exporter listens on 8000" (two numbers)."""
+    if kept.category != "decision" or candidate.section == "Decisions":
+        return True
+    own, theirs = values.typed_values(text).keys(), values.typed_values(candidate.text).keys()
+    return bool((own & theirs) - _COUNTS)
 
 
 _NAME_WORDS = 3
