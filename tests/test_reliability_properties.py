@@ -89,6 +89,22 @@ def test_a_second_run_over_an_unclosed_fence_adds_no_second_section(tmp_path: Pa
     assert any("Stripe" in text for text in entries) and any("integer cents" in text for text in entries)
 
 
+def test_a_run_over_a_fence_that_swallows_sections_says_so_and_how_to_close_it(tmp_path: Path) -> None:
+    """A new user's trial: a stray ``` under "## Action items" hid the open actions from the briefing,
+    and the run said nothing (only doctor did)."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text(
+        "# MEMORY.md\n\n## Action items\n```\n- TODO: upgrade Postgres by 2026-11-28 (2026-11-20)\n\n"
+        "## Lessons\n- never migrate on a Friday (2026-11-20)\n"
+    )
+    (tmp_path / "memory" / "2026-11-24.md").write_text("- Decided: billing moves to Stripe in January.\n")
+    report = run_offline(tmp_path, config=NO_SIDECAR)
+    assert (
+        "MEMORY.md: the code block opened at line 4 is never closed: the 1 section after it reads as code; to read"
+        ' them, close it: put a line holding only ``` before "## Lessons".'
+    ) in report.record.warnings
+
+
 def test_a_note_is_read_past_ten_levels_of_nesting_and_past_a_line_of_brackets(tmp_path: Path) -> None:
     path = tmp_path / "2026-11-24.md"
     path.write_text(NESTED_10 + "\n" + "[" * 100_000 + "\n\n- Decided: the item after it is still read.\n")

@@ -101,6 +101,10 @@ class Planner:
         if loss and not self.options.accept_memory_reset:
             raise GuardError(loss.refusal())
         document = MemoryDocument.parse(memory_text)
+        if document.open_block is not None:  # the sections it swallows are code to this run too
+            self.warnings.append(
+                f"MEMORY.md: {document.open_block.describe()}; to read them, {document.open_block.fix()}."
+            )
         self.tool_bytes_before = guards.tool_bytes(document)
         entries_before = [entry for _, entry in document.entries()]
         result = nrem.NremResult()
