@@ -945,3 +945,13 @@ def test_a_line_the_author_filed_under_facts_is_a_fact(heading: str, text: str) 
     verdict = _classify(text, headings=("2026-11-20", heading))
     assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
     assert _classify(text).verdict == "DISCARD"
+
+
+def test_a_statement_with_its_details_set_under_it_is_a_fact_by_its_first_line() -> None:
+    """A new user's trial: the project line and its date under it were discarded as saying nothing, as
+    the one-line rules for a statement and a "Key: value" read the whole item."""
+    text = "- **Marlin** (mobile app, iOS + Android): 2.0 is the big redesign.\n  - Marlin 2.0 release planned for 2026-11-20."
+    verdict = _classify(text)
+    assert (verdict.verdict, verdict.category) == ("KEEP", "fact")
+    # two lines side by side are no statement and its details
+    assert _classify("Ran the migration script twice\nthe second run is fine").verdict == "DISCARD"

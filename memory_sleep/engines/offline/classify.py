@@ -326,9 +326,10 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
             return category
     if (key_match and key_match.group(2).strip()) or values.replaced_values(text):
         return "fact"  # a keyed value, or one that names the value it replaced ("(was 2026-10-19)")
-    if "\n" not in text and cues.DECLARATIVE.match(text) and not sections.is_log_line(text):
+    stated = _stated_line(item.text, text)
+    if stated and cues.DECLARATIVE.match(stated) and not sections.is_log_line(stated):
         return "fact"  # a plain statement of how something is: "Grus prod DB is Postgres 14"
-    if "\n" not in text and KEYED.match(text) and not sections.is_log_line(text):
+    if stated and KEYED.match(stated) and not sections.is_log_line(stated):
         return "fact"  # "Key: value" however long the value
     if opens and _statement(text):
         return "fact"  # the sentence a section opens with: what the section is about
@@ -342,6 +343,16 @@ def _keep_category(item: NoteItem, text: str, opens: bool) -> Category | None:
     if due is not None and due > item.day + timedelta(days=1):
         return "action"
     return None
+
+
+def _stated_line(raw: str, text: str) -> str | None:
+    """The one line an item states: its text when it is one line, or its first line when every other
+    line is set under it ("Marlin (mobile app): 2.0 is the big redesign." over "  - release planned for
+    2026-11-20"): details of what it states. None for lines side by side (a paragraph, a log)."""
+    if "\n" not in text:
+        return text
+    rest = [line for line in raw.split("\n")[1:] if line.strip()]
+    return text.split("\n", 1)[0] if rest and all(_NESTED.match(line) for line in rest) else None
 
 
 def _says_its_kind(item: NoteItem, text: str, category: Category | None) -> bool:
