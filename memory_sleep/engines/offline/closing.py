@@ -63,6 +63,7 @@ class OfflineCloser:
         self, completions: Sequence[KeptItem], actions: Sequence[EntryView], projects: Sequence[str]
     ) -> list[Closure]:
         names = {name.lower() for name in projects} | {a.topic.lower() for a in actions if a.topic}
+        known = frozenset(names)
         tasks = {action.ref: _task(action.text, names) for action in actions}
         built = _functions_built(completions)
         asked = frozenset().union(*(_calls(action.text) for action in actions))
@@ -75,7 +76,7 @@ class OfflineCloser:
             functions = _functions_reported(done, kept.item, built, asked)
             alike = [action for action in actions if not _other_thing(action, kept, done, functions, names)]
             # a line saying a task is done in its own verb ("example.org renewed") reports that task
-            own = [action for action in alike if done_forms.reports_done(done, action.text, frozenset(names))]
+            own = [action for action in alike if done_forms.reports_done(done, action.text, known)]
             alike = own or alike
             task_words = [frozenset(tasks[action.ref]) for action in alike]
             best, best_score = None, 0.0

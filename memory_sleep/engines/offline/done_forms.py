@@ -2,8 +2,8 @@
 domain", then "example.org renewed for 2 years by Ana". How a verb says its task is done is each
 language's data (memory_sleep/languages/*.toml `[done_forms]`): where a task's verb stands, ending
 rules, irregular verbs, and the words that, ahead of such a form in its clause, say the task is not
-done yet ("needs to be renewed", "once DNS is switched"). Which action the line reports is the
-closer's to decide (closing.py); this tells only that it reports one."""
+done yet ("needs to be renewed", "once DNS is switched"). NREM marks such a line as closing an
+action; the closer (closing.py) then closes only an action whose task it reports so."""
 
 from __future__ import annotations
 
@@ -133,10 +133,10 @@ def _verbs(task: str, projects: frozenset[str]) -> tuple[tuple[frozenset[str], t
     adds ("rotate the webhook secret (it was pasted in Slack)"), nor a tag ahead of it, nor code: a
     function's name is no verb ("`update_patterns()` test coverage")."""
     wording = task_wording(_CODE.sub(" ", _TAG.sub("", _ASIDE.split(task, maxsplit=1)[0])), set(projects))
+    if len(wording) < 2:
+        return ()  # a verb alone names no task
     found = []
     for language in _LANGUAGES:
-        if len(wording) < 2:
-            break
         verb, rest = (wording[0], wording[1:]) if language.first else (wording[-1], wording[:-1])
         forms = language.forms(verb)
         if forms:
