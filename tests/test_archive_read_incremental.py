@@ -111,13 +111,13 @@ def test_appended_lines_alone_are_read_and_met_and_the_rows_are_the_whole_read(
         sidecar.index()
         lines = len((folder / "memory" / "archive.md").read_text(encoding="utf-8").splitlines())
         redacted: Counter[str] = Counter()
-        real = sources.redact
+        real = sources.redact_at
 
-        def counted(text: str, where: str | None) -> str:
-            redacted[str(where)] += 1
-            return real(text, where)
+        def counted(text: str, file: str, line: int) -> str:
+            redacted[f"{file}:{line}"] += 1
+            return real(text, file, line)
 
-        monkeypatch.setattr(sources, "redact", counted)
+        monkeypatch.setattr(sources, "redact_at", counted)
         monkeypatch.setattr(sidecar.store, "entries_of_source", None)  # no file's rows read whole
         _append(APPENDED)(folder, sidecar)
         report = sidecar.index()

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
 import pytest
 
-from memory_sleep.engines.redact import find_secrets, redact, redact_prompt
+from memory_sleep.engines.redact import find_secrets, redact, redact_at, redact_items, redact_prompt
 
 from .conftest import FIXTURE_WORKSPACE, run_offline
+from .item_helpers import note_item
 
 PLANTED = {
     "anthropic key": "export ANTHROPIC_API_KEY=sk-ant-api03-" + "Xy7_Qz3-" * 11 + "AA",
@@ -105,3 +107,20 @@ def test_secret_in_a_note_never_reaches_memory_weekly_or_briefing(fixture_worksp
             assert key not in text and "Sommer2026#kigt" not in text, path
     memory = (fixture_workspace / "MEMORY.md").read_text()
     assert "[redacted anthropic key, see memory/2026-11-24.md:" in memory
+
+
+def test_a_marker_names_the_line_its_secret_stands_on() -> None:
+    """A new user's trial: a key on a paragraph's second line (15) was marked "see ...:14", the
+    paragraph's first, while the run's warning said line 15."""
+    key = "sk-proj-" + "Xq7Lm2Np9Rt4Vw8Yz3Bc6Df1Gh5Jk0" * 2
+    text = (
+        f"Configured the eval harness for the schema checks.\nSet OPENAI_API_KEY={key} in the .env for now."
+    )
+    assert redact_at(text, "memory/2026-11-03.md", 14).endswith(
+        "see memory/2026-11-03.md:15] in the .env for now."
+    )
+    stamped = dataclasses.replace(
+        note_item(text), file="memory/2026-11-03.md", line_start=13, stamp="**09:10**\n"
+    )
+    (item,) = redact_items([stamped])
+    assert key not in item.text and "see memory/2026-11-03.md:15]" in item.text

@@ -346,7 +346,7 @@ def _indexed_by_rules_that_missed_it(tmp_path: Path, monkeypatch: pytest.MonkeyP
         tmp_path, {"2026-11-20.md": f"{NOTE}\n## AWS\n- aws_secret_access_key = {SLASH_SECRET}\n"}
     )
     with monkeypatch.context() as older:
-        older.setattr("memory_sleep.sidecar.sources.redact", lambda text, source: text)
+        older.setattr("memory_sleep.sidecar.sources.redact_at", lambda text, file, line: text)
         older.setattr("memory_sleep.sidecar.index.RULES", "older")
         with open_at(folder, _hashing()) as sidecar:
             sidecar.index()

@@ -107,11 +107,21 @@ def redact(text: str, source: str | None) -> str:
     return text
 
 
+def redact_at(text: str, file: str, line: int) -> str:
+    """`text`, the lines of `file` from `line` on, with each secret replaced by a marker naming the line
+    it stands on ("see memory/2026-11-03.md:15" for a key on a paragraph's second line)."""
+    findings = find_secrets(text)
+    for finding in reversed(findings):
+        at = line + text.count("\n", 0, finding.start)
+        text = text[: finding.start] + marker(finding.kind, f"{file}:{at}") + text[finding.end :]
+    return text
+
+
 def redact_items(items: Sequence[NoteItem]) -> list[NoteItem]:
     """New note items with their secrets redacted; ids and positions stay as they were."""
     return [
         dataclasses.replace(item, text=cleaned)
-        if (cleaned := redact(item.text, item.source)) != item.text
+        if (cleaned := redact_at(item.text, item.file, item.line_start + item.stamp.count("\n"))) != item.text
         else item
         for item in items
     ]

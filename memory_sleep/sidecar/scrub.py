@@ -9,7 +9,7 @@ indexer to rewrite in place and then reclaim the old bytes.
 
 from __future__ import annotations
 
-from memory_sleep.engines.redact import find_secrets, redact
+from memory_sleep.engines.redact import find_secrets, redact_at
 from memory_sleep.sidecar.boundary import SidecarStore
 from memory_sleep.sidecar.rows import EntryRow, NewEntry
 from memory_sleep.sidecar.sources import SourceItem
@@ -35,7 +35,7 @@ def _redacted(row: EntryRow) -> NewEntry:
         line_start=row.line_start,
         line_end=row.line_end,
         context=row.context,
-        text=redact(row.text, f"{row.source_path}:{row.line_start}"),
+        text=redact_at(row.text, row.source_path, row.line_start),
         day=None,
     )
     return NewEntry(

@@ -25,7 +25,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from memory_sleep.engines.redact import redact
+from memory_sleep.engines.redact import redact_at
 from memory_sleep.models import NoteItem
 from memory_sleep.sidecar.rows import CONTEXT_JOIN
 from memory_sleep.text import DATE, clean
@@ -152,7 +152,7 @@ def unique_items(
     standing for all."""
     for item in items:
         # secrets never enter the index, nor an embedding request that leaves the machine
-        cleaned = redact(item.text, f"{source.relative}:{item.line_start}")
+        cleaned = redact_at(item.text, source.relative, item.line_start)
         if cleaned != item.text:
             item = dataclasses.replace(item, text=cleaned)
         unique.setdefault(item.content_hash, item)
