@@ -164,6 +164,10 @@ STILL_OPEN = _marks(lambda language: language.still_open)
 """Words after which a line says what is still to do ("created (pending: the API key)"), longest first."""
 COMPLETED = _marks(lambda language: language.completed)
 """Words that say a section's items are done ("Tasks Completed", "已完成"), lower-case."""
+DONE_FORMS = tuple(language.done_forms for language in _LANGUAGES if language.done_forms.endings)
+"""Each language's done forms of a task's verb (memory_sleep/engines/offline/done_forms.py reads them)."""
+NOT_YET = _marks(lambda language: language.done_forms.not_yet)
+"""Words that, ahead of a task's verb done, say it is not done yet ("needs to be", "noch nicht"), longest first."""
 SECTION_KINDS = ("decision", "lesson", "action", "blocker", "people", "fact")
 SECTION_NAMES: dict[str, tuple[str, ...]] = {
     kind: tuple(
@@ -222,11 +226,6 @@ BEFORE_LABELS = frozenset(_phrases("before_label"))
 """Keys of a line stating the old value of a change told as a pair: "Before:", "之前:"."""
 NOW_LABELS = frozenset(_phrases("now_label"))
 """Keys of the line stating its current value: "Now:", "现在:"."""
-
-
-def done_forms() -> tuple[DoneForms, ...]:
-    """Each language's done forms of a task's verb (memory_sleep/engines/offline/done_forms.py reads them)."""
-    return tuple(language.done_forms for language in _LANGUAGES if language.done_forms.endings)
 
 
 def cue_words(cue: str, kind: str) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -101,19 +101,24 @@ def find_secrets(text: str) -> list[Finding]:
 
 def redact(text: str, source: str | None) -> str:
     """`text` with each secret replaced by a marker naming `source`."""
-    findings = find_secrets(text)
-    for finding in reversed(findings):
-        text = text[: finding.start] + marker(finding.kind, source) + text[finding.end :]
-    return text
+    return _marked(text, lambda _: source)
 
 
 def redact_at(text: str, file: str, line: int) -> str:
     """`text`, the lines of `file` from `line` on, with each secret replaced by a marker naming the line
     it stands on ("see memory/2026-11-03.md:15" for a key on a paragraph's second line)."""
-    findings = find_secrets(text)
-    for finding in reversed(findings):
-        at = line + text.count("\n", 0, finding.start)
-        text = text[: finding.start] + marker(finding.kind, f"{file}:{at}") + text[finding.end :]
+
+    def source_at(start: int) -> str:
+        at = line + text.count("\n", 0, start)
+        return f"{file}:{at}"
+
+    return _marked(text, source_at)
+
+
+def _marked(text: str, source_at: Callable[[int], str | None]) -> str:
+    """`text` with each secret replaced by a marker naming the source `source_at` gives its offset."""
+    for finding in reversed(find_secrets(text)):
+        text = text[: finding.start] + marker(finding.kind, source_at(finding.start)) + text[finding.end :]
     return text
 
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from memory_sleep.engines.offline.task_words import stem, task_wording
-from memory_sleep.language import DoneForms, done_forms
+from memory_sleep.language import DONE_FORMS, NOT_YET, DoneForms
 from memory_sleep.text import word_sequence
 
 _CLAUSE_START = re.compile(r"[.;:!?,—–()\n]")
@@ -61,22 +61,9 @@ def _language(data: DoneForms) -> _Language:
     return _Language(data.verb == "first", rules, irregular)
 
 
-_LANGUAGES = tuple(_language(data) for data in done_forms())
+_LANGUAGES = tuple(_language(data) for data in DONE_FORMS)
 _NOT_YET = re.compile(
-    r"(?<!\w)(?:"
-    + "|".join(
-        sorted(
-            {
-                r"\s+".join(map(re.escape, line.lower().split()))
-                for data in done_forms()
-                for line in data.not_yet.splitlines()
-            }
-            - {""},
-            key=len,
-            reverse=True,
-        )
-    )
-    + r")(?!\w)"
+    r"(?<!\w)(?:" + "|".join(r"\s+".join(map(re.escape, mark.split())) for mark in NOT_YET) + r")(?!\w)"
 )
 
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory_sleep.engines.offline import matching, repeats, statements, values
+from memory_sleep.engines.offline import held_values, matching, repeats, statements, values
 from memory_sleep.models import KeptItem
 from memory_sleep.text import jaccard, tokens, word_sequence
 
@@ -41,7 +41,9 @@ def replaced_by(text: str, others: Sequence[str]) -> tuple[str, ...]:
     Elixir 1.17 to TypeScript" of "Pavo billing language: Elixir 1.17", "(previously: 53%)")."""
     gone = values.replaced_values(text) if others else ()
     return tuple(
-        other for other in others if any(_holds(values.current_claim(other), value) for value in gone)
+        other
+        for other in others
+        if any(held_values.holds(values.current_claim(other), value) for value in gone)
     )
 
 
@@ -310,17 +312,25 @@ def _named_change(
         if kept.topic is not None and candidate.topic is not None and kept.topic != candidate.topic:
             continue  # "moved Vela from Postgres 15 to 16" leaves "Orion runs Postgres 15" alone
         claim = values.current_claim(candidate.text)
-        held = [value for value in gone if _holds(claim, value) and _only_count(value, claim)]
+        held = [
+            value
+            for value in gone
+            if held_values.holds(claim, value) and held_values.only_count(value, claim)
+        ]
         if not held or siblings(text, candidate.text, projects):
             continue
-        distinctive = any(_distinctive(value) or _whole_value(text, claim, value) for value in held)
+        distinctive = any(
+            held_values.distinctive(value) or held_values.whole_value(text, claim, value) for value in held
+        )
         if not (
             distinctive
             or _one_thing(kept, candidate, text, projects)
             or any(acted_on[value] and acted_on[value] <= candidate.words for value in held)
         ):
             continue  # "84→94 tests" after "79 tests → 84 tests": whose tests, neither says
-        if any(map(_amount, held)) and not _measured(text, own_subject, candidate, projects, distinctive):
+        if any(map(held_values.amount, held)) and not _measured(
+            text, own_subject, candidate, projects, distinctive
+        ):
             continue
         shared = len(anchors & statements.informative(candidate.words))
         if candidate.ref in tasks and (not shared or names_differ(text, candidate.text)):
@@ -351,62 +361,6 @@ def _measured(
     if distinctive:
         return bool((theirs - projects) & tokens(text))
     return own_subject <= candidate.words or any(not word.isalpha() for word in own_subject & theirs)
-
-
-def _amount(value: str) -> bool:
-    """A count, an amount or a size: a number in it, no capital (a name: "CCX23", "Postgres 15"), and
-    no day, address or sum."""
-    return (
-        any(ch.isdigit() for ch in value)
-        and value.lower() == value
-        and not values.typed_values(value).keys() & _NAMING_KINDS
-    )
-
-
-def _holds(claim: str, value: str) -> bool:
-    """`claim` states `value` ("Postgres 15"), or its last word with the words naming it elsewhere: "Node
-    version for Corvus: 22.9" holds the "Node 22.9" of "bumped Node 22.9 → 20.12"."""
-    if values.mentions_value(claim, value):
-        return True
-    *name, last = value.split()
-    naming = tokens(" ".join(name))  # "and write": no word names the value
-    return bool(naming) and values.mentions_value(claim, last) and naming <= tokens(claim)
-
-
-def _only_count(value: str, claim: str) -> bool:
-    """A bare number names an old value only in a statement that gives no other number: "384" in
-    "13 new tests (371→384), ~120 lines src added" is one count among others, not the value changed."""
-    return not value.isdigit() or values.typed_values(claim).get("number", frozenset()) <= {value}
-
-
-_NAMING_KINDS = frozenset({*matching.IDENTITY_KINDS, "date", "money", "zone"})  # "22.9" is a bare number
-
-
-def _distinctive(value: str) -> bool:
-    """A value that names one thing ("Postgres 15", "GPT-4.1", "s3://raw-events", "2026-12-13",
-    "$2,750"), not a bare amount ("14 days", "384", "3.12") nor a plain word ("Development"), which
-    any statement may hold. A version with a name ("GPT-4.1", "Go 1.22") names one thing however short
-    the name."""
-    kinds = values.typed_values(value).keys()
-    if kinds & _NAMING_KINDS or ("version" in kinds and any(ch.isalpha() for ch in value)):
-        return True
-    letters = sum(ch.isalpha() for ch in value)
-    spelled = any(not ch.isalpha() and not ch.isspace() for ch in value)
-    return letters >= 4 and spelled and not values.VALUE_KINDS["duration"].fullmatch(value)
-
-
-def _whole_value(text: str, claim: str, value: str) -> bool:
-    """The entry is a `Key: value` line whose value is `value` and nothing more, of the statement's key:
-    the same key ("job queue: RabbitMQ" for "job queue: Kafka (was RabbitMQ)"), or, for a statement
-    that is no `Key: value` line, a key of several words its claim says every one of ("Ines reports
-    to: Oskar" for "Ines now reports to Tomas instead of Oskar"): the key and its old value named."""
-    match, own = statements.KEY_VALUE.match(claim), statements.KEY_VALUE.match(text)
-    if match is None or match.group(2).strip(" `*'\".").lower() != value.lower():
-        return False
-    key = tokens(match.group(1))
-    if own is not None:
-        return tokens(own.group(1)) == key
-    return len(key) >= statements.KEY_WORDS and key <= tokens(values.current_claim(text))
 
 
 def about(text: str, projects: frozenset[str]) -> frozenset[str]:
