@@ -246,3 +246,25 @@ def test_russian_notes_name_their_decisions_lessons_and_next_steps(
     item = dataclasses.replace(note_item(text), headings=("2026-03-05", heading))
     verdict = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
     assert (verdict.verdict, verdict.category) == ("KEEP", category)
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        (
+            "Checked the Pebble error dashboard, nothing new. For the record, the Pebble prod database host"
+            " is 10.0.7.9 (Postgres 15, daily backups to Backblaze). Had coffee. Checked inbox again.",
+            ("KEEP", "fact"),
+        ),
+        ("Deployed the hotfix to staging. Checked the logs again. Had coffee.", ("DISCARD", "routine")),
+        ("Restarted the exporter on db-2. Nothing else.", ("DISCARD", "routine")),
+    ],
+)
+def test_a_paragraph_that_goes_on_past_its_log_sentence_is_read_whole(
+    text: str, verdict: tuple[str, str]
+) -> None:
+    """A paragraph opening with a line of the activity log that goes on to state a fact of its own is
+    kept: only its first sentence was the log's (session 55's trial lost a database host so)."""
+    item = note_item(text, kind="paragraph")
+    found = OfflineClassifier().classify([item], ClassifyContext(projects=[], memory=[]))[0]
+    assert (found.verdict, found.category or found.discard_reason) == verdict

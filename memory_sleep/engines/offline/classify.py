@@ -69,6 +69,7 @@ _CATEGORY_ORDER: tuple[tuple[Category, re.Pattern[str]], ...] = (
     ("fact", cues.FACT),
 )
 _CUE_OF = dict(_CATEGORY_ORDER)
+_SENTENCE_END = re.compile(r"(?<!\d)[.!?]\s+")  # a sentence ends; a numbered list's "3. " goes on
 
 
 class OfflineClassifier:
@@ -217,6 +218,7 @@ def _verdict(
         and sections.section_category(item.headings, item.lead) in (None, "action")
         and deadline_in(text, item.day) is None
         and not values.replaced_values(text)
+        and _after_the_log(item, text, opens) in (None, "action", "status")
     ):
         return _discard("routine", "a line of the activity log: what was done, not what holds")
     if category is None:
@@ -409,6 +411,16 @@ def _with_fields(raw: str) -> bool:
         and not sections.is_log_line(head)
         and all(_NESTED.match(line) and KEYED.match(_plain(line)) for line in rest)
     )
+
+
+def _after_the_log(item: NoteItem, text: str, opens: bool) -> Category | None:
+    """The category of what a paragraph opening with a line of the activity log says in its sentences
+    that are no log lines ("Checked the error dashboard, nothing new. For the record, the prod database
+    host is 10.0.7.9 ..." states a fact past its log sentence); None when it says nothing more."""
+    rest = " ".join(
+        sentence for sentence in _SENTENCE_END.split(text)[1:] if not sections.is_log_line(sentence)
+    )
+    return _keep_category(dataclasses.replace(item, text=rest), rest, opens) if rest.strip() else None
 
 
 def _statement(text: str) -> bool:
