@@ -248,3 +248,37 @@ def test_lines_inside_items_count_on_their_own_day_only() -> None:
     assert within.is_routine(field, TODAY)
     once_fewer = Recurrence().with_notes([(TODAY, note_shapes([field], [field] * (ROUTINE_IN_ONE_NOTE - 2)))])
     assert not once_fewer.is_routine(field, TODAY)
+
+
+_BARS = [
+    (date(2026, 3, 25), "status: tokens used today: 31k · inbox: 12 unread · CI: green"),
+    (date(2026, 3, 26), "tokens used today: 44k. inbox: 9 unread."),
+    (date(2026, 3, 27), "16:00 heartbeat: tokens used today: 58k, inbox: 11 unread"),
+]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "heartbeat: tokens used today: 37k | inbox: 7 unread | CI green",
+        "tokens utilisés aujourd'hui : 52k — inbox : 14 non lus",  # another language, the same "inbox"
+    ],
+)
+def test_a_status_bar_worded_otherwise_each_day_is_routine_by_the_keys_it_reads(line: str) -> None:
+    """A status bar written another way each day (a label before it, "·" or "," or "." between its
+    fields) has another shape each day, yet reads the same keys: half of them recurring, it is routine;
+    its first days' bars are readings of a series once a later day shows it."""
+    assert _verdict(line, _BARS).discard_reason == "routine"
+    assert _verdict(line, _BARS[:1]).verdict == "KEEP"  # one earlier day: nothing recurs yet
+    recurrence = Recurrence().with_notes((day, note_shapes([bar])) for day, bar in _BARS)
+    assert recurrence.series_day(_BARS[0][1], _BARS[0][0]) == date(2026, 3, 27)
+
+
+def test_a_line_naming_one_reading_is_no_status_bar() -> None:
+    """A statement holding a number on three days ("Atlas API runs on port 8080", then others) reads no
+    keys: only a line of two readings or more is a status bar."""
+    earlier = [
+        (date(2026, 3, day), f"Atlas API runs on port {port}, behind Caddy")
+        for day, port in ((25, 8080), (26, 9090), (27, 9443))
+    ]
+    assert _verdict("Atlas relay runs on port 7443, behind Caddy", earlier).verdict == "KEEP"

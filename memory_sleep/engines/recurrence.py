@@ -51,6 +51,12 @@ _VERSION = re.compile(r"\bv?\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)?\b")
 # "#ops-alerts", "src/app/main.ts"), read after markup is dropped and values masked
 _IDENTIFIER = re.compile(r"[a-z0-9./:@-]*[a-z0-9][-/.:@][a-z0-9][a-z0-9./:@-]*")
 SENTENCE_WORDS = 3  # words besides values and identifiers that make a sentence, not a field naming one
+# a status bar: fields between "·", "|", "—", a comma, a semicolon or a sentence's end ("tokens used today:
+# 44k. inbox: 9 unread"), each a reading; the last key of a field is what it reads ("heartbeat: tokens used
+# today: 58k" reads "tokens used today")
+_FIELD_END = re.compile(r"\s+[·|•—–]\s+|[,;，；]\s+|(?<=[^\W\d_])[.!]\s+|(?<=\d[a-z%])[.!]\s+")
+_LAST_KEY = re.compile(r"(?:.*[:：]\s+)?([^:：]{2,40}?)\s*[:：]\s+(\S[^:：]*)$")
+STATUS_BAR_READINGS = 2  # readings that make a line a status bar
 
 
 def _masked(line: str) -> str:
@@ -89,6 +95,22 @@ def key_shape(line: str) -> str | None:
     return "k" + _digest(match.group(1))[1:]
 
 
+def reading_keys(line: str) -> frozenset[str]:
+    """The shapes of the keys of a status bar's readings: a line of STATUS_BAR_READINGS fields or more
+    each a key and a few words around a measurement ("tokens used today: 44k. inbox: 9 unread", "heartbeat:
+    tokens used today: 37k | inbox: 7 unread | CI green" both read "tokens used today" and "inbox");
+    none for a line of fewer. Written another way each day, the bar still reads the same keys."""
+    keys = set()
+    for part in _FIELD_END.split(line[:SHAPE_CHARS]):
+        match = _LAST_KEY.match(_masked(part))
+        if match is None or "#" in match.group(1) or match.group(1) in LEAD_INS:
+            continue
+        value = match.group(2).split()
+        if "#" in value and len(value) <= READING_WORDS:
+            keys.add("r" + _digest(match.group(1))[1:])
+    return frozenset(keys) if len(keys) >= STATUS_BAR_READINGS else frozenset()
+
+
 def sentence_shape(line: str) -> str | None:
     """The shape of a sentence with identifiers masked as values are: "synced `docs/api` to the wiki"
     and "synced `docs/guide` to the wiki" share it, as a status line naming one channel or another
@@ -119,6 +141,8 @@ def note_shapes(first_lines: Iterable[str], inner_lines: Iterable[str] = ()) -> 
                 if other is not None and other != shape:
                     shapes[other] += 1
                     readings.setdefault(other, set()).add(values)
+            for reading in reading_keys(line):
+                shapes[reading] += 1
             keys.add(key or "")
     distinct = {_DISTINCT + shape: len(said) for shape, said in readings.items() if len(said) < shapes[shape]}
     said = {
@@ -179,8 +203,17 @@ class Recurrence:
                 sentence not in (None, shape) and self._recurs(sentence, day, readings)
             ):
                 return True
-        key = key_shape(line) if by_key else None
-        return key is not None and self._recurs(key, day)
+        if not by_key:
+            return False
+        key = key_shape(line)
+        return (key is not None and self._recurs(key, day)) or self._status_bar(line, day)
+
+    def _status_bar(self, line: str, day: date) -> bool:
+        """A status bar half of whose readings' keys recur (`_recurs`): "tokens used today: 44k · inbox:
+        9 unread" after "heartbeat: tokens used today: 58k, inbox: 11 unread" and others, or a day's bar
+        in another language that still reads "inbox"."""
+        keys = reading_keys(line)
+        return bool(keys) and 2 * sum(self._recurs(key, day) for key in keys) >= len(keys)
 
     def series_day(self, line: str, day: date) -> date | None:
         """The day later notes showed the line (of a note of `day`) to be a reading of a series: its
@@ -192,8 +225,13 @@ class Recurrence:
         head, values = line[:SHAPE_CHARS], _values(line)
         if not values or _names_another_day(head, day):
             return None
-        key = key_shape(line)
-        found = [self._key_series(key, line_shape(line), values, day)] if key is not None else []
+        key, own = key_shape(line), line_shape(line)
+        found = [self._key_series(key, own, values, day)] if key is not None else []
+        bar = sorted(
+            seen for reading in reading_keys(line) if (seen := self._key_series(reading, own, values, day))
+        )
+        if bar and 2 * len(bar) >= len(reading_keys(line)):
+            found.append(bar[(len(reading_keys(line)) + 1) // 2 - 1])  # the day half its keys were series
         if not _VERSION.search(head):
             shapes = {line_shape(line), sentence_shape(line)} - {None}
             found.extend(self._series(shape, values, day) for shape in shapes if shape is not None)
