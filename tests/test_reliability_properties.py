@@ -9,9 +9,11 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memory_sleep.cli.main import main
 from memory_sleep.config import Config, SidecarConfig
 from memory_sleep.models import ProjectFields
 from memory_sleep.workspace.layout import NoteFile
@@ -89,20 +91,38 @@ def test_a_second_run_over_an_unclosed_fence_adds_no_second_section(tmp_path: Pa
     assert any("Stripe" in text for text in entries) and any("integer cents" in text for text in entries)
 
 
-def test_a_run_over_a_fence_that_swallows_sections_says_so_and_how_to_close_it(tmp_path: Path) -> None:
-    """A new user's trial: a stray ``` under "## Action items" hid the open actions from the briefing,
-    and the run said nothing (only doctor did)."""
+def test_a_run_over_a_fence_that_swallows_sections_closes_it_before_them(tmp_path: Path) -> None:
+    """New users' trials: a stray ``` under "## Action items" hid the open actions from the briefing; the
+    run said nothing (session 54), then, warning, added a second "## Action items" after the sections it
+    could not read (session 55). The run closes the block where doctor says to, says so, and reads the
+    sections; undo takes it back."""
     (tmp_path / "memory").mkdir()
-    (tmp_path / "MEMORY.md").write_text(
+    memory = tmp_path / "MEMORY.md"
+    before = (
         "# MEMORY.md\n\n## Action items\n```\n- TODO: upgrade Postgres by 2026-11-28 (2026-11-20)\n\n"
         "## Lessons\n- never migrate on a Friday (2026-11-20)\n"
     )
-    (tmp_path / "memory" / "2026-11-24.md").write_text("- Decided: billing moves to Stripe in January.\n")
+    memory.write_text(before)
+    (tmp_path / "memory" / "2026-11-24.md").write_text(
+        "- Decided: billing moves to Stripe in January.\n- Lesson: never deploy without a rollback plan.\n"
+    )
     report = run_offline(tmp_path, config=NO_SIDECAR)
-    assert (
-        "MEMORY.md: the code block opened at line 4 is never closed: the 1 section after it reads as code; to read"
-        ' them, close it: put a line holding only ``` before "## Lessons".'
-    ) in report.record.warnings
+    assert report.record.warnings == [
+        "MEMORY.md: the code block opened at line 4 was never closed, so the 1 section after it read as code: this"
+        ' run closed it before "## Lessons" (`memory-sleep undo` takes that back).'
+    ]
+    after = memory.read_text()
+    assert "(2026-11-20)\n\n```\n## Lessons\n- never migrate on a Friday (2026-11-20)\n" in after
+    assert after.count("## Lessons") == 1 and after.count("```") == 2
+    document = MemoryDocument.parse(after)
+    assert document.open_block is None
+    lessons = document.find_section("Lessons")
+    assert lessons is not None and [entry.text for entry in lessons.entries()] == [
+        "never migrate on a Friday",
+        "Lesson: never deploy without a rollback plan",
+    ]
+    assert CliRunner().invoke(main, ["undo", str(tmp_path)]).exit_code == 0
+    assert memory.read_text() == before
 
 
 def test_a_note_is_read_past_ten_levels_of_nesting_and_past_a_line_of_brackets(tmp_path: Path) -> None:

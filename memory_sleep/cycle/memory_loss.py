@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memory_sleep.text import counted, not_utf8
 from memory_sleep.workspace.layout import Workspace
-from memory_sleep.workspace.memory_doc import HEADER, MemoryDocument, OpenBlock
+from memory_sleep.workspace.memory_doc import HEADER, MemoryDocument, with_open_block_closed
 from memory_sleep.workspace.note_read import UTF16_BOMS
 
 LAST_RUN_COPY = "MEMORY.last-run.md"  # in memory/.sleep/, written with every run that changes a file
@@ -55,19 +55,15 @@ class Loss:
     emptied: bool
     copy: Path
     memory: Path
-    hidden: OpenBlock | None = None  # the block left open that reads the sections after it as code
 
     def finding(self) -> str:
         now = "MEMORY.md is empty" if self.emptied else f"MEMORY.md holds {self.now}"
-        why = f" ({self.hidden.describe()})" if self.hidden else ""
-        return f"{now}, but the last run left {self.left} in it{why}"
+        return f"{now}, but the last run left {self.left} in it"
 
     def restore_command(self) -> str:
         return f"cp {shlex.quote(str(self.copy))} {shlex.quote(str(self.memory))}"
 
     def refusal(self) -> str:
-        if self.hidden:
-            return f"Refused: {self.finding()}. Nothing was changed. To read them again, {self.hidden.fix()}."
         since = "" if self.emptied else " (copy out anything you wrote in it since first)"
         return (
             f"Refused: {self.finding()}. Nothing was changed. To restore the MEMORY.md the last run wrote"
@@ -77,18 +73,19 @@ class Loss:
 
 
 def find_loss(workspace: Workspace, memory_text: str) -> Loss | None:
-    """The loss, when MEMORY.md (`memory_text` now) is empty or has lost most of what the last run left."""
+    """The loss, when MEMORY.md (`memory_text` now) is empty or has lost most of what the last run left,
+    read as a run reads it: a block left open over its sections is closed (`with_open_block_closed`)."""
     copy = workspace.state_dir / LAST_RUN_COPY
     try:
         left = Held.of(copy.read_text(encoding="utf-8", errors="replace"))
     except FileNotFoundError:
         return None  # no run has written here yet (or only a version before this check)
-    document = MemoryDocument.parse(memory_text)
+    document = MemoryDocument.parse(with_open_block_closed(memory_text)[0])
     now = Held.of(document)
     emptied = memory_text.lstrip("\ufeff").strip() in ("", HEADER.strip())
     lost = left.total - now.total
     if left.total and (emptied or (lost >= _FEWEST_LOST and 2 * lost > left.total)):
-        return Loss(left, now, emptied, copy, workspace.memory_md, document.open_block)
+        return Loss(left, now, emptied, copy, workspace.memory_md)
     return None
 
 

@@ -40,7 +40,7 @@ from memory_sleep.workspace.archive import (
     superseded_by_day,
 )
 from memory_sleep.workspace.layout import Discovery, NoteFile, Workspace, discover
-from memory_sleep.workspace.memory_doc import Entry, MemoryDocument
+from memory_sleep.workspace.memory_doc import Entry, MemoryDocument, with_open_block_closed
 from memory_sleep.workspace.state import EntryRecord, NoteState, StateStore, WorkspaceState, dump
 from memory_sleep.workspace.writer import FileChange
 
@@ -96,15 +96,13 @@ class Planner:
             date.fromisoformat(name[:10]) for name in (*self.state.seen, *self.state.folded)
         }
         memory_before = read_bytes(self.workspace.memory_md)
-        memory_text = decode_memory(self.workspace, memory_before)
+        memory_text, hiding = with_open_block_closed(decode_memory(self.workspace, memory_before))
+        if hiding is not None:
+            self.warnings.append(f"MEMORY.md: {hiding.closed()}.")
         loss = memory_loss.find_loss(self.workspace, memory_text)
         if loss and not self.options.accept_memory_reset:
             raise GuardError(loss.refusal())
         document = MemoryDocument.parse(memory_text)
-        if document.open_block is not None:  # the sections it swallows are code to this run too
-            self.warnings.append(
-                f"MEMORY.md: {document.open_block.describe()}; to read them, {document.open_block.fix()}."
-            )
         self.tool_bytes_before = guards.tool_bytes(document)
         entries_before = [entry for _, entry in document.entries()]
         result = nrem.NremResult()

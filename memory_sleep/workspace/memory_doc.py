@@ -99,6 +99,29 @@ class OpenBlock:
         line = f"a line holding only {self.closing}" if self.closing else "a blank line"
         return f'close it: put {line} before "{self.sections[0]}"'
 
+    def closed(self) -> str:
+        """What a run that closed it says."""
+        kind = "code block" if self.fenced else "HTML block"
+        hidden = counted(len(self.sections), "section")
+        return (
+            f"the {kind} opened at line {self.line} was never closed, so the {hidden} after it read as code:"
+            f' this run closed it before "{self.sections[0]}" (`memory-sleep undo` takes that back)'
+        )
+
+
+def with_open_block_closed(text: str) -> tuple[str, OpenBlock | None]:
+    """`text` with a code fence or HTML block left open over `## ` sections closed right before the first
+    of them, as doctor tells a person to (a stray ``` typed under "## Action items" hid every section
+    after it from readers, from the briefing and from runs, which then added their own "## Action items"
+    after it), and the block; `text` and None when no block hides a section."""
+    block = MemoryDocument.parse(text).open_block
+    if block is None:
+        return text, None
+    lines = _lines(text)
+    first = next(number for number in range(block.line, len(lines)) if _H2.match(lines[number]))
+    newline = "\r\n" if lines[0].endswith("\r\n") else "\n"
+    return "".join([*lines[:first], block.closing + newline, *lines[first:]]), block
+
 
 @dataclass
 class MemoryDocument:
