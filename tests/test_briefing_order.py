@@ -214,3 +214,21 @@ def test_a_decision_is_worded_as_in_memory_md_without_saying_its_label_twice() -
         "Decision 2026-02-16: 用 Postgres",
         "Decision 2026-02-15: decidedly odd: the queue",
     ]
+
+
+def test_an_action_told_in_a_long_paragraph_is_briefed_by_the_sentence_with_its_deadline() -> None:
+    """Session 55's trial: the first priority was a paragraph cut at 150 characters ("Greta called around
+    13:00. Fjordline wants ... She'll be the one…"), the deadline's sentence in its middle. A paragraph
+    too long for one line is briefed by the sentence that states its deadline; a short one as it is."""
+    paragraph = (
+        "Greta called around 13:00. Fjordline wants Lanternfish v0.3 (the incremental sync) by Friday 17"
+        " April. That's a hard deadline, their quarterly import runs the following Monday. She'll be the"
+        " one testing it."
+    )
+    short = "Call Ana back. She needs the quote by Friday 17 April."
+    actions = [_action(paragraph, date(2026, 4, 13), date(2026, 4, 17)), _action(short, date(2026, 4, 13))]
+    briefing = OfflineBriefer().brief(BriefingContext(today=TODAY, open_actions=actions, projects={}, recent=[]))
+    assert briefing.priorities == [
+        "Fjordline wants Lanternfish v0.3 (the incremental sync) by Friday 17 April (due 2026-04-17, in 2 days)",
+        short,
+    ]

@@ -13,12 +13,13 @@ from memory_sleep.engines.base import ActionView, BriefingContext, by_urgency
 from memory_sleep.engines.offline.wording import entry_text
 from memory_sleep.language import SECTION_NAMES
 from memory_sleep.models import Briefing
-from memory_sleep.text import STATED_DAY, counted, shorten
+from memory_sleep.text import STATED_DAY, counted, deadline_in, shorten
 
 _SOON_DAYS = 3
 _STALE_DAYS = 7  # overdue by more than this: long overdue, no longer flagged one by one
 _LINE = 150
 _DUE_MARK = re.compile(r"\s*\(due \d{4}-\d{2}-\d{2}\)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"(])|(?<=[。！？])")  # "13:00. Fjordline": not "v0.3 ("
 _FINISHED = ("completed", "cancelled")
 
 
@@ -84,7 +85,7 @@ def _long_overdue(stale: list[ActionView], today: date) -> list[str]:
 
 def _with_due(action: ActionView, today: date) -> str:
     prefix = f"[{action.topic}] " if action.topic else ""
-    text = prefix + shorten(_DUE_MARK.sub("", action.text), _LINE)
+    text = prefix + shorten(_told(action, today), _LINE)
     if action.deadline is None:
         return text
     days = (action.deadline - today).days
@@ -93,6 +94,24 @@ def _with_due(action: ActionView, today: date) -> str:
     )
     label = "OVERDUE, was due" if days < 0 else "due"
     return f"{text} ({label} {action.deadline.isoformat()}, {when})"
+
+
+def _told(action: ActionView, today: date) -> str:
+    """The action as the briefing says it: its text, or, for a paragraph too long for one line, the
+    sentence that states its deadline ("Greta called around 13:00. Fjordline wants v0.3 by Friday 13
+    November. That's a hard deadline, ..." is briefed by its second sentence)."""
+    text = _DUE_MARK.sub("", action.text)
+    if len(text) <= _LINE or action.deadline is None:
+        return text
+    written = action.day or today
+    return next(
+        (
+            sentence.rstrip(".!")
+            for sentence in _SENTENCE_END.split(text)
+            if deadline_in(sentence, written) == action.deadline
+        ),
+        text,
+    )
 
 
 def _blocked(name: str, status: str) -> str:
