@@ -227,7 +227,9 @@ def test_an_action_told_in_a_long_paragraph_is_briefed_by_the_sentence_with_its_
     )
     short = "Call Ana back. She needs the quote by Friday 17 April."
     actions = [_action(paragraph, date(2026, 4, 13), date(2026, 4, 17)), _action(short, date(2026, 4, 13))]
-    briefing = OfflineBriefer().brief(BriefingContext(today=TODAY, open_actions=actions, projects={}, recent=[]))
+    briefing = OfflineBriefer().brief(
+        BriefingContext(today=TODAY, open_actions=actions, projects={}, recent=[])
+    )
     assert briefing.priorities == [
         "Fjordline wants Lanternfish v0.3 (the incremental sync) by Friday 17 April (due 2026-04-17, in 2 days)",
         short,
