@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import date
+from pathlib import Path
 
 import pytest
 
+from memory_sleep.config import Config, SidecarConfig
 from memory_sleep.engines.base import ClassifyContext
 from memory_sleep.engines.offline.classify import OfflineClassifier
 from memory_sleep.engines.recurrence import Recurrence, note_shapes
 from memory_sleep.models import Classification
 from memory_sleep.workspace.stamps import is_stamp, split_stamps
 
+from .conftest import run_offline
 from .item_helpers import note_item
 
 TODAY = date(2026, 3, 29)
+_NO_SIDECAR = Config(sidecar=SidecarConfig(enabled=False))
 
 
 def _verdict(text: str, earlier: list[tuple[date, str]]) -> Classification:
@@ -282,3 +286,38 @@ def test_a_line_naming_one_reading_is_no_status_bar() -> None:
         for day, port in ((25, 8080), (26, 9090), (27, 9443))
     ]
     assert _verdict("Atlas relay runs on port 7443, behind Caddy", earlier).verdict == "KEEP"
+
+
+_CARDS = """# {day}
+
+## Runbook cards
+
+### Gristmill DB
+Host: gristmill-db-01.int.example.net
+Engine: PostgreSQL {engine}
+Owner: Jonas Weber
+
+### Cinderpath
+Host: {host}
+Port: {port}
+Owner: Leah Kim
+"""
+
+
+def test_hosts_of_two_cards_are_no_readings_of_one_series(tmp_path: Path) -> None:
+    """Session 55's second trial: runbook cards copied twice, a week apart, each with a "Host:" field.
+    Four hosts over two days read as a series of readings, and the run archived the database's host,
+    which had not changed. A value that is a name (a host, an address, a link) says what a thing is
+    called or where it is: "Host:" lines with other hosts are other things, not readings."""
+    (tmp_path / "memory").mkdir()
+    first = _CARDS.format(day="2026-11-16", engine="14.11", host="cp-legacy-01.int.example.net", port="8443")
+    later = _CARDS.format(day="2026-11-24", engine="16.4", host="cinder-a.k8s.example.net", port="443")
+    (tmp_path / "memory" / "2026-11-16.md").write_text(first)
+    run_offline(tmp_path, today=date(2026, 11, 17), config=_NO_SIDECAR)
+    (tmp_path / "memory" / "2026-11-24.md").write_text(later)
+    run_offline(tmp_path, today=date(2026, 11, 25), config=_NO_SIDECAR)
+    memory = (tmp_path / "MEMORY.md").read_text()
+    assert "Host: gristmill-db-01.int.example.net" in memory
+    assert "Host: cinder-a.k8s.example.net" in memory
+    archive = tmp_path / "memory" / "archive.md"
+    assert not archive.exists() or "series of readings" not in archive.read_text()

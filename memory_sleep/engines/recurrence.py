@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from memory_sleep.engines.offline.matching import IDENTITY_KINDS
+from memory_sleep.engines.offline.values import typed_values
 from memory_sleep.language import LEAD_INS
 from memory_sleep.text import CJK_RANGES, DATE, INLINE_MARKUP, LIST_MARK, deadline_in
 
@@ -82,6 +84,19 @@ def line_shape(line: str) -> str:
     return _digest(_masked(line))
 
 
+def _names_only(line: str) -> bool:
+    """Every value the line holds is part of a name: a host, an address, a link, a handle ("Host:
+    gristmill-db-01.int.example.net"): it says what a thing is called or where it is, not a reading of
+    it. Two such lines with other values are two things (two cards' hosts), not a series."""
+    values = _values(line)
+    if not values:
+        return False
+    names = [
+        name.lower() for kind, found in typed_values(line).items() if kind in IDENTITY_KINDS for name in found
+    ]
+    return all(any(value in name for name in names) for value in values)
+
+
 def key_shape(line: str) -> str | None:
     """The shape of the key of a keyed reading: a key of words and a value that is mostly measurements
     ("**Backup:** ok, 21.9 GB" -> "backup", "Brain: 3571 memories | Phi: 0.74" -> "brain"); none for a
@@ -90,8 +105,8 @@ def key_shape(line: str) -> str | None:
     if match is None or "#" in match.group(1) or match.group(1) in LEAD_INS:
         return None  # no key, a key that is itself a value ("Fornax v0.14:"), or a label
     value = match.group(2).split()
-    if "#" not in value or len(value) > READING_WORDS:
-        return None  # a value with no measurement, or a sentence ("Apollo: blocked on the API key")
+    if "#" not in value or len(value) > READING_WORDS or _names_only(line):
+        return None  # no measurement (a name is none), or a sentence ("Apollo: blocked on the API key")
     return "k" + _digest(match.group(1))[1:]
 
 
@@ -198,7 +213,7 @@ class Recurrence:
             return False
         if not _VERSION.search(head):
             shape, sentence = line_shape(line), sentence_shape(line)
-            readings = bool(_values(line))
+            readings = bool(_values(line)) and not _names_only(line)
             if self._recurs(shape, day, readings) or (
                 sentence not in (None, shape) and self._recurs(sentence, day, readings)
             ):
@@ -223,7 +238,7 @@ class Recurrence:
         another day never is, nor by its shape one naming a version. Or a reading whose key came with
         other values on ROUTINE_DAYS days (_key_series). None while no such day has come."""
         head, values = line[:SHAPE_CHARS], _values(line)
-        if not values or _names_another_day(head, day):
+        if not values or _names_another_day(head, day) or _names_only(line):
             return None
         key, own = key_shape(line), line_shape(line)
         found = [self._key_series(key, own, values, day)] if key is not None else []
