@@ -30,6 +30,7 @@ _SWAP_WORDS = 2
 _OTHERS_SHARING = 1
 # names one thing among many alike: a flag or file in backticks, a ticket, a PR, a numbered host
 # a capitalised word inside a sentence (not its first word): someone a task is for or about
+_ASIDE = re.compile(r"\([^()]*\)")
 _MID_NAME = re.compile(rf"(?<=[\w,)]\s){NAME}\b")
 # a function named as code: "searchSimilar()", "`query()`", "init_db(path)"
 _CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\((\))?(?(2)|(?=[^)]*\)))")
@@ -267,7 +268,9 @@ def _people_differ(text: str, other: str, projects: set[str]) -> bool:
 
 
 def _people(text: str, projects: set[str]) -> frozenset[str]:
-    found = (stem(name.lower()) for name in _MID_NAME.findall(cleaned(text)))
+    """The people the task names: not in an aside in parentheses, which says who does it or why ("write
+    a runbook for the replay (we keep re-deriving it from Slack)", "... by Friday (Ilse)")."""
+    found = (stem(name.lower()) for name in _MID_NAME.findall(_ASIDE.sub(" ", cleaned(text))))
     return frozenset(name for name in found if name not in projects and name not in NOT_THE_TASK)
 
 
