@@ -555,6 +555,23 @@ def test_a_table_mostly_of_numbers_is_output() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "done"),
+    [
+        ("* finished WAL archiving on db-01 — archive_mode=on, tested a PITR restore", True),
+        ("- Completed the migration of the billing tables", True),
+        ("- wrapped up `ledger_sync` refactor", True),
+        ("finished by Friday, Jonas says", False),  # a deadline
+        ("We finished the draft late", False),  # not opening the item: a log of the day
+    ],
+)
+def test_an_item_opening_with_a_verb_of_completion_reports_work_done(text: str, done: bool) -> None:
+    """Session 55's second trial: "finished WAL archiving on gristmill-db-01 ..." was a routine log line,
+    and "enable WAL archiving on gristmill-db-01" stayed open."""
+    verdict = OfflineClassifier().classify([note_item(text)], ClassifyContext(projects=[], memory=[]))[0]
+    assert verdict.closes_action is done
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Quokka milestone reached: the public beta ✅\n- next: onboarding the first customer\n- owner: Ana",

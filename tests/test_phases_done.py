@@ -72,6 +72,10 @@ def _closed(actions: list[str], done: str, topic: str | None = None) -> list[str
             "Get Maya's final onboarding screens by 2026-11-04",
             'done: Maya\'s final onboarding screens are in Figma (page "1.4 / Onboarding v2 FINAL").',
         ),
+        (  # a verb of completion opening the line (session 55's second trial)
+            "Follow-up: enable WAL archiving on beacon-db-01 before the upgrade (Jonas)",
+            "* finished WAL archiving on beacon-db-01 — archive_mode=on, tested a PITR restore",
+        ),
         (  # a name in an aside is no one the task is for (session 55's second trial)
             "TODO: write a runbook for the Beacon replay procedure (we keep re-deriving it from Slack)",
             "- done: Beacon replay runbook written (docs/runbooks/beacon-replay.md), reviewed by Mateo",
