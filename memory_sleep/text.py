@@ -161,7 +161,7 @@ def shorten(text: str, limit: int) -> str:
     if len(line) <= limit:
         return line
     closing = ""
-    for _ in range(3):  # closing what a cut leaves open takes room, which may cut another bracket off
+    while True:  # closing what a cut leaves open takes room, which may cut another bracket off
         cut = line[: max(limit - 1 - len(closing), 1)]
         if " " in cut[limit // 2 :]:
             cut = cut[: cut.rindex(" ")]

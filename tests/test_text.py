@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memory_sleep import text
@@ -140,6 +140,7 @@ def test_a_shortened_line_closes_the_parentheses_it_cuts() -> None:
 
 
 @given(st.text(alphabet="ab ()[]", max_size=120), st.integers(min_value=8, max_value=100))
+@example("[[[[]])[[", 8)  # found in session 55: three rounds of making room for the closers were not enough
 def test_shorten_stays_within_its_limit_and_leaves_open_only_what_was_open(line: str, limit: int) -> None:
     short = text.shorten(line, limit)
     assert len(short) <= limit
