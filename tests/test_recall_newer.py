@@ -80,6 +80,11 @@ def _finished(folder: Path, *entries: str) -> None:
             "- Orion keeps uploads for 90 days",
             "- Orion user uploads retention: 365 days (previously: 90 days)",
         ),
+        # its subject written otherwise: "DB-host" is "DB hosts" (session 55's second trial)
+        (
+            "- 09:30 disk alert threshold for all DB hosts is 80% used (warning), in alertmanager rules",
+            "- 07:40 bumped the DB-host disk alert threshold to 85% (from 80%): 80% paged at every rollover",
+        ),
     ],
 )
 def test_a_newer_line_saying_the_old_value_is_gone_ranks_first_and_marks_the_older(

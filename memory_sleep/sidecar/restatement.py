@@ -25,6 +25,7 @@ from difflib import SequenceMatcher
 
 from memory_sleep.engines.offline.matching import predicate, subject, subject_phrase, without_lead_in
 from memory_sleep.engines.offline.statements import KEY_WORDS, sequence, swapped
+from memory_sleep.engines.offline.task_words import stem
 from memory_sleep.engines.offline.values import mentions_value, typed_values
 from memory_sleep.language import INSTEAD, NEGATIONS, OLD_BETWEEN, OLD_VALUE_IN_TEXT, OLD_VALUE_MARKS
 from memory_sleep.sidecar.statement import NAME, NUMBER, WHICH, Statement, stated
@@ -412,7 +413,8 @@ def _other_things(older: Statement, newer: Statement, gone: tuple[str, ...]) -> 
     "Quokka port: 8080"."""
     values = frozenset(word for value in gone for word in tokens(value))
     shared = older.names & newer.names - values
-    return bool(older.names - newer.words and newer.names - older.words and not shared)
+    own, theirs = _forms(older.names), _forms(newer.names)
+    return bool(own - _forms(newer.words) and theirs - _forms(older.words) and not shared)
 
 
 def _other_subject_named(older: Statement, newer: Statement) -> bool:
@@ -458,7 +460,14 @@ def _elsewhere(older: Statement, newer: Statement, gone: str) -> bool:
             left = older.words - tokens(gone) - newer.words
             return len(left) > OLDER_ONLY_WORDS and bool(subject(newer.claim) - older.about)
         own = subject(older.claim)
-    return bool(own - newer.about) and bool(subject(newer.claim) - older.about)
+    return bool(_forms(own) - _forms(newer.about)) and bool(
+        _forms(subject(newer.claim)) - _forms(older.about)
+    )
+
+
+def _forms(words: frozenset[str]) -> frozenset[str]:
+    """The words crudely stemmed, a hyphenated word as its parts: "DB-host" says what "DB hosts" says."""
+    return frozenset(stem(part) for word in words for part in word.split("-") if part)
 
 
 def _attribute_left(one: Statement, other: Statement) -> bool:
