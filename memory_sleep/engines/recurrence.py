@@ -242,11 +242,10 @@ class Recurrence:
             return None
         key, own = key_shape(line), line_shape(line)
         found = [self._key_series(key, own, values, day)] if key is not None else []
-        bar = sorted(
-            seen for reading in reading_keys(line) if (seen := self._key_series(reading, own, values, day))
-        )
-        if bar and 2 * len(bar) >= len(reading_keys(line)):
-            found.append(bar[(len(reading_keys(line)) + 1) // 2 - 1])  # the day half its keys were series
+        readings = reading_keys(line)
+        bar = sorted(seen for reading in readings if (seen := self._key_series(reading, own, values, day)))
+        if bar and 2 * len(bar) >= len(readings):
+            found.append(bar[(len(readings) + 1) // 2 - 1])  # the day half its keys were series
         if not _VERSION.search(head):
             shapes = {line_shape(line), sentence_shape(line)} - {None}
             found.extend(self._series(shape, values, day) for shape in shapes if shape is not None)
