@@ -886,33 +886,3 @@ def test_a_forgotten_change_answers_by_its_weekly_copy(tmp_path: Path) -> None:
         hits = sidecar.search("Orion staging database host", k=3)
     assert hits[0].source == "memory/weekly/2026-W46.md"
     assert _hit(hits, "memory/2026-11-10.md").status == "superseded"
-
-
-def _cards(day: str, **values: str) -> str:
-    return f"# {day}\n\n" + "".join(
-        f"### {card}\n{key}: {value}\n\n" for card, (key, value) in _split(values)
-    )
-
-
-def _split(values: dict[str, str]) -> list[tuple[str, tuple[str, str]]]:
-    return [(card, tuple(said.split(": ", 1))) for card, said in values.items()]  # type: ignore[misc]
-
-
-def test_a_one_word_key_under_the_same_heading_later_marks_the_older(tmp_path: Path) -> None:
-    """Session 55's second trial: runbook cards copied again a week later with "Retention: 30 days" under
-    "### Wickerbox"; recall showed "Retention: 14 days" beside it unmarked. One word is no key of its own
-    ("Status:", "Time:" fill every record), but under one heading it is that heading's; under another
-    heading it is another thing's."""
-    notes = {
-        "2026-11-16.md": _cards("2026-11-16", Wickerbox="Retention: 14 days", Gristmill="Port: 5432"),
-        "2026-11-24.md": _cards("2026-11-24", Wickerbox="Retention: 30 days", Cinderpath="Port: 443"),
-    }
-    folder = make_workspace(tmp_path, notes)
-    with open_at(folder) as sidecar:
-        sidecar.index()
-        retention = sidecar.search("Wickerbox backup retention", k=5)
-        port = sidecar.search("Gristmill port", k=5)
-    older = _hit(retention, "memory/2026-11-16.md", "14 days")
-    assert older.status_line() == "older, see memory/2026-11-24.md:4 (2026-11-24)"
-    assert retention.index(_hit(retention, "memory/2026-11-24.md", "30 days")) < retention.index(older)
-    assert _hit(port, "memory/2026-11-16.md", "5432").status_line() is None

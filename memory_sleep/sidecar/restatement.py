@@ -2,21 +2,21 @@
 what each states: words, keys, typed values; sidecar/successors.py ranks the newer first and marks
 the older).
 
-The newer restates the older when it says the older's key with another value (a key of one word only
-under the same heading, "Retention:" under "### Wickerbox" on two days; or the key the older's change
-opens with, "Quokka renewal pushed to ... (was ...)" then "Quokka renewal: ..."), names the older's key
-and old value ("moved to X (was Y)"), says the older's value is gone as the offline engine reads a
-change ("(was Y)", "from Y to X": engines/offline/values.py) and shares another word with it, names what
-the older's choice is of and what it chose beside a new name ("Reversed: Quokka API goes gRPC rather
-than REST" after "Quokka API style settled: REST"), or states of the older's subject a value the older
-says is gone (a change taken back, `_takes_back`), or repeats all its words but one, which it says
+The newer restates the older when it says the older's key with another value (or the key the older's
+change opens with, "Quokka renewal pushed to ... (was ...)" then "Quokka renewal: ..."), names the
+older's key and old value ("moved to X (was Y)"), says the older's value is gone as the offline engine
+reads a change ("(was Y)", "from Y to X": engines/offline/values.py) and shares another word with it,
+names what the older's choice is of and what it chose beside a new name ("Reversed: Quokka API goes gRPC
+rather than REST" after "Quokka API style settled: REST"), or states of the older's subject a value the
+older says is gone (a change taken back, `_takes_back`), or repeats all its words but one, which it says
 otherwise in its place (or a typed value of which it gives another of the kind). It does not when it
 states every typed value or the key's value of the older again and says none is gone (a restatement, no
-newer value), nor when the two are said of two things: two of the workspace's projects (MEMORY.md's `##
-Projects`), another person or name (or two people each named in the other's place), another part of a
-name ("Quokka webhooks", "Quokka gateway"), another key or attribute ("port 8443", then "t3.medium
+newer value), nor when the two are said of two things: two of the workspace's projects (MEMORY.md's
+`## Projects`), another person or name (or two people each named in the other's place), another part
+of a name ("Quokka webhooks", "Quokka gateway"), another key or attribute ("port 8443", then "t3.medium
 instances"), another release or another day's event, or a number said gone of a subject the older's key
-does not name."""
+does not name.
+"""
 
 from __future__ import annotations
 
@@ -60,14 +60,6 @@ def restates(older: Statement, newer: Statement, projects: frozenset[frozenset[s
         return False
     if older.key and older.key == newer.key:
         return older.value_words != newer.value_words  # the same key with a value of its own
-    if (
-        older.under
-        and older.under == newer.under
-        and older.key_words
-        and older.key_words == newer.key_words
-        and older.key_words not in projects  # "Borealis: ..." labels a project's line, names no key
-    ):
-        return older.value_words != newer.value_words  # a one-word key under one heading: "### Wickerbox"
     field = next((field for field in newer.fields if field.key == older.key), None) if older.key else None
     if field is not None:  # a row of a status board the newer sets under its first line
         return older.value_words != field.value_words

@@ -19,7 +19,7 @@ from memory_sleep.engines.offline.repeats import remark_ahead
 from memory_sleep.engines.offline.statements import KEY_WORDS
 from memory_sleep.engines.offline.values import current_claim, replaced_values, typed_values
 from memory_sleep.language import LEAD_INS
-from memory_sleep.sidecar.rows import CONTEXT_JOIN, DatedMatch, EntryRow
+from memory_sleep.sidecar.rows import DatedMatch, EntryRow
 from memory_sleep.text import (
     CLOCK,
     LIST_MARK,
@@ -63,9 +63,6 @@ class Statement:
     # the words of the projects it is filed under and need not name: a MEMORY.md entry's "[Orion]" tag,
     # a note line under a "## Orion" heading (sidecar/successors.py `filed`; only recall sets them)
     filed: frozenset[str] = frozenset()
-    under: str = (
-        ""  # the heading a note line stands right under, lower-cased ("wickerbox"; only recall sets it)
-    )
 
     @property
     def about(self) -> frozenset[str]:
@@ -260,13 +257,12 @@ def values_key(text: str, kind: str) -> int:
 def statement(row: EntryRow | DatedMatch, filed: frozenset[str] = frozenset()) -> Statement:
     """The words of what a result states: without the clock times that stamp note lines, nor the
     category label and day a weekly summary adds to its copy of an item; `filed`, the words of the
-    projects it is filed under (`Statement.filed`); for a note line, the heading it stands under."""
-    under = row.context.rpartition(CONTEXT_JOIN)[2].lower() if row.kind == "note" and row.context else ""
-    return stated(row.text, row.kind == "weekly", filed, under)
+    projects it is filed under (`Statement.filed`)."""
+    return stated(row.text, row.kind == "weekly", filed)
 
 
 @functools.lru_cache(maxsize=4096)  # fold_copies and mark_older read the same results' statements
-def stated(text: str, weekly: bool, filed: frozenset[str] = frozenset(), under: str = "") -> Statement:
+def stated(text: str, weekly: bool, filed: frozenset[str] = frozenset()) -> Statement:
     text = _bare(text, weekly)
     # "Again for the record: X", "(repeating for the summary) X": the remark is no news of X
     ahead = remark_ahead(text, frozenset(), lead_in=True)
@@ -274,9 +270,5 @@ def stated(text: str, weekly: bool, filed: frozenset[str] = frozenset(), under: 
         text = ahead[1]
     said = tokens(without_history(text))  # "X (previously: Y)" states X; `gone` reads Y
     return Statement(
-        said.difference(word for word in said if ":" in word and CLOCK.fullmatch(word)),
-        said,
-        text,
-        filed,
-        under,
+        said.difference(word for word in said if ":" in word and CLOCK.fullmatch(word)), said, text, filed
     )
