@@ -80,7 +80,9 @@ def find_loss(workspace: Workspace, memory_text: str) -> Loss | None:
         left = Held.of(copy.read_text(encoding="utf-8", errors="replace"))
     except FileNotFoundError:
         return None  # no run has written here yet (or only a version before this check)
-    document = MemoryDocument.parse(with_open_block_closed(memory_text)[0])
+    document = MemoryDocument.parse(memory_text)
+    if document.open_block is not None:
+        document = MemoryDocument.parse(with_open_block_closed(memory_text)[0])
     now = Held.of(document)
     emptied = memory_text.lstrip("\ufeff").strip() in ("", HEADER.strip())
     lost = left.total - now.total
